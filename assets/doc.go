@@ -1,0 +1,3 @@
+// Package assets embeds the text reasonixctl ships: MCP tool descriptions, server instructions and
+// worker prompt templates.
+package assets

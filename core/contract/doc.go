@@ -1,0 +1,3 @@
+// Package contract defines TaskContractV1: strict decoding, path normalisation, lint and the
+// canonical hash shared with the earlier bridge.
+package contract
