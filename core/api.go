@@ -1,0 +1,343 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Service is the one API both front ends drive: the dashboard in-process and the MCP server.
+// Every method returns *Error on failure.
+type Service interface {
+	// Delegate creates a task, or resumes/waits on an existing one with the same id, and waits
+	// per WaitMode.
+	Delegate(ctx context.Context, req DelegateRequest) (DelegateResult, error)
+	// Control steers, answers an interaction, cancels, finalizes or closes a task.
+	Control(ctx context.Context, req ControlRequest) (TaskView, error)
+	// Inspect returns bounded sections of a task, optionally waiting for a change.
+	Inspect(ctx context.Context, req InspectRequest) (InspectResult, error)
+	// List returns the tasks the filter selects, newest first.
+	List(ctx context.Context, filter ListFilter) ([]TaskView, error)
+	// Get returns the full record of one task (for the dashboard's detail views).
+	Get(ctx context.Context, taskID string) (TaskDetail, error)
+	// Subscribe replays a task's journal from FromSeq and then delivers live events, or, with an
+	// empty TaskID, delivers live events of every task. The channel closes when ctx ends or the
+	// subscriber falls too far behind (then Err on the subscription says why; re-subscribe from
+	// the last seen seq).
+	Subscribe(ctx context.Context, opts SubscribeOptions) (*Subscription, error)
+}
+
+// State is a task's lifecycle state.
+type State string
+
+// Task states; the last five are terminal.
+const (
+	StateProvisioning      State = "provisioning"
+	StateRunning           State = "running"
+	StateWaitingPermission State = "waiting_permission"
+	StateWaitingInput      State = "waiting_input"
+	StatePaused            State = "paused"
+	StateReviewRequired    State = "review_required"
+	StateVerifying         State = "verifying"
+	StateCompleted         State = "completed"
+	StateCommitFailed      State = "commit_failed"
+	StateFailed            State = "failed"
+	StateCancelled         State = "cancelled"
+	StateClosed            State = "closed"
+)
+
+// States lists every state in lifecycle order.
+var States = []State{
+	StateProvisioning, StateRunning, StateWaitingPermission, StateWaitingInput, StatePaused,
+	StateReviewRequired, StateVerifying, StateCompleted, StateCommitFailed, StateFailed,
+	StateCancelled, StateClosed,
+}
+
+// Terminal reports whether no further transition can leave s.
+func (s State) Terminal() bool {
+	switch s {
+	case StateCompleted, StateCommitFailed, StateFailed, StateCancelled, StateClosed:
+		return true
+	}
+	return false
+}
+
+// Lane is the worker's execution lane: fast maps to the session mode normal, deep to goal.
+type Lane string
+
+const (
+	LaneFast Lane = "fast"
+	LaneDeep Lane = "deep"
+)
+
+// PermissionMode says who answers commands the policy does not know.
+type PermissionMode string
+
+const (
+	// PermissionAutomatic denies unknown commands with a recovery steer (the MCP default).
+	PermissionAutomatic PermissionMode = "automatic"
+	// PermissionSupervised turns unknown commands into waiting_permission interactions that a
+	// supervisor answers (the dashboard default). Hard denials are never asked.
+	PermissionSupervised PermissionMode = "supervised"
+)
+
+// Authority is where a delegate or finalize may act, as the front end established it: for MCP
+// from Codex's sandbox metadata, for the dashboard from the directory the person chose.
+type Authority struct {
+	Cwd      string // invocation directory; the repository is its git toplevel
+	Writable bool   // false → read_only_sandbox
+	Network  bool   // whether the worker's sandbox may use the network
+}
+
+// DelegateRequest is reasonix_delegate's input.
+type DelegateRequest struct {
+	TaskID                  string          `json:"task_id"`
+	Contract                json.RawMessage `json:"contract"`
+	BaseRef                 string          `json:"base_ref,omitempty"`
+	WorkerLane              Lane            `json:"worker_lane,omitempty"`
+	ReasoningEffort         string          `json:"reasoning_effort,omitempty"`
+	ExecutionTimeoutSeconds int             `json:"execution_timeout_seconds,omitempty"`
+	WaitMode                string          `json:"wait_mode,omitempty"`            // review (default) | background
+	WaitTimeoutSeconds      *int            `json:"wait_timeout_seconds,omitempty"` // default 600
+	PauseRevision           *int            `json:"pause_revision,omitempty"`
+	PauseReasonHash         string          `json:"pause_reason_hash,omitempty"`
+	PathBase                string          `json:"path_base,omitempty"` // cwd | repository
+	Resume                  *bool           `json:"resume,omitempty"`    // default true
+
+	Authority      Authority      `json:"-"`
+	PermissionMode PermissionMode `json:"-"` // empty → the engine's default
+}
+
+// ControlRequest is reasonix_control's input (flat; which fields apply depends on Action).
+type ControlRequest struct {
+	TaskID                 string   `json:"task_id"`
+	Action                 string   `json:"action"` // steer | respond | cancel | finalize | close
+	Message                *string  `json:"message,omitempty"`
+	InteractionID          string   `json:"interaction_id,omitempty"`
+	Decision               string   `json:"decision,omitempty"` // allow | deny
+	OptionID               string   `json:"option_id,omitempty"`
+	Answer                 string   `json:"answer,omitempty"`
+	ReviewSummary          string   `json:"review_summary,omitempty"`
+	ApprovedReviewCriteria []string `json:"approved_review_criteria,omitempty"`
+	ExpectedReviewRevision *int     `json:"expected_review_revision,omitempty"`
+	ExpectedReviewTreeHash string   `json:"expected_review_tree_hash,omitempty"`
+	CommitMessage          string   `json:"commit_message,omitempty"`
+	WaitTimeoutSeconds     *int     `json:"wait_timeout_seconds,omitempty"`
+
+	Authority Authority `json:"-"` // finalize only
+}
+
+// Control actions.
+const (
+	ActionSteer    = "steer"
+	ActionRespond  = "respond"
+	ActionCancel   = "cancel"
+	ActionFinalize = "finalize"
+	ActionClose    = "close"
+)
+
+// InspectRequest is reasonix_inspect's input.
+type InspectRequest struct {
+	TaskID    string   `json:"task_id"`
+	Include   []string `json:"include,omitempty"`
+	WaitMS    int      `json:"wait_ms,omitempty"`
+	Cursor    string   `json:"cursor,omitempty"`
+	MaxBytes  int      `json:"max_bytes,omitempty"`
+	WaitUntil string   `json:"wait_until,omitempty"` // change (default) | review_required | interaction | terminal
+}
+
+// Inspect sections, in their canonical order.
+var InspectSections = []string{
+	"status", "summary", "changed_files", "diff_stat", "diff", "verification",
+	"acceptance_evidence", "risks", "usage", "interactions", "events",
+}
+
+// InspectResult is reasonix_inspect's output. A section's value is its JSON form, or a string
+// page when it did not fit.
+type InspectResult struct {
+	TaskID     string                     `json:"task_id"`
+	Sections   map[string]json.RawMessage `json:"sections"`
+	Truncated  bool                       `json:"truncated"`
+	NextCursor string                     `json:"next_cursor,omitempty"`
+	UpdatedAt  string                     `json:"updated_at"`
+}
+
+// SourceCollision records source-checkout changes that overlap the task's write scope.
+type SourceCollision struct {
+	Checkpoint       string   `json:"checkpoint"`
+	BaseCommit       string   `json:"baseCommit"`
+	SourceHead       string   `json:"sourceHead,omitempty"`
+	DirtyPaths       []string `json:"dirtyPaths"`
+	CommittedPaths   []string `json:"committedPaths"`
+	OverlappingPaths []string `json:"overlappingPaths"`
+	Unavailable      bool     `json:"unavailable"`
+	DetectedAt       string   `json:"detectedAt"`
+}
+
+// TaskView is the supervisor's view of a task (reasonix_control's output).
+type TaskView struct {
+	TaskID                   string           `json:"task_id"`
+	State                    State            `json:"state"`
+	Phase                    string           `json:"phase"`
+	ContractHash             string           `json:"contract_hash"`
+	RepositoryID             string           `json:"repository_id"`
+	Branch                   string           `json:"branch"`
+	Worktree                 string           `json:"worktree"`
+	WorkerLane               Lane             `json:"worker_lane"`
+	RequestedReasoningEffort string           `json:"requested_reasoning_effort"`
+	EffectiveReasoningEffort string           `json:"effective_reasoning_effort"`
+	ExecutionTimeoutSeconds  int              `json:"execution_timeout_seconds"`
+	SourceCheckoutIntegrated bool             `json:"source_checkout_integrated"`
+	IntegrationCommand       string           `json:"integration_command,omitempty"`
+	SessionID                string           `json:"session_id,omitempty"`
+	RepairRounds             int              `json:"repair_rounds"`
+	ReviewRevision           int              `json:"review_revision"`
+	ReviewTreeHash           string           `json:"review_tree_hash,omitempty"`
+	PauseRevision            int              `json:"pause_revision"`
+	PauseReasonHash          string           `json:"pause_reason_hash,omitempty"`
+	ReasonixWorkMode         string           `json:"reasonix_work_mode,omitempty"`
+	ReasonixSessionMode      string           `json:"reasonix_session_mode,omitempty"`
+	UpdatedAt                string           `json:"updated_at"`
+	Reason                   string           `json:"reason,omitempty"`
+	CommitHash               string           `json:"commit_hash,omitempty"`
+	SourceCollision          *SourceCollision `json:"source_collision,omitempty"`
+}
+
+// DelegateResult is reasonix_delegate's output: the view, whether the wait timed out, and the
+// review bundle when the task is in review or waits on an interaction.
+type DelegateResult struct {
+	TaskView
+	TimedOut bool `json:"timed_out"`
+	*ReviewBundle
+}
+
+// ReviewBundle is what a supervisor needs to review a task in one response (≤12 KiB of JSON;
+// the diff takes whatever budget is left).
+type ReviewBundle struct {
+	Summary                string       `json:"summary,omitempty"`
+	ChangedFiles           []string     `json:"changed_files,omitempty"`
+	DiffStat               string       `json:"diff_stat,omitempty"`
+	Diff                   string       `json:"diff,omitempty"`
+	Risks                  []string     `json:"risks,omitempty"`
+	Usage                  *Usage       `json:"usage,omitempty"`
+	ActiveInteraction      *Interaction `json:"active_interaction,omitempty"`
+	RequiredReviewCriteria []string     `json:"required_review_criteria,omitempty"`
+	ReviewDiffSHA256       string       `json:"review_diff_sha256,omitempty"`
+}
+
+// Usage is the worker's cumulative token usage and cost.
+type Usage struct {
+	PromptTokens     int64    `json:"promptTokens"`
+	CompletionTokens int64    `json:"completionTokens"`
+	ReasoningTokens  int64    `json:"reasoningTokens"`
+	CacheHitTokens   int64    `json:"cacheHitTokens"`
+	CacheMissTokens  int64    `json:"cacheMissTokens"`
+	CacheHitRatio    *float64 `json:"cacheHitRatio"`
+	EstimatedCost    *float64 `json:"estimatedCost"`
+	Currency         *string  `json:"currency"`
+	UsageSource      string   `json:"usageSource"`
+}
+
+// Interaction kinds and statuses.
+const (
+	InteractionPermission = "permission"
+	InteractionInput      = "input"
+
+	InteractionPending   = "pending"
+	InteractionResolved  = "resolved"
+	InteractionCancelled = "cancelled"
+)
+
+// Interaction is a question from the worker (or a command the policy asks a person about) that
+// waits for a supervisor's answer.
+type Interaction struct {
+	ID         string         `json:"id"`
+	Kind       string         `json:"kind"`
+	Status     string         `json:"status"`
+	CreatedAt  string         `json:"createdAt"`
+	ResolvedAt string         `json:"resolvedAt,omitempty"`
+	Request    map[string]any `json:"request"`
+	Response   map[string]any `json:"response,omitempty"`
+}
+
+// VerificationResult is the evidence of one sandboxed verification command.
+type VerificationResult struct {
+	ID          string   `json:"id"`
+	Argv        []string `json:"argv"`
+	Cwd         string   `json:"cwd"`
+	StartedAt   string   `json:"startedAt"`
+	FinishedAt  string   `json:"finishedAt"`
+	ExitCode    *int     `json:"exitCode"`
+	TimedOut    bool     `json:"timedOut"`
+	Passed      bool     `json:"passed"`
+	Proves      []string `json:"proves"`
+	LogPath     string   `json:"logPath"`
+	SHA256      string   `json:"sha256"`
+	OutputBytes int64    `json:"outputBytes"`
+}
+
+// AcceptanceEvidence says how one acceptance criterion was proved.
+type AcceptanceEvidence struct {
+	CriterionID string `json:"criterionId"`
+	Evidence    string `json:"evidence"` // automated | review
+	Approved    bool   `json:"approved"`
+	Source      string `json:"source"`
+	SHA256      string `json:"sha256,omitempty"`
+	OutputBytes int64  `json:"outputBytes,omitempty"`
+}
+
+// TaskDetail is everything the dashboard shows about one task.
+type TaskDetail struct {
+	View         TaskView             `json:"view"`
+	Repository   string               `json:"repository"`
+	Objective    string               `json:"objective"`
+	Contract     json.RawMessage      `json:"contract"`
+	Summary      string               `json:"summary,omitempty"`
+	ChangedFiles []string             `json:"changed_files,omitempty"`
+	DiffStat     string               `json:"diff_stat,omitempty"`
+	Diff         string               `json:"diff,omitempty"` // the full review diff
+	Risks        []string             `json:"risks,omitempty"`
+	Usage        *Usage               `json:"usage,omitempty"`
+	Interactions []Interaction        `json:"interactions,omitempty"`
+	Verification []VerificationResult `json:"verification,omitempty"`
+	Acceptance   []AcceptanceEvidence `json:"acceptance_evidence,omitempty"`
+	Criteria     []Criterion          `json:"criteria,omitempty"`
+	CreatedAt    time.Time            `json:"created_at"`
+	LastSeq      uint64               `json:"last_seq"`
+}
+
+// Criterion is one acceptance criterion of the contract.
+type Criterion struct {
+	ID          string `json:"id"`
+	Requirement string `json:"requirement"`
+	Evidence    string `json:"evidence"` // automated | review
+}
+
+// ListFilter selects tasks for List.
+type ListFilter struct {
+	All bool // include terminal tasks
+}
+
+// SubscribeOptions selects what Subscribe delivers.
+type SubscribeOptions struct {
+	TaskID  string // empty: live events of every task
+	FromSeq uint64 // with TaskID: replay the journal from this seq (1 = everything)
+}
+
+// Event is one journal entry of a task. Type names the event (task_created, state_changed,
+// agent_message, tool_call, permission_decided, interaction_waiting, usage, …); Data is its
+// redacted JSON.
+type Event struct {
+	TaskID string          `json:"task_id"`
+	Seq    uint64          `json:"seq"`
+	Time   time.Time       `json:"timestamp"`
+	Type   string          `json:"type"`
+	Data   json.RawMessage `json:"data,omitempty"`
+}
+
+// Subscription is a stream of events; C closes when it ends and Err then says why (nil when
+// the context ended).
+type Subscription struct {
+	C   <-chan Event
+	Err func() error
+}

@@ -1,0 +1,108 @@
+package core
+
+// Journal event types. Every event a task records has one of these types; Data holds the
+// matching *Data struct as JSON. Front ends switch on Type and may ignore types they do not know.
+const (
+	EventTaskCreated         = "task_created"         // TaskCreatedData
+	EventStateChanged        = "state_changed"        // StateChangedData
+	EventAgentMessage        = "agent_message"        // TextData: coalesced agent text
+	EventAgentThought        = "agent_thought"        // TextData: coalesced reasoning text
+	EventToolCall            = "tool_call"            // ToolCallData: a tool call started or changed
+	EventPlan                = "plan"                 // PlanData
+	EventPermissionDecided   = "permission_decided"   // PermissionData: every policy or supervisor decision
+	EventInteractionWaiting  = "interaction_waiting"  // Interaction
+	EventInteractionResolved = "interaction_resolved" // Interaction
+	EventUsage               = "usage"                // Usage
+	EventReviewReady         = "review_ready"         // ReviewReadyData
+	EventSteered             = "steered"              // TextData: the message sent to the worker
+	EventVerification        = "verification"         // VerificationResult
+	EventCommitted           = "committed"            // CommittedData
+	EventWorkerStatus        = "worker_status"        // WorkerStatusData: the worker's phase changed
+	EventError               = "error"                // TextData: something went wrong; the state says what follows
+)
+
+// TaskCreatedData is the data of task_created.
+type TaskCreatedData struct {
+	State        State  `json:"state"`
+	ContractHash string `json:"contract_hash"`
+	RepositoryID string `json:"repository_id"`
+	Repository   string `json:"repository"`
+	Objective    string `json:"objective"`
+}
+
+// StateChangedData is the data of state_changed.
+type StateChangedData struct {
+	From   State  `json:"from"`
+	To     State  `json:"to"`
+	Phase  string `json:"phase"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// TextData carries text: agent messages, thoughts, steers, errors.
+type TextData struct {
+	Text string `json:"text"`
+}
+
+// ToolCallData is the data of tool_call.
+type ToolCallData struct {
+	ToolCallID string `json:"tool_call_id"`
+	Title      string `json:"title,omitempty"`
+	Kind       string `json:"kind,omitempty"`   // execute | edit | read | search | think | other
+	Status     string `json:"status,omitempty"` // pending | in_progress | completed | failed
+	Input      any    `json:"input,omitempty"`
+	Output     string `json:"output,omitempty"` // truncated
+}
+
+// PlanData is the data of plan.
+type PlanData struct {
+	Entries []PlanEntry `json:"entries"`
+}
+
+// PlanEntry is one step of the worker's plan.
+type PlanEntry struct {
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// Permission decisions.
+const (
+	DecisionAllow       = "allow"
+	DecisionDeny        = "deny"
+	DecisionInteraction = "interaction" // asked a supervisor
+)
+
+// PermissionData is the data of permission_decided.
+type PermissionData struct {
+	ToolCallID string   `json:"tool_call_id"`
+	Kind       string   `json:"kind"`
+	Title      string   `json:"title,omitempty"`
+	Argv       []string `json:"argv,omitempty"`
+	Cwd        string   `json:"cwd,omitempty"`
+	Paths      []string `json:"paths,omitempty"`
+	Decision   string   `json:"decision"`
+	Code       string   `json:"code,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	Hint       string   `json:"hint,omitempty"`
+	By         string   `json:"by"` // policy | supervisor
+}
+
+// ReviewReadyData is the data of review_ready.
+type ReviewReadyData struct {
+	ReviewRevision int      `json:"review_revision"`
+	ReviewTreeHash string   `json:"review_tree_hash"`
+	ChangedFiles   []string `json:"changed_files"`
+	DiffStat       string   `json:"diff_stat"`
+}
+
+// CommittedData is the data of committed.
+type CommittedData struct {
+	CommitHash         string `json:"commit_hash"`
+	Branch             string `json:"branch"`
+	IntegrationCommand string `json:"integration_command"`
+}
+
+// WorkerStatusData is the data of worker_status.
+type WorkerStatusData struct {
+	Phase string `json:"phase"`
+	State string `json:"state"`
+}
