@@ -250,7 +250,7 @@ func TestNonStreaming(t *testing.T) {
 			Message struct {
 				Content   string `json:"content"`
 				ToolCalls []struct {
-					ID       string `json:"id"`
+					ID       string                `json:"id"`
 					Function struct{ Name string } `json:"function"`
 				} `json:"tool_calls"`
 			} `json:"message"`
@@ -294,7 +294,7 @@ func TestClientClosingEarlyIsDetected(t *testing.T) {
 
 func TestInvalidScripts(t *testing.T) {
 	for name, s := range map[string]Script{
-		"empty match": {Scenarios: []Scenario{{Match: ""}}},
+		"empty match":  {Scenarios: []Scenario{{Match: ""}}},
 		"no tool name": {Scenarios: []Scenario{{Match: "x", Steps: []Step{{ToolCalls: []ToolCall{{Arguments: "{}"}}}}}}},
 		"bad status":   {Scenarios: []Scenario{{Match: "x", Steps: []Step{{HTTPStatus: 42}}}}},
 		"neg chunks":   {Scenarios: []Scenario{{Match: "x", Steps: []Step{{Chunks: -1}}}}},
