@@ -1,0 +1,93 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+var (
+	credentialDirs  = []string{".ssh", ".gnupg", ".aws", ".config", ".codex", ".kube", ".docker", ".password-store", "Library/Keychains"}
+	credentialFiles = []string{".netrc", ".npmrc", ".yarnrc", ".gitconfig", ".git-credentials"}
+)
+
+// DefaultHidden returns the credential folders and files hidden from sandboxed commands: the
+// specification's list under the running user's HOME and under /root, plus /root itself.
+func DefaultHidden() (dirs, files []string) {
+	homes := []string{"/root"}
+	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) && filepath.Clean(h) != "/root" {
+		homes = append(homes, filepath.Clean(h))
+	}
+	for _, h := range homes {
+		for _, d := range credentialDirs {
+			dirs = append(dirs, filepath.Join(h, d))
+		}
+		for _, f := range credentialFiles {
+			files = append(files, filepath.Join(h, f))
+		}
+	}
+	return append(dirs, "/root"), files
+}
+
+// within reports whether p is dir or lies below it (both clean and absolute).
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
+
+// strictlyWithin reports whether p lies below dir.
+func strictlyWithin(p, dir string) bool { return p != dir && within(p, dir) }
+
+// resolveExisting returns the real path of p, or "" when p does not exist.
+func resolveExisting(p string) string {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	return r
+}
+
+// toolchainDir returns the top-level folder to re-expose so that an executable living under a
+// hidden place (/tmp or a hidden folder such as /root) still runs: for /tmp/go/bin/go that is
+// /tmp/go. It returns "" when the executable is not hidden, or when re-exposing would uncover a
+// credential folder.
+func toolchainDir(exe string, hiddenDirs []string) string {
+	roots := append([]string{"/tmp"}, hiddenDirs...)
+	for _, root := range roots {
+		if !strictlyWithin(exe, root) {
+			continue
+		}
+		first, _, _ := strings.Cut(strings.TrimPrefix(exe, root+"/"), "/")
+		top := filepath.Join(root, first)
+		if top == exe {
+			// The executable sits directly in the hidden root; expose only that file.
+			top = exe
+		}
+		for _, d := range hiddenDirs {
+			if d != root && within(top, d) {
+				return ""
+			}
+		}
+		return top
+	}
+	return ""
+}
+
+// lookPath resolves argv0 against the command's PATH the way the command itself will.
+func lookPath(argv0, pathEnv, dir string) string {
+	if strings.Contains(argv0, "/") {
+		if !filepath.IsAbs(argv0) {
+			argv0 = filepath.Join(dir, argv0)
+		}
+		return argv0
+	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		p := filepath.Join(d, argv0)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}

@@ -1,0 +1,411 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Defaults applied when a Spec leaves a limit at zero.
+const (
+	DefaultMaxOutput = 4 << 20
+	DefaultTimeout   = 5 * time.Minute
+)
+
+// Spec is one command to run.
+type Spec struct {
+	Argv          []string
+	Dir           string // working directory; empty means Worktree; must resolve inside Worktree
+	Worktree      string // the only writable place
+	RepoRoot      string // made readable (it may live under a hidden place such as /tmp)
+	ExtraReadOnly []string
+	Env           map[string]string // added to the allowlisted environment (see BuildEnv)
+	Timeout       time.Duration     // zero means DefaultTimeout
+	MaxOutput     int               // per stream; zero means DefaultMaxOutput
+}
+
+// Result is the outcome of a command that could be started.
+type Result struct {
+	ExitCode  int // -1 when killed by a signal
+	TimedOut  bool
+	Truncated bool // a stream exceeded MaxOutput; the command was killed
+	Stdout    []byte
+	Stderr    []byte
+	Duration  time.Duration
+	Sandboxed bool
+}
+
+// Passed reports whether the command succeeded: exit 0, no timeout, no truncation.
+func (r Result) Passed() bool { return r.ExitCode == 0 && !r.TimedOut && !r.Truncated }
+
+// Runner runs Specs. The zero value uses bwrap from PATH, hides DefaultHidden and refuses to run
+// without a sandbox.
+type Runner struct {
+	Bwrap            string // bubblewrap executable; empty means "bwrap" from PATH
+	AllowUnsandboxed bool   // run directly when no engine works (explicit opt-in only)
+	HideDirs         []string
+	HideFiles        []string // with HideDirs nil, DefaultHidden is used
+	Logger           *slog.Logger
+
+	// Escalation delays; zero means 2 s from SIGTERM to SIGKILL, then 3 s before a forced result.
+	killGrace, forceAfter time.Duration
+}
+
+func (r *Runner) logger() *slog.Logger {
+	if r.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return r.Logger
+}
+
+func (r *Runner) hidden() (dirs, files []string) {
+	if r.HideDirs == nil && r.HideFiles == nil {
+		return DefaultHidden()
+	}
+	return r.HideDirs, r.HideFiles
+}
+
+// Probe is the result of the availability check, as reported by doctor.
+type Probe struct {
+	Engine     string // "bubblewrap"
+	Executable string // resolved path, empty when not found
+	Available  bool   // the probe command ran
+	Detail     string // why not, when unavailable
+}
+
+var probes sync.Map // bwrap setting → *probeOnce
+
+type probeOnce struct {
+	once sync.Once
+	p    Probe
+}
+
+// Probe checks once per process (per Bwrap setting) that bubblewrap can create the namespaces.
+func (r *Runner) Probe() Probe {
+	v, _ := probes.LoadOrStore(r.Bwrap, &probeOnce{})
+	po := v.(*probeOnce)
+	po.once.Do(func() { po.p = probe(r.Bwrap) })
+	return po.p
+}
+
+func probe(bwrap string) Probe {
+	p := Probe{Engine: "bubblewrap"}
+	if bwrap == "" {
+		bwrap = "bwrap"
+	}
+	exe, err := exec.LookPath(bwrap)
+	if err != nil {
+		p.Detail = "bubblewrap not found: " + err.Error()
+		return p
+	}
+	p.Executable = exe
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "--ro-bind", "/", "/", "--unshare-user", "--unshare-ipc",
+		"--unshare-net", "--unshare-uts", "--unshare-pid", "--", "/bin/true")
+	cmd.Env = []string{"PATH=" + defaultPath}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		p.Detail = fmt.Sprintf("bubblewrap probe failed: %v: %.300s", err, out)
+		return p
+	}
+	p.Available = true
+	return p
+}
+
+// Run executes s. A command that started always yields a Result (check Result.Passed); the error
+// is non-nil for a refused Spec, a missing sandbox, a failed start, or a cancelled ctx.
+func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
+	s, err := normalise(s)
+	if err != nil {
+		return Result{}, err
+	}
+	env, err := BuildEnv(s.Env)
+	if err != nil {
+		return Result{}, err
+	}
+	p := r.Probe()
+	if !p.Available {
+		if !r.AllowUnsandboxed {
+			return Result{}, &Error{Code: CodeUnavailable, Message: p.Detail}
+		}
+		exe := lookPath(s.Argv[0], lookupEnv(env, "PATH"), s.Dir)
+		if exe == "" {
+			return Result{}, invalid("executable %q not found", s.Argv[0])
+		}
+		r.logger().Warn("running without a sandbox", "argv", s.Argv, "reason", p.Detail)
+		return r.execute(ctx, s, exe, s.Argv, env, false)
+	}
+	args := r.bwrapArgs(s, lookupEnv(env, "PATH"))
+	return r.execute(ctx, s, p.Executable, append([]string{p.Executable}, args...), env, true)
+}
+
+func normalise(s Spec) (Spec, error) {
+	if len(s.Argv) == 0 || s.Argv[0] == "" {
+		return s, invalid("argv is empty")
+	}
+	if s.Timeout < 0 || s.MaxOutput < 0 {
+		return s, invalid("timeout and output limit must not be negative")
+	}
+	if s.Timeout == 0 {
+		s.Timeout = DefaultTimeout
+	}
+	if s.MaxOutput == 0 {
+		s.MaxOutput = DefaultMaxOutput
+	}
+	var err error
+	if s.Worktree, err = existingDir("worktree", s.Worktree); err != nil {
+		return s, err
+	}
+	if s.Dir == "" {
+		s.Dir = s.Worktree
+	}
+	if !filepath.IsAbs(s.Dir) {
+		s.Dir = filepath.Join(s.Worktree, s.Dir)
+	}
+	if s.Dir, err = existingDir("cwd", s.Dir); err != nil {
+		return s, err
+	}
+	if !within(s.Dir, s.Worktree) {
+		return s, invalid("cwd %s is outside the worktree %s", s.Dir, s.Worktree)
+	}
+	if s.RepoRoot != "" {
+		if s.RepoRoot, err = existingDir("repository root", s.RepoRoot); err != nil {
+			return s, err
+		}
+	}
+	extra := make([]string, 0, len(s.ExtraReadOnly))
+	for _, p := range s.ExtraReadOnly {
+		if !filepath.IsAbs(p) {
+			return s, invalid("read-only path %q is not absolute", p)
+		}
+		rp := resolveExisting(p)
+		if rp == "" {
+			return s, invalid("read-only path %s does not exist", p)
+		}
+		extra = append(extra, rp)
+	}
+	s.ExtraReadOnly = extra
+	return s, nil
+}
+
+func existingDir(what, p string) (string, error) {
+	if p == "" || !filepath.IsAbs(p) {
+		return "", invalid("%s %q must be an absolute path", what, p)
+	}
+	rp := resolveExisting(p)
+	if rp == "" {
+		return "", invalid("%s %s does not exist", what, p)
+	}
+	if st, err := os.Stat(rp); err != nil || !st.IsDir() {
+		return "", invalid("%s %s is not a directory", what, p)
+	}
+	return rp, nil
+}
+
+// bwrapArgs builds the mount plan. Order matters: hidden places first, then the private /tmp,
+// then the readable binds (which may re-expose something hidden, so the hidden places inside
+// them are hidden again), then the writable worktree.
+func (r *Runner) bwrapArgs(s Spec, pathEnv string) []string {
+	hideDirs, hideFiles := r.hidden()
+	var dirs, files []string
+	for _, d := range hideDirs {
+		if rd := resolveExisting(d); rd != "" {
+			dirs = append(dirs, rd)
+		}
+	}
+	for _, f := range hideFiles {
+		if rf := resolveExisting(f); rf != "" {
+			files = append(files, rf)
+		}
+	}
+	args := []string{"--die-with-parent", "--unshare-user", "--unshare-ipc", "--unshare-net",
+		"--unshare-uts", "--unshare-pid", "--unshare-cgroup-try", "--ro-bind", "/", "/"}
+	hide := func(keep func(string) bool) {
+		for _, d := range dirs {
+			if keep(d) {
+				args = append(args, "--tmpfs", d)
+			}
+		}
+		for _, f := range files {
+			if keep(f) {
+				args = append(args, "--ro-bind", "/dev/null", f)
+			}
+		}
+	}
+	hide(func(p string) bool { return !within(p, "/tmp") })
+	args = append(args, "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev")
+
+	binds := []string{}
+	if s.RepoRoot != "" {
+		binds = append(binds, s.RepoRoot)
+	}
+	binds = append(binds, s.ExtraReadOnly...)
+	if exe := lookPath(s.Argv[0], pathEnv, s.Dir); exe != "" {
+		for _, p := range []string{exe, resolveExisting(exe)} {
+			if top := toolchainDir(p, dirs); p != "" && top != "" {
+				binds = append(binds, top)
+			}
+		}
+	}
+	for _, b := range binds {
+		args = append(args, "--ro-bind", b, b)
+	}
+	args = append(args, "--bind", s.Worktree, s.Worktree)
+	binds = append(binds, s.Worktree)
+	hide(func(p string) bool {
+		for _, b := range binds {
+			if strictlyWithin(p, b) {
+				return true
+			}
+		}
+		return false
+	})
+	return append(append(args, "--chdir", s.Dir, "--"), s.Argv...)
+}
+
+func (r *Runner) execute(ctx context.Context, s Spec, path string, argv, env []string, sandboxed bool) (Result, error) {
+	res := Result{Sandboxed: sandboxed}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return res, &Error{Code: CodeInternal, Message: "pipe", Err: err}
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return res, &Error{Code: CodeInternal, Message: "pipe", Err: err}
+	}
+	cmd := &exec.Cmd{
+		Path: path, Args: argv, Env: env, Dir: s.Dir, Stdout: outW, Stderr: errW,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	start := time.Now()
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return res, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("cannot start %q", s.Argv[0]), Err: err}
+	}
+	pgid := cmd.Process.Pid
+	killGroup := func(sig syscall.Signal) { _ = syscall.Kill(-pgid, sig) }
+
+	overflow := make(chan struct{})
+	var overflowOnce sync.Once
+	onOverflow := func() { overflowOnce.Do(func() { close(overflow) }) }
+	stdout, stderr := &capture{limit: s.MaxOutput, over: onOverflow}, &capture{limit: s.MaxOutput, over: onOverflow}
+	var readers sync.WaitGroup
+	for _, c := range []struct {
+		dst *capture
+		src *os.File
+	}{{stdout, outR}, {stderr, errR}} {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			_, _ = io.Copy(c.dst, c.src)
+		}()
+	}
+
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	grace, force := r.killGrace, r.forceAfter
+	if grace == 0 {
+		grace = 2 * time.Second
+	}
+	if force == 0 {
+		force = 3 * time.Second
+	}
+	timer := time.NewTimer(s.Timeout)
+	defer timer.Stop()
+	var ctxErr error
+	escalate := func(first syscall.Signal) {
+		killGroup(first)
+		select {
+		case <-exited:
+			return
+		case <-time.After(grace):
+		}
+		killGroup(syscall.SIGKILL)
+		select {
+		case <-exited:
+		case <-time.After(force):
+		}
+	}
+	select {
+	case <-exited:
+	case <-timer.C:
+		res.TimedOut = true
+		escalate(syscall.SIGTERM)
+	case <-ctx.Done():
+		ctxErr = ctx.Err()
+		escalate(syscall.SIGTERM)
+	case <-overflow:
+		escalate(syscall.SIGKILL)
+	}
+	// Whatever the command left behind in its group dies with it.
+	killGroup(syscall.SIGKILL)
+
+	drained := make(chan struct{})
+	go func() {
+		readers.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(force):
+		// An escaped descendant still holds the pipes; stop reading.
+		outR.Close()
+		errR.Close()
+		<-drained
+	}
+	outR.Close()
+	errR.Close()
+
+	res.Duration = time.Since(start)
+	res.Stdout, res.Stderr = stdout.buf, stderr.buf
+	res.Truncated = stdout.truncated || stderr.truncated
+	res.ExitCode = -1
+	select {
+	case <-exited:
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	default:
+	}
+	if ctxErr != nil {
+		return res, ctxErr
+	}
+	return res, nil
+}
+
+// capture keeps up to limit bytes and reports the first byte beyond it; it keeps draining so the
+// writer never blocks before it is killed.
+type capture struct {
+	buf       []byte
+	limit     int
+	truncated bool
+	over      func()
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	room := c.limit - len(c.buf)
+	if len(p) > room {
+		c.buf = append(c.buf, p[:max(room, 0)]...)
+		if !c.truncated {
+			c.truncated = true
+			c.over()
+		}
+		return len(p), nil
+	}
+	c.buf = append(c.buf, p...)
+	return len(p), nil
+}
