@@ -1,0 +1,223 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"regexp"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	killGrace     = 2 * time.Second
+	helpTimeout   = 10 * time.Second
+	defaultBinary = "reasonix"
+)
+
+// LaunchConfig says how to start a worker process.
+type LaunchConfig struct {
+	// Bin is the worker binary; "" means $REASONIX_BIN, else "reasonix" on PATH.
+	Bin string
+	// Dir is the child's working directory ("" inherits ours).
+	Dir string
+	// Network allows the worker's shell sandbox network access (--sandbox-network on|off).
+	Network bool
+	// EnvAllow are extra parent variable name globs passed to the child.
+	EnvAllow []string
+	// Env are extra KEY=VALUE entries set after the allowlist (they override it); injection
+	// variables such as LD_PRELOAD are dropped even here.
+	Env []string
+	// Logger receives diagnostics; nil discards.
+	Logger *slog.Logger
+	// ClientName and ClientVersion are sent at initialize.
+	ClientName, ClientVersion string
+}
+
+// Start launches `BIN acp` with the supervisor flags the binary advertises, in its own process
+// group with an allowlisted environment, and initializes it. ctx bounds the start and handshake
+// only; the process lives until Close or failure.
+func Start(ctx context.Context, cfg LaunchConfig) (*Worker, error) {
+	bin := cfg.Bin
+	if bin == "" {
+		bin = os.Getenv("REASONIX_BIN")
+	}
+	if bin == "" {
+		bin = defaultBinary
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	env := childEnv(os.Environ(), cfg.EnvAllow, cfg.Env)
+	flags, err := advertisedFlags(ctx, path, env)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s acp --help: %w", ErrUnavailable, path, err)
+	}
+	args := append([]string{"acp"}, supervisorArgs(flags, cfg.Network)...)
+
+	proc, stdout, stdin, ring, err := spawn(path, args, cfg.Dir, env)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	w := newWorker(stdout, stdin, cfg.Logger, proc, ring)
+	go w.closeOutputAfterExit(stdout)
+	if err := w.initialize(ctx, ConnectConfig{Logger: cfg.Logger, ClientName: cfg.ClientName, ClientVersion: cfg.ClientVersion}); err != nil {
+		return nil, err
+	}
+	w.log.Debug("worker started", "pid", proc.cmd.Process.Pid, "args", args)
+	return w, nil
+}
+
+// supervisorArgs are the confinement flags, each passed only when the binary accepts it.
+func supervisorArgs(flags map[string]bool, network bool) []string {
+	var args []string
+	if flags["workspace-only"] {
+		args = append(args, "--workspace-only")
+	}
+	if flags["sandbox-network"] {
+		if network {
+			args = append(args, "--sandbox-network=on")
+		} else {
+			args = append(args, "--sandbox-network=off")
+		}
+	}
+	if flags["sandbox-bash"] {
+		args = append(args, "--sandbox-bash=enforce")
+	}
+	if flags["planner"] {
+		args = append(args, "--planner=off")
+	}
+	return args
+}
+
+var (
+	flagCache   sync.Map // binary identity → map[string]bool
+	helpFlagsRe = regexp.MustCompile(`(?m)^\s*--?([a-zA-Z][a-zA-Z0-9-]*)`)
+)
+
+// advertisedFlags reads `BIN acp --help` once per binary (path, size and mtime).
+func advertisedFlags(ctx context.Context, path string, env []string) (map[string]bool, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%s|%d|%d", path, fi.Size(), fi.ModTime().UnixNano())
+	if v, ok := flagCache.Load(key); ok {
+		return v.(map[string]bool), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, helpTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "acp", "--help")
+	cmd.Env = env
+	cmd.Dir = os.TempDir()
+	// The help output of a Go flag set exits 0 on some versions and 2 on others: only the
+	// text matters, unless the command could not run at all.
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		return nil, err
+	}
+	flags := map[string]bool{}
+	for _, m := range helpFlagsRe.FindAllSubmatch(out, -1) {
+		flags[string(m[1])] = true
+	}
+	flagCache.Store(key, flags)
+	return flags, nil
+}
+
+// process is a started worker child, leader of its own process group.
+type process struct {
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	waitErr error
+}
+
+func spawn(path string, args []string, dir string, env []string) (*process, *os.File, *os.File, *stderrRing, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, nil, nil, nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, nil, nil, nil, err
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, nil, nil, nil, err
+	}
+	closeAll(inR, outW, errW)
+	ring := &stderrRing{}
+	go func() {
+		_, _ = io.Copy(ring, errR)
+		_ = errR.Close()
+	}()
+	p := &process{cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, outR, inW, ring, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
+}
+
+// closeOutputAfterExit unblocks the reader when the worker exited but a descendant still holds
+// its stdout open.
+func (w *Worker) closeOutputAfterExit(stdout *os.File) {
+	<-w.proc.exited
+	select {
+	case <-w.readerDone:
+	case <-time.After(killGrace):
+		_ = stdout.Close()
+	}
+}
+
+// exitCause waits briefly for the exit status that explains why the output ended.
+func (p *process) exitCause(readErr error) error {
+	select {
+	case <-p.exited:
+		if p.waitErr != nil {
+			return fmt.Errorf("%w: %v", ErrWorkerExited, p.waitErr)
+		}
+		return fmt.Errorf("%w: exit status 0", ErrWorkerExited)
+	case <-time.After(killGrace):
+		return fmt.Errorf("%w: output closed (%v) but the process is still running", ErrWorkerExited, readErr)
+	}
+}
+
+// stop asks the process group to end, kills it after killGrace and reaps the leader.
+func (p *process) stop() {
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(killGrace):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.exited
+	}
+	// Descendants that ignored SIGTERM outlive the leader; the group id stays theirs.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
