@@ -532,7 +532,9 @@ func (s *Session) deliver(e Event) {
 		return
 	}
 	s.terminate(fmt.Errorf("%w: session %s has %d undelivered events", ErrFlood, s.id, maxQueuedEvents))
-	go func() { _ = s.w.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: sdk.SessionId(s.id)}) }()
+	go func() {
+		_ = s.w.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: sdk.SessionId(s.id)})
+	}()
 }
 
 func (s *Session) track(e Event) {
