@@ -1,0 +1,175 @@
+package gitx
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ReasonixDir is the runtime metadata folder: untracked files there never enter a review tree.
+const ReasonixDir = ".reasonix"
+
+// FileChange is one changed path between the base and the review tree.
+type FileChange struct {
+	Path    string
+	Status  byte   // 'A' added, 'M' modified (content or mode), 'D' deleted, 'T' type changed
+	OldMode string // "000000" when added
+	NewMode string // "000000" when deleted
+	Added   int    // lines; 0 for binary files
+	Deleted int
+	Binary  bool
+}
+
+// Review is the canonical snapshot of a worktree: what a commit of this task would contain.
+type Review struct {
+	Tree            string       // 40 hex
+	Files           []FileChange // every change except those under .reasonix
+	ReasonixChanges []string     // changes under .reasonix still in the tree: tracked files (a scope violation)
+	Diff            []byte       // binary-safe patch from the base to Tree
+}
+
+// Paths lists the changed files.
+func (r Review) Paths() []string {
+	out := make([]string, len(r.Files))
+	for i, f := range r.Files {
+		out[i] = f.Path
+	}
+	return out
+}
+
+// Stat summarises the change like `git diff --shortstat`.
+func (r Review) Stat() string {
+	add, del := 0, 0
+	for _, f := range r.Files {
+		add += f.Added
+		del += f.Deleted
+	}
+	return fmt.Sprintf("%d files changed, %d insertions(+), %d deletions(-)", len(r.Files), add, del)
+}
+
+// reviewTx is a temporary folder holding a disposable index and the exclusion of untracked
+// .reasonix files.
+type reviewTx struct {
+	dir, index, exclude string
+}
+
+func newReviewTx() (*reviewTx, error) {
+	dir, err := os.MkdirTemp("", "reasonixctl-git-")
+	if err != nil {
+		return nil, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "temporary folder", Err: err}
+	}
+	tx := &reviewTx{dir: dir, index: filepath.Join(dir, "index"), exclude: filepath.Join(dir, "exclude")}
+	// An exclude pattern hides only untracked files: tracked changes under .reasonix still show.
+	if err := os.WriteFile(tx.exclude, []byte("/"+ReasonixDir+"/\n"), 0o600); err != nil {
+		tx.close()
+		return nil, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "temporary file", Err: err}
+	}
+	return tx, nil
+}
+
+func (tx *reviewTx) close() { os.RemoveAll(tx.dir) }
+
+// cmd runs git in dir against the disposable index with the .reasonix exclusion.
+func (tx *reviewTx) cmd(dir string, args ...string) gitCmd {
+	return gitCmd{dir: dir, env: []string{"GIT_INDEX_FILE=" + tx.index},
+		args: append([]string{"-c", "core.excludesFile=" + tx.exclude}, args...)}
+}
+
+// BuildReview snapshots the worktree into a tree through a temporary index (the base, then every
+// tracked, untracked, deleted and mode change, untracked .reasonix files excluded) and diffs it
+// against the base. Four git processes; the worktree's own index is not touched.
+func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
+	if !hex40.MatchString(wt.Base) || !filepath.IsAbs(wt.Path) {
+		return Review{}, badInput("BuildReview needs a worktree with an absolute path and a resolved base")
+	}
+	tx, err := newReviewTx()
+	if err != nil {
+		return Review{}, err
+	}
+	defer tx.close()
+	for _, args := range [][]string{{"read-tree", wt.Base}, {"add", "-A"}} {
+		if _, err := tx.cmd(wt.Path, args...).must(ctx, CodeInternal, ReasonGitFailed); err != nil {
+			return Review{}, err
+		}
+	}
+	out, err := tx.cmd(wt.Path, "write-tree").must(ctx, CodeInternal, ReasonGitFailed)
+	if err != nil {
+		return Review{}, err
+	}
+	tree := strings.TrimSpace(string(out))
+	if !hex40.MatchString(tree) {
+		return Review{}, newErr(CodeInternal, ReasonGitFailed, "write-tree returned %q", tree)
+	}
+	out, err = git(ctx, CodeInternal, ReasonGitFailed, wt.Path, "diff-tree", "-r", "-z", "--no-renames",
+		"--no-ext-diff", "--no-textconv", "--raw", "--numstat", "-p", "--binary", "--full-index", wt.Base, tree)
+	if err != nil {
+		return Review{}, err
+	}
+	r, err := parseTreeDiff(out)
+	if err != nil {
+		return Review{}, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "unexpected diff-tree output", Err: err}
+	}
+	r.Tree = tree
+	return r, nil
+}
+
+// parseTreeDiff reads `diff-tree -z --raw --numstat -p`: NUL-separated raw records (header, path),
+// then as many numstat records, then an empty field, then the patch.
+func parseTreeDiff(out []byte) (Review, error) {
+	var r Review
+	var all []FileChange
+	rest := out
+	next := func() (string, bool) {
+		i := bytes.IndexByte(rest, 0)
+		if i < 0 {
+			return "", false
+		}
+		f := string(rest[:i])
+		rest = rest[i+1:]
+		return f, true
+	}
+	for len(rest) > 0 && rest[0] == ':' {
+		head, ok1 := next()
+		path, ok2 := next()
+		h := strings.Fields(head)
+		if !ok1 || !ok2 || len(h) != 5 || len(h[4]) != 1 {
+			return r, fmt.Errorf("raw record %q", head)
+		}
+		all = append(all, FileChange{Path: path, Status: h[4][0], OldMode: strings.TrimPrefix(h[0], ":"), NewMode: h[1]})
+	}
+	for i := range all {
+		rec, ok := next()
+		parts := strings.SplitN(rec, "\t", 3)
+		if !ok || len(parts) != 3 || parts[2] != all[i].Path {
+			return r, fmt.Errorf("numstat record %q for %q", rec, all[i].Path)
+		}
+		if parts[0] == "-" {
+			all[i].Binary = true
+			continue
+		}
+		a, err1 := strconv.Atoi(parts[0])
+		d, err2 := strconv.Atoi(parts[1])
+		if err1 != nil || err2 != nil {
+			return r, fmt.Errorf("numstat record %q", rec)
+		}
+		all[i].Added, all[i].Deleted = a, d
+	}
+	if len(all) > 0 {
+		if sep, ok := next(); !ok || sep != "" {
+			return r, fmt.Errorf("no separator before the patch")
+		}
+	}
+	r.Diff = rest
+	for _, f := range all {
+		if f.Path == ReasonixDir || strings.HasPrefix(f.Path, ReasonixDir+"/") {
+			r.ReasonixChanges = append(r.ReasonixChanges, f.Path)
+			continue
+		}
+		r.Files = append(r.Files, f)
+	}
+	return r, nil
+}

@@ -1,0 +1,107 @@
+package gitx
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// BranchPrefix is the namespace of task branches.
+const BranchPrefix = "reasonix/"
+
+// Worktree is a task's isolated checkout on branch reasonix/<Task>. Every field is plain data so
+// that a caller can store it and rebuild the value after a restart.
+type Worktree struct {
+	Path      string // real path of the worktree
+	Task      string
+	Base      string // the commit the branch starts at
+	RepoRoot  string // the source checkout's top level
+	CommonDir string // the shared git directory
+}
+
+// Ref is the full name of the task branch.
+func (w Worktree) Ref() string { return "refs/heads/" + BranchPrefix + w.Task }
+
+var taskID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// ValidTaskID accepts ids that are both one path component and one ref component.
+func ValidTaskID(id string) error {
+	if !taskID.MatchString(id) || strings.Contains(id, "..") || strings.HasSuffix(id, ".") || strings.HasSuffix(id, ".lock") {
+		return badInput("task id %q must be 1-128 of [A-Za-z0-9._-], start alphanumeric, without '..' or a trailing '.' or '.lock'", id)
+	}
+	return nil
+}
+
+// CreateWorktree creates branch reasonix/<task> at src.Base and its worktree at
+// <root>/<src.ID>/<task>. An existing path or branch is ownership_ambiguous (reason
+// path_exists or branch_exists): a task never adopts what it did not create.
+func CreateWorktree(ctx context.Context, src Source, root, task string) (Worktree, error) {
+	if err := ValidTaskID(task); err != nil {
+		return Worktree{}, err
+	}
+	if !filepath.IsAbs(root) || !hex40.MatchString(src.Base) || src.ID == "" || src.Root == "" {
+		return Worktree{}, badInput("CreateWorktree needs an absolute root and a resolved Source")
+	}
+	parent := filepath.Join(root, src.ID)
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return Worktree{}, &Error{Code: CodeInternal, Reason: ReasonBadInput, Message: "cannot create " + parent, Err: err}
+	}
+	realParent, err := filepath.EvalSymlinks(parent)
+	if err != nil {
+		return Worktree{}, &Error{Code: CodeInternal, Reason: ReasonBadInput, Message: "cannot resolve " + parent, Err: err}
+	}
+	path := filepath.Join(realParent, task)
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		return Worktree{}, newErr(CodeOwnershipAmbiguous, ReasonPathExists, "worktree path %s already exists", path)
+	}
+	wt := Worktree{Path: path, Task: task, Base: src.Base, RepoRoot: src.Root, CommonDir: src.CommonDir}
+	_, err = gitCmd{dir: src.Root, args: []string{"worktree", "add", "--quiet", "-b", BranchPrefix + task, "--", path, src.Base}}.run(ctx)
+	if err == nil {
+		return wt, nil
+	}
+	if ctx.Err() != nil {
+		return Worktree{}, ctx.Err()
+	}
+	// Tell the two refusals apart by asking git, not by reading its messages.
+	if _, e := (gitCmd{dir: src.Root, args: []string{"rev-parse", "--verify", "-q", wt.Ref()}}).run(ctx); e == nil {
+		return Worktree{}, &Error{Code: CodeOwnershipAmbiguous, Reason: ReasonBranchExists, Message: "branch " + BranchPrefix + task + " already exists", Err: err}
+	}
+	if _, e := os.Lstat(path); e == nil {
+		return Worktree{}, &Error{Code: CodeOwnershipAmbiguous, Reason: ReasonPathExists, Message: "worktree path " + path + " already exists", Err: err}
+	}
+	return Worktree{}, wrap(CodeInternal, ReasonGitFailed, err)
+}
+
+// RemoveWorktree deletes the worktree and its administrative files; the branch and its commits
+// stay. A worktree whose folder is already gone is pruned.
+func RemoveWorktree(ctx context.Context, wt Worktree) error {
+	if !filepath.IsAbs(wt.Path) || !filepath.IsAbs(wt.CommonDir) {
+		return badInput("RemoveWorktree needs absolute Path and CommonDir")
+	}
+	gitDir := "--git-dir=" + wt.CommonDir
+	if _, err := os.Lstat(wt.Path); errors.Is(err, os.ErrNotExist) {
+		_, err := git(ctx, CodeInternal, ReasonGitFailed, wt.CommonDir, gitDir, "worktree", "prune")
+		return err
+	}
+	_, err := git(ctx, CodeInternal, ReasonGitFailed, wt.CommonDir, gitDir, "worktree", "remove", "--force", "--force", "--", wt.Path)
+	return err
+}
+
+// gitDirOf reads the private git directory of a linked worktree from its .git file.
+func gitDirOf(worktree string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(worktree, ".git"))
+	if err != nil {
+		return "", err
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok {
+		return "", errors.New(worktree + "/.git is not a worktree link")
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(worktree, dir)
+	}
+	return dir, nil
+}
