@@ -1,0 +1,510 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"reasonixctl/core"
+)
+
+func (h *harness) view() string { return h.m.View() }
+
+func (h *harness) requireView(want ...string) {
+	h.t.Helper()
+	v := h.view()
+	for _, w := range want {
+		if !strings.Contains(v, w) {
+			h.t.Fatalf("view lacks %q:\n%s", w, v)
+		}
+	}
+}
+
+func (h *harness) requireControls(want ...core.ControlRequest) {
+	h.t.Helper()
+	got := h.svc.controlLog()
+	if len(want) == 0 && len(got) == 0 {
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		h.t.Fatalf("controls:\n got %s\nwant %s", fmtControls(got), fmtControls(want))
+	}
+}
+
+func TestPromptSurfacesForAnyTaskAndAllowsForTheSession(t *testing.T) {
+	h := newHarness(t, scenario(), 100, 30)
+	if h.m.selected != "login-fix" {
+		t.Fatalf("selected %q, want the newest task", h.m.selected)
+	}
+	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
+	h.requireView("Permission requested", "make lint", "unknown_executable", "/state/worktrees/9ab01c2d/docs-typo", "allow for the session")
+
+	h.clk.advance(time.Second)
+	h.press("S")
+	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionAllow, OptionID: "allow-always"})
+	if strings.Contains(h.view(), "Permission requested") {
+		t.Fatal("the prompt stays open after the answer")
+	}
+	if len(h.m.pending) != 0 {
+		t.Fatalf("pending after a successful respond: %d", len(h.m.pending))
+	}
+}
+
+func TestPromptAllowOnceAndDeny(t *testing.T) {
+	for _, tc := range []struct {
+		key, decision string
+	}{{"a", core.DecisionAllow}, {"d", core.DecisionDeny}} {
+		t.Run(tc.key, func(t *testing.T) {
+			h := newHarness(t, scenario(), 80, 24)
+			h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-9")))
+			h.clk.advance(500 * time.Millisecond)
+			h.press(tc.key)
+			h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRespond, InteractionID: "ia-9", Decision: tc.decision})
+		})
+	}
+}
+
+func TestKeysInTheGracePeriodAreSwallowed(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
+	// Someone typing "a" for another purpose just as the prompt appears must not approve.
+	h.clk.advance(100 * time.Millisecond)
+	h.press("a", "S", "d")
+	h.clk.advance(299 * time.Millisecond)
+	h.press("a")
+	h.requireControls()
+	h.requireView("Permission requested")
+	h.clk.advance(time.Millisecond)
+	h.press("d")
+	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionDeny})
+}
+
+func TestQuestionAnsweredByNumberAndFreeText(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.send(ev("login-fix", 11, core.EventInteractionWaiting, questionIA("q-1", true)))
+	h.requireView("Which error name should I use?", "1 ErrEmptyUser", "2 ErrNoUser")
+	h.clk.advance(time.Second)
+	h.press("3") // no third option: stays open
+	h.requireView("there is no option 3")
+	h.press("2")
+	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "q-1", Decision: core.DecisionAllow, OptionID: "o2"})
+
+	h.send(ev("login-fix", 12, core.EventInteractionWaiting, questionIA("q-2", true)))
+	h.clk.advance(time.Second)
+	h.press("t")
+	h.typeText("ErrBlankUser")
+	h.press("enter")
+	got := h.svc.controlLog()
+	want := core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "q-2", Decision: core.DecisionAllow, Answer: "ErrBlankUser"}
+	if len(got) != 2 || !reflect.DeepEqual(got[1], want) {
+		t.Fatalf("free-text answer: %s", fmtControls(got))
+	}
+}
+
+func TestPromptLaterAndResolvedElsewhere(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
+	h.clk.advance(time.Second)
+	h.press("esc")
+	if strings.Contains(h.view(), "Permission requested") {
+		t.Fatal("esc keeps the prompt open")
+	}
+	h.requireView("1 waiting for you (i)")
+	h.press("i")
+	h.requireView("Permission requested")
+	// Codex answered over MCP: the prompt goes away by itself.
+	resolved := permissionIA("ia-1")
+	resolved.Status = core.InteractionResolved
+	h.send(ev("docs-typo", 8, core.EventInteractionResolved, resolved))
+	if strings.Contains(h.view(), "Permission requested") || len(h.m.pending) != 0 {
+		t.Fatal("a resolved interaction still shows")
+	}
+}
+
+func TestPendingInteractionFromDetailSurfacesAtStart(t *testing.T) {
+	f := scenario()
+	f.tasks[1].State = core.StateWaitingPermission
+	d := f.details["docs-typo"]
+	d.Interactions = []core.Interaction{permissionIA("ia-5")}
+	f.details["docs-typo"] = d
+	h := newHarness(t, f, 80, 24)
+	h.requireView("Permission requested", "make lint")
+}
+
+func TestDiffPagingByHunkAndFile(t *testing.T) {
+	h := newHarness(t, scenario(), 120, 40)
+	h.press("2")
+	h.requireView("file 1/2 · hunk 0/2 · 0/2 reviewed", "internal/auth/login.go +3 -2")
+	h.press("]")
+	if c := h.m.task("login-fix").diffCur; c != (diffCursor{0, 1}) {
+		t.Fatalf("first hunk: %+v", c)
+	}
+	h.press("]")
+	if c := h.m.task("login-fix").diffCur; c != (diffCursor{0, 10}) {
+		t.Fatalf("second hunk: %+v", c)
+	}
+	h.requireView("hunk 2/2")
+	h.press("]") // past the last hunk: the next file's first hunk
+	if c := h.m.task("login-fix").diffCur; c != (diffCursor{1, 1}) {
+		t.Fatalf("next file: %+v", c)
+	}
+	h.requireView("file 2/2", "+package auth")
+	h.press("[") // back across the file boundary to the previous file's last hunk
+	if c := h.m.task("login-fix").diffCur; c != (diffCursor{0, 10}) {
+		t.Fatalf("previous hunk across files: %+v", c)
+	}
+	h.press("v", "}", "v")
+	h.requireView("2/2 reviewed", "this file ✓")
+	h.press("{")
+	if c := h.m.task("login-fix").diffCur; c.file != 0 {
+		t.Fatalf("previous file: %+v", c)
+	}
+	h.press("pgdown") // a short file cannot scroll past its end
+	if c := h.m.task("login-fix").diffCur; c.top != 0 {
+		t.Fatalf("page down in a file that fits: %+v", c)
+	}
+}
+
+func TestDiffPageDownInALongFile(t *testing.T) {
+	f := scenario()
+	var b strings.Builder
+	b.WriteString("diff --git a/big.txt b/big.txt\n--- a/big.txt\n+++ b/big.txt\n@@ -1,100 +1,100 @@\n")
+	for i := 0; i < 100; i++ {
+		b.WriteString("+line\n")
+	}
+	d := f.details["login-fix"]
+	d.Diff = b.String()
+	f.details["login-fix"] = d
+	h := newHarness(t, f, 80, 24)
+	h.press("2", "pgdown")
+	page := h.m.detailHeight() - 2
+	if c := h.m.task("login-fix").diffCur; c.top != page {
+		t.Fatalf("page down: top %d, want %d", c.top, page)
+	}
+	h.press("pgup", "pgup")
+	if c := h.m.task("login-fix").diffCur; c.top != 0 {
+		t.Fatalf("page up: %+v", c)
+	}
+	h.press("G")
+	if c := h.m.task("login-fix").diffCur; c.top != 102-h.m.diffBodyHeight() {
+		t.Fatalf("end: top %d with body %d", c.top, h.m.diffBodyHeight())
+	}
+}
+
+func TestFinalizeFormSendsTheExactRequest(t *testing.T) {
+	f := scenario()
+	f.onControl = func(req core.ControlRequest) (core.TaskView, error) {
+		v := f.tasks[0]
+		v.State, v.CommitHash, v.IntegrationCommand = core.StateCompleted, "0123456789abcdef0123456789abcdef01234567", "git cherry-pick 0123456789abcdef0123456789abcdef01234567"
+		return v, nil
+	}
+	h := newHarness(t, f, 120, 40)
+	h.press("F")
+	h.requireView("Finalize login-fix", "review revision 2 · tree "+treeHash, "[ ] ac_audit", "[ ] ac_readable")
+	if strings.Contains(h.view(), "ac_tests") {
+		t.Fatal("automated criteria are not the reviewer's to tick")
+	}
+	h.press("ctrl+s")
+	h.requireView("write a review summary first")
+	h.typeText("Checked the empty-user path and the new test.")
+	h.press("ctrl+s")
+	h.requireView("(2 left)")
+	h.press("tab", "space", "tab", "space")
+	h.requireControls()
+	h.press("ctrl+s")
+	rev := 2
+	h.requireControls(core.ControlRequest{
+		TaskID: "login-fix", Action: core.ActionFinalize,
+		ReviewSummary:          "Checked the empty-user path and the new test.",
+		ApprovedReviewCriteria: []string{"ac_audit", "ac_readable"},
+		ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: treeHash,
+		Authority: core.Authority{Cwd: "/src/app", Writable: true},
+	})
+	h.requireView("Committed login-fix", "git cherry-pick 0123456789abcdef0123456789abcdef01234567")
+}
+
+func TestFinalizeWaitsForTheCommittedEvent(t *testing.T) {
+	f := scenario()
+	f.onControl = func(req core.ControlRequest) (core.TaskView, error) {
+		v := f.tasks[0]
+		v.State = core.StateVerifying
+		return v, nil
+	}
+	d := f.details["login-fix"]
+	d.Criteria = nil
+	f.details["login-fix"] = d
+	h := newHarness(t, f, 80, 24)
+	h.press("F")
+	h.typeText("ok")
+	h.press("enter")
+	h.requireView("finalizing login-fix: verifying")
+	h.send(ev("login-fix", 11, core.EventCommitted, core.CommittedData{CommitHash: "feedbeef", Branch: "reasonix/login-fix", IntegrationCommand: "git cherry-pick feedbeef"}))
+	h.requireView("Committed login-fix", "git cherry-pick feedbeef")
+}
+
+func TestFinalizeErrorsSayWhatToDoNext(t *testing.T) {
+	for name, tc := range map[string]struct {
+		err  error
+		want []string
+	}{
+		"stale snapshot": {
+			core.Errorf(core.CodeInvalidRequest, map[string]any{"checkpoint": "finalize_start", "expected": map[string]any{"review_revision": 2}, "current": map[string]any{"review_revision": 3}}, "the review snapshot is stale"),
+			[]string{"invalid_request: the review snapshot is stale", "moved on at finalize_start", `{"review_revision":3}`, "finalize against the new snapshot"},
+		},
+		"verification failed": {
+			core.Errorf(core.CodeVerificationFailed, nil, "unit failed with exit 1"),
+			[]string{"verification_failed: unit failed with exit 1", "Steer a repair round (s)"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := scenario()
+			f.onControl = func(core.ControlRequest) (core.TaskView, error) { return core.TaskView{}, tc.err }
+			d := f.details["login-fix"]
+			d.Criteria = nil
+			f.details["login-fix"] = d
+			h := newHarness(t, f, 120, 40)
+			h.press("F")
+			h.typeText("ok")
+			h.press("enter")
+			h.requireView(append([]string{"finalize login-fix failed"}, tc.want...)...)
+			h.press("esc")
+			h.requireView("1 Events")
+		})
+	}
+}
+
+func TestSteerInReviewIsARepairRound(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.press("s")
+	h.requireView("Repair round 1/2 for login-fix")
+	h.press("enter")
+	h.requireView("the message is empty")
+	h.typeText("Also log the rejected user.")
+	h.press("enter")
+	msg := "Also log the rejected user."
+	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionSteer, Message: &msg})
+}
+
+func TestSteerRefusedInOtherStates(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.press("A", "j", "j") // all tasks; the completed one
+	if h.m.selected != "old-task" {
+		t.Fatalf("selected %q", h.m.selected)
+	}
+	h.press("s")
+	h.requireView("steer needs a running task or one in review")
+	h.requireControls()
+}
+
+func TestCancelAndCloseAskFirst(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.press("x")
+	h.requireView("Cancel task login-fix?")
+	h.press("n")
+	h.requireControls()
+	h.press("x", "y")
+	h.press("X")
+	h.requireView("Close task login-fix?")
+	h.press("esc", "X", "y")
+	h.requireControls(
+		core.ControlRequest{TaskID: "login-fix", Action: core.ActionCancel},
+		core.ControlRequest{TaskID: "login-fix", Action: core.ActionClose},
+	)
+}
+
+func TestNewTaskFormDelegates(t *testing.T) {
+	f := scenario()
+	h := newHarness(t, f, 80, 24)
+	contract := filepath.Join(t.TempDir(), "c.json")
+	raw := `{"schema_version":1,"objective":"x"}`
+	if err := os.WriteFile(contract, []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.press("n")
+	h.requireView("New task", "/src/app")
+	h.press("ctrl+s")
+	h.requireView("contract is empty")
+	h.typeText(contract)
+	h.press("tab", "tab")
+	h.typeText("add-audit")
+	h.press("tab", "space", "enter")
+	if len(f.delegates) != 1 {
+		t.Fatalf("delegates: %+v", f.delegates)
+	}
+	got := f.delegates[0]
+	want := core.DelegateRequest{TaskID: "add-audit", Contract: []byte(raw), WorkerLane: core.LaneDeep, WaitMode: "background",
+		Authority: core.Authority{Cwd: "/src/app", Writable: true}, PermissionMode: core.PermissionSupervised}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("delegate:\n got %+v\nwant %+v", got, want)
+	}
+	if h.m.selected != "add-audit" {
+		t.Fatalf("the new task is not selected: %q", h.m.selected)
+	}
+}
+
+func TestNewTaskWithBadContractSaysWhy(t *testing.T) {
+	f := scenario()
+	h := newHarness(t, f, 80, 24)
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.press("n")
+	h.typeText(bad)
+	h.press("tab", "tab")
+	h.typeText("t1")
+	h.press("ctrl+s")
+	h.requireView("starting task t1 failed", "invalid_contract", "valid JSON")
+	if len(f.delegates) != 0 {
+		t.Fatal("an invalid contract reached Delegate")
+	}
+}
+
+func TestEventsReplayThenStreamLive(t *testing.T) {
+	h := newHarness(t, scenario(), 120, 40)
+	h.requireView("I will read the login code first", "tool   read internal/auth/login.go · completed",
+		"policy allow execute: go test ./internal/auth — verification_command",
+		"policy deny execute: curl example.com — network_tool network tools",
+		"state  running → review_required (codex_review)")
+	if n := strings.Count(h.view(), "read internal/auth/login.go"); n != 1 {
+		t.Fatalf("a tool call's updates render %d times, want once in place", n)
+	}
+	h.send(ev("login-fix", 11, core.EventAgentMessage, core.TextData{Text: "Second thoughts."}),
+		ev("login-fix", 12, core.EventAgentMessage, core.TextData{Text: "And a third paragraph."}))
+	h.requireView("Second thoughts.", "And a third paragraph.")
+	// A duplicate delivery (replay overlapping the live stream) is shown once.
+	h.send(ev("login-fix", 12, core.EventAgentMessage, core.TextData{Text: "And a third paragraph."}))
+	if n := strings.Count(h.view(), "And a third paragraph."); n != 1 {
+		t.Fatalf("duplicate event rendered %d times", n)
+	}
+}
+
+func TestScrollBackHoldsStillWhileTheTailGrows(t *testing.T) {
+	f := scenario()
+	f.journals = map[string][]core.Event{}
+	h := newHarness(t, f, 80, 24)
+	for i := 1; i <= 200; i++ {
+		h.send(ev("login-fix", uint64(i), core.EventAgentThought, core.TextData{Text: "thought number " + itoa(i)}))
+	}
+	h.press("pgup")
+	before := h.view()
+	if !strings.Contains(before, "lines back") {
+		t.Fatalf("no scroll-back marker:\n%s", before)
+	}
+	for i := 201; i <= 260; i++ {
+		h.send(ev("login-fix", uint64(i), core.EventAgentThought, core.TextData{Text: "thought number " + itoa(i)}))
+	}
+	if eventsRegion(h.view()) != eventsRegion(before) {
+		t.Fatalf("the view moved under the reader:\nbefore\n%s\nafter\n%s", before, h.view())
+	}
+	h.press("G")
+	h.requireView("thought number 260")
+}
+
+func eventsRegion(v string) string {
+	lines := strings.Split(v, "\n")
+	var out []string
+	for _, l := range lines {
+		if strings.Contains(l, "thought number") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
+
+func fmtInt(i int) string { return string(rune('0'+i/100%10)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10)) }
+
+func TestEventLogStaysBounded(t *testing.T) {
+	l := newEventLog()
+	for i := 1; i <= 20000; i++ {
+		l.add(core.Event{TaskID: "t", Seq: uint64(i), Type: core.EventAgentThought, Data: mustJSON(core.TextData{Text: "line"})})
+		l.add(core.Event{TaskID: "t", Seq: uint64(100000 + i), Type: core.EventToolCall, Data: mustJSON(core.ToolCallData{ToolCallID: "c" + fmtInt(i%1000), Title: "x", Status: "completed"})})
+	}
+	if l.total > maxLogLines {
+		t.Fatalf("log holds %d lines, bound is %d", l.total, maxLogLines)
+	}
+	lines, _ := l.window(0, 3)
+	if len(lines) != 3 {
+		t.Fatalf("window: %q", lines)
+	}
+}
+
+func TestTooSmallTerminalSaysSo(t *testing.T) {
+	h := newHarness(t, scenario(), 50, 12)
+	h.requireView("at least 60×16", "this one is 50×12")
+}
+
+func TestToggleAllShowsTerminalTasks(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	if strings.Contains(h.view(), "old-task") {
+		t.Fatal("a completed task shows in the active list")
+	}
+	h.press("A")
+	h.requireView("old-task", "all tasks")
+}
+
+func TestHelpListsEveryBinding(t *testing.T) {
+	k := DefaultKeyMap()
+	for _, g := range k.groups() {
+		for _, b := range g.Bindings {
+			if h := b.Help(); h.Key == "" || h.Desc == "" {
+				t.Fatalf("binding %v in %s has no help", b.Keys(), g.Title)
+			}
+		}
+	}
+	h := newHarness(t, scenario(), 120, 40)
+	h.press("?")
+	h.requireView("Tasks", "toggle active / all tasks", "next hunk")
+}
+
+func TestRelayResubscribesAfterOverflow(t *testing.T) {
+	f := newFake()
+	first, second := make(chan core.Event, 1), make(chan core.Event, 1)
+	f.live = []chan core.Event{first, second}
+	overflow := core.Errorf(core.CodeInternalError, nil, "subscriber fell behind")
+	f.liveErr = []error{overflow}
+	first <- core.Event{TaskID: "t", Seq: 1, Type: core.EventAgentMessage}
+	close(first)
+	second <- core.Event{TaskID: "t", Seq: 9, Type: core.EventAgentMessage}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	msgs := make(chan tea.Msg, 16)
+	done := make(chan struct{})
+	go func() { defer close(done); relay(ctx, f, func(m tea.Msg) { msgs <- m }, time.Hour) }()
+	next := func() tea.Msg {
+		select {
+		case m := <-msgs:
+			return m
+		case <-time.After(5 * time.Second):
+			t.Fatal("relay sent nothing")
+			return nil
+		}
+	}
+	if m, ok := next().(eventMsg); !ok || m.Seq != 1 {
+		t.Fatalf("first: %#v", m)
+	}
+	if m, ok := next().(resyncMsg); !ok || !errors.Is(m.err, overflow) {
+		t.Fatalf("overflow: %#v", m)
+	}
+	if _, ok := next().(resyncMsg); !ok {
+		t.Fatal("no reload after re-subscribing")
+	}
+	if m, ok := next().(eventMsg); !ok || m.Seq != 9 {
+		t.Fatalf("after re-subscribe: %#v", m)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("relay does not stop with its context")
+	}
+}

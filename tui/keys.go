@@ -1,0 +1,109 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// KeyMap is every binding of the dashboard, grouped by where it applies. Each binding carries its
+// help text; the footer and the `?` screen are drawn from this data alone.
+type KeyMap struct {
+	// Anywhere outside a dialog.
+	Up, Down, NextView, PrevView, EventsView, DiffView, ContractView key.Binding
+	PageUp, PageDown, Top, Bottom                                    key.Binding
+	ToggleAll, NewTask, Steer, Finalize, Cancel, Close               key.Binding
+	ShowPending, Refresh, Help, Quit                                 key.Binding
+
+	// Diff view.
+	NextHunk, PrevHunk, NextFile, PrevFile, Reviewed key.Binding
+
+	// Permission / question prompt.
+	AllowOnce, AllowSession, Deny, Option, FreeText, Later key.Binding
+
+	// Forms and confirmations.
+	FocusNext, FocusPrev, Toggle, Submit, Yes, No, Dismiss key.Binding
+}
+
+func bind(keys []string, helpKey, helpText string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, helpText))
+}
+
+// DefaultKeyMap is the dashboard's key map.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:           bind([]string{"up", "k"}, "↑/k", "previous task"),
+		Down:         bind([]string{"down", "j"}, "↓/j", "next task"),
+		NextView:     bind([]string{"tab"}, "tab", "next detail view"),
+		PrevView:     bind([]string{"shift+tab"}, "shift+tab", "previous detail view"),
+		EventsView:   bind([]string{"1"}, "1", "events view"),
+		DiffView:     bind([]string{"2"}, "2", "diff view"),
+		ContractView: bind([]string{"3"}, "3", "contract and evidence view"),
+		PageUp:       bind([]string{"pgup", "ctrl+u", "b"}, "pgup/b", "scroll the detail up a page"),
+		PageDown:     bind([]string{"pgdown", "ctrl+d", " "}, "pgdn/space", "scroll the detail down a page"),
+		Top:          bind([]string{"home", "g"}, "g/home", "scroll to the top"),
+		Bottom:       bind([]string{"end", "G"}, "G/end", "scroll to the bottom (follow live events)"),
+		ToggleAll:    bind([]string{"A"}, "A", "toggle active / all tasks"),
+		NewTask:      bind([]string{"n"}, "n", "start a new task from a contract file"),
+		Steer:        bind([]string{"s"}, "s", "steer the worker (a repair round when in review)"),
+		Finalize:     bind([]string{"F"}, "F", "finalize the reviewed task into one commit"),
+		Cancel:       bind([]string{"x"}, "x", "cancel the task (asks first)"),
+		Close:        bind([]string{"X"}, "X", "close the task (asks first)"),
+		ShowPending:  bind([]string{"i"}, "i", "show pending interactions again"),
+		Refresh:      bind([]string{"r"}, "r", "refresh tasks and detail"),
+		Help:         bind([]string{"?"}, "?", "full help"),
+		Quit:         bind([]string{"q", "ctrl+c"}, "q", "quit"),
+
+		NextHunk: bind([]string{"]"}, "]", "next hunk"),
+		PrevHunk: bind([]string{"["}, "[", "previous hunk"),
+		NextFile: bind([]string{"}", "."}, "}/.", "next file"),
+		PrevFile: bind([]string{"{", ","}, "{/,", "previous file"),
+		Reviewed: bind([]string{"v"}, "v", "mark the file reviewed / not reviewed"),
+
+		AllowOnce:    bind([]string{"a", "y"}, "a", "allow once"),
+		AllowSession: bind([]string{"S"}, "S", "allow for the session (when offered)"),
+		Deny:         bind([]string{"d", "n"}, "d", "deny"),
+		Option:       bind([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "choose the numbered option"),
+		FreeText:     bind([]string{"t"}, "t", "type a free-text answer (when allowed)"),
+		Later:        bind([]string{"esc"}, "esc", "answer later (i brings it back)"),
+
+		FocusNext: bind([]string{"tab", "down"}, "tab", "next field"),
+		FocusPrev: bind([]string{"shift+tab", "up"}, "shift+tab", "previous field"),
+		Toggle:    bind([]string{" "}, "space", "tick / untick, switch lane"),
+		Submit:    bind([]string{"ctrl+s", "enter"}, "enter/ctrl+s", "submit"),
+		Yes:       bind([]string{"y"}, "y", "yes"),
+		No:        bind([]string{"n", "esc"}, "n/esc", "no"),
+		Dismiss:   bind([]string{"esc", "enter", "q"}, "esc", "close"),
+	}
+}
+
+// helpGroup is one titled section of the full help screen.
+type helpGroup struct {
+	Title    string
+	Bindings []key.Binding
+}
+
+func (k KeyMap) groups() []helpGroup {
+	return []helpGroup{
+		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Cancel, k.Close, k.ShowPending, k.Refresh, k.Help, k.Quit}},
+		{"Detail", []key.Binding{k.NextView, k.PrevView, k.EventsView, k.DiffView, k.ContractView, k.PageUp, k.PageDown, k.Top, k.Bottom}},
+		{"Diff", []key.Binding{k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile, k.Reviewed}},
+		{"Prompt", []key.Binding{k.AllowOnce, k.AllowSession, k.Deny, k.Option, k.FreeText, k.Later}},
+		{"Forms", []key.Binding{k.FocusNext, k.FocusPrev, k.Toggle, k.Submit, k.Yes, k.No, k.Dismiss}},
+	}
+}
+
+// hint is b with a shorter description, for the footer.
+func hint(b key.Binding, desc string) key.Binding {
+	return bind(b.Keys(), b.Help().Key, desc)
+}
+
+// shortHelp renders "key help · key help" for the footer.
+func shortHelp(t Theme, bindings ...key.Binding) string {
+	parts := make([]string, 0, len(bindings))
+	for _, b := range bindings {
+		h := b.Help()
+		parts = append(parts, t.HelpKey.Render(h.Key)+" "+t.Help.Render(h.Desc))
+	}
+	return strings.Join(parts, t.Help.Render(" · "))
+}

@@ -1,0 +1,525 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"reasonixctl/core"
+)
+
+// The smallest terminal the dashboard draws in; below it a message says so.
+const (
+	minWidth  = 60
+	minHeight = 16
+	// Side by side list and detail from this width on; stacked below it.
+	wideWidth = 120
+)
+
+// View draws the whole screen.
+func (m *Model) View() string {
+	if m.width == 0 || m.height == 0 {
+		return ""
+	}
+	if m.width < minWidth || m.height < minHeight {
+		msg := fmt.Sprintf("reasonixctl needs a terminal of at least %d×%d;\nthis one is %d×%d. Enlarge it or press q to quit.",
+			minWidth, minHeight, m.width, m.height)
+		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, msg)
+	}
+	header := m.viewHeader()
+	footer := m.viewFooter()
+	bodyH := m.height - 3
+	var body string
+	if d := m.topDialog(); d != nil {
+		body = m.viewDialog(d, bodyH)
+	} else {
+		body = m.viewBody(bodyH)
+	}
+	return header + "\n" + body + "\n" + footer
+}
+
+func (m *Model) viewHeader() string {
+	t := m.theme
+	left := " reasonixctl  state " + m.opts.StateDir + "  worker " + orDash(m.opts.WorkerVersion)
+	right := ""
+	if n := m.pendingCount(); n > 0 {
+		right = fmt.Sprintf("%d waiting for you (i) ", n)
+	}
+	line1 := t.Header.Render(fitBetween(left, right, m.width))
+
+	counts := map[core.State]int{}
+	for _, tv := range m.tasks {
+		counts[tv.State]++
+	}
+	var parts []string
+	for _, s := range core.States {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", strings.ToLower(badgeText[s]), counts[s]))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no tasks")
+	}
+	var tokens int64
+	var cost float64
+	var currency *string
+	haveCost := false
+	for _, tv := range m.tasks {
+		if u := m.task(tv.TaskID).usage; u != nil {
+			tokens += u.PromptTokens + u.CompletionTokens
+			if u.EstimatedCost != nil {
+				cost += *u.EstimatedCost
+				haveCost = true
+				currency = u.Currency
+			}
+		}
+	}
+	stats := " " + strings.Join(parts, " · ") + "  │  tokens " + humanInt(tokens)
+	if haveCost {
+		stats += " · est. " + formatCost(cost, currency)
+	}
+	scope := "active tasks "
+	if m.showAll {
+		scope = "all tasks "
+	}
+	return line1 + "\n" + t.HeaderDim.Render(fitBetween(stats, scope, m.width))
+}
+
+func (m *Model) pendingCount() int {
+	n := 0
+	for _, p := range m.pending {
+		if !p.answering {
+			n++
+		}
+	}
+	return n
+}
+
+func (m *Model) viewFooter() string {
+	t := m.theme
+	if m.status != "" {
+		st := t.Dim
+		if m.statusErr {
+			st = t.Error
+		}
+		return st.Render(ansi.Truncate(" "+m.status, m.width, "…"))
+	}
+	k := m.keys
+	var s string
+	switch {
+	case m.topDialog() != nil:
+		s = shortHelp(t, k.Help)
+	case m.tab == tabDiff:
+		s = shortHelp(t, hint(k.NextHunk, "hunk"), hint(k.NextFile, "file"), hint(k.PageDown, "page"),
+			hint(k.Reviewed, "reviewed"), hint(k.Finalize, "finalize"), hint(k.Steer, "repair"), hint(k.Help, "help"))
+	default:
+		s = shortHelp(t, hint(k.Down, "task"), hint(k.NextView, "view"), hint(k.PageUp, "scroll"), hint(k.Steer, "steer"),
+			hint(k.Finalize, "finalize"), hint(k.NewTask, "new"), hint(k.Help, "help"), hint(k.Quit, "quit"))
+	}
+	return ansi.Truncate(" "+s, m.width, "…")
+}
+
+func (m *Model) viewDialog(d dialog, height int) string {
+	w := min(m.width-4, 96)
+	inner := w - 4 // border and padding
+	content := d.view(m.theme, m.keys, inner)
+	lines := strings.Split(content, "\n")
+	if len(lines) > height-2 {
+		lines = lines[:max(height-2, 1)]
+	}
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, inner, "…")
+	}
+	box := m.theme.Dialog.Width(w - 2).Render(strings.Join(lines, "\n"))
+	return lipgloss.Place(m.width, height, lipgloss.Center, lipgloss.Center, box)
+}
+
+// Layout: wide terminals put the list beside the detail; narrow ones stack them.
+func (m *Model) wide() bool { return m.width >= wideWidth }
+
+func (m *Model) listRows(bodyH int) int {
+	if m.wide() {
+		return bodyH - 1
+	}
+	return clampInt(len(m.tasks), 1, max(bodyH/3, 3))
+}
+
+func (m *Model) detailWidth() int {
+	if m.wide() {
+		return m.width - m.listWidth() - 1
+	}
+	return m.width
+}
+
+func (m *Model) listWidth() int {
+	if m.wide() {
+		return clampInt(m.width/3, 40, 64)
+	}
+	return m.width
+}
+
+// detailHeight is the number of content lines under the detail's tab bar.
+func (m *Model) detailHeight() int {
+	bodyH := m.height - 3
+	if m.wide() {
+		return bodyH - 1
+	}
+	return bodyH - (m.listRows(bodyH) + 1) - 1
+}
+
+func (m *Model) viewBody(bodyH int) string {
+	list := m.viewList(m.listRows(bodyH))
+	detail := m.viewDetail(m.detailWidth(), m.detailHeight())
+	if m.wide() {
+		sep := strings.TrimSuffix(strings.Repeat(m.theme.Border.Render("│")+"\n", bodyH), "\n")
+		return lipgloss.JoinHorizontal(lipgloss.Top, fixBlock(list, m.listWidth(), bodyH), sep, detail)
+	}
+	return list + "\n" + detail
+}
+
+func (m *Model) viewList(rows int) string {
+	t := m.theme
+	w := m.listWidth()
+	title := fmt.Sprintf(" Tasks (%d)", len(m.tasks))
+	lines := []string{t.Title.Render(padRight(title, w))}
+	if len(m.tasks) == 0 {
+		lines = append(lines, t.Dim.Render("  no tasks yet: press n to start one from a contract file"))
+		return fixBlock(strings.Join(lines, "\n"), w, rows+1)
+	}
+	sel := max(m.selectedIndex(), 0)
+	start := clampInt(sel-rows+1, 0, max(len(m.tasks)-rows, 0))
+	idW := 14
+	if w < 70 {
+		idW = 12
+	}
+	for i := start; i < len(m.tasks) && i < start+rows; i++ {
+		tv := m.tasks[i]
+		ti := m.task(tv.TaskID)
+		mark := "  "
+		if tv.TaskID == m.selected {
+			mark = "› "
+		}
+		pend := " "
+		if m.pendingFor(tv.TaskID) || tv.State == core.StateWaitingPermission || tv.State == core.StateWaitingInput {
+			pend = t.Pending.Render("!")
+		}
+		tokens := "-"
+		if ti.usage != nil {
+			tokens = humanInt(ti.usage.PromptTokens + ti.usage.CompletionTokens)
+		}
+		repo := ti.repository
+		if repo == "" {
+			repo = tv.RepositoryID
+		} else {
+			repo = filepath.Base(repo)
+		}
+		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, padRight(ansi.Truncate(tv.TaskID, idW, "…"), idW),
+			t.badge(tv.State), tv.WorkerLane, m.age(tv, ti), pend, tokens)
+		line := fixed + ansi.Truncate(repo, max(w-lipgloss.Width(fixed), 0), "…")
+		if tv.TaskID == m.selected {
+			line = t.Selected.Render(padRight(line, w))
+		}
+		lines = append(lines, line)
+	}
+	return fixBlock(strings.Join(lines, "\n"), w, rows+1)
+}
+
+func (m *Model) age(tv core.TaskView, ti *taskInfo) string {
+	created := ti.created
+	if created.IsZero() {
+		if u, err := time.Parse(time.RFC3339Nano, tv.UpdatedAt); err == nil {
+			created = u
+		}
+	}
+	if created.IsZero() {
+		return "-"
+	}
+	return humanAge(m.now().Sub(created))
+}
+
+func (m *Model) viewDetail(w, h int) string {
+	t := m.theme
+	tv := m.selectedTask()
+	var tabs []string
+	for i, name := range tabNames {
+		label := fmt.Sprintf("%d %s", i+1, name)
+		if detailTab(i) == m.tab {
+			tabs = append(tabs, t.TabActive.Render(label))
+		} else {
+			tabs = append(tabs, t.TabInactive.Render(label))
+		}
+	}
+	bar := strings.Join(tabs, "")
+	if tv == nil {
+		return fixBlock(bar+"\n"+t.Dim.Render(" select a task"), w, h+1)
+	}
+	ti := m.task(tv.TaskID)
+	info := " " + tv.TaskID + " · " + string(tv.State)
+	if tv.Phase != "" {
+		info += " (" + tv.Phase + ")"
+	}
+	bar += t.Dim.Render(ansi.Truncate(info, max(w-lipgloss.Width(bar), 0), "…"))
+	var body string
+	switch m.tab {
+	case tabEvents:
+		body = m.viewEvents(ti, w, h)
+	case tabDiff:
+		body = m.viewDiff(tv, ti, w, h)
+	case tabContract:
+		body = m.viewContract(ti, w, h)
+	}
+	return fixBlock(bar+"\n"+body, w, h+1)
+}
+
+func (m *Model) viewEvents(ti *taskInfo, w, h int) string {
+	t := m.theme
+	ti.log.setWidth(w - 1)
+	bodyH := h
+	var note string
+	if ti.eventsBack > 0 {
+		bodyH--
+		note = t.Warn.Render(fmt.Sprintf(" ↑ %d lines back · G follows the live tail", ti.eventsBack))
+	}
+	lines, kinds := ti.log.window(ti.eventsBack, bodyH)
+	if len(lines) == 0 {
+		msg := " no events yet"
+		if ti.replaying {
+			msg = " reading the journal…"
+		}
+		return t.Dim.Render(msg)
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(" " + m.kindStyle(kinds[i]).Render(l))
+	}
+	if note != "" {
+		b.WriteString("\n" + note)
+	}
+	return b.String()
+}
+
+func (m *Model) kindStyle(k entryKind) lipgloss.Style {
+	t := m.theme
+	switch k {
+	case kindAgent:
+		return t.Agent
+	case kindThought:
+		return t.Thought
+	case kindTool:
+		return t.Tool
+	case kindAllow:
+		return t.Allow
+	case kindDeny, kindError:
+		return t.Deny
+	case kindAsk:
+		return t.Pending
+	case kindState:
+		return t.State
+	case kindUsage:
+		return t.Usage
+	case kindSteer:
+		return t.Steer
+	}
+	return t.Dim
+}
+
+// fileColumn says whether the diff's file list sits beside the diff rather than above it.
+func (m *Model) fileColumn() bool { return m.detailWidth() >= 100 }
+
+// diffBodyHeight is the number of diff lines the diff view shows.
+func (m *Model) diffBodyHeight() int {
+	h := m.detailHeight() - 1 // position line
+	if !m.fileColumn() {
+		if tv := m.selectedTask(); tv != nil {
+			if d := m.task(tv.TaskID).diff; d != nil {
+				h -= min(len(d.files), 3)
+			}
+		}
+	}
+	return max(h, 1)
+}
+
+func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
+	t := m.theme
+	if ti.diff == nil || len(ti.diff.files) == 0 {
+		return t.Dim.Render(" no review diff yet (the task is " + string(tv.State) + ")")
+	}
+	doc := ti.diff
+	c := doc.clamp(ti.diffCur)
+	ti.diffCur = c
+	f := doc.files[c.file]
+	reviewed := 0
+	for _, df := range doc.files {
+		if ti.reviewed[df.name] {
+			reviewed++
+		}
+	}
+	pos := fmt.Sprintf(" file %d/%d · hunk %d/%d · %d/%d reviewed", c.file+1, len(doc.files),
+		f.hunkIndex(c.top), len(f.hunks), reviewed, len(doc.files))
+	if ti.reviewed[f.name] {
+		pos += " · this file ✓"
+	}
+	if tv.ReviewRevision > 0 {
+		pos += fmt.Sprintf(" · revision %d", tv.ReviewRevision)
+	}
+	if doc.err != nil {
+		pos += " · unparsed: " + doc.err.Error()
+	}
+	fileLine := func(i, width int) string {
+		df := doc.files[i]
+		mark, check := "  ", "  "
+		if i == c.file {
+			mark = "› "
+		}
+		if ti.reviewed[df.name] {
+			check = "✓ "
+		}
+		stats := fmt.Sprintf(" +%d -%d", df.added, df.deleted)
+		name := ansi.TruncateLeft(df.name, max(lipgloss.Width(df.name)-(width-4-len(stats)), 0), "…")
+		line := mark + check + name + t.Dim.Render(stats)
+		if i == c.file {
+			return t.Selected.Render(padRight(line, width))
+		}
+		return line
+	}
+	bodyH := m.diffBodyHeight()
+	diffW := w
+	var fileCol []string
+	if m.fileColumn() {
+		listW := min(40, w/3)
+		diffW = w - listW - 1
+		for i := range doc.files {
+			fileCol = append(fileCol, fileLine(i, listW))
+		}
+		fileCol = windowAround(fileCol, c.file, bodyH+1)
+		body := fixBlock(strings.Join(fileCol, "\n"), listW, bodyH+1)
+		right := t.Dim.Render(ansi.Truncate(pos, diffW, "…")) + "\n" + m.diffLines(f, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
+		return lipgloss.JoinHorizontal(lipgloss.Top, body, " ", right)
+	}
+	n := min(len(doc.files), 3)
+	for i := range doc.files {
+		fileCol = append(fileCol, fileLine(i, w))
+	}
+	fileCol = windowAround(fileCol, c.file, n)
+	return strings.Join(fileCol, "\n") + "\n" + t.Dim.Render(ansi.Truncate(pos, w, "…")) + "\n" + m.diffLines(f, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
+}
+
+func (m *Model) diffLines(f diffFile, top, h, w int) string {
+	t := m.theme
+	var b strings.Builder
+	for i := top; i < len(f.lines) && i < top+h; i++ {
+		l := f.lines[i]
+		st := t.DiffCtx
+		switch l.kind {
+		case 'F':
+			st = t.DiffFile
+		case '@':
+			st = t.DiffHunk
+		case '+':
+			st = t.DiffAdd
+		case '-':
+			st = t.DiffDel
+		case '\\':
+			st = t.Dim
+		}
+		if i > top {
+			b.WriteByte('\n')
+		}
+		b.WriteString(st.Render(ansi.Truncate(l.text, w, "…")))
+	}
+	return b.String()
+}
+
+func (m *Model) viewContract(ti *taskInfo, w, h int) string {
+	t := m.theme
+	d := ti.detail
+	if d == nil {
+		return t.Dim.Render(" loading…")
+	}
+	var lines []string
+	add := func(s string) {
+		lines = append(lines, wrapLines(s, w-2)...)
+	}
+	head := func(s string) { lines = append(lines, t.Title.Render(s)) }
+	head("Objective")
+	add(d.Objective)
+	c := parseContract(d.Contract)
+	if len(c.WriteScope) > 0 || len(c.ForbiddenScope) > 0 {
+		head("Scopes")
+		add("write:     " + strings.Join(c.WriteScope, ", "))
+		if len(c.ForbiddenScope) > 0 {
+			add("forbidden: " + strings.Join(c.ForbiddenScope, ", "))
+		}
+	}
+	head("Criteria")
+	approved := map[string]core.AcceptanceEvidence{}
+	for _, a := range d.Acceptance {
+		approved[a.CriterionID] = a
+	}
+	criteria := d.Criteria
+	if len(criteria) == 0 {
+		criteria = c.Criteria
+	}
+	for _, cr := range criteria {
+		box := "[ ]"
+		if a, ok := approved[cr.ID]; ok && a.Approved {
+			box = "[x]"
+		}
+		add(fmt.Sprintf("%s %s (%s): %s", box, cr.ID, cr.Evidence, cr.Requirement))
+	}
+	if len(criteria) == 0 {
+		add("none")
+	}
+	head("Verification")
+	if len(d.Verification) == 0 {
+		add("not run yet")
+	}
+	for _, v := range d.Verification {
+		add(formatVerification(v))
+	}
+	if d.Summary != "" {
+		head("Worker summary")
+		add(d.Summary)
+	}
+	if len(d.Risks) > 0 {
+		head("Risks")
+		for _, r := range d.Risks {
+			add("• " + r)
+		}
+	}
+	head("Task")
+	add("repository " + d.Repository)
+	add("branch " + d.View.Branch + " · worktree " + d.View.Worktree)
+	if d.View.ReviewRevision > 0 {
+		add(fmt.Sprintf("review revision %d · tree %s · repair rounds %d/2", d.View.ReviewRevision, d.View.ReviewTreeHash, d.View.RepairRounds))
+	}
+	if d.View.CommitHash != "" {
+		add("commit " + d.View.CommitHash + " · " + d.View.IntegrationCommand)
+	}
+	if d.Usage != nil {
+		add("usage " + formatUsage(d.Usage))
+	}
+	ti.contractTop = clampInt(ti.contractTop, 0, max(len(lines)-h, 0))
+	end := min(ti.contractTop+h, len(lines))
+	out := lines[ti.contractTop:end]
+	for i := range out {
+		out[i] = " " + out[i]
+	}
+	return strings.Join(out, "\n")
+}
+
+// windowAround returns at most n lines of lines, keeping index i visible.
+func windowAround(lines []string, i, n int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	start := clampInt(i-n/2, 0, len(lines)-n)
+	return lines[start : start+n]
+}
