@@ -278,7 +278,9 @@ func TestSteerAndStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.on(methodSteer, func(m rpcMsg) { a.replyErr(m, CodeInvalidRequest, "_reasonix.io/session/steer: session has no active prompt") })
+	a.on(methodSteer, func(m rpcMsg) {
+		a.replyErr(m, CodeInvalidRequest, "_reasonix.io/session/steer: session has no active prompt")
+	})
 	if _, err := s.Steer(testCtx(t), "hurry"); !errors.Is(err, ErrNoActiveTurn) {
 		t.Errorf("idle steer err = %v", err)
 	}
