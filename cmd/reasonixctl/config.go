@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+)
+
+// stateDir is where tasks, worktrees and logs live: CODEX_REASONIX_STATE_DIR, else
+// $XDG_STATE_HOME/reasonixctl, else ~/.local/state/reasonixctl.
+func stateDir() (string, error) {
+	if d := os.Getenv("CODEX_REASONIX_STATE_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "reasonixctl"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no state directory: set CODEX_REASONIX_STATE_DIR or HOME: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "reasonixctl"), nil
+}
+
+// openLog opens the log file under the state directory. With alsoStderr the log is mirrored to
+// stderr, which only --mcp mode may ask for: the dashboard owns the terminal.
+func openLog(dir string, alsoStderr bool) (*slog.Logger, io.Closer, error) {
+	logDir := filepath.Join(dir, "logs")
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(logDir, "reasonixctl.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	var w io.Writer = f
+	if alsoStderr {
+		w = io.MultiWriter(f, os.Stderr)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})), f, nil
+}

@@ -1,0 +1,339 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"reasonixctl/acp"
+)
+
+const maxRepairRounds = 2
+
+var hex40 = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// taskLocks serialises operations on one task id across goroutines (creation, finalize, steer).
+type taskLocks struct {
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex
+}
+
+func (e *Engine) lockTask(id string) func() {
+	e.locks.mu.Lock()
+	if e.locks.locks == nil {
+		e.locks.locks = map[string]*sync.Mutex{}
+	}
+	l, ok := e.locks.locks[id]
+	if !ok {
+		l = &sync.Mutex{}
+		e.locks.locks[id] = l
+	}
+	e.locks.mu.Unlock()
+	l.Lock()
+	return l.Unlock
+}
+
+func validateControl(req *ControlRequest) error {
+	var issues []Issue
+	add := func(path, msg string) { issues = append(issues, Issue{path, msg}) }
+	if !validTaskID(req.TaskID) {
+		add("task_id", "must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+	}
+	has := map[string]bool{
+		"message": req.Message != nil, "interaction_id": req.InteractionID != "", "decision": req.Decision != "",
+		"option_id": req.OptionID != "", "answer": req.Answer != "", "review_summary": req.ReviewSummary != "",
+		"approved_review_criteria": req.ApprovedReviewCriteria != nil, "expected_review_revision": req.ExpectedReviewRevision != nil,
+		"expected_review_tree_hash": req.ExpectedReviewTreeHash != "", "commit_message": req.CommitMessage != "",
+		"wait_timeout_seconds": req.WaitTimeoutSeconds != nil,
+	}
+	allowed := map[string][]string{
+		ActionSteer:    {"message"},
+		ActionRespond:  {"interaction_id", "decision", "option_id", "answer"},
+		ActionFinalize: {"review_summary", "approved_review_criteria", "expected_review_revision", "expected_review_tree_hash", "commit_message", "wait_timeout_seconds"},
+		ActionCancel:   {},
+		ActionClose:    {},
+	}
+	required := map[string][]string{
+		ActionSteer:    {"message"},
+		ActionRespond:  {"interaction_id", "decision"},
+		ActionFinalize: {"review_summary", "approved_review_criteria", "expected_review_revision", "expected_review_tree_hash"},
+	}
+	fields, ok := allowed[req.Action]
+	if !ok {
+		add("action", "must be steer, respond, cancel, finalize or close")
+	} else {
+		for _, f := range required[req.Action] {
+			if !has[f] {
+				add(f, "Required")
+			}
+		}
+		for f, set := range has {
+			if set && !slices.Contains(fields, f) {
+				add(f, "not allowed for action "+req.Action)
+			}
+		}
+	}
+	if req.Message != nil && (len(*req.Message) == 0 || len(*req.Message) > 20000) {
+		add("message", "must be 1..20000 characters")
+	}
+	if req.Decision != "" && req.Decision != DecisionAllow && req.Decision != DecisionDeny {
+		add("decision", "must be allow or deny")
+	}
+	if len(req.InteractionID) > 256 || len(req.OptionID) > 1024 || len(req.Answer) > 10000 {
+		add("interaction_id", "interaction_id ≤256, option_id ≤1024, answer ≤10000 characters")
+	}
+	if len(req.ReviewSummary) > 20000 || len(req.CommitMessage) > 5000 || len(req.ApprovedReviewCriteria) > 1000 {
+		add("review_summary", "review_summary ≤20000, commit_message ≤5000, approved_review_criteria ≤1000 items")
+	}
+	if p := req.ExpectedReviewRevision; p != nil && *p < 0 {
+		add("expected_review_revision", "must be ≥ 0")
+	}
+	if req.ExpectedReviewTreeHash != "" && !hex40.MatchString(req.ExpectedReviewTreeHash) {
+		add("expected_review_tree_hash", "must be 40 lowercase hex digits")
+	}
+	if w := req.WaitTimeoutSeconds; w != nil && (*w < 0 || *w > maxWaitSeconds) {
+		add("wait_timeout_seconds", "must be 0..600")
+	}
+	slices.SortFunc(issues, func(a, b Issue) int {
+		if a.Path < b.Path {
+			return -1
+		}
+		if a.Path > b.Path {
+			return 1
+		}
+		return 0
+	})
+	if len(issues) > 0 {
+		return invalidRequest("reasonix_control input validation failed", issues)
+	}
+	return nil
+}
+
+// Control implements Service.
+func (e *Engine) Control(ctx context.Context, req ControlRequest) (TaskView, error) {
+	if err := validateControl(&req); err != nil {
+		return TaskView{}, err
+	}
+	if _, err := e.load(req.TaskID); err != nil {
+		return TaskView{}, err
+	}
+	switch req.Action {
+	case ActionSteer:
+		return e.steer(ctx, req.TaskID, *req.Message)
+	case ActionRespond:
+		return e.respond(req)
+	case ActionCancel:
+		return e.cancel(req.TaskID)
+	case ActionClose:
+		return e.closeTask(req.TaskID)
+	}
+	return e.finalize(ctx, req)
+}
+
+// steer sends a supervisor message to the worker: mid-turn while it runs, or as a repair round
+// that reopens a task in review.
+func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
+	unlock := e.lockTask(id)
+	defer unlock()
+	r, err := e.load(id)
+	if err != nil {
+		return TaskView{}, err
+	}
+	t := e.liveTask(id)
+	switch r.State {
+	case StateRunning:
+		if t == nil || t.session == nil {
+			return TaskView{}, Errorf(CodeInvalidState, nil, "task %s has no live worker session", id)
+		}
+		if _, err := t.session.Steer(ctx, steerText(0, msg)); err != nil {
+			if errors.Is(err, acp.ErrNoActiveTurn) {
+				return TaskView{}, Errorf(CodeInvalidState, nil, "the worker is between turns; steer again in a moment")
+			}
+			return TaskView{}, workerError(err)
+		}
+		r, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+			return []newEvent{event(EventSteered, TextData{Text: msg})}, nil
+		})
+		if err != nil {
+			return TaskView{}, err
+		}
+		return r.view(), nil
+	case StateReviewRequired:
+		if r.RepairRounds >= maxRepairRounds {
+			return TaskView{}, Errorf(CodeRepairLimitReached, map[string]any{"repair_rounds": r.RepairRounds},
+				"task %s used its %d repair rounds; finalize or close it", id, maxRepairRounds)
+		}
+		c, err := parseStoredContract(r.Contract)
+		if err != nil {
+			return TaskView{}, Errorf(CodeInvalidState, nil, "stored contract: %v", err)
+		}
+		if t == nil || t.session == nil {
+			// The worker is gone (a restart, or the last turn ended it): start a fresh one.
+			e.detach(id)
+			t = e.attach(id, c, r.Worktree)
+			if err := e.startWorker(ctx, t, r); err != nil {
+				e.detach(id)
+				return TaskView{}, AsError(err)
+			}
+		}
+		round := r.RepairRounds + 1
+		r, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+			r.RepairRounds, r.RepairActive = round, true
+			ev, err := setState(r, StateRunning, "repair_"+strconv.Itoa(round), "")
+			return []newEvent{ev, event(EventSteered, TextData{Text: msg})}, err
+		})
+		if err != nil {
+			return TaskView{}, err
+		}
+		e.startTurn(t, steerText(round, msg), time.Duration(r.ExecutionTimeout)*time.Second)
+		return r.view(), nil
+	}
+	return TaskView{}, Errorf(CodeInvalidState, map[string]any{"state": r.State}, "task %s cannot be steered while %s", id, r.State)
+}
+
+// respond answers a pending interaction.
+func (e *Engine) respond(req ControlRequest) (TaskView, error) {
+	id := req.TaskID
+	t := e.liveTask(id)
+	var ch chan interactionAnswer
+	if t != nil {
+		t.mu.Lock()
+		ch = t.answers[req.InteractionID]
+		t.mu.Unlock()
+	}
+	var answer interactionAnswer
+	r, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		var ia *Interaction
+		for i := range r.Interactions {
+			if r.Interactions[i].ID == req.InteractionID {
+				ia = &r.Interactions[i]
+			}
+		}
+		if ia == nil || ia.Status != InteractionPending || ch == nil {
+			return nil, Errorf(CodeInteractionNotFound, nil, "no pending interaction %s on task %s", req.InteractionID, id)
+		}
+		outcome, response, err := chooseOption(ia, req)
+		if err != nil {
+			return nil, err
+		}
+		answer = interactionAnswer{outcome: outcome, response: response}
+		ia.Status, ia.ResolvedAt, ia.Response = InteractionResolved, formatTime(e.now()), response
+		evs := []newEvent{event(EventInteractionResolved, *ia)}
+		if ia.Kind == InteractionPermission {
+			evs = append(evs, event(EventPermissionDecided, PermissionData{
+				ToolCallID: str(ia.Request["tool_call_id"]), Kind: str(ia.Request["tool_kind"]), Title: str(ia.Request["title"]),
+				Decision: req.Decision, By: "supervisor",
+			}))
+		}
+		if r.pendingInteraction() == nil && (r.State == StateWaitingPermission || r.State == StateWaitingInput) {
+			ev, err := setState(r, StateRunning, "implementing", "")
+			if err != nil {
+				return nil, err
+			}
+			evs = append(evs, ev)
+		}
+		return evs, nil
+	})
+	if err != nil {
+		return TaskView{}, err
+	}
+	ch <- answer
+	return r.view(), nil
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// chooseOption maps a supervisor's answer onto one of the options the worker offered.
+func chooseOption(ia *Interaction, req ControlRequest) (acp.PermissionOutcome, map[string]any, error) {
+	opts := interactionOptions(ia)
+	find := func(match func(o map[string]any) bool) string {
+		for _, o := range opts {
+			if match(o) {
+				return str(o["option_id"])
+			}
+		}
+		return ""
+	}
+	response := map[string]any{"decision": req.Decision}
+	var chosen string
+	switch {
+	case req.OptionID != "":
+		chosen = find(func(o map[string]any) bool { return str(o["option_id"]) == req.OptionID })
+		if chosen == "" {
+			return acp.PermissionOutcome{}, nil, Errorf(CodeInvalidRequest, map[string]any{"options": opts}, "option %s was not offered", req.OptionID)
+		}
+	case req.Answer != "":
+		chosen = find(func(o map[string]any) bool { return str(o["name"]) == req.Answer })
+		response["answer"] = req.Answer
+		if chosen == "" && req.Decision == DecisionAllow {
+			chosen = find(func(o map[string]any) bool { return str(o["kind"]) == "allow_once" })
+		}
+	case req.Decision == DecisionAllow:
+		chosen = find(func(o map[string]any) bool { return str(o["kind"]) == "allow_once" })
+	}
+	if req.Decision == DecisionDeny && req.OptionID == "" {
+		chosen = find(func(o map[string]any) bool { return str(o["kind"]) == "reject_once" })
+	}
+	if chosen != "" {
+		response["option_id"] = chosen
+	}
+	return acp.PermissionOutcome{OptionID: chosen}, response, nil
+}
+
+// cancel ends a task: pending interactions are cancelled, the turn is cancelled and the worker
+// stopped. Cancelling a terminal task changes nothing.
+func (e *Engine) cancel(id string) (TaskView, error) {
+	return e.end(id, StateCancelled, "cancelled", "cancelled by the supervisor")
+}
+
+// closeTask ends a task the supervisor no longer wants; like cancel, but refused mid-verification.
+func (e *Engine) closeTask(id string) (TaskView, error) {
+	return e.end(id, StateClosed, "closed", "closed by the supervisor")
+}
+
+func (e *Engine) end(id string, to State, phase, reason string) (TaskView, error) {
+	r, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		if r.State.Terminal() {
+			return nil, nil
+		}
+		if r.State == StateVerifying {
+			return nil, Errorf(CodeInvalidState, map[string]any{"state": r.State}, "task %s is being finalized; wait for the result", id)
+		}
+		evs := cancelInteractions(r, e.now())
+		ev, err := setState(r, to, phase, reason)
+		if err != nil {
+			return nil, err
+		}
+		return append(evs, ev), nil
+	})
+	if err != nil {
+		return TaskView{}, err
+	}
+	e.detach(id)
+	return r.view(), nil
+}
+
+// interactionOptions reads the options of an interaction request, whether it was built in this
+// process or decoded from the store.
+func interactionOptions(ia *Interaction) []map[string]any {
+	switch v := ia.Request["options"].(type) {
+	case []map[string]any:
+		return v
+	case []any:
+		out := make([]map[string]any, 0, len(v))
+		for _, o := range v {
+			if m, ok := o.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	return nil
+}

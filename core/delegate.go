@@ -1,0 +1,382 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"time"
+
+	"reasonixctl/core/contract"
+	"reasonixctl/core/gitx"
+	"reasonixctl/core/policy"
+)
+
+const (
+	defaultWaitSeconds    = 600
+	maxWaitSeconds        = 600
+	defaultFastTimeout    = 600
+	defaultDeepTimeout    = 3600
+	minExecutionTimeout   = 60
+	maxExecutionTimeout   = 14400
+	workerStartTimeout    = 60 * time.Second
+	provisioningGitBudget = 30 * time.Second
+)
+
+var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+var efforts = []string{"low", "medium", "high", "max"}
+
+func validateDelegate(req *DelegateRequest) error {
+	var issues []Issue
+	add := func(path, msg string) { issues = append(issues, Issue{path, msg}) }
+	if !validTaskID(req.TaskID) {
+		add("task_id", "must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$, without '..' or a '.lock' suffix")
+	}
+	if len(req.Contract) == 0 {
+		add("contract", "Required")
+	}
+	if len(req.BaseRef) > 1024 {
+		add("base_ref", "at most 1024 characters")
+	}
+	if req.WorkerLane != "" && req.WorkerLane != LaneFast && req.WorkerLane != LaneDeep {
+		add("worker_lane", "must be fast or deep")
+	}
+	if req.ReasoningEffort != "" && !slices.Contains(efforts, req.ReasoningEffort) {
+		add("reasoning_effort", "must be low, medium, high or max")
+	}
+	if t := req.ExecutionTimeoutSeconds; t != 0 && (t < minExecutionTimeout || t > maxExecutionTimeout) {
+		add("execution_timeout_seconds", "must be 60..14400")
+	}
+	if req.WaitMode != "" && req.WaitMode != "review" && req.WaitMode != "background" {
+		add("wait_mode", "must be review or background")
+	}
+	if w := req.WaitTimeoutSeconds; w != nil && (*w < 0 || *w > maxWaitSeconds) {
+		add("wait_timeout_seconds", "must be 0..600")
+	}
+	if p := req.PauseRevision; p != nil && *p < 0 {
+		add("pause_revision", "must be ≥ 0")
+	}
+	if req.PauseReasonHash != "" && !hex64.MatchString(req.PauseReasonHash) {
+		add("pause_reason_hash", "must be 64 lowercase hex digits")
+	}
+	if req.PathBase != "" && req.PathBase != "cwd" && req.PathBase != "repository" {
+		add("path_base", "must be cwd or repository")
+	}
+	if len(issues) > 0 {
+		return invalidRequest("reasonix_delegate input validation failed", issues)
+	}
+	return nil
+}
+
+// Delegate implements Service.
+func (e *Engine) Delegate(ctx context.Context, req DelegateRequest) (DelegateResult, error) {
+	if err := validateDelegate(&req); err != nil {
+		return DelegateResult{}, err
+	}
+	if runtime.GOOS == "windows" {
+		return DelegateResult{}, Errorf(CodeUnsupportedPlatform, nil, "reasonixctl runs on Linux and macOS")
+	}
+	if !req.Authority.Writable {
+		return DelegateResult{}, Errorf(CodeReadOnlySandbox, nil, "the supervisor's sandbox cannot write to %s", req.Authority.Cwd)
+	}
+	if !filepath.IsAbs(req.Authority.Cwd) {
+		return DelegateResult{}, Errorf(CodeInvalidRequest, nil, "the invocation directory must be absolute")
+	}
+	cwd, err := filepath.EvalSymlinks(req.Authority.Cwd)
+	if err != nil {
+		return DelegateResult{}, Errorf(CodeNotGitRepository, nil, "%s cannot be resolved: %v", req.Authority.Cwd, err)
+	}
+	parsed, err := contract.Parse(req.Contract)
+	if err != nil {
+		return DelegateResult{}, contractError(err)
+	}
+
+	unlock := e.lockTask(req.TaskID)
+	existing, err := e.load(req.TaskID)
+	switch {
+	case err == nil:
+		unlock()
+		return e.redelegate(ctx, req, existing, parsed, cwd)
+	case AsError(err).Code != CodeTaskNotFound:
+		unlock()
+		return DelegateResult{}, err
+	}
+	r, c, err := e.provision(ctx, req, parsed, cwd)
+	unlock()
+	if err != nil {
+		return DelegateResult{}, err
+	}
+	if err := e.launch(ctx, r, c, false); err != nil {
+		return DelegateResult{}, err
+	}
+	return e.waitDelegate(ctx, req, r.TaskID, -1, -1)
+}
+
+func contractError(err error) error {
+	var inv *contract.InvalidError
+	if errors.As(err, &inv) {
+		return Errorf(CodeInvalidContract, map[string]any{"issues": toIssues(inv.Issues)}, "The contract is invalid")
+	}
+	return Errorf(CodeInvalidContract, nil, "The contract is invalid: %v", err)
+}
+
+func toIssues(in []contract.Issue) []Issue {
+	out := make([]Issue, len(in))
+	for i, is := range in {
+		out[i] = Issue{Path: is.Path, Message: is.Message}
+	}
+	return out
+}
+
+// provision checks the source, creates the branch and worktree and stores the task. Nothing is
+// stored unless every check passed, and a failure after the worktree exists removes it again.
+func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *contract.Contract, cwd string) (*taskRecord, *contract.Contract, error) {
+	gctx, cancel := context.WithTimeout(ctx, provisioningGitBudget)
+	defer cancel()
+	baseRef := req.BaseRef
+	if baseRef == "" {
+		baseRef = "HEAD"
+	}
+	src, err := gitx.OpenSource(gctx, cwd, baseRef)
+	if err != nil {
+		return nil, nil, gitError(err)
+	}
+	base := contract.PathBase(req.PathBase)
+	if base == "" {
+		base = contract.PathBaseCwd
+	}
+	c, err := contract.ApplyPathBase(parsed, base, src.Root, cwd)
+	if err != nil {
+		return nil, nil, Errorf(CodeInvalidRequest, nil, "%v", err)
+	}
+	if issues := policy.GateContract(c); len(issues) > 0 {
+		return nil, nil, Errorf(CodeInvalidContract, map[string]any{"issues": toIssues(issues)},
+			"Verification commands are incompatible with immutable command policy")
+	}
+	if err := src.CheckClean(gctx); err != nil {
+		return nil, nil, gitError(err)
+	}
+	author, err := gitx.ResolveAuthor(gctx, src.Root)
+	if err != nil {
+		return nil, nil, gitError(err)
+	}
+
+	lane := req.WorkerLane
+	if lane == "" {
+		lane = LaneFast
+	}
+	effort := req.ReasoningEffort
+	if effort == "" {
+		effort = e.cfg.DefaultEffort
+	}
+	timeout := req.ExecutionTimeoutSeconds
+	if timeout == 0 {
+		timeout = defaultFastTimeout
+		if lane == LaneDeep {
+			timeout = defaultDeepTimeout
+		}
+	}
+	mode := req.PermissionMode
+	if mode == "" {
+		mode = e.cfg.PermissionMode
+	}
+	now := e.now()
+	r := &taskRecord{
+		Version: recordVersion, TaskID: req.TaskID,
+		Contract: c.CanonicalJSON(), ContractHash: c.Hash(), PathBase: string(base), Objective: c.Objective,
+		RepoID: src.ID, RepoRoot: src.Root, RepoCommonDir: src.CommonDir, BaseRef: baseRef, BaseCommit: src.Base,
+		Branch: gitx.BranchPrefix + req.TaskID, Network: req.Authority.Network,
+		AuthorName: author.Name, AuthorEmail: author.Email,
+		Lane: lane, RequestedEffort: effort, EffectiveEffort: effort, ExecutionTimeout: timeout, PermissionMode: mode,
+		State: StateProvisioning, Phase: "creating_worktree", CreatedAt: now, UpdatedAt: now,
+	}
+	wt, err := gitx.CreateWorktree(gctx, src, filepath.Join(e.cfg.StateDir, "worktrees"), req.TaskID)
+	if err != nil {
+		return nil, nil, gitError(err)
+	}
+	r.Worktree = wt.Path
+	created := event(EventTaskCreated, TaskCreatedData{
+		State: StateProvisioning, ContractHash: r.ContractHash, RepositoryID: r.RepoID, Repository: r.RepoRoot, Objective: truncateText(r.Objective, 2048),
+	})
+	if err := e.create(r, []newEvent{created}); err != nil {
+		_ = gitx.RemoveWorktree(context.Background(), e.worktreeOf(r))
+		return nil, nil, err
+	}
+	return r, c, nil
+}
+
+// worktreeOf rebuilds the gitx handle of a task's worktree from its record.
+func (e *Engine) worktreeOf(r *taskRecord) gitx.Worktree {
+	return gitx.Worktree{Path: r.Worktree, Task: r.TaskID, Base: r.BaseCommit, RepoRoot: r.RepoRoot, CommonDir: r.RepoCommonDir}
+}
+
+// launch starts the task's worker and its first turn (or, resuming, a continuation turn). A
+// worker that cannot start leaves a new task failed and a resumed task paused: never stuck.
+func (e *Engine) launch(ctx context.Context, r *taskRecord, c *contract.Contract, resuming bool) error {
+	t := e.attach(r.TaskID, c, r.Worktree)
+	sctx, cancel := context.WithTimeout(ctx, workerStartTimeout)
+	defer cancel()
+	if !resuming {
+		if _, err := e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
+			ev, err := setState(r, StateProvisioning, "starting_reasonix", "")
+			return []newEvent{ev}, err
+		}); err != nil {
+			return err
+		}
+	}
+	if err := e.startWorker(sctx, t, r); err != nil {
+		e.detach(r.TaskID)
+		ce := AsError(err)
+		if resuming {
+			e.pause(r.TaskID, PhaseWorkerCrashed, "the worker could not start: "+ce.Message)
+		} else {
+			e.fail(r.TaskID, "reasonix_unavailable", "the worker could not start: "+ce.Message)
+		}
+		return ce
+	}
+	prompt := contract.PromptWithDeadline(c, string(r.Lane), r.ExecutionTimeout)
+	if resuming {
+		prompt = resumePrompt(r) + "\n\n" + prompt
+	}
+	if _, err := e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
+		ev, err := setState(r, StateRunning, "implementing", "")
+		return []newEvent{ev}, err
+	}); err != nil {
+		e.detach(r.TaskID)
+		return err
+	}
+	e.startTurn(t, prompt, time.Duration(r.ExecutionTimeout)*time.Second)
+	return nil
+}
+
+func resumePrompt(r *taskRecord) string {
+	why := r.Reason
+	if why == "" {
+		why = r.Phase
+	}
+	return "The supervisor resumed this task after a pause (" + why + "). Continue from the current worktree state."
+}
+
+// waitDelegate waits per the request's wait mode. pausePhase/pauseSeq identify the pause a
+// resume started from, so only a new pause ends the wait (-1: none).
+func (e *Engine) waitDelegate(ctx context.Context, req DelegateRequest, id string, pauseRev, statusSeq int) (DelegateResult, error) {
+	wait := defaultWaitSeconds
+	if req.WaitTimeoutSeconds != nil {
+		wait = *req.WaitTimeoutSeconds
+	}
+	var r *taskRecord
+	var timedOut bool
+	var err error
+	if req.WaitMode == "background" {
+		r, err = e.load(id)
+	} else {
+		r, timedOut, err = e.waitFor(ctx, id, time.Duration(wait)*time.Second, func(r *taskRecord) bool {
+			switch {
+			case r.State == StateReviewRequired, r.State.Terminal(), r.pendingInteraction() != nil:
+				return true
+			case r.State == StatePaused:
+				return r.PauseRevision != pauseRev || r.StatusSequence != statusSeq
+			}
+			return false
+		})
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return DelegateResult{}, Errorf(CodeInvalidState, map[string]any{"aborted": true}, "the wait was aborted; the task continues")
+		}
+		return DelegateResult{}, AsError(err)
+	}
+	return e.delegateResult(ctx, r, timedOut), nil
+}
+
+// redelegate handles a delegate for an existing task id: conflicts are refused, a task in
+// flight is waited on, and a paused task is resumed when the caller acknowledges the pause.
+func (e *Engine) redelegate(ctx context.Context, req DelegateRequest, r *taskRecord, parsed *contract.Contract, cwd string) (DelegateResult, error) {
+	src, err := gitx.OpenSource(ctx, cwd, r.BaseCommit)
+	if err != nil {
+		return DelegateResult{}, gitError(err)
+	}
+	conflict := func(what string) (DelegateResult, error) {
+		return DelegateResult{}, Errorf(CodeTaskConflict, map[string]any{"field": what},
+			"task %s already exists with a different %s; choose a new task_id", r.TaskID, what)
+	}
+	if src.ID != r.RepoID {
+		return conflict("repository")
+	}
+	bases := []contract.PathBase{contract.PathBase(req.PathBase)}
+	if req.PathBase == "" {
+		bases = []contract.PathBase{contract.PathBase(r.PathBase), contract.PathBaseCwd, contract.PathBaseRepository}
+	}
+	var c *contract.Contract
+	for _, b := range bases {
+		if cc, err := contract.ApplyPathBase(parsed, b, src.Root, cwd); err == nil && cc.Hash() == r.ContractHash {
+			c = cc
+			break
+		}
+	}
+	switch {
+	case c == nil:
+		return conflict("contract")
+	case req.BaseRef != "" && req.BaseRef != r.BaseRef:
+		return conflict("base_ref")
+	case req.WorkerLane != "" && req.WorkerLane != r.Lane:
+		return conflict("worker_lane")
+	case req.ReasoningEffort != "" && req.ReasoningEffort != r.RequestedEffort:
+		return conflict("reasoning_effort")
+	case req.ExecutionTimeoutSeconds != 0 && req.ExecutionTimeoutSeconds != r.ExecutionTimeout:
+		return conflict("execution_timeout_seconds")
+	}
+	if r.State != StatePaused || (req.Resume != nil && !*req.Resume) {
+		return e.waitDelegate(ctx, req, r.TaskID, r.PauseRevision, r.StatusSequence)
+	}
+	if r.PauseRevision > 0 && (req.PauseRevision == nil || *req.PauseRevision != r.PauseRevision || req.PauseReasonHash != r.PauseReasonHash) {
+		return DelegateResult{}, Errorf(CodeInvalidRequest, map[string]any{
+			"pause_revision": r.PauseRevision, "pause_reason_hash": r.PauseReasonHash, "reason": r.Reason, "phase": r.Phase,
+		}, "Resuming a paused task needs its current pause_revision and pause_reason_hash; inspect the pause and send them")
+	}
+	if req.Authority.Network != r.Network {
+		return DelegateResult{}, Errorf(CodeReasonixIncompatible, nil, "the network setting changed since the task was created")
+	}
+	if err := e.collisionCheck(ctx, r, "resume"); err != nil {
+		return DelegateResult{}, err
+	}
+	e.detach(r.TaskID)
+	pauseRev, seq := r.PauseRevision, r.StatusSequence
+	if err := e.launch(ctx, r, c, true); err != nil {
+		return DelegateResult{}, err
+	}
+	return e.waitDelegate(ctx, req, r.TaskID, pauseRev, seq+1)
+}
+
+// gitError maps a gitx error onto the closed code set.
+func gitError(err error) error {
+	var ge *gitx.Error
+	if !errors.As(err, &ge) {
+		return Errorf(CodeInternalError, nil, "git: %v", err)
+	}
+	var details map[string]any
+	if len(ge.Paths) > 0 {
+		details = map[string]any{"paths": ge.Paths}
+	}
+	switch ge.Code {
+	case gitx.CodeDirtyRepository:
+		return Errorf(CodeDirtyRepository, details, "The source checkout must be clean before delegation")
+	case gitx.CodeNotGitRepository:
+		return Errorf(CodeNotGitRepository, details, "%s", ge.Message)
+	case gitx.CodeInvalidRequest:
+		return Errorf(CodeInvalidRequest, details, "%s", ge.Message)
+	case gitx.CodeOwnershipAmbiguous:
+		return Errorf(CodeOwnershipAmbiguous, details, "%s", ge.Message)
+	case gitx.CodeCommitFailed:
+		return Errorf(CodeCommitFailed, details, "%s", ge.Message)
+	}
+	return Errorf(CodeInternalError, details, "%s", ge.Error())
+}
+
+func parseStoredContract(raw json.RawMessage) (*contract.Contract, error) {
+	return contract.Parse(raw)
+}

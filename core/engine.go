@@ -1,0 +1,340 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"reasonixctl/store"
+)
+
+// Config configures an Engine.
+type Config struct {
+	StateDir string
+	Mode     string // who owns the state directory: tui, mcp, demo
+	Logger   *slog.Logger
+
+	// Worker starts a worker for a task; see WorkerLauncher.
+	Worker WorkerLauncher
+	// Model is the worker model, as `provider/model` or a model name (CODEX_REASONIX_MODEL).
+	Model string
+	// DefaultEffort applies when a task asks for none (CODEX_REASONIX_EFFORT, else medium).
+	DefaultEffort string
+	// PermissionMode is the default for tasks that do not choose (supervised in the dashboard,
+	// automatic over MCP).
+	PermissionMode PermissionMode
+	// AllowUnsandboxed lets verification run without bubblewrap (CODEX_REASONIX_ALLOW_UNSANDBOXED).
+	AllowUnsandboxed bool
+	// RunGitHooks runs the repository's commit hooks, sandboxed (CODEX_REASONIX_RUN_GIT_HOOKS).
+	RunGitHooks bool
+	// SecretScannerArgv is an external secret scanner run on the changed files before commit.
+	SecretScannerArgv []string
+
+	Now func() time.Time
+}
+
+// Engine implements Service over a state directory. It owns the directory for its lifetime.
+type Engine struct {
+	cfg     Config
+	log     *slog.Logger
+	store   *store.Store
+	changes *changes
+	key     []byte
+
+	locks taskLocks
+
+	mu   sync.Mutex
+	live map[string]*liveTask // tasks with a worker or an operation in flight
+
+	closing   chan struct{}
+	closeOnce sync.Once
+	bg        sync.WaitGroup
+}
+
+var _ Service = (*Engine)(nil)
+
+// Open takes ownership of the state directory, recovers tasks interrupted by a previous run,
+// and returns the engine.
+func Open(cfg Config) (*Engine, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.DefaultEffort == "" {
+		cfg.DefaultEffort = "medium"
+	}
+	if cfg.PermissionMode == "" {
+		cfg.PermissionMode = PermissionAutomatic
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = "engine"
+	}
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+		return nil, Errorf(CodeInternalError, nil, "state directory: %v", err)
+	}
+	st, err := store.Open(store.Options{Dir: cfg.StateDir, Mode: cfg.Mode, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	key, err := st.CursorKey()
+	if err != nil {
+		st.Close()
+		return nil, Errorf(CodeInternalError, nil, "cursor key: %v", err)
+	}
+	e := &Engine{
+		cfg: cfg, log: cfg.Logger, store: st, changes: newChanges(), key: key,
+		live: map[string]*liveTask{}, closing: make(chan struct{}),
+	}
+	if err := e.recover(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close stops every worker, waits for in-flight work and closes the store.
+func (e *Engine) Close() error {
+	var err error
+	e.closeOnce.Do(func() {
+		close(e.closing)
+		e.mu.Lock()
+		live := make([]*liveTask, 0, len(e.live))
+		for _, t := range e.live {
+			live = append(live, t)
+		}
+		e.mu.Unlock()
+		for _, t := range live {
+			t.stop()
+		}
+		e.bg.Wait()
+		err = e.store.Close()
+	})
+	return err
+}
+
+// StateDir is the directory the engine owns.
+func (e *Engine) StateDir() string { return e.cfg.StateDir }
+
+// recover pauses every task a previous run left in flight: its worker is gone, so it cannot
+// stay running, waiting or provisioning. review_required stays finalizable (finalize needs only
+// the worktree); paused stays paused.
+func (e *Engine) recover() error {
+	recs, err := e.store.List()
+	if err != nil {
+		return Errorf(CodeInternalError, nil, "listing tasks: %v", err)
+	}
+	for _, rec := range recs {
+		r, err := decodeRecord(rec.Data)
+		if err != nil {
+			e.log.Warn("skipping unreadable task at startup", "task", rec.TaskID, "err", err)
+			continue
+		}
+		if r.State.Terminal() || r.State == StatePaused || r.State == StateReviewRequired {
+			continue
+		}
+		_, err = e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
+			evs := cancelInteractions(r, e.now())
+			ev, err := setState(r, StatePaused, PhaseRestartRecovery, "reasonixctl restarted while the task was "+string(r.State))
+			if err != nil {
+				return nil, err
+			}
+			return append(evs, ev), nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cancelInteractions cancels every pending interaction of r.
+func cancelInteractions(r *taskRecord, now time.Time) []newEvent {
+	var evs []newEvent
+	for i := range r.Interactions {
+		ia := &r.Interactions[i]
+		if ia.Status == InteractionPending {
+			ia.Status, ia.ResolvedAt = InteractionCancelled, formatTime(now)
+			evs = append(evs, event(EventInteractionResolved, *ia))
+		}
+	}
+	return evs
+}
+
+// List implements Service.
+func (e *Engine) List(ctx context.Context, f ListFilter) ([]TaskView, error) {
+	recs, err := e.store.List()
+	if err != nil {
+		return nil, Errorf(CodeInternalError, nil, "listing tasks: %v", err)
+	}
+	type item struct {
+		v       TaskView
+		created time.Time
+	}
+	var items []item
+	for _, rec := range recs {
+		r, err := decodeRecord(rec.Data)
+		if err != nil {
+			continue
+		}
+		if !f.All && r.State.Terminal() {
+			continue
+		}
+		items = append(items, item{r.view(), r.CreatedAt})
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].created.After(items[j].created) })
+	out := make([]TaskView, len(items))
+	for i := range items {
+		out[i] = items[i].v
+	}
+	return out, nil
+}
+
+// Get implements Service.
+func (e *Engine) Get(ctx context.Context, id string) (TaskDetail, error) {
+	r, err := e.load(id)
+	if err != nil {
+		return TaskDetail{}, err
+	}
+	last, _ := e.store.LastSeq(id)
+	d := TaskDetail{
+		View: r.view(), Repository: r.RepoRoot, Objective: r.Objective, Contract: r.Contract,
+		Summary: r.Summary, ChangedFiles: r.ChangedFiles, DiffStat: r.DiffStat, Risks: r.Risks,
+		Usage: r.Usage, Interactions: r.Interactions, Verification: r.Verification,
+		Acceptance: r.Acceptance, CreatedAt: r.CreatedAt, LastSeq: last,
+	}
+	if c, err := parseStoredContract(r.Contract); err == nil {
+		for _, cr := range c.AcceptanceCriteria {
+			d.Criteria = append(d.Criteria, Criterion{ID: cr.ID, Requirement: cr.Requirement, Evidence: cr.Evidence})
+		}
+	}
+	if r.ReviewTreeHash != "" {
+		d.Diff, _ = e.reviewDiff(ctx, r)
+	}
+	return d, nil
+}
+
+// Subscribe implements Service.
+func (e *Engine) Subscribe(ctx context.Context, opts SubscribeOptions) (*Subscription, error) {
+	from := opts.FromSeq
+	if opts.TaskID != "" {
+		if _, err := e.load(opts.TaskID); err != nil {
+			return nil, err
+		}
+		if from == 0 {
+			from = 1
+		}
+	}
+	sub, err := e.store.Subscribe(ctx, opts.TaskID, from)
+	if err != nil {
+		return nil, Errorf(CodeInternalError, nil, "subscribe: %v", err)
+	}
+	out := make(chan Event, 256)
+	go func() {
+		defer close(out)
+		for ev := range sub.Events() {
+			select {
+			case out <- toEvent(ev):
+			case <-ctx.Done():
+				sub.Close()
+				return
+			}
+		}
+	}()
+	return &Subscription{C: out, Err: sub.Err}, nil
+}
+
+// Inspect implements Service.
+func (e *Engine) Inspect(ctx context.Context, req InspectRequest) (InspectResult, error) {
+	if err := validateInspect(&req); err != nil {
+		return InspectResult{}, err
+	}
+	r, err := e.load(req.TaskID)
+	if err != nil {
+		return InspectResult{}, err
+	}
+	if req.Cursor == "" && req.WaitMS > 0 {
+		start := r.UpdatedAt
+		r, _, err = e.waitFor(ctx, req.TaskID, time.Duration(req.WaitMS)*time.Millisecond, func(c *taskRecord) bool {
+			switch req.WaitUntil {
+			case "review_required":
+				return c.State == StateReviewRequired || c.State.Terminal()
+			case "interaction":
+				return c.pendingInteraction() != nil || c.State.Terminal()
+			case "terminal":
+				return c.State.Terminal()
+			}
+			return !c.UpdatedAt.Equal(start)
+		})
+		if err != nil {
+			return InspectResult{}, AsError(err)
+		}
+	}
+	src := func(sec string) (any, error) {
+		switch sec {
+		case "status":
+			return r.view(), nil
+		case "summary":
+			return r.Summary, nil
+		case "changed_files":
+			return nonNil(r.ChangedFiles), nil
+		case "diff_stat":
+			return r.DiffStat, nil
+		case "diff":
+			d, err := e.reviewDiff(ctx, r)
+			return redactText(d), err
+		case "verification":
+			return nonNil(r.Verification), nil
+		case "acceptance_evidence":
+			return nonNil(r.Acceptance), nil
+		case "risks":
+			return nonNil(r.Risks), nil
+		case "usage":
+			return r.usage(), nil
+		case "interactions":
+			return nonNil(r.Interactions), nil
+		case "events":
+			evs, err := e.store.Journal(r.TaskID, 1, 0)
+			if err != nil {
+				return nil, Errorf(CodeInternalError, nil, "journal: %v", err)
+			}
+			out := make([]inspectEvent, len(evs))
+			for i, ev := range evs {
+				out[i] = inspectEvent{Seq: ev.Seq, Timestamp: formatTime(ev.Time), Type: ev.Type, Data: ev.Data}
+			}
+			return out, nil
+		}
+		return nil, Errorf(CodeInvalidRequest, nil, "unknown section %s", sec)
+	}
+	return buildInspect(e.key, req, formatTime(r.UpdatedAt), src)
+}
+
+type inspectEvent struct {
+	Seq       uint64          `json:"seq"`
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Data      json.RawMessage `json:"data,omitempty"`
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// usage is the task's usage, zero-valued until the worker reports any.
+func (r *taskRecord) usage() Usage {
+	if r.Usage != nil {
+		return *r.Usage
+	}
+	return Usage{UsageSource: "none"}
+}
+
+// worktreeRoot is where task worktrees live.
+func (e *Engine) worktreeRoot(repoID string) string {
+	return filepath.Join(e.cfg.StateDir, "worktrees", repoID)
+}

@@ -1,0 +1,420 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"reasonixctl/core/contract"
+	"reasonixctl/core/gitx"
+	"reasonixctl/core/redact"
+	"reasonixctl/sandbox"
+)
+
+const (
+	verificationLogMax = 4 << 20
+	scannerTimeout     = 5 * time.Minute
+	commitSubjectMax   = 72
+)
+
+// finalize turns the reviewed tree into one commit on the task branch. It is bound to the
+// review revision and tree hash the supervisor approved; every failure before the commit
+// returns the task to a repairable review_required.
+func (e *Engine) finalize(ctx context.Context, req ControlRequest) (TaskView, error) {
+	id := req.TaskID
+	unlock := e.lockTask(id)
+	r, err := e.load(id)
+	if err != nil {
+		unlock()
+		return TaskView{}, err
+	}
+	c, msg, err := e.checkFinalize(r, req)
+	if err != nil {
+		unlock()
+		return TaskView{}, err
+	}
+	if _, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		r.ReviewSummary = strings.TrimSpace(req.ReviewSummary)
+		ev, err := setState(r, StateVerifying, "preflight", "")
+		return []newEvent{ev}, err
+	}); err != nil {
+		unlock()
+		return TaskView{}, err
+	}
+
+	// The transaction runs to its end even if the caller stops waiting: a half-finished
+	// finalize would leave the task in verifying.
+	done := make(chan error, 1)
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		defer unlock()
+		done <- e.finalizeTx(context.Background(), id, c, req, msg)
+	}()
+	wait := defaultWaitSeconds
+	if req.WaitTimeoutSeconds != nil {
+		wait = *req.WaitTimeoutSeconds
+	}
+	timer := time.NewTimer(time.Duration(wait) * time.Second)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			return TaskView{}, err
+		}
+		r, err := e.load(id)
+		if err != nil {
+			return TaskView{}, err
+		}
+		return r.view(), nil
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	r, _ = e.load(id)
+	return TaskView{}, Errorf(CodeInvalidState, map[string]any{"task": r.view(), "timed_out": true, "recoverable": true},
+		"finalize is still running; inspect the task for its result")
+}
+
+// checkFinalize is the synchronous part: state, approvals, commit message and the bound
+// snapshot. It writes nothing.
+func (e *Engine) checkFinalize(r *taskRecord, req ControlRequest) (*contract.Contract, string, error) {
+	if r.State != StateReviewRequired || r.RepairActive {
+		return nil, "", Errorf(CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase},
+			"task %s is %s; only a task in review_required can be finalized", r.TaskID, r.State)
+	}
+	if req.Authority.Cwd != "" && !req.Authority.Writable {
+		return nil, "", Errorf(CodeReadOnlySandbox, nil, "the supervisor's sandbox is read-only")
+	}
+	c, err := parseStoredContract(r.Contract)
+	if err != nil {
+		return nil, "", Errorf(CodeInvalidState, nil, "stored contract: %v", err)
+	}
+	required := c.CriteriaIDs(contract.EvidenceReview)
+	var missing, foreign []string
+	for _, id := range required {
+		if !slices.Contains(req.ApprovedReviewCriteria, id) {
+			missing = append(missing, id)
+		}
+	}
+	for _, id := range req.ApprovedReviewCriteria {
+		if _, ok := c.Criterion(id); !ok {
+			foreign = append(foreign, id)
+		}
+	}
+	if len(missing) > 0 || len(foreign) > 0 {
+		return nil, "", Errorf(CodeInvalidRequest, map[string]any{
+			"required": nonNil(required), "missing": nonNil(missing), "foreign": nonNil(foreign),
+		}, "approved_review_criteria must list every review criterion and only the contract's criteria")
+	}
+	msg := req.CommitMessage
+	if msg == "" {
+		msg = truncateText(r.TaskID+": "+firstLine(r.Objective), commitSubjectMax)
+	}
+	if err := gitx.ValidateMessage(msg); err != nil {
+		return nil, "", Errorf(CodeInvalidRequest, nil, "commit_message: %v", err)
+	}
+	if redact.ContainsSecret(msg) {
+		return nil, "", Errorf(CodeSecretDetected, nil, "the commit message contains a secret")
+	}
+	if *req.ExpectedReviewRevision != r.ReviewRevision || req.ExpectedReviewTreeHash != r.ReviewTreeHash {
+		return nil, "", Errorf(CodeInvalidRequest, map[string]any{
+			"checkpoint": "finalize_start",
+			"expected":   map[string]any{"review_revision": *req.ExpectedReviewRevision, "review_tree_hash": req.ExpectedReviewTreeHash},
+			"current":    map[string]any{"review_revision": r.ReviewRevision, "review_tree_hash": r.ReviewTreeHash},
+		}, "Finalize approval is stale: the reviewed snapshot changed since approval; inspect and approve the current snapshot")
+	}
+	return c, msg, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(line)
+}
+
+// finalizeTx is the transaction: verification, file assertions, evidence, secret scans and the
+// compare-and-swap commit.
+func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract, req ControlRequest, msg string) error {
+	r, err := e.load(id)
+	if err != nil {
+		return err
+	}
+	results, err := e.verify(ctx, r, c)
+	if err != nil {
+		return e.backToReview(ctx, id, err)
+	}
+	_, _ = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		r.Verification = results
+		evs := make([]newEvent, len(results))
+		for i, v := range results {
+			evs[i] = event(EventVerification, v)
+		}
+		ev, err := setState(r, StateVerifying, "assertions", "")
+		return append(evs, ev), err
+	})
+	for _, v := range results {
+		if !v.Passed {
+			return e.backToReview(ctx, id, Errorf(CodeVerificationFailed, map[string]any{"verification": v.ID},
+				"verification %s failed (exit %s, timed out %v)", v.ID, exitText(v.ExitCode), v.TimedOut))
+		}
+	}
+	assertions, err := checkAssertions(r.Worktree, c)
+	if err != nil {
+		return e.backToReview(ctx, id, err)
+	}
+	evidence, err := acceptanceEvidence(c, req.ApprovedReviewCriteria, results, assertions)
+	if err != nil {
+		return e.backToReview(ctx, id, err)
+	}
+	if err := e.scanSecrets(ctx, r); err != nil {
+		return e.backToReview(ctx, id, err)
+	}
+	_, _ = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		r.Acceptance = evidence
+		ev, err := setState(r, StateVerifying, "committing", "")
+		return []newEvent{ev}, err
+	})
+	res, err := gitx.Commit(ctx, gitx.CommitRequest{
+		Worktree: e.worktreeOf(r), Tree: r.ReviewTreeHash, Files: r.ChangedFiles, Message: msg,
+		Author: gitx.Identity{Name: r.AuthorName, Email: r.AuthorEmail},
+		Hooks:  e.hookRunner(r),
+		BeforeCommit: func(ctx context.Context) error {
+			return e.collisionCheck(ctx, r, "immediately_before_commit")
+		},
+	})
+	if err != nil {
+		return e.commitFailed(ctx, id, err)
+	}
+	_, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		r.CommitHash = res.Commit
+		ev, err := setState(r, StateCompleted, "completed", "")
+		return []newEvent{ev, event(EventCommitted, CommittedData{
+			CommitHash: res.Commit, Branch: r.Branch, IntegrationCommand: "git cherry-pick " + res.Commit,
+		})}, err
+	})
+	if err != nil {
+		return err
+	}
+	e.detachLater(id)
+	return nil
+}
+
+func exitText(code *int) string {
+	if code == nil {
+		return "none"
+	}
+	return fmt.Sprint(*code)
+}
+
+// verify runs every verification command in the sandbox and keeps each log as evidence.
+func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract) ([]VerificationResult, error) {
+	runner := &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log}
+	logDir := filepath.Join(e.cfg.StateDir, "verification", r.TaskID)
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
+		return nil, Errorf(CodeInternalError, nil, "verification logs: %v", err)
+	}
+	var out []VerificationResult
+	for _, v := range c.Verification {
+		started := e.now()
+		res, err := runner.Run(ctx, sandbox.Spec{
+			Argv: v.Argv, Dir: filepath.Join(r.Worktree, filepath.FromSlash(v.Cwd)), Worktree: r.Worktree,
+			RepoRoot: r.RepoRoot, Timeout: time.Duration(v.TimeoutSeconds) * time.Second, MaxOutput: verificationLogMax,
+		})
+		if err != nil {
+			var se *sandbox.Error
+			if errors.As(err, &se) && se.Code == sandbox.CodeUnavailable {
+				return nil, Errorf(CodeSandboxUnavailable, nil, "%s", se.Message)
+			}
+			return nil, Errorf(CodeVerificationFailed, map[string]any{"verification": v.ID}, "verification %s could not run: %v", v.ID, err)
+		}
+		argvJSON, _ := json.Marshal(v.Argv)
+		var log bytes.Buffer
+		fmt.Fprintf(&log, "$ %s\ncwd: %s\nexit: %d timeout: %v\n", argvJSON, v.Cwd, res.ExitCode, res.TimedOut)
+		log.WriteString(redact.String(string(res.Stdout)))
+		log.WriteString("\n")
+		log.WriteString(redact.String(string(res.Stderr)))
+		text := log.Bytes()
+		if len(text) > verificationLogMax {
+			text = text[:verificationLogMax]
+		}
+		logPath := filepath.Join(logDir, v.ID+".log")
+		if err := os.WriteFile(logPath, text, 0o600); err != nil {
+			return nil, Errorf(CodeInternalError, nil, "verification log: %v", err)
+		}
+		sum := sha256.Sum256(text)
+		var exit *int
+		if !res.TimedOut {
+			code := res.ExitCode
+			exit = &code
+		}
+		out = append(out, VerificationResult{
+			ID: v.ID, Argv: v.Argv, Cwd: v.Cwd, StartedAt: formatTime(started), FinishedAt: formatTime(e.now()),
+			ExitCode: exit, TimedOut: res.TimedOut, Passed: res.Passed(), Proves: v.Proves,
+			LogPath: logPath, SHA256: hex.EncodeToString(sum[:]), OutputBytes: int64(len(text)),
+		})
+	}
+	return out, nil
+}
+
+type assertionResult struct {
+	sha   string
+	bytes int64
+}
+
+// checkAssertions compares each asserted file byte for byte.
+func checkAssertions(worktree string, c *contract.Contract) (map[string]assertionResult, error) {
+	out := map[string]assertionResult{}
+	for _, a := range c.FileAssertions {
+		got, err := os.ReadFile(filepath.Join(worktree, filepath.FromSlash(a.Path)))
+		if err != nil || !bytes.Equal(got, []byte(a.ExpectedUTF8)) {
+			return nil, Errorf(CodeVerificationFailed, map[string]any{"file_assertion": a.ID, "path": a.Path},
+				"file assertion %s failed: %s does not hold the expected content", a.ID, a.Path)
+		}
+		sum := sha256.Sum256(got)
+		out[a.ID] = assertionResult{hex.EncodeToString(sum[:]), int64(len(got))}
+	}
+	return out, nil
+}
+
+// acceptanceEvidence proves every criterion: review criteria by approval, automated ones by
+// file assertions or by the passing verifications that prove them.
+func acceptanceEvidence(c *contract.Contract, approved []string, results []VerificationResult, assertions map[string]assertionResult) ([]AcceptanceEvidence, error) {
+	var out []AcceptanceEvidence
+	var unproved []string
+	for _, cr := range c.AcceptanceCriteria {
+		ev := AcceptanceEvidence{CriterionID: cr.ID, Evidence: cr.Evidence}
+		if cr.Evidence == contract.EvidenceReview {
+			ev.Approved = slices.Contains(approved, cr.ID)
+			ev.Source = "review"
+			if !ev.Approved {
+				unproved = append(unproved, cr.ID)
+			}
+			out = append(out, ev)
+			continue
+		}
+		var ids, hashes []string
+		var size int64
+		for _, a := range c.FileAssertions {
+			if slices.Contains(a.Proves, cr.ID) {
+				ids = append(ids, a.ID)
+				hashes = append(hashes, assertions[a.ID].sha)
+				size += assertions[a.ID].bytes
+			}
+		}
+		if len(ids) > 0 {
+			sum := sha256.Sum256([]byte(strings.Join(hashes, "")))
+			ev.Approved, ev.Source, ev.SHA256, ev.OutputBytes = true, "file_assertion:"+strings.Join(ids, ","), hex.EncodeToString(sum[:]), size
+			out = append(out, ev)
+			continue
+		}
+		for _, v := range results {
+			if v.Passed && slices.Contains(v.Proves, cr.ID) {
+				ids = append(ids, v.ID)
+			}
+		}
+		if len(ids) == 0 {
+			unproved = append(unproved, cr.ID)
+		} else {
+			ev.Approved, ev.Source = true, "verification:"+strings.Join(ids, ",")
+		}
+		out = append(out, ev)
+	}
+	if len(unproved) > 0 {
+		return nil, Errorf(CodeVerificationFailed, map[string]any{"unproved": unproved}, "acceptance criteria without evidence: %s", strings.Join(unproved, ", "))
+	}
+	return out, nil
+}
+
+// scanSecrets scans the changed files for secrets, then runs the external scanner if one is
+// configured.
+func (e *Engine) scanSecrets(ctx context.Context, r *taskRecord) error {
+	var hits []string
+	for _, p := range r.ChangedFiles {
+		findings, err := redact.ScanFile(filepath.Join(r.Worktree, filepath.FromSlash(p)))
+		if err == nil && len(findings) > 0 {
+			hits = append(hits, p)
+		}
+	}
+	if len(hits) > 0 {
+		return Errorf(CodeSecretDetected, map[string]any{"paths": hits}, "changed files contain secrets: %s", strings.Join(hits, ", "))
+	}
+	if len(e.cfg.SecretScannerArgv) == 0 || len(r.ChangedFiles) == 0 {
+		return nil
+	}
+	runner := &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log}
+	res, err := runner.Run(ctx, sandbox.Spec{
+		Argv: append(slices.Clone(e.cfg.SecretScannerArgv), r.ChangedFiles...), Worktree: r.Worktree, RepoRoot: r.RepoRoot, Timeout: scannerTimeout,
+	})
+	if err != nil || !res.Passed() {
+		return Errorf(CodeSecretDetected, nil, "the secret scanner refused the change")
+	}
+	return nil
+}
+
+// hookRunner runs commit hooks in the sandbox when hooks are enabled.
+func (e *Engine) hookRunner(r *taskRecord) gitx.HookRunner {
+	if !e.cfg.RunGitHooks {
+		return nil
+	}
+	runner := &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log}
+	return func(ctx context.Context, h gitx.HookRun) error {
+		res, err := runner.Run(ctx, sandbox.Spec{
+			Argv: h.Argv, Dir: h.Worktree, Worktree: h.Worktree, RepoRoot: r.RepoRoot, ExtraReadOnly: h.ReadOnly,
+			Env: h.Env, Timeout: h.Timeout, MaxOutput: h.MaxOutput,
+		})
+		if err != nil {
+			return err
+		}
+		if !res.Passed() {
+			return fmt.Errorf("hook %s failed (exit %d)", h.Name, res.ExitCode)
+		}
+		return nil
+	}
+}
+
+// backToReview returns a failed finalize to review_required, re-capturing the tree: if the
+// worktree changed, the review revision moves on and the old approval no longer applies.
+func (e *Engine) backToReview(ctx context.Context, id string, cause error) error {
+	ce := AsError(cause)
+	r, err := e.load(id)
+	if err != nil {
+		return ce
+	}
+	apply := func(r *taskRecord) ([]newEvent, error) {
+		if r.State != StateVerifying {
+			return nil, nil
+		}
+		ev, err := setState(r, StateReviewRequired, PhaseRepairRequired, string(ce.Code)+": "+ce.Message)
+		return []newEvent{ev, event(EventError, TextData{Text: ce.Message})}, err
+	}
+	if rev, err := gitx.BuildReview(ctx, e.worktreeOf(r)); err == nil {
+		_ = e.saveReview(id, rev, apply)
+	} else {
+		_, _ = e.update(id, apply)
+	}
+	return ce
+}
+
+// commitFailed maps a gitx commit error: a worktree that moved past the review is
+// ownership_ambiguous with a fresh review; a collision stays paused; anything else is
+// commit_failed, back in review.
+func (e *Engine) commitFailed(ctx context.Context, id string, err error) error {
+	var ce *Error
+	if errors.As(err, &ce) && ce.Code == CodeOwnershipAmbiguous {
+		return ce // collisionCheck paused the task already
+	}
+	var ge *gitx.Error
+	if errors.As(err, &ge) && ge.Code == gitx.CodeOwnershipAmbiguous {
+		return e.backToReview(ctx, id, Errorf(CodeOwnershipAmbiguous, map[string]any{"reason": ge.Reason},
+			"the worktree changed after review (%s); review the new snapshot and finalize again", ge.Message))
+	}
+	return e.backToReview(ctx, id, Errorf(CodeCommitFailed, nil, "%v", err))
+}

@@ -1,0 +1,125 @@
+package core
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"reasonixctl/store"
+)
+
+// newEvent is an event to append to a task's journal together with a record change.
+type newEvent struct {
+	Type string
+	Data any
+}
+
+func event(typ string, data any) newEvent { return newEvent{Type: typ, Data: data} }
+
+// maxEventData bounds one journal event's data so that a flooding worker cannot grow the
+// journal without limit per message.
+const maxEventData = 64 << 10
+
+func encodeEvents(evs []newEvent) []store.NewEvent {
+	out := make([]store.NewEvent, 0, len(evs))
+	for _, ev := range evs {
+		var raw json.RawMessage
+		if ev.Data != nil {
+			b, err := json.Marshal(redactValue(ev.Data))
+			if err != nil {
+				b, _ = json.Marshal(TextData{Text: "unencodable event data: " + err.Error()})
+			}
+			if len(b) > maxEventData {
+				b, _ = json.Marshal(TextData{Text: "event data over 64 KiB dropped"})
+			}
+			raw = b
+		}
+		out = append(out, store.NewEvent{Type: ev.Type, Data: raw})
+	}
+	return out
+}
+
+// load reads a task's record.
+func (e *Engine) load(id string) (*taskRecord, error) {
+	b, err := e.store.Get(id)
+	if err != nil {
+		return nil, e.storeError(id, err)
+	}
+	return decodeRecord(b)
+}
+
+// update applies fn to the task's current record and commits the result with fn's events in
+// one transaction. fn receives a private copy; returning nil events and an unchanged record is
+// allowed. Waiters are woken after the commit.
+func (e *Engine) update(id string, fn func(r *taskRecord) ([]newEvent, error)) (*taskRecord, error) {
+	var out *taskRecord
+	_, err := e.store.Update(id, func(cur []byte, exists bool) ([]byte, []store.NewEvent, error) {
+		if !exists {
+			return nil, nil, Errorf(CodeTaskNotFound, nil, "Unknown task: %s", id)
+		}
+		r, err := decodeRecord(cur)
+		if err != nil {
+			return nil, nil, err
+		}
+		evs, err := fn(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.UpdatedAt = e.now()
+		out = r
+		return r.encode(), encodeEvents(evs), nil
+	})
+	if err != nil {
+		return nil, e.storeError(id, err)
+	}
+	e.changes.notify(id)
+	return out, nil
+}
+
+// create stores a new record with its first events; an existing id is task_conflict.
+func (e *Engine) create(r *taskRecord, evs []newEvent) error {
+	_, err := e.store.Update(r.TaskID, func(cur []byte, exists bool) ([]byte, []store.NewEvent, error) {
+		if exists {
+			return nil, nil, Errorf(CodeTaskConflict, nil, "task %s already exists", r.TaskID)
+		}
+		return r.encode(), encodeEvents(evs), nil
+	})
+	if err != nil {
+		return e.storeError(r.TaskID, err)
+	}
+	e.changes.notify(r.TaskID)
+	return nil
+}
+
+// appendEvents journals events that change nothing in the record (agent text, tool calls).
+func (e *Engine) appendEvents(id string, evs ...newEvent) {
+	if _, err := e.store.Append(id, encodeEvents(evs)...); err != nil {
+		e.log.Warn("journal append failed", "task", id, "err", err)
+	}
+}
+
+func (e *Engine) storeError(id string, err error) error {
+	var ce *Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return Errorf(CodeTaskNotFound, nil, "Unknown task: %s", id)
+	}
+	var sv *store.SchemaVersionError
+	if errors.As(err, &sv) {
+		return Errorf(CodeInvalidState, nil, "%v", err)
+	}
+	return Errorf(CodeInternalError, nil, "state store: %v", err)
+}
+
+func toEvent(ev store.Event) Event {
+	return Event{TaskID: ev.TaskID, Seq: ev.Seq, Time: ev.Time, Type: ev.Type, Data: ev.Data}
+}
+
+func (e *Engine) now() time.Time {
+	if e.cfg.Now != nil {
+		return e.cfg.Now()
+	}
+	return time.Now()
+}

@@ -1,0 +1,410 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"reasonixctl/acp"
+	"reasonixctl/core/contract"
+)
+
+// WorkerSpec says where a task's worker runs.
+type WorkerSpec struct {
+	TaskID   string
+	Worktree string
+	Network  bool
+}
+
+// WorkerLauncher starts one worker for one task: the real binary (acp.Start) or, for the demo and
+// tests, an in-process scripted worker connected over pipes. Each task gets its own worker, so a
+// crash pauses only that task and two tasks never share a session.
+type WorkerLauncher func(ctx context.Context, spec WorkerSpec) (*acp.Worker, error)
+
+// liveTask is the in-memory side of a task whose worker is running or that has an operation in
+// flight. Its record is the truth; liveTask holds only what cannot be persisted: the worker, the
+// running turn and the supervisors' pending answers.
+type liveTask struct {
+	id       string
+	e        *Engine
+	contract *contract.Contract
+	worktree string
+
+	// op serialises supervisor operations (steer, respond, finalize, cancel) on this task.
+	op sync.Mutex
+
+	mu        sync.Mutex
+	worker    *acp.Worker
+	session   *acp.Session
+	turnEnd   chan struct{} // closed when the running turn has been settled; nil when idle
+	cancelled bool          // the running turn was cancelled by us
+	answers   map[string]chan interactionAnswer
+	watchdogs map[string]*time.Timer
+	text      textBuffer
+
+	pumpDone chan struct{}
+	stopOnce sync.Once
+}
+
+type interactionAnswer struct {
+	outcome  acp.PermissionOutcome
+	response map[string]any
+}
+
+func (e *Engine) liveTask(id string) *liveTask {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.live[id]
+}
+
+// attach returns the task's liveTask, creating it when absent.
+func (e *Engine) attach(id string, c *contract.Contract, worktree string) *liveTask {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t, ok := e.live[id]; ok {
+		return t
+	}
+	t := &liveTask{
+		id: id, e: e, contract: c, worktree: worktree,
+		answers: map[string]chan interactionAnswer{}, watchdogs: map[string]*time.Timer{},
+	}
+	e.live[id] = t
+	return t
+}
+
+// stop ends the worker; pending answers are cancelled by the worker's contexts ending.
+func (t *liveTask) stop() {
+	t.stopOnce.Do(func() {
+		t.mu.Lock()
+		w, s := t.worker, t.session
+		for _, d := range t.watchdogs {
+			d.Stop()
+		}
+		t.mu.Unlock()
+		if s != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = s.Cancel(ctx)
+			cancel()
+		}
+		if w != nil {
+			_ = w.Close()
+		}
+		if t.pumpDone != nil {
+			<-t.pumpDone
+		}
+	})
+}
+
+// detach stops the task's worker and forgets it.
+func (e *Engine) detach(id string) {
+	e.mu.Lock()
+	t := e.live[id]
+	delete(e.live, id)
+	e.mu.Unlock()
+	if t != nil {
+		t.stop()
+	}
+}
+
+// startWorker launches the worker and opens a configured session for the task.
+func (e *Engine) startWorker(ctx context.Context, t *liveTask, r *taskRecord) error {
+	if e.cfg.Worker == nil {
+		return Errorf(CodeReasonixUnavailable, nil, "no worker is configured")
+	}
+	w, err := e.cfg.Worker(ctx, WorkerSpec{TaskID: r.TaskID, Worktree: r.Worktree, Network: r.Network})
+	if err != nil {
+		return workerError(err)
+	}
+	mode := "normal"
+	if r.Lane == LaneDeep {
+		mode = "goal"
+	}
+	s, err := w.NewSession(ctx, acp.SessionConfig{
+		Cwd:          r.Worktree,
+		Model:        e.cfg.Model,
+		Effort:       r.RequestedEffort,
+		Mode:         mode,
+		OnPermission: t.decide,
+	})
+	if err != nil {
+		_ = w.Close()
+		return workerError(err)
+	}
+	t.mu.Lock()
+	t.worker, t.session = w, s
+	t.pumpDone = make(chan struct{})
+	t.mu.Unlock()
+	e.bg.Add(1)
+	go t.pump(s)
+	_, err = e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
+		r.SessionID = s.ID()
+		eff := s.Effective()
+		r.EffectiveEffort = effortName(eff.Effort, r.RequestedEffort)
+		r.SessionMode = eff.Mode
+		r.WorkMode = eff.WorkMode
+		if r.WorkMode == "" {
+			r.WorkMode = "standard"
+		}
+		return nil, nil
+	})
+	return err
+}
+
+// effortName maps the worker's effective effort back to the supervisor's scale.
+func effortName(worker, requested string) string {
+	switch worker {
+	case "max", "high", "medium", "low":
+		return worker
+	case "auto":
+		return "medium"
+	case "disabled":
+		return "low"
+	}
+	return requested
+}
+
+func workerError(err error) error {
+	var ce *Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	var inc *acp.IncompatibleError
+	if errors.As(err, &inc) {
+		return Errorf(CodeReasonixIncompatible, nil, "%v", err)
+	}
+	var oe *acp.OptionError
+	if errors.As(err, &oe) {
+		return Errorf(CodeReasonixIncompatible, nil, "%v", err)
+	}
+	return Errorf(CodeReasonixUnavailable, nil, "%v", err)
+}
+
+// startTurn sends a prompt and settles the turn when it ends. The deadline is the task's
+// execution timeout; passing it pauses the task rather than failing it, so nothing is lost.
+func (e *Engine) startTurn(t *liveTask, text string, timeout time.Duration) {
+	t.mu.Lock()
+	s := t.session
+	done := make(chan struct{})
+	t.turnEnd, t.cancelled = done, false
+	t.mu.Unlock()
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		defer close(done)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		stop, err := s.Prompt(ctx, text)
+		deadline := errors.Is(ctx.Err(), context.DeadlineExceeded)
+		if deadline {
+			cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = s.Cancel(cctx)
+			ccancel()
+		}
+		sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+		status, serr := s.Status(sctx)
+		scancel()
+		t.flushText()
+		e.settleTurn(t, turnResult{stop: string(stop), err: err, deadline: deadline, status: status, statusErr: serr})
+	}()
+}
+
+type turnResult struct {
+	stop      string
+	err       error
+	deadline  bool
+	status    acp.Status
+	statusErr error
+}
+
+// settleTurn applies the turn-end rules: cancelled → stays paused or cancelled; worker error →
+// failed or paused; ready for review → review_required with a captured tree; otherwise paused.
+func (e *Engine) settleTurn(t *liveTask, res turnResult) {
+	t.mu.Lock()
+	for k, d := range t.watchdogs {
+		d.Stop()
+		delete(t.watchdogs, k)
+	}
+	t.turnEnd = nil
+	t.mu.Unlock()
+
+	r, err := e.load(t.id)
+	if err != nil {
+		return
+	}
+	st := res.status
+	if res.statusErr == nil {
+		e.applyStatus(t.id, st)
+	}
+	if r.State != StateRunning {
+		// A pause, cancel or close decided the state already; the turn's end only confirms it.
+		e.resetDenials(t.id)
+		return
+	}
+	switch {
+	case res.deadline:
+		e.pause(t.id, "execution_timeout", "the turn passed its execution timeout and was cancelled")
+	case res.stop == "cancelled" || st.Goal.Status == "cancelled":
+		e.pause(t.id, "turn_cancelled", "the worker's turn was cancelled")
+	case res.err != nil && isWorkerGone(res.err):
+		e.pause(t.id, PhaseWorkerCrashed, "the worker stopped: "+res.err.Error())
+	case res.err != nil || st.Goal.Status == "failed" || st.TurnOutcome.Kind == "error":
+		why := "the worker reported an error"
+		if res.err != nil {
+			why = res.err.Error()
+		}
+		e.fail(t.id, "reasonix_error", why)
+	case st.FinalReadiness.ReadyForReview || st.Goal.Status == "complete" ||
+		(res.stop == "end_turn" && st.TurnOutcome.Kind == "completed") || (res.stop == "end_turn" && res.statusErr != nil):
+		e.reviewReady(context.Background(), t.id, st)
+	default:
+		e.pause(t.id, PhaseTurnEnded, "the worker ended its turn without asking for review")
+	}
+	e.resetDenials(t.id)
+}
+
+func isWorkerGone(err error) bool {
+	return errors.Is(err, acp.ErrWorkerExited) || errors.Is(err, acp.ErrWorkerClosed) ||
+		errors.Is(err, acp.ErrProtocol) || errors.Is(err, acp.ErrFlood)
+}
+
+// pause moves a task to paused unless it is already past running.
+func (e *Engine) pause(id, phase, reason string) {
+	_, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		if r.State.Terminal() || r.State == StatePaused || r.State == StateReviewRequired {
+			return nil, nil
+		}
+		evs := cancelInteractions(r, e.now())
+		ev, err := setState(r, StatePaused, phase, reason)
+		if err != nil {
+			return nil, err
+		}
+		return append(evs, ev), nil
+	})
+	if err != nil {
+		e.log.Warn("pause failed", "task", id, "err", err)
+	}
+}
+
+func (e *Engine) fail(id, phase, reason string) {
+	_, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		if r.State.Terminal() {
+			return nil, nil
+		}
+		evs := cancelInteractions(r, e.now())
+		ev, err := setState(r, StateFailed, phase, reason)
+		if err != nil {
+			return nil, err
+		}
+		return append(evs, ev, event(EventError, TextData{Text: reason})), nil
+	})
+	if err != nil {
+		e.log.Warn("fail failed", "task", id, "err", err)
+	}
+	e.detachLater(id)
+}
+
+// detachLater stops a task's worker off the caller's goroutine (the caller may be the worker's
+// own turn goroutine).
+func (e *Engine) detachLater(id string) {
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		e.detach(id)
+	}()
+}
+
+func (e *Engine) resetDenials(id string) {
+	_, _ = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		r.Denials = nil
+		return nil, nil
+	})
+}
+
+// applyStatus records the worker's status snapshot when it is newer than the last one.
+func (e *Engine) applyStatus(id string, st acp.Status) {
+	_, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		if st.Sequence != 0 && st.Sequence <= r.WorkerSequence {
+			return nil, nil
+		}
+		var evs []newEvent
+		r.WorkerSequence = st.Sequence
+		if st.FinalReadiness.Summary != "" {
+			r.Summary = truncateText(st.FinalReadiness.Summary, 4096)
+		}
+		if risks := decodeRisks(st.FinalReadiness.Risks); risks != nil {
+			r.Risks = risks
+		}
+		if st.Mode != "" {
+			r.SessionMode = st.Mode
+		}
+		if u := usageFrom(st.Usage.Cumulative); u != nil && (r.Usage == nil || *u != *r.Usage) {
+			r.Usage = u
+			evs = append(evs, event(EventUsage, *u))
+		}
+		if st.Phase != "" {
+			evs = append(evs, event(EventWorkerStatus, WorkerStatusData{Phase: st.Phase, State: st.State}))
+		}
+		return evs, nil
+	})
+	if err != nil {
+		e.log.Debug("status not applied", "task", id, "err", err)
+	}
+}
+
+func usageFrom(u acp.Usage) *Usage {
+	if u.PromptTokens == 0 && u.CompletionTokens == 0 && u.TotalTokens == 0 {
+		return nil
+	}
+	out := &Usage{
+		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens,
+		ReasoningTokens: u.ReasoningTokens, CacheHitTokens: u.CacheHitTokens,
+		CacheMissTokens: u.CacheMissTokens, EstimatedCost: u.EstimatedCost, Currency: u.Currency,
+		UsageSource: "reasonix",
+	}
+	if total := u.CacheHitTokens + u.CacheMissTokens; total > 0 {
+		ratio := float64(u.CacheHitTokens) / float64(total)
+		out.CacheHitRatio = &ratio
+	}
+	return out
+}
+
+func decodeRisks(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	var risks []string
+	if json.Unmarshal(raw, &risks) == nil {
+		for i := range risks {
+			risks[i] = truncateText(risks[i], 300)
+		}
+		if len(risks) > 20 {
+			risks = risks[:20]
+		}
+		return risks
+	}
+	return nil
+}
+
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// steerText prefixes a supervisor's message the way the worker is told to expect.
+func steerText(repairRound int, msg string) string {
+	if repairRound > 0 {
+		return "Supervisor review repair round " + strconv.Itoa(repairRound) + "/2. The contract is immutable. " + msg
+	}
+	return "Supervisor steering. " + msg
+}

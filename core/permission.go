@@ -1,0 +1,233 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"reasonixctl/acp"
+	"reasonixctl/core/policy"
+)
+
+// denialLoopLimit is the identical denial that pauses the task: the worker was told twice.
+const denialLoopLimit = 3
+
+// decide answers one permission request of the worker. Policy decisions are immediate; only
+// questions (ask) and, in supervised mode, commands the policy does not know wait for a person.
+// It runs on the connection's goroutine for this request, so it may block on an answer.
+func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.PermissionOutcome {
+	e := t.e
+	r, err := e.load(t.id)
+	if err != nil || r.State.Terminal() || r.State == StatePaused {
+		return acp.PermissionOutcome{}
+	}
+	if isQuestion(req) {
+		return t.ask(ctx, req, InteractionInput, policy.Decision{Reason: "the worker asks a question"})
+	}
+
+	var d policy.Decision
+	var argv []string
+	var cwd string
+	var paths []string
+	if req.ToolKind == "execute" {
+		var meta *policy.ExecMeta
+		if m := req.Meta; m != nil {
+			meta = &policy.ExecMeta{CommandSchemaVersion: m.CommandSchemaVersion, Tool: m.Tool, Argv: m.Argv, Cwd: m.Cwd, ApprovalID: m.ApprovalID}
+			argv, cwd = m.Argv, m.Cwd
+		}
+		rawArgv, rawCwd := rawExecInput(req.RawInput)
+		d = policy.ClassifyExec(policy.ExecRequest{ToolCallID: req.ToolCallID, Meta: meta, RawArgv: rawArgv, RawCwd: rawCwd, Worktree: r.Worktree}, t.contract)
+	} else {
+		er := policy.EditRequestFromToolCall(req.ToolCallID, req.ToolKind, req.Locations, rawValue(req.RawInput), r.Worktree)
+		paths = er.Paths
+		d = policy.ClassifyEdit(er, t.contract)
+	}
+	data := PermissionData{
+		ToolCallID: req.ToolCallID, Kind: req.ToolKind, Title: req.Title, Argv: argv, Cwd: cwd,
+		Paths: paths, Code: d.Code, Reason: d.Reason, Hint: d.Hint, By: "policy",
+	}
+
+	if d.Allow {
+		data.Decision = DecisionAllow
+		e.appendEvents(t.id, event(EventPermissionDecided, data))
+		if d.TimeoutSeconds > 0 {
+			t.armWatchdog(req, time.Duration(d.TimeoutSeconds)*time.Second)
+		}
+		return req.Choose("allow_once")
+	}
+	if d.Askable() && r.PermissionMode == PermissionSupervised {
+		data.Decision = DecisionInteraction
+		e.appendEvents(t.id, event(EventPermissionDecided, data))
+		return t.ask(ctx, req, InteractionPermission, d)
+	}
+
+	data.Decision = DecisionDeny
+	fp := policy.Fingerprint(req.ToolKind, d.Code, append(argv, paths...), cwd)
+	var count int
+	_, _ = e.update(t.id, func(r *taskRecord) ([]newEvent, error) {
+		if r.Denials == nil {
+			r.Denials = map[string]int{}
+		}
+		r.Denials[fp]++
+		count = r.Denials[fp]
+		return []newEvent{event(EventPermissionDecided, data)}, nil
+	})
+	switch {
+	case count >= denialLoopLimit:
+		e.pause(t.id, PhaseRepeatedDenial, fmt.Sprintf("the worker repeated a denied request %d times (%s)", count, d.Code))
+		go t.cancelTurn()
+	case count == 1:
+		msg := "The previous tool request was rejected by immutable supervisor policy: " + d.Reason + " " + d.Hint
+		go t.steerQuietly(msg)
+	}
+	return req.Choose("reject_once")
+}
+
+// isQuestion reports whether the request is the worker's ask tool rather than a gated action.
+func isQuestion(req acp.PermissionRequest) bool {
+	return req.ToolKind == "other" && (strings.HasPrefix(req.ToolCallID, "ask-") || (req.Meta != nil && req.Meta.Tool == "ask"))
+}
+
+func rawExecInput(raw json.RawMessage) ([]string, string) {
+	var in struct {
+		Argv []string `json:"argv"`
+		Cwd  string   `json:"cwd"`
+	}
+	_ = json.Unmarshal(raw, &in)
+	return in.Argv, in.Cwd
+}
+
+// ask opens an interaction and waits for a supervisor's answer, the turn's end, or the task
+// leaving its waiting state.
+func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind string, d policy.Decision) acp.PermissionOutcome {
+	e := t.e
+	id := fmt.Sprintf("%s-%d", kind, time.Now().UnixNano())
+	options := make([]map[string]any, len(req.Options))
+	for i, o := range req.Options {
+		options[i] = map[string]any{"option_id": o.ID, "name": o.Name, "kind": o.Kind}
+	}
+	request := map[string]any{
+		"tool_call_id": req.ToolCallID, "tool_kind": req.ToolKind, "title": truncateText(req.Title, 512),
+		"options": options,
+	}
+	if req.Meta != nil {
+		if len(req.Meta.Argv) > 0 {
+			request["argv"] = req.Meta.Argv
+			request["cwd"] = req.Meta.Cwd
+		}
+		if req.Meta.Subject != "" {
+			request["subject"] = truncateText(req.Meta.Subject, 512)
+		}
+	}
+	if len(req.RawInput) > 0 && len(req.RawInput) <= 1024 {
+		request["input"] = rawValue(req.RawInput)
+	}
+	if d.Code != "" {
+		request["policy_code"], request["policy_reason"] = d.Code, d.Reason
+	}
+	ch := make(chan interactionAnswer, 1)
+	t.mu.Lock()
+	t.answers[id] = ch
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		delete(t.answers, id)
+		t.mu.Unlock()
+	}()
+
+	state := StateWaitingPermission
+	if kind == InteractionInput {
+		state = StateWaitingInput
+	}
+	_, err := e.update(t.id, func(r *taskRecord) ([]newEvent, error) {
+		ia := Interaction{ID: id, Kind: kind, Status: InteractionPending, CreatedAt: formatTime(e.now()), Request: request}
+		r.Interactions = append(r.Interactions, ia)
+		ev, err := setState(r, state, PhaseInteractionWaiting, "")
+		if err != nil {
+			return nil, err
+		}
+		return []newEvent{event(EventInteractionWaiting, ia), ev}, nil
+	})
+	if err != nil {
+		return acp.PermissionOutcome{}
+	}
+	select {
+	case a := <-ch:
+		return a.outcome
+	case <-ctx.Done():
+		_, _ = e.update(t.id, func(r *taskRecord) ([]newEvent, error) {
+			for i := range r.Interactions {
+				if r.Interactions[i].ID == id && r.Interactions[i].Status == InteractionPending {
+					r.Interactions[i].Status, r.Interactions[i].ResolvedAt = InteractionCancelled, formatTime(e.now())
+					evs := []newEvent{event(EventInteractionResolved, r.Interactions[i])}
+					if r.State == state {
+						ev, err := setState(r, StateRunning, "implementing", "")
+						if err == nil {
+							evs = append(evs, ev)
+						}
+					}
+					return evs, nil
+				}
+			}
+			return nil, nil
+		})
+		return acp.PermissionOutcome{}
+	}
+}
+
+// steerQuietly sends a recovery steer; a turn that already ended makes it moot.
+func (t *liveTask) steerQuietly(msg string) {
+	t.mu.Lock()
+	s := t.session
+	t.mu.Unlock()
+	if s == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.Steer(ctx, msg); err == nil {
+		t.e.appendEvents(t.id, event(EventSteered, TextData{Text: msg}))
+	}
+}
+
+// armWatchdog pauses the task and cancels the turn when an allowed command outlives its
+// timeout. The watchdog is keyed by the tool call's id when the worker's permission request
+// could be matched to it, else by the gate id.
+func (t *liveTask) armWatchdog(req acp.PermissionRequest, d time.Duration) {
+	key := req.CallID
+	if key == "" {
+		key = req.ToolCallID
+	}
+	subject := req.Title
+	timer := time.AfterFunc(d, func() {
+		t.e.pause(t.id, PhaseCommandTimeout, "an allowed command ran past its "+d.String()+" timeout: "+truncateText(subject, 200))
+		t.cancelTurn()
+	})
+	t.mu.Lock()
+	if old, ok := t.watchdogs[key]; ok {
+		old.Stop()
+	}
+	t.watchdogs[key] = timer
+	t.mu.Unlock()
+}
+
+// commandFinished clears the watchdog of the command a finished tool call ran. A finished call
+// that matches no watchdog clears one keyed by a gate id: its call was never matched.
+func (t *liveTask) commandFinished(ev acp.ToolCallUpdate) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if d, ok := t.watchdogs[ev.ID]; ok {
+		d.Stop()
+		delete(t.watchdogs, ev.ID)
+		return
+	}
+	for k, d := range t.watchdogs {
+		if strings.HasPrefix(k, "gate-") {
+			d.Stop()
+			delete(t.watchdogs, k)
+			return
+		}
+	}
+}

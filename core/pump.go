@@ -1,0 +1,143 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"reasonixctl/acp"
+)
+
+const (
+	// textFlushBytes and textFlushDelay bound how much agent text is coalesced into one journal
+	// event: readable paragraphs for the dashboard, few store commits per turn.
+	textFlushBytes = 4 << 10
+	textFlushDelay = 250 * time.Millisecond
+	toolOutputMax  = 2 << 10
+)
+
+// textBuffer coalesces streamed agent text.
+type textBuffer struct {
+	b     strings.Builder
+	since time.Time
+}
+
+// pump journals the session's events until its stream ends. It never blocks the worker: acp
+// queues events without bound up to its flood limit, and this goroutine drains that queue.
+func (t *liveTask) pump(s *acp.Session) {
+	defer t.e.bg.Done()
+	defer close(t.pumpDone)
+	flush := time.NewTimer(time.Hour)
+	flush.Stop()
+	for {
+		select {
+		case ev, ok := <-s.Events():
+			if !ok {
+				t.flushText()
+				return
+			}
+			t.handle(ev, flush)
+		case <-flush.C:
+			t.flushText()
+		}
+	}
+}
+
+func (t *liveTask) handle(ev acp.Event, flush *time.Timer) {
+	e := t.e
+	switch ev := ev.(type) {
+	case acp.Chunk:
+		if ev.Stream != acp.KindAgentMessage || ev.Text == "" {
+			return
+		}
+		t.mu.Lock()
+		if t.text.b.Len() == 0 {
+			t.text.since = time.Now()
+			flush.Reset(textFlushDelay)
+		}
+		t.text.b.WriteString(ev.Text)
+		full := t.text.b.Len() >= textFlushBytes
+		t.mu.Unlock()
+		if full {
+			t.flushText()
+		}
+		return
+	}
+	t.flushText()
+	switch ev := ev.(type) {
+	case acp.ToolCall:
+		e.appendEvents(t.id, event(EventToolCall, ToolCallData{
+			ToolCallID: ev.ID, Title: ev.Title, Kind: ev.ToolKind, Status: ev.Status, Input: rawValue(ev.RawInput),
+		}))
+	case acp.ToolCallUpdate:
+		e.appendEvents(t.id, event(EventToolCall, ToolCallData{
+			ToolCallID: ev.ID, Title: ev.Title, Status: ev.Status, Output: truncateText(ev.Text, toolOutputMax),
+		}))
+		if ev.Status == "completed" || ev.Status == "failed" {
+			t.commandFinished(ev)
+		}
+	case acp.Plan:
+		entries := make([]PlanEntry, len(ev.Entries))
+		for i, p := range ev.Entries {
+			entries[i] = PlanEntry{Content: p.Content, Status: p.Status}
+		}
+		e.appendEvents(t.id, event(EventPlan, PlanData{Entries: entries}))
+	case acp.StatusUpdate:
+		e.applyStatus(t.id, ev.Status)
+		t.checkLane(ev.Status)
+	case acp.ModeUpdate:
+		t.checkLane(acp.Status{Mode: ev.ModeID})
+	case acp.ErrorEvent:
+		e.pause(t.id, PhaseWorkerCrashed, "the worker stopped: "+ev.Err.Error())
+	}
+}
+
+// flushText journals the coalesced agent text as one agent_message.
+func (t *liveTask) flushText() {
+	t.mu.Lock()
+	text := t.text.b.String()
+	t.text.b.Reset()
+	t.mu.Unlock()
+	if text != "" {
+		t.e.appendEvents(t.id, event(EventAgentMessage, TextData{Text: text}))
+	}
+}
+
+// checkLane fails a fast-lane task whose session drifted into goal mode: the supervisor chose a
+// direct-edit worker and did not approve long-horizon autonomy.
+func (t *liveTask) checkLane(st acp.Status) {
+	r, err := t.e.load(t.id)
+	if err != nil || r.Lane != LaneFast || r.State.Terminal() {
+		return
+	}
+	if st.Mode == "goal" || (st.Goal.Status != "" && st.Goal.Status != "none") {
+		t.e.fail(t.id, "lane_policy_violation", "the fast-lane session entered goal mode")
+	}
+}
+
+func rawValue(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	return v
+}
+
+// cancelTurn cancels the running turn, if any, without waiting for it to settle.
+func (t *liveTask) cancelTurn() {
+	t.mu.Lock()
+	s := t.session
+	running := t.turnEnd != nil
+	t.cancelled = true
+	t.mu.Unlock()
+	if s == nil || !running {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.Cancel(ctx)
+}

@@ -1,0 +1,249 @@
+package core
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"reasonixctl/acp"
+	"reasonixctl/core/contract"
+	"reasonixctl/core/gitx"
+	"reasonixctl/core/redact"
+)
+
+// Review bundle limits: the whole bundle stays under 12 KiB of JSON, the diff getting what the
+// other fields leave.
+const (
+	bundleMaxBytes      = 12 << 10
+	bundleSummaryMax    = 2048
+	bundleStatMax       = 2048
+	bundleFilesMax      = 100
+	bundleInteractionMx = 2048
+)
+
+// reviewReady captures the worktree as the canonical review tree, checks what the worker changed
+// against the contract, and moves the task to review_required with a new review revision.
+func (e *Engine) reviewReady(ctx context.Context, id string, st acp.Status) {
+	r, err := e.load(id)
+	if err != nil {
+		return
+	}
+	c, err := parseStoredContract(r.Contract)
+	if err != nil {
+		e.fail(id, "contract_unreadable", err.Error())
+		return
+	}
+	rev, err := gitx.BuildReview(ctx, e.worktreeOf(r))
+	if err != nil {
+		e.pause(id, PhasePostflightFailed, "the worktree could not be snapshotted: "+err.Error())
+		return
+	}
+	if bad := scopeViolations(c, rev); len(bad) > 0 {
+		e.pause(id, PhasePostflightFailed, "the worker changed paths outside the write scope: "+strings.Join(limitStrings(bad, 20), ", "))
+		return
+	}
+	if err := e.collisionCheck(ctx, r, "review_readiness"); err != nil {
+		return
+	}
+	if err := e.saveReview(id, rev, func(r *taskRecord) ([]newEvent, error) {
+		r.RepairActive = false
+		ev, err := setState(r, StateReviewRequired, PhaseReview, "")
+		return []newEvent{ev}, err
+	}); err != nil {
+		e.log.Warn("review not saved", "task", id, "err", err)
+	}
+}
+
+// saveReview stores a captured review as the task's current one (a new revision when the tree
+// differs or none was captured yet) and applies then to the record in the same transaction.
+func (e *Engine) saveReview(id string, rev gitx.Review, then func(r *taskRecord) ([]newEvent, error)) error {
+	sum := sha256.Sum256(rev.Diff)
+	diffSHA := hex.EncodeToString(sum[:])
+	if err := e.writeReviewDiff(id, rev.Diff); err != nil {
+		return err
+	}
+	_, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		var evs []newEvent
+		if r.ReviewTreeHash != rev.Tree || r.ReviewRevision == 0 {
+			r.ReviewRevision++
+			r.ReviewTreeHash = rev.Tree
+			r.ChangedFiles = rev.Paths()
+			r.DiffStat = diffStat(rev)
+			r.DiffSHA256 = diffSHA
+			evs = append(evs, event(EventReviewReady, ReviewReadyData{
+				ReviewRevision: r.ReviewRevision, ReviewTreeHash: r.ReviewTreeHash,
+				ChangedFiles: limitStrings(r.ChangedFiles, bundleFilesMax), DiffStat: r.DiffStat,
+			}))
+		}
+		more, err := then(r)
+		return append(evs, more...), err
+	})
+	return err
+}
+
+// scopeViolations lists changed paths the contract does not let the worker write, and tracked
+// runtime metadata it changed.
+func scopeViolations(c *contract.Contract, rev gitx.Review) []string {
+	var bad []string
+	for _, f := range rev.Files {
+		if !c.WriteAllowed(f.Path) || redact.IsGitControlPath(f.Path) || redact.IsCredentialPath(f.Path) {
+			bad = append(bad, f.Path)
+		}
+	}
+	return append(bad, rev.ReasonixChanges...)
+}
+
+func diffStat(rev gitx.Review) string {
+	var b strings.Builder
+	for _, f := range rev.Files {
+		if f.Binary {
+			b.WriteString(" " + f.Path + " | Bin\n")
+			continue
+		}
+		b.WriteString(" " + f.Path + " | +" + strconv.Itoa(f.Added) + " -" + strconv.Itoa(f.Deleted) + "\n")
+	}
+	b.WriteString(" " + rev.Stat() + "\n")
+	return b.String()
+}
+
+func limitStrings(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func (e *Engine) reviewDiffPath(id string) string {
+	return filepath.Join(e.cfg.StateDir, "reviews", id+".diff")
+}
+
+// writeReviewDiff keeps the current review's diff beside the store: it is derived from the
+// review tree, too large for a record, and read by inspect and the dashboard.
+func (e *Engine) writeReviewDiff(id string, diff []byte) error {
+	p := e.reviewDiffPath(id)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, diff, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}
+
+func (e *Engine) reviewDiff(_ context.Context, r *taskRecord) (string, error) {
+	b, err := os.ReadFile(e.reviewDiffPath(r.TaskID))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	return string(b), err
+}
+
+// collisionCheck scans the source checkout for changes that overlap the task's write scope. A
+// collision (or a scan that could not read the source) pauses the task and is returned as
+// ownership_ambiguous; a clean scan clears a previously recorded collision.
+func (e *Engine) collisionCheck(ctx context.Context, r *taskRecord, checkpoint string) error {
+	c, err := parseStoredContract(r.Contract)
+	if err != nil {
+		return Errorf(CodeInvalidState, nil, "stored contract: %v", err)
+	}
+	col := gitx.ScanSource(ctx, r.RepoRoot, r.BaseCommit, c.WriteAllowed)
+	if !col.Collides() {
+		if r.Collision != nil {
+			_, _ = e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
+				r.Collision = nil
+				return nil, nil
+			})
+		}
+		return nil
+	}
+	sc := &SourceCollision{
+		Checkpoint: checkpoint, BaseCommit: r.BaseCommit, SourceHead: col.Head,
+		DirtyPaths: nonNil(col.DirtyPaths), CommittedPaths: nonNil(col.CommittedPaths),
+		OverlappingPaths: nonNil(col.Overlap), Unavailable: col.Unavailable, DetectedAt: formatTime(e.now()),
+	}
+	reason := "the source checkout changed paths in the write scope: " + strings.Join(limitStrings(col.Overlap, 20), ", ")
+	if col.Unavailable {
+		reason = "the source checkout could not be scanned: " + col.Reason
+	}
+	_, _ = e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
+		r.Collision = sc
+		if r.State.Terminal() || r.State == StatePaused {
+			return nil, nil
+		}
+		ev, err := setState(r, StatePaused, PhaseSourceCollision, reason)
+		if err != nil {
+			return nil, nil
+		}
+		return append(cancelInteractions(r, e.now()), ev), nil
+	})
+	if t := e.liveTask(r.TaskID); t != nil {
+		go t.cancelTurn()
+	}
+	return Errorf(CodeOwnershipAmbiguous, map[string]any{"source_collision": sc}, "%s", reason)
+}
+
+// delegateResult is the view plus, in review or with a pending interaction, the review bundle.
+func (e *Engine) delegateResult(ctx context.Context, r *taskRecord, timedOut bool) DelegateResult {
+	res := DelegateResult{TaskView: r.view(), TimedOut: timedOut}
+	ia := r.pendingInteraction()
+	if r.State != StateReviewRequired && ia == nil {
+		return res
+	}
+	b := &ReviewBundle{
+		Summary:      truncateText(redactText(r.Summary), bundleSummaryMax),
+		ChangedFiles: limitStrings(nonNil(r.ChangedFiles), bundleFilesMax),
+		DiffStat:     truncateText(r.DiffStat, bundleStatMax),
+		Risks:        nonNil(r.Risks),
+		ReviewDiffSHA256: r.DiffSHA256,
+	}
+	u := r.usage()
+	b.Usage = &u
+	if c, err := parseStoredContract(r.Contract); err == nil {
+		b.RequiredReviewCriteria = c.CriteriaIDs(contract.EvidenceReview)
+		slices.Sort(b.RequiredReviewCriteria)
+	}
+	b.RequiredReviewCriteria = nonNil(b.RequiredReviewCriteria)
+	if ia != nil {
+		cp := *ia
+		if raw, _ := json.Marshal(cp.Request); len(raw) > bundleInteractionMx {
+			cp.Request = map[string]any{"truncated": true, "title": cp.Request["title"]}
+		}
+		b.ActiveInteraction = &cp
+	}
+	res.ReviewBundle = b
+	if r.State == StateReviewRequired {
+		diff, _ := e.reviewDiff(ctx, r)
+		fixed, _ := json.Marshal(res)
+		if room := bundleMaxBytes - len(fixed) - 64; room > 0 {
+			b.Diff = fitJSONString(redactText(diff), room)
+		}
+	}
+	return res
+}
+
+// fitJSONString cuts s so that its JSON encoding takes at most room bytes.
+func fitJSONString(s string, room int) string {
+	for {
+		enc, _ := json.Marshal(s)
+		if len(enc) <= room {
+			return s
+		}
+		over := len(enc) - room
+		cut := len(s) - over
+		if over < 16 {
+			cut = len(s) - 16
+		}
+		if cut <= 0 {
+			return ""
+		}
+		s = truncateText(s, cut)
+	}
+}
