@@ -198,10 +198,10 @@ func (e *Engine) delegateResult(ctx context.Context, r *taskRecord, timedOut boo
 		return res
 	}
 	b := &ReviewBundle{
-		Summary:      truncateText(redactText(r.Summary), bundleSummaryMax),
-		ChangedFiles: limitStrings(nonNil(r.ChangedFiles), bundleFilesMax),
-		DiffStat:     truncateText(r.DiffStat, bundleStatMax),
-		Risks:        nonNil(r.Risks),
+		Summary:          truncateText(redactText(r.Summary), bundleSummaryMax),
+		ChangedFiles:     limitStrings(nonNil(r.ChangedFiles), bundleFilesMax),
+		DiffStat:         truncateText(r.DiffStat, bundleStatMax),
+		Risks:            nonNil(r.Risks),
 		ReviewDiffSHA256: r.DiffSHA256,
 	}
 	u := r.usage()
