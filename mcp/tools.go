@@ -1,0 +1,226 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"reasonixctl/assets"
+	"reasonixctl/core"
+)
+
+// Tool names Codex calls.
+const (
+	ToolDelegate = "reasonix_delegate"
+	ToolControl  = "reasonix_control"
+	ToolInspect  = "reasonix_inspect"
+)
+
+var toolOrder = []string{ToolDelegate, ToolControl, ToolInspect}
+
+// toolDef is one tool: what tools/list advertises, the compiled schemas that guard its input and
+// output, and the call into the service.
+type toolDef struct {
+	tool    mcp.Tool
+	in, out *jsonschema.Schema
+	run     func(s *Server, ctx context.Context, svc core.Service, call toolCall) (any, error)
+}
+
+// toolCall is a validated request: its raw arguments and its _meta.
+type toolCall struct {
+	args []byte
+	meta map[string]any
+}
+
+func buildTools() map[string]*toolDef {
+	mutating := mcp.ToolAnnotation{
+		ReadOnlyHint: mcp.ToBoolPtr(false), DestructiveHint: mcp.ToBoolPtr(true),
+		IdempotentHint: mcp.ToBoolPtr(false), OpenWorldHint: mcp.ToBoolPtr(true),
+	}
+	reading := mcp.ToolAnnotation{
+		ReadOnlyHint: mcp.ToBoolPtr(true), DestructiveHint: mcp.ToBoolPtr(false),
+		IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false),
+	}
+	specs := []struct {
+		name, title string
+		in, out     object
+		ann         mcp.ToolAnnotation
+		run         func(s *Server, ctx context.Context, svc core.Service, call toolCall) (any, error)
+	}{
+		{ToolDelegate, "Delegate a contract to Reasonix", delegateInput(), delegateOutput(), mutating, (*Server).delegate},
+		{ToolControl, "Control a Reasonix task", controlInput(), controlOutput(), mutating, (*Server).control},
+		{ToolInspect, "Inspect a Reasonix task", inspectInput(), inspectOutput(), reading, (*Server).inspect},
+	}
+	tools := map[string]*toolDef{}
+	for _, sp := range specs {
+		inRaw, err1 := json.Marshal(sp.in)
+		outRaw, err2 := json.Marshal(sp.out)
+		in, err3 := compileSchema(sp.name+".input", sp.in)
+		out, err4 := compileSchema(sp.name+".output", sp.out)
+		for _, err := range []error{err1, err2, err3, err4} {
+			if err != nil {
+				// The schemas are constants of this package; tests compile them on every run.
+				panic(fmt.Sprintf("mcp: schema of %s: %v", sp.name, err))
+			}
+		}
+		tools[sp.name] = &toolDef{
+			tool: mcp.Tool{
+				Name:            sp.name,
+				Title:           sp.title,
+				Description:     assets.MCPToolDescription(sp.name),
+				RawInputSchema:  inRaw,
+				RawOutputSchema: outRaw,
+				Annotations:     sp.ann,
+			},
+			in:  in,
+			out: out,
+			run: sp.run,
+		}
+	}
+	return tools
+}
+
+// handler wraps a tool: input validation, waiting for the service, progress while the call runs,
+// output validation and the error envelope. Everything task-specific lives in the service.
+func (s *Server) handler(t *toolDef) func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name := t.tool.Name
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := rawArguments(req)
+		if err != nil {
+			return errorResult(invalidRequest(name, []core.Issue{{Path: "arguments", Message: err.Error()}})), nil
+		}
+		if issues := validateJSON(t.in, args); len(issues) > 0 {
+			return errorResult(invalidRequest(name, issues)), nil
+		}
+		call := toolCall{args: args}
+		var token mcp.ProgressToken
+		if req.Params.Meta != nil {
+			call.meta = req.Params.Meta.AdditionalFields
+			token = req.Params.Meta.ProgressToken
+		}
+		stop := s.progress(ctx, token, name)
+		defer stop()
+
+		svc, err := s.service.get(ctx)
+		if err != nil {
+			s.log.Warn("mcp: service unavailable", "tool", name, "err", err)
+			return errorResult(err), nil
+		}
+		res, err := t.run(s, ctx, svc, call)
+		if err != nil {
+			s.log.Info("mcp: tool error", "tool", name, "err", err)
+			return errorResult(err), nil
+		}
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return errorResult(core.Errorf(core.CodeInternalError, nil, "encoding %s result: %v", name, err)), nil
+		}
+		if issues := validateJSON(t.out, raw); len(issues) > 0 {
+			// A result that breaks the advertised schema is our bug; say so rather than hand
+			// Codex something it may misread.
+			s.log.Error("mcp: result violates the output schema", "tool", name, "issues", issues)
+			return errorResult(core.Errorf(core.CodeInternalError, map[string]any{"issues": issues},
+				"%s produced a result outside its output schema", name)), nil
+		}
+		return successResult(raw), nil
+	}
+}
+
+// rawArguments returns the call's arguments as JSON, absent arguments as {}.
+func rawArguments(req mcp.CallToolRequest) ([]byte, error) {
+	if raw := req.Params.RawArguments; len(raw) > 0 {
+		return raw, nil
+	}
+	if req.Params.Arguments == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(req.Params.Arguments)
+}
+
+func (s *Server) delegate(ctx context.Context, svc core.Service, call toolCall) (any, error) {
+	auth, err := ParseAuthority(call.meta, s.opts.Network)
+	if err != nil {
+		return nil, err
+	}
+	var req core.DelegateRequest
+	if err := decodeStrict(ToolDelegate, call.args, &req); err != nil {
+		return nil, err
+	}
+	req.Authority = auth
+	req.PermissionMode = s.opts.PermissionMode
+	return svc.Delegate(ctx, req)
+}
+
+func (s *Server) control(ctx context.Context, svc core.Service, call toolCall) (any, error) {
+	var req core.ControlRequest
+	if err := decodeStrict(ToolControl, call.args, &req); err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(call.args, &fields); err != nil {
+		return nil, invalidRequest(ToolControl, []core.Issue{{Path: "arguments", Message: err.Error()}})
+	}
+	if issues := controlUnionIssues(req, fields); len(issues) > 0 {
+		return nil, invalidRequest(ToolControl, issues)
+	}
+	if req.Action == core.ActionFinalize {
+		req.ReviewSummary = strings.TrimSpace(req.ReviewSummary)
+		auth, err := ParseAuthority(call.meta, s.opts.Network)
+		if err != nil {
+			return nil, err
+		}
+		req.Authority = auth
+	}
+	return svc.Control(ctx, req)
+}
+
+func (s *Server) inspect(ctx context.Context, svc core.Service, call toolCall) (any, error) {
+	var req core.InspectRequest
+	if err := decodeStrict(ToolInspect, call.args, &req); err != nil {
+		return nil, err
+	}
+	return svc.Inspect(ctx, req)
+}
+
+// controlFields says which optional fields each control action takes and which it requires;
+// task_id and action are always there.
+var controlFields = map[string]struct{ required, optional []string }{
+	core.ActionSteer:   {required: []string{"message"}},
+	core.ActionRespond: {required: []string{"interaction_id", "decision"}, optional: []string{"option_id", "answer"}},
+	core.ActionCancel:  {},
+	core.ActionClose:   {},
+	core.ActionFinalize: {
+		required: []string{"review_summary", "approved_review_criteria", "expected_review_revision", "expected_review_tree_hash"},
+		optional: []string{"commit_message", "wait_timeout_seconds"},
+	},
+}
+
+// controlUnionIssues applies the strict per-action union on top of the flat wire schema.
+func controlUnionIssues(req core.ControlRequest, fields map[string]json.RawMessage) []core.Issue {
+	spec := controlFields[req.Action]
+	var issues []core.Issue
+	for _, f := range spec.required {
+		if _, ok := fields[f]; !ok {
+			issues = append(issues, core.Issue{Path: f, Message: "Required"})
+		}
+	}
+	allowed := map[string]bool{"task_id": true, "action": true}
+	for _, f := range append(spec.required, spec.optional...) {
+		allowed[f] = true
+	}
+	for _, f := range slices.Sorted(maps.Keys(fields)) {
+		if !allowed[f] {
+			issues = append(issues, core.Issue{Path: f, Message: fmt.Sprintf("Not allowed for action %s", req.Action)})
+		}
+	}
+	if _, ok := fields["review_summary"]; ok && req.Action == core.ActionFinalize && strings.TrimSpace(req.ReviewSummary) == "" {
+		issues = append(issues, core.Issue{Path: "review_summary", Message: "Must not be blank"})
+	}
+	return issues
+}
