@@ -177,9 +177,9 @@ func TestSchemasMatchReference(t *testing.T) {
 	// Deliberate: input task ids carry the pattern the core enforces anyway, and inspect's event
 	// items may carry the task id the journal records.
 	deliberate := map[string]bool{
-		"reasonix_delegate.input.task_id.pattern":                       true,
-		"reasonix_control.input.task_id.pattern":                        true,
-		"reasonix_inspect.input.task_id.pattern":                        true,
+		"reasonix_delegate.input.task_id.pattern":                      true,
+		"reasonix_control.input.task_id.pattern":                       true,
+		"reasonix_inspect.input.task_id.pattern":                       true,
 		"reasonix_inspect.output.sections.events/anyOf0/items.task_id": true,
 	}
 	for _, r := range ref.Tools {
