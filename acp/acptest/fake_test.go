@@ -422,3 +422,29 @@ func optionIDs(opts []acp.SessionConfigOption) string {
 	}
 	return strings.Join(ids, ",")
 }
+
+func TestPlanModeAsksToExitAndThoughtsStream(t *testing.T) {
+	f := startFake(t, Options{Scenario: scenario(t, `{"turns":[{"steps":[{"thought":"thinking it over","chunks":3},{"text":"The plan."}]}]}`)})
+	f.open(t)
+	if _, err := f.conn.SetSessionMode(f.ctx, acp.SetSessionModeRequest{SessionId: f.sid, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	done := f.prompt("plan it")
+	exit := f.client.nextPerm(t)
+	meta, _ := exit.req.ToolCall.Meta["reasonix.io"].(map[string]any)
+	if *exit.req.ToolCall.Title != "exit_plan_mode" || meta["tool"] != "exit_plan_mode" || len(exit.req.Options) != 2 {
+		t.Fatalf("exit_plan_mode request %+v", exit.req)
+	}
+	exit.choose("allow_once")
+	if r := waitPrompt(t, done); r.err != nil || r.res.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v", r)
+	}
+	updates, _ := f.client.snapshot()
+	if got := messageText(updates, "agent_thought_chunk"); got != "thinking it over" {
+		t.Fatalf("thought %q", got)
+	}
+	last := updates[len(updates)-1].Update.CurrentModeUpdate
+	if last == nil || last.CurrentModeId != "normal" || f.status(t)["mode"] != "normal" {
+		t.Fatalf("mode after approval: %+v", updates[len(updates)-1])
+	}
+}
