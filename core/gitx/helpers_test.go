@@ -75,7 +75,8 @@ func newFixture(t testing.TB) fixture {
 }
 
 // fingerprint hashes the checkout's files, index, HEAD, config and refs; the task's own branch,
-// its reflog and the worktree administration files are the only things allowed to appear.
+// its reflog, the worktree administration files and the objects are allowed to change (as are
+// hooks, which tests install).
 func fingerprint(t testing.TB, src string) string {
 	t.Helper()
 	h := sha256.New()
@@ -86,7 +87,7 @@ func fingerprint(t testing.TB, src string) string {
 		rel, _ := filepath.Rel(src, p)
 		gitRel, inGit := strings.CutPrefix(rel, ".git/")
 		if inGit && (strings.HasPrefix(gitRel, "worktrees") || strings.HasPrefix(gitRel, "logs/refs/heads/reasonix") ||
-			strings.HasPrefix(gitRel, "refs/heads/reasonix") || strings.HasPrefix(gitRel, "objects")) {
+			strings.HasPrefix(gitRel, "refs/heads/reasonix") || strings.HasPrefix(gitRel, "objects") || strings.HasPrefix(gitRel, "hooks")) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
