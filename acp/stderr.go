@@ -58,11 +58,11 @@ func (r *stderrRing) Write(p []byte) (int, error) {
 }
 
 func (r *stderrRing) flush() {
-	line := r.partial
+	line := redactSecrets(string(r.partial))
 	if len(line) > stderrLineSize {
 		line = line[:stderrLineSize]
 	}
-	r.lines = append(r.lines, redactSecrets(strings.ToValidUTF8(string(line), "\uFFFD")))
+	r.lines = append(r.lines, strings.ToValidUTF8(line, "\uFFFD"))
 	if len(r.lines) > stderrLines {
 		r.lines = append(r.lines[:0], r.lines[len(r.lines)-stderrLines:]...)
 	}
