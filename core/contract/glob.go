@@ -12,7 +12,8 @@ func HasGlob(pattern string) bool { return strings.ContainsAny(pattern, "*?{}()[
 // Match reports whether a normalised repository path matches a normalised pattern, with the
 // semantics of picomatch and dot:true: "*" matches within one segment (dotfiles included), "**"
 // as a whole segment matches any number of segments including none, "?" one character, "[...]"
-// a character class ("!" or "^" negates) and "{a,b}" alternatives, nested or not. Parentheses
+// a character class ("^" negates; as in picomatch a leading "!" is an ordinary member) and
+// "{a,b}" alternatives, nested or not. Parentheses
 // count as glob syntax for HasGlob but match literally. A glob-free pattern matches the path
 // itself and every path below it.
 func Match(pattern, path string) bool {
@@ -106,11 +107,11 @@ func matchSegment(pat, s string) bool {
 }
 
 // matchClass matches c against the class starting at pr[start] == '['. valid is false when the
-// class is not closed. A "]" right after the opening (or negation) is a member.
+// class is not closed. A "]" right after the opening (or the "^") is a member.
 func matchClass(pr []rune, start int, c rune) (ok bool, next int, valid bool) {
 	i := start + 1
 	negate := false
-	if i < len(pr) && (pr[i] == '!' || pr[i] == '^') {
+	if i < len(pr) && pr[i] == '^' {
 		negate = true
 		i++
 	}
