@@ -75,7 +75,7 @@ func parseStatus(out []byte) (status, error) {
 		e.kind, e.xy, e.path = f[0], parts[1], parts[want-1]
 		if e.kind == '2' {
 			i++
-			if i >= len(fields) {
+			if i >= len(fields) || len(fields[i]) == 0 {
 				return st, fmt.Errorf("rename entry %q lacks its source path", f)
 			}
 			e.orig = string(fields[i])
