@@ -35,8 +35,8 @@ const (
 	defaultGCInterval       = 10 * time.Minute
 	// memTableSize bounds each memtable arena (and its WAL, mapped at twice this size). Values
 	// above valueThreshold go to the value log instead; it must stay below 15% of memTableSize.
-	memTableSize   = 4 << 20
-	valueThreshold = 64 << 10
+	memTableSize   = 2 << 20
+	valueThreshold = 32 << 10
 	vlogFileSize   = 8 << 20
 	gcDiscardRatio = 0.5
 )

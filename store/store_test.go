@@ -166,10 +166,14 @@ func TestNothingIsWrittenWhenUpdateFails(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	cases := map[string]func([]byte, bool) ([]byte, []NewEvent, error){
-		"fn error":       func([]byte, bool) ([]byte, []NewEvent, error) { return []byte(`{"n":9}`), []NewEvent{{Type: "x"}}, boom },
+		"fn error": func([]byte, bool) ([]byte, []NewEvent, error) {
+			return []byte(`{"n":9}`), []NewEvent{{Type: "x"}}, boom
+		},
 		"invalid record": func([]byte, bool) ([]byte, []NewEvent, error) { return []byte(`{`), []NewEvent{{Type: "x"}}, nil },
 		"empty type":     func([]byte, bool) ([]byte, []NewEvent, error) { return []byte(`{"n":9}`), []NewEvent{{Type: ""}}, nil },
-		"invalid data":   func([]byte, bool) ([]byte, []NewEvent, error) { return nil, []NewEvent{{Type: "x"}, {Type: "y", Data: []byte("nope")}}, nil },
+		"invalid data": func([]byte, bool) ([]byte, []NewEvent, error) {
+			return nil, []NewEvent{{Type: "x"}, {Type: "y", Data: []byte("nope")}}, nil
+		},
 	}
 	for name, fn := range cases {
 		_, err := s.Update("t1", fn)
@@ -375,8 +379,8 @@ type recordingHandler struct {
 }
 
 func (h *recordingHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h *recordingHandler) WithAttrs([]slog.Attr) slog.Handler      { return h }
-func (h *recordingHandler) WithGroup(string) slog.Handler           { return h }
+func (h *recordingHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *recordingHandler) WithGroup(string) slog.Handler            { return h }
 func (h *recordingHandler) Handle(_ context.Context, r slog.Record) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
