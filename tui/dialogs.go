@@ -161,15 +161,15 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) string {
 		if d.req.Kind == core.InteractionPermission {
 			keys = append(keys, k.AllowOnce)
 			if _, ok := d.req.sessionOption(); ok {
-				keys = append(keys, k.AllowSession)
+				keys = append(keys, hint(k.AllowSession, "allow for the session"))
 			}
 		} else if len(d.req.choices()) > 0 {
-			keys = append(keys, k.Option)
+			keys = append(keys, hint(k.Option, "choose"))
 		}
 		if d.freeTextAllowed() {
-			keys = append(keys, k.FreeText)
+			keys = append(keys, hint(k.FreeText, "type an answer"))
 		}
-		keys = append(keys, k.Deny, k.Later)
+		keys = append(keys, k.Deny, hint(k.Later, "later"))
 		b.WriteString(shortHelp(t, keys...))
 	}
 	if d.others > 0 {
@@ -234,7 +234,7 @@ func (d *steerDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 }
 
 func (d *steerDialog) view(t Theme, k KeyMap, width int) string {
-	d.input.Width = max(width-2, 10)
+	d.input.Width = max(width-4, 10)
 	s := t.Title.Render(d.title) + "\n" + t.Dim.Render(wrapIndent(d.note, width, 0)) + "\n\n" +
 		"> " + d.input.View() + "\n\n" + shortHelp(t, bind(nil, "enter", "send"), bind(nil, "esc", "cancel"))
 	if d.err != "" {
@@ -331,7 +331,7 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) string {
 	var b strings.Builder
 	b.WriteString(t.Title.Render("Finalize "+f.taskID) + "\n")
 	b.WriteString(t.Dim.Render(fmt.Sprintf("review revision %d · tree %s", f.revision, f.tree)) + "\n\n")
-	f.summary.Width = max(width-10, 10)
+	f.summary.Width = max(width-12, 10)
 	mark := func(i int) string {
 		if f.focus == i {
 			return "› "
@@ -351,7 +351,7 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) string {
 		}
 		b.WriteString(mark(i+1) + box + " " + c.ID + ": " + wrapIndent(c.Requirement, width-len(c.ID)-8, len(c.ID)+8) + "\n")
 	}
-	b.WriteString("\n" + shortHelp(t, k.FocusNext, k.Toggle, k.Submit, bind(nil, "esc", "cancel")))
+	b.WriteString("\n" + shortHelp(t, k.FocusNext, hint(k.Toggle, "tick"), k.Submit, bind(nil, "esc", "cancel")))
 	if f.err != "" {
 		b.WriteString("\n" + t.Error.Render(wrapIndent(f.err, width, 0)))
 	}
@@ -442,7 +442,7 @@ func (d *newTaskDialog) view(t Theme, k KeyMap, width int) string {
 		}
 		value := ""
 		if i < 3 {
-			d.inputs[i].Width = max(width-13, 10)
+			d.inputs[i].Width = max(width-14, 10)
 			value = d.inputs[i].View()
 		} else {
 			for _, l := range []core.Lane{core.LaneFast, core.LaneDeep} {

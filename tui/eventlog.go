@@ -29,9 +29,10 @@ const (
 
 // logEntry is one readable paragraph of a task's event stream, wrapped for the current width.
 type logEntry struct {
-	kind  entryKind
-	text  string
-	lines []string
+	kind   entryKind
+	text   string
+	lines  []string
+	toolID string // set for tool calls, so trimming can forget the id
 }
 
 const agentLabel = "agent  "
@@ -43,7 +44,8 @@ const maxLogLines = 5000
 // place as their status changes, and consecutive usage reports replace each other, so the
 // buffer grows with what a person would read, not with the event rate.
 type eventLog struct {
-	entries []*logEntry
+	entries []*logEntry // live entries are entries[head:]
+	head    int
 	total   int // wrapped lines over all entries
 	width   int
 	lastSeq uint64
@@ -78,6 +80,7 @@ func (l *eventLog) add(ev core.Event) {
 		}
 		e := l.push(kindTool, text)
 		if d.ToolCallID != "" {
+			e.toolID = d.ToolCallID
 			l.tools[d.ToolCallID] = e
 		}
 		return
@@ -85,7 +88,7 @@ func (l *eventLog) add(ev core.Event) {
 		var u core.Usage
 		_ = json.Unmarshal(ev.Data, &u)
 		text := "usage  " + formatUsage(&u)
-		if l.usage != nil && len(l.entries) > 0 && l.entries[len(l.entries)-1] == l.usage {
+		if l.usage != nil && l.last() == l.usage {
 			l.replace(l.usage, text)
 			return
 		}
@@ -96,9 +99,8 @@ func (l *eventLog) add(ev core.Event) {
 	if text == "" {
 		return
 	}
-	if kind == kindAgent && len(l.entries) > 0 && l.entries[len(l.entries)-1].kind == kindAgent {
+	if last := l.last(); kind == kindAgent && last != nil && last.kind == kindAgent {
 		// Consecutive agent messages read as one block of paragraphs under one label.
-		last := l.entries[len(l.entries)-1]
 		l.replace(last, last.text+"\n"+strings.TrimPrefix(text, agentLabel))
 		return
 	}
@@ -122,21 +124,28 @@ func (l *eventLog) replace(e *logEntry, text string) {
 	l.trim()
 }
 
-func (l *eventLog) trim() {
-	drop := 0
-	for l.total > maxLogLines && drop < len(l.entries)-1 {
-		e := l.entries[drop]
-		l.total -= len(e.lines)
-		for id, te := range l.tools {
-			if te == e {
-				delete(l.tools, id)
-			}
-		}
-		drop++
+func (l *eventLog) last() *logEntry {
+	if len(l.entries) == l.head {
+		return nil
 	}
-	if drop > 0 {
-		// Copy so the dropped head does not pin memory forever.
-		l.entries = append([]*logEntry(nil), l.entries[drop:]...)
+	return l.entries[len(l.entries)-1]
+}
+
+// trim drops the oldest paragraphs beyond the line bound. Dropping only advances head; the
+// slice is compacted once half of it is dead, so trimming costs O(1) per event on average.
+func (l *eventLog) trim() {
+	for l.total > maxLogLines && l.head < len(l.entries)-1 {
+		e := l.entries[l.head]
+		l.total -= len(e.lines)
+		if e.toolID != "" && l.tools[e.toolID] == e {
+			delete(l.tools, e.toolID)
+		}
+		l.entries[l.head] = nil
+		l.head++
+	}
+	if l.head > 64 && l.head*2 > len(l.entries) {
+		l.entries = append([]*logEntry(nil), l.entries[l.head:]...)
+		l.head = 0
 	}
 }
 
@@ -150,7 +159,7 @@ func (l *eventLog) setWidth(w int) {
 	}
 	l.width = w
 	l.total = 0
-	for _, e := range l.entries {
+	for _, e := range l.entries[l.head:] {
 		e.lines = wrapEntry(e.text, w)
 		l.total += len(e.lines)
 	}
@@ -166,7 +175,7 @@ func (l *eventLog) window(fromBottom, height int) ([]string, []entryKind) {
 	skip := fromBottom
 	lines := make([]string, 0, height)
 	kinds := make([]entryKind, 0, height)
-	for i := len(l.entries) - 1; i >= 0 && len(lines) < height; i-- {
+	for i := len(l.entries) - 1; i >= l.head && len(lines) < height; i-- {
 		e := l.entries[i]
 		for j := len(e.lines) - 1; j >= 0 && len(lines) < height; j-- {
 			if skip > 0 {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -391,7 +392,7 @@ func TestScrollBackHoldsStillWhileTheTailGrows(t *testing.T) {
 	f.journals = map[string][]core.Event{}
 	h := newHarness(t, f, 80, 24)
 	for i := 1; i <= 200; i++ {
-		h.send(ev("login-fix", uint64(i), core.EventAgentThought, core.TextData{Text: "thought number " + itoa(i)}))
+		h.send(ev("login-fix", uint64(i), core.EventAgentThought, core.TextData{Text: "thought number " + strconv.Itoa(i)}))
 	}
 	h.press("pgup")
 	before := h.view()
@@ -399,7 +400,7 @@ func TestScrollBackHoldsStillWhileTheTailGrows(t *testing.T) {
 		t.Fatalf("no scroll-back marker:\n%s", before)
 	}
 	for i := 201; i <= 260; i++ {
-		h.send(ev("login-fix", uint64(i), core.EventAgentThought, core.TextData{Text: "thought number " + itoa(i)}))
+		h.send(ev("login-fix", uint64(i), core.EventAgentThought, core.TextData{Text: "thought number " + strconv.Itoa(i)}))
 	}
 	if eventsRegion(h.view()) != eventsRegion(before) {
 		t.Fatalf("the view moved under the reader:\nbefore\n%s\nafter\n%s", before, h.view())
@@ -419,15 +420,11 @@ func eventsRegion(v string) string {
 	return strings.Join(out, "\n")
 }
 
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
-
-func fmtInt(i int) string { return string(rune('0'+i/100%10)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10)) }
-
 func TestEventLogStaysBounded(t *testing.T) {
 	l := newEventLog()
 	for i := 1; i <= 20000; i++ {
 		l.add(core.Event{TaskID: "t", Seq: uint64(i), Type: core.EventAgentThought, Data: mustJSON(core.TextData{Text: "line"})})
-		l.add(core.Event{TaskID: "t", Seq: uint64(100000 + i), Type: core.EventToolCall, Data: mustJSON(core.ToolCallData{ToolCallID: "c" + fmtInt(i%1000), Title: "x", Status: "completed"})})
+		l.add(core.Event{TaskID: "t", Seq: uint64(100000 + i), Type: core.EventToolCall, Data: mustJSON(core.ToolCallData{ToolCallID: "c" + strconv.Itoa(i%1000), Title: "x", Status: "completed"})})
 	}
 	if l.total > maxLogLines {
 		t.Fatalf("log holds %d lines, bound is %d", l.total, maxLogLines)

@@ -106,7 +106,7 @@ func (m *Model) viewFooter() string {
 		if m.statusErr {
 			st = t.Error
 		}
-		return st.Render(ansi.Truncate(" "+m.status, m.width, "…"))
+		return st.Render(padRight(ansi.Truncate(" "+m.status, m.width, "…"), m.width))
 	}
 	k := m.keys
 	var s string
@@ -117,10 +117,10 @@ func (m *Model) viewFooter() string {
 		s = shortHelp(t, hint(k.NextHunk, "hunk"), hint(k.NextFile, "file"), hint(k.PageDown, "page"),
 			hint(k.Reviewed, "reviewed"), hint(k.Finalize, "finalize"), hint(k.Steer, "repair"), hint(k.Help, "help"))
 	default:
-		s = shortHelp(t, hint(k.Down, "task"), hint(k.NextView, "view"), hint(k.PageUp, "scroll"), hint(k.Steer, "steer"),
-			hint(k.Finalize, "finalize"), hint(k.NewTask, "new"), hint(k.Help, "help"), hint(k.Quit, "quit"))
+		s = shortHelp(t, hint(k.Down, "task"), hint(k.NextView, "view"), hint(k.Steer, "steer"),
+			hint(k.Finalize, "finalize"), hint(k.Cancel, "cancel"), hint(k.NewTask, "new"), hint(k.Help, "help"), hint(k.Quit, "quit"))
 	}
-	return ansi.Truncate(" "+s, m.width, "…")
+	return padRight(ansi.Truncate(" "+s, m.width, "…"), m.width)
 }
 
 func (m *Model) viewDialog(d dialog, height int) string {
@@ -157,7 +157,7 @@ func (m *Model) detailWidth() int {
 
 func (m *Model) listWidth() int {
 	if m.wide() {
-		return clampInt(m.width/3, 40, 64)
+		return clampInt(m.width*2/5, 40, 64)
 	}
 	return m.width
 }
@@ -432,7 +432,7 @@ func (m *Model) diffLines(f diffFile, top, h, w int) string {
 		if i > top {
 			b.WriteByte('\n')
 		}
-		b.WriteString(st.Render(ansi.Truncate(l.text, w, "…")))
+		b.WriteString(" " + st.Render(ansi.Truncate(l.text, w-1, "…")))
 	}
 	return b.String()
 }
