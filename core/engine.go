@@ -297,7 +297,7 @@ func (e *Engine) Inspect(ctx context.Context, req InspectRequest) (InspectResult
 		case "interactions":
 			return nonNil(r.Interactions), nil
 		case "events":
-			evs, err := e.store.Journal(r.TaskID, 1, 0)
+			evs, err := e.store.Journal(r.TaskID, 1, maxJournalRead)
 			if err != nil {
 				return nil, Errorf(CodeInternalError, nil, "journal: %v", err)
 			}
@@ -317,6 +317,20 @@ type inspectEvent struct {
 	Timestamp string          `json:"timestamp"`
 	Type      string          `json:"type"`
 	Data      json.RawMessage `json:"data,omitempty"`
+}
+
+// maxJournalRead bounds how many events one read of a journal returns.
+const maxJournalRead = 1 << 20
+
+// shuttingDown reports whether Close has begun: workers then end because we stop them, which
+// must not be recorded as their failure.
+func (e *Engine) shuttingDown() bool {
+	select {
+	case <-e.closing:
+		return true
+	default:
+		return false
+	}
 }
 
 func nonNil[T any](s []T) []T {

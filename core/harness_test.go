@@ -108,7 +108,7 @@ func (h *harness) finalize(v TaskView, criteria ...string) (TaskView, error) {
 	defer cancel()
 	return h.e.Control(ctx, ControlRequest{
 		TaskID: v.TaskID, Action: ActionFinalize, ReviewSummary: "looks fine",
-		ApprovedReviewCriteria: criteria, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: v.ReviewTreeHash,
+		ApprovedReviewCriteria: append([]string{}, criteria...), ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: v.ReviewTreeHash,
 	})
 }
 
@@ -129,4 +129,10 @@ func mustCode(t *testing.T, err error, code Code) *Error {
 		t.Fatalf("want %s, got %v", code, err)
 	}
 	return ce
+}
+
+func acpStatusWithMode(mode string) acp.Status {
+	var st acp.Status
+	st.Mode = mode
+	return st
 }

@@ -25,7 +25,7 @@ func encodeEvents(evs []newEvent) []store.NewEvent {
 	for _, ev := range evs {
 		var raw json.RawMessage
 		if ev.Data != nil {
-			b, err := json.Marshal(redactValue(ev.Data))
+			b, err := redactJSON(ev.Data)
 			if err != nil {
 				b, _ = json.Marshal(TextData{Text: "unencodable event data: " + err.Error()})
 			}
@@ -122,4 +122,18 @@ func (e *Engine) now() time.Time {
 		return e.cfg.Now()
 	}
 	return time.Now()
+}
+
+// redactJSON encodes v with every secret redacted: redaction works on decoded JSON values, so v
+// takes a round trip through its JSON form first.
+func redactJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var generic any
+	if err := json.Unmarshal(b, &generic); err != nil {
+		return nil, err
+	}
+	return json.Marshal(redactValue(generic))
 }

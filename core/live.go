@@ -230,6 +230,10 @@ func (e *Engine) settleTurn(t *liveTask, res turnResult) {
 	t.turnEnd = nil
 	t.mu.Unlock()
 
+	if e.shuttingDown() || e.liveTask(t.id) != t {
+		// Shutdown, or a stale turn of a worker the task has since replaced.
+		return
+	}
 	r, err := e.load(t.id)
 	if err != nil {
 		return

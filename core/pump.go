@@ -89,6 +89,9 @@ func (t *liveTask) handle(ev acp.Event, flush *time.Timer) {
 	case acp.ModeUpdate:
 		t.checkLane(acp.Status{Mode: ev.ModeID})
 	case acp.ErrorEvent:
+		if e.shuttingDown() || e.liveTask(t.id) != t {
+			return
+		}
 		e.pause(t.id, PhaseWorkerCrashed, "the worker stopped: "+ev.Err.Error())
 	}
 }

@@ -1,0 +1,523 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"reasonixctl/acp/acptest"
+)
+
+func writeTurn(steps ...acptest.Step) *acptest.Scenario {
+	return &acptest.Scenario{Turns: []acptest.Turn{{Steps: steps}}}
+}
+
+func writeResult() acptest.Step {
+	return acptest.Step{Write: &acptest.WriteFile{Path: "result.txt", Content: "ok\n"}, Permission: "ask"}
+}
+
+// Scenario 2.
+func TestDirtySourceIsRefusedWithoutATask(t *testing.T) {
+	h := newHarness(t, nil)
+	if err := os.WriteFile(filepath.Join(h.repo, "dirty.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.delegate("dirty")
+	ce := mustCode(t, err, CodeDirtyRepository)
+	if paths, _ := ce.Details["paths"].([]string); len(paths) != 1 || paths[0] != "dirty.txt" {
+		t.Fatalf("details %v", ce.Details)
+	}
+	mustCode(t, func() error { _, err := h.e.Get(context.Background(), "dirty"); return err }(), CodeTaskNotFound)
+}
+
+// Scenario 3.
+func TestForbiddenVerifierIsRefusedWithoutATask(t *testing.T) {
+	h := newHarness(t, nil)
+	c := strings.Replace(happyContract, `["test", "-f", "result.txt"]`, `["git", "commit", "-am", "x"]`, 1)
+	_, err := h.delegate("forbidden", func(r *DelegateRequest) { r.Contract = json.RawMessage(c) })
+	ce := mustCode(t, err, CodeInvalidContract)
+	if !strings.Contains(toJSON(ce.Details), "git_mutation") {
+		t.Fatalf("details %s", toJSON(ce.Details))
+	}
+	if _, err := h.e.Get(context.Background(), "forbidden"); AsError(err).Code != CodeTaskNotFound {
+		t.Fatalf("a task was stored: %v", err)
+	}
+	if out := git(t, h.repo, "branch", "--list", "reasonix/*"); out != "" {
+		t.Fatalf("branch created: %s", out)
+	}
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Scenario 4.
+func TestStaleRevisionIsRefusedAndTheTaskStaysInReview(t *testing.T) {
+	h := newHarness(t, nil)
+	res, err := h.delegate("stale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.TaskView
+	v.ReviewRevision++
+	_, err = h.finalize(v, "looks-right")
+	ce := mustCode(t, err, CodeInvalidRequest)
+	if ce.Details["checkpoint"] != "finalize_start" {
+		t.Fatalf("details %v", ce.Details)
+	}
+	d, _ := h.e.Get(context.Background(), "stale")
+	if d.View.State != StateReviewRequired {
+		t.Fatalf("state %s", d.View.State)
+	}
+	// Missing review approval is refused too, naming what is missing.
+	_, err = h.finalize(res.TaskView)
+	ce = mustCode(t, err, CodeInvalidRequest)
+	if !strings.Contains(toJSON(ce.Details), `"missing":["looks-right"]`) {
+		t.Fatalf("details %s", toJSON(ce.Details))
+	}
+}
+
+// Scenario 5.
+func TestEditAfterReviewMovesTheRevisionAndTheNewApprovalCompletes(t *testing.T) {
+	h := newHarness(t, nil)
+	res, err := h.delegate("moved")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(res.Worktree, "result.txt"), []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.finalize(res.TaskView, "looks-right")
+	mustCode(t, err, CodeOwnershipAmbiguous)
+	d, _ := h.e.Get(context.Background(), "moved")
+	if d.View.State != StateReviewRequired || d.View.Phase != PhaseRepairRequired || d.View.ReviewRevision != res.ReviewRevision+1 {
+		t.Fatalf("after: %+v", d.View)
+	}
+	if _, err := h.finalize(res.TaskView, "looks-right"); AsError(err).Code != CodeInvalidRequest {
+		t.Fatalf("old approval: %v", err)
+	}
+	v, err := h.finalize(d.View, "looks-right")
+	if err != nil || v.State != StateCompleted {
+		t.Fatalf("new approval: %v %+v", err, v)
+	}
+	if got := git(t, h.repo, "show", v.CommitHash+":result.txt"); got != "changed" {
+		t.Fatalf("committed %q", got)
+	}
+}
+
+// Scenario 7: two repair rounds, then the limit.
+func TestRepairRoundsAreLimited(t *testing.T) {
+	scn := &acptest.Scenario{
+		Turns: []acptest.Turn{{Steps: []acptest.Step{writeResult()}}},
+		After: &acptest.Turn{Steps: []acptest.Step{{Text: "Repaired."}}},
+	}
+	h := newHarness(t, scn)
+	res, err := h.delegate("repair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := "please fix"
+	for round := 1; round <= 2; round++ {
+		v, err := h.e.Control(context.Background(), ControlRequest{TaskID: "repair", Action: ActionSteer, Message: &msg})
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if v.Phase != "repair_"+string(rune('0'+round)) || v.RepairRounds != round {
+			t.Fatalf("round %d: %+v", round, v)
+		}
+		r, timedOut, err := h.e.waitFor(context.Background(), "repair", 30*time.Second, func(r *taskRecord) bool { return r.State == StateReviewRequired })
+		if err != nil || timedOut {
+			t.Fatalf("round %d did not return to review: %v %+v", round, err, r.view())
+		}
+	}
+	_, err = h.e.Control(context.Background(), ControlRequest{TaskID: "repair", Action: ActionSteer, Message: &msg})
+	mustCode(t, err, CodeRepairLimitReached)
+	_ = res
+}
+
+// Scenario 8.
+func TestFailingVerifierReturnsToReviewWithTheBranchAtBase(t *testing.T) {
+	h := newHarness(t, nil)
+	c := strings.Replace(happyContract, `["test", "-f", "result.txt"]`, `["test", "-f", "missing.txt"]`, 1)
+	res, err := h.delegate("verify-fail", func(r *DelegateRequest) { r.Contract = json.RawMessage(c) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := git(t, h.repo, "rev-parse", "HEAD")
+	_, err = h.finalize(res.TaskView, "looks-right")
+	mustCode(t, err, CodeVerificationFailed)
+	d, _ := h.e.Get(context.Background(), "verify-fail")
+	if d.View.State != StateReviewRequired || d.View.Phase != PhaseRepairRequired {
+		t.Fatalf("view %+v", d.View)
+	}
+	if got := git(t, h.repo, "rev-parse", "refs/heads/reasonix/verify-fail"); got != base {
+		t.Fatalf("branch moved to %s", got)
+	}
+	if staged := git(t, res.Worktree, "diff", "--cached", "--name-only"); staged != "" {
+		t.Fatalf("index not empty: %s", staged)
+	}
+	if len(d.Verification) != 1 || d.Verification[0].Passed || d.Verification[0].SHA256 == "" {
+		t.Fatalf("evidence %+v", d.Verification)
+	}
+}
+
+// Scenario 11.
+func TestSourceEditInScopePausesWithTheCheckpoint(t *testing.T) {
+	h := newHarness(t, nil)
+	res, err := h.delegate("collide")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.repo, "result.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.finalize(res.TaskView, "looks-right")
+	ce := mustCode(t, err, CodeOwnershipAmbiguous)
+	d, _ := h.e.Get(context.Background(), "collide")
+	if d.View.State != StatePaused || d.View.Phase != PhaseSourceCollision || d.View.SourceCollision == nil {
+		t.Fatalf("view %+v (%v)", d.View, ce)
+	}
+	if sc := d.View.SourceCollision; sc.Checkpoint != "immediately_before_commit" || len(sc.OverlappingPaths) != 1 {
+		t.Fatalf("collision %+v", sc)
+	}
+}
+
+// Scenario 13: the third identical denial pauses the task after one recovery steer.
+func TestRepeatedDenialPauses(t *testing.T) {
+	curl := acptest.Step{Shell: &acptest.Shell{Command: "curl https://example.com"}, Permission: "ask"}
+	h := newHarness(t, writeTurn(curl, curl, curl, acptest.Step{Hang: true}))
+	res, err := h.delegate("denials")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != StatePaused || res.Phase != PhaseRepeatedDenial {
+		t.Fatalf("view %+v", res.TaskView)
+	}
+	evs := journal(t, h, "denials")
+	var denials, steers int
+	for _, ev := range evs {
+		switch ev.Type {
+		case EventPermissionDecided:
+			var d PermissionData
+			_ = json.Unmarshal(ev.Data, &d)
+			if d.Decision == DecisionDeny && d.Code == "network_access" {
+				denials++
+			}
+		case EventSteered:
+			steers++
+		}
+	}
+	if denials != 3 || steers != 1 {
+		t.Fatalf("denials %d steers %d", denials, steers)
+	}
+}
+
+func journal(t *testing.T, h *harness, id string) []Event {
+	t.Helper()
+	evs, err := h.e.store.Journal(id, 1, maxJournalRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]Event, len(evs))
+	for i, ev := range evs {
+		out[i] = toEvent(ev)
+	}
+	return out
+}
+
+// Scenario 15 (at review readiness): a change outside the write scope pauses the task.
+func TestOutOfScopeChangePauses(t *testing.T) {
+	h := newHarness(t, writeTurn(writeResult(), acptest.Step{Write: &acptest.WriteFile{Path: "other.txt", Content: "x"}, Permission: "never"}))
+	res, err := h.delegate("scope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != StatePaused || res.Phase != PhasePostflightFailed || !strings.Contains(res.Reason, "other.txt") {
+		t.Fatalf("view %+v", res.TaskView)
+	}
+}
+
+// Scenario 18.
+func TestFastLaneEnteringGoalFails(t *testing.T) {
+	h := newHarness(t, writeTurn(acptest.Step{Text: "hi"}))
+	// A fast-lane task whose worker reports goal mode mid-turn is a lane violation.
+	res, err := h.delegate("lane")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("unused", "")
+	lt := h.e.liveTask("lane")
+	if lt != nil {
+		lt.checkLane(acpStatusWithMode("goal"))
+	}
+	d, _ := h.e.Get(context.Background(), "lane")
+	if lt != nil && (d.View.State != StateFailed || d.View.Phase != "lane_policy_violation") {
+		t.Fatalf("view %+v", d.View)
+	}
+	_ = res
+}
+
+// Scenario 19.
+func TestRedelegateWithDifferentSettingsConflicts(t *testing.T) {
+	h := newHarness(t, nil)
+	if _, err := h.delegate("conflict"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.delegate("conflict", func(r *DelegateRequest) { r.WorkerLane = LaneDeep })
+	mustCode(t, err, CodeTaskConflict)
+	c := strings.Replace(happyContract, "Create result.txt", "Create another file", 1)
+	_, err = h.delegate("conflict", func(r *DelegateRequest) { r.Contract = json.RawMessage(c) })
+	mustCode(t, err, CodeTaskConflict)
+	// The same contract with keys in another order is the same contract.
+	var m map[string]any
+	_ = json.Unmarshal([]byte(happyContract), &m)
+	same, _ := json.Marshal(m)
+	res, err := h.delegate("conflict", func(r *DelegateRequest) { r.Contract = same })
+	if err != nil || res.State != StateReviewRequired {
+		t.Fatalf("same contract: %v %+v", err, res.TaskView)
+	}
+}
+
+// Scenario 21.
+func TestReasonixDirIsExcludedFromReviewAndCommit(t *testing.T) {
+	h := newHarness(t, writeTurn(writeResult(),
+		acptest.Step{Write: &acptest.WriteFile{Path: ".reasonix/notes.md", Content: "scratch"}, Permission: "never"}))
+	res, err := h.delegate("meta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != StateReviewRequired || len(res.ChangedFiles) != 1 || strings.Contains(res.Diff, ".reasonix") {
+		t.Fatalf("view %+v files %v", res.TaskView, res.ChangedFiles)
+	}
+	v, err := h.finalize(res.TaskView, "looks-right")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files := git(t, h.repo, "show", "--name-only", "--format=", v.CommitHash); files != "result.txt" {
+		t.Fatalf("commit files %q", files)
+	}
+}
+
+// Scenario 24 and the restart rules: running tasks pause, review stays finalizable.
+func TestRestartPausesRunningTasksAndKeepsReviewFinalizable(t *testing.T) {
+	scnHang := writeTurn(acptest.Step{Hang: true})
+	h := newHarness(t, scnHang)
+	bg := 0
+	res, err := h.delegate("running", func(r *DelegateRequest) { r.WaitTimeoutSeconds = &bg })
+	if err != nil || res.State != StateRunning {
+		t.Fatalf("%v %+v", err, res.TaskView)
+	}
+	h.e.cfg.Worker = inProcessWorker(nil)
+	rev, err := h.delegate("reviewed")
+	if err != nil || rev.State != StateReviewRequired {
+		t.Fatalf("%v %+v", err, rev.TaskView)
+	}
+	h.e.Close()
+
+	e2, err := Open(Config{StateDir: h.state, Mode: "test", Worker: inProcessWorker(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	h.e = e2
+	d, _ := e2.Get(context.Background(), "running")
+	if d.View.State != StatePaused || d.View.Phase != PhaseRestartRecovery || d.View.PauseRevision != 1 || d.View.PauseReasonHash == "" {
+		t.Fatalf("running after restart: %+v", d.View)
+	}
+	v, err := h.finalize(rev.TaskView, "looks-right")
+	if err != nil || v.State != StateCompleted {
+		t.Fatalf("finalize after restart: %v %+v", err, v)
+	}
+}
+
+// Scenario 6: resuming needs the current pause tokens; with them the task runs again.
+func TestResumeNeedsThePauseTokens(t *testing.T) {
+	h := newHarness(t, writeTurn(acptest.Step{Hang: true}))
+	bg := 0
+	if _, err := h.delegate("resume", func(r *DelegateRequest) { r.WaitTimeoutSeconds = &bg }); err != nil {
+		t.Fatal(err)
+	}
+	h.e.pause("resume", "test_pause", "paused by the test")
+	_, err := h.delegate("resume")
+	ce := mustCode(t, err, CodeInvalidRequest)
+	if ce.Details["pause_revision"] != 1 || ce.Details["pause_reason_hash"] == "" {
+		t.Fatalf("details %v", ce.Details)
+	}
+	h.e.cfg.Worker = inProcessWorker(nil)
+	rev, hash := 1, ce.Details["pause_reason_hash"].(string)
+	res, err := h.delegate("resume", func(r *DelegateRequest) { r.PauseRevision, r.PauseReasonHash = &rev, hash })
+	if err != nil || res.State != StateReviewRequired {
+		t.Fatalf("resume: %v %+v", err, res.TaskView)
+	}
+}
+
+// Supervised mode: a command the policy does not know becomes an interaction a person answers.
+func TestSupervisedPermissionRoundTrip(t *testing.T) {
+	h := newHarness(t, writeTurn(
+		acptest.Step{Shell: &acptest.Shell{Command: "make lint", Output: "fine"}, Permission: "ask"},
+		writeResult()))
+	res, err := h.delegate("supervised", func(r *DelegateRequest) { r.PermissionMode = PermissionSupervised })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != StateWaitingPermission || res.ActiveInteraction == nil {
+		t.Fatalf("view %+v", res.TaskView)
+	}
+	ia := res.ActiveInteraction
+	if ia.Kind != InteractionPermission || !strings.Contains(toJSON(ia.Request), `"argv":["make","lint"]`) {
+		t.Fatalf("interaction %s", toJSON(ia))
+	}
+	if _, err := h.e.Control(context.Background(), ControlRequest{TaskID: "supervised", Action: ActionRespond, InteractionID: "nope", Decision: "allow"}); AsError(err).Code != CodeInteractionNotFound {
+		t.Fatalf("unknown interaction: %v", err)
+	}
+	v, err := h.e.Control(context.Background(), ControlRequest{TaskID: "supervised", Action: ActionRespond, InteractionID: ia.ID, Decision: "allow"})
+	if err != nil || v.State != StateRunning {
+		t.Fatalf("respond: %v %+v", err, v)
+	}
+	r, timedOut, err := h.e.waitFor(context.Background(), "supervised", 30*time.Second, func(r *taskRecord) bool { return r.State == StateReviewRequired })
+	if err != nil || timedOut {
+		t.Fatalf("no review: %v %+v", err, r.view())
+	}
+}
+
+// The worker's ask tool becomes an input interaction answered by option.
+func TestQuestionIsAnsweredByOption(t *testing.T) {
+	h := newHarness(t, writeTurn(
+		acptest.Step{Ask: &acptest.Question{Question: "Which greeting?", Options: []acptest.Choice{{Label: "ok"}, {Label: "hello"}}}},
+		writeResult()))
+	res, err := h.delegate("question")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != StateWaitingInput || res.ActiveInteraction == nil || res.ActiveInteraction.Kind != InteractionInput {
+		t.Fatalf("view %+v", res.TaskView)
+	}
+	if _, err := h.e.Control(context.Background(), ControlRequest{TaskID: "question", Action: ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: "allow", Answer: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, timedOut, err := h.e.waitFor(context.Background(), "question", 30*time.Second, func(r *taskRecord) bool { return r.State == StateReviewRequired }); err != nil || timedOut {
+		t.Fatalf("no review: %v", err)
+	}
+}
+
+// A worker crash mid-turn pauses its task only.
+func TestWorkerCrashPausesOnlyItsTask(t *testing.T) {
+	h := newHarness(t, writeTurn(acptest.Step{Crash: &acptest.Crash{ExitCode: 3}}))
+	res, err := h.delegate("crash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != StatePaused || res.Phase != PhaseWorkerCrashed {
+		t.Fatalf("view %+v", res.TaskView)
+	}
+	h.e.cfg.Worker = inProcessWorker(nil)
+	other, err := h.delegate("healthy")
+	if err != nil || other.State != StateReviewRequired {
+		t.Fatalf("other task: %v %+v", err, other.TaskView)
+	}
+}
+
+// Parallel tasks on different repositories never share anything and all complete.
+func TestParallelTasksAcrossRepositoriesComplete(t *testing.T) {
+	h := newHarness(t, nil)
+	repos := make([]string, 8)
+	for i := range repos {
+		repos[i] = newRepo(t)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(repos))
+	for i, repo := range repos {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := "par-" + string(rune('a'+i))
+			res, err := h.delegate(id, func(r *DelegateRequest) { r.Authority.Cwd = repo })
+			if err != nil {
+				errs <- err
+				return
+			}
+			if _, err := h.finalize(res.TaskView, "looks-right"); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	views, _ := h.e.List(context.Background(), ListFilter{All: true})
+	seen := map[string]bool{}
+	for _, v := range views {
+		if v.State != StateCompleted || seen[v.Worktree] || seen[v.SessionID] {
+			t.Errorf("task %+v", v)
+		}
+		seen[v.Worktree], seen[v.SessionID] = true, true
+	}
+}
+
+func TestCancelAndCloseAreTerminalAndIdempotent(t *testing.T) {
+	h := newHarness(t, writeTurn(acptest.Step{Hang: true}))
+	bg := 0
+	if _, err := h.delegate("cancel", func(r *DelegateRequest) { r.WaitTimeoutSeconds = &bg }); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		v, err := h.e.Control(context.Background(), ControlRequest{TaskID: "cancel", Action: ActionCancel})
+		if err != nil || v.State != StateCancelled {
+			t.Fatalf("cancel: %v %+v", err, v)
+		}
+	}
+	msg := "x"
+	_, err := h.e.Control(context.Background(), ControlRequest{TaskID: "cancel", Action: ActionSteer, Message: &msg})
+	mustCode(t, err, CodeInvalidState)
+	_, err = h.e.Control(context.Background(), ControlRequest{TaskID: "cancel", Action: ActionClose, Message: &msg})
+	mustCode(t, err, CodeInvalidRequest)
+}
+
+func TestInspectPagesWithSignedCursors(t *testing.T) {
+	h := newHarness(t, nil)
+	if _, err := h.delegate("pages"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := h.e.Inspect(ctx, InspectRequest{TaskID: "pages", Include: []string{"events"}, MaxBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Truncated || res.NextCursor == "" {
+		t.Fatalf("no page: %+v", res)
+	}
+	var text string
+	var page string
+	_ = json.Unmarshal(res.Sections["events"], &page)
+	text += page
+	cursor := res.NextCursor
+	for cursor != "" {
+		res, err = h.e.Inspect(ctx, InspectRequest{TaskID: "pages", Include: []string{"events"}, MaxBytes: 1024, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page = ""
+		if err := json.Unmarshal(res.Sections["events"], &page); err != nil {
+			t.Fatalf("page is not a string: %s", res.Sections["events"])
+		}
+		text += page
+		cursor = res.NextCursor
+	}
+	var evs []map[string]any
+	if err := json.Unmarshal([]byte(text), &evs); err != nil || len(evs) < 5 {
+		t.Fatalf("pages do not join into the journal: %v (%d events)", err, len(evs))
+	}
+	tampered := cursor + "x"
+	_, err = h.e.Inspect(ctx, InspectRequest{TaskID: "pages", Include: []string{"events"}, Cursor: res.NextCursor + tampered})
+	mustCode(t, err, CodeInvalidRequest)
+	_, err = h.e.Inspect(ctx, InspectRequest{TaskID: "nope"})
+	mustCode(t, err, CodeTaskNotFound)
+}
