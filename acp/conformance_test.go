@@ -56,7 +56,69 @@ var fakeScenario = &acptest.Scenario{Name: "conformance", Turns: []acptest.Turn{
 	}},
 	{Match: "SCENARIO:steer", Steps: []acptest.Step{{Text: "Working slowly."}, {WaitSteer: true}}, OnSteer: []acptest.Step{{Text: "Steered: {{steer}}"}}},
 	{Match: "SCENARIO:cancel", Steps: []acptest.Step{{Text: "Working slowly."}, {Hang: true}}},
+	{Match: "SCENARIO:crash", Steps: []acptest.Step{{Text: "About to fail."}, {Crash: &acptest.Crash{ExitCode: 7, Stderr: "provider said 401 for Authorization: Bearer sk-abcdef1234567\n"}}}},
+	{Match: "SCENARIO:garbage", Steps: []acptest.Step{{Garbage: "{\"jsonrpc\":\"2.0\",\"method\":"}}},
+	{Match: "SCENARIO:freeze", Steps: []acptest.Step{{Freeze: true}}},
 }}
+
+// TestFakeWorkerFaults makes the fake worker crash, write garbage and freeze: each ends in a
+// typed error and nothing waits forever.
+func TestFakeWorkerFaults(t *testing.T) {
+	for name, start := range map[string]func(t *testing.T) (*Worker, string){
+		"in-process": inProcessTarget().start,
+		"binary":     fakeBinaryTarget(t).start,
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, c := range []struct {
+				prompt string
+				want   error
+			}{{"SCENARIO:crash", ErrWorkerExited}, {"SCENARIO:garbage", ErrProtocol}} {
+				w, cwd := start(t)
+				s, err := w.NewSession(testCtx(t), SessionConfig{Cwd: cwd})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rec := record(s)
+				if _, err := s.Prompt(testCtx(t), c.prompt); !errors.Is(err, c.want) {
+					t.Errorf("%s: prompt err = %v", c.prompt, err)
+				}
+				last := rec.waitFor(t, "error event", func(e Event) bool { return e.Kind() == KindError }).(ErrorEvent)
+				if !errors.Is(last.Err, c.want) {
+					t.Errorf("%s: error event %v", c.prompt, last.Err)
+				}
+				<-w.Done()
+				if name == "binary" && c.want == ErrWorkerExited {
+					if !strings.Contains(w.Err().Error(), "exit status 7") {
+						t.Errorf("err = %v", w.Err())
+					}
+					if st := w.Stderr(); !strings.Contains(st, "Bearer [REDACTED]") || strings.Contains(st, "sk-abc") {
+						t.Errorf("stderr = %q", st)
+					}
+				}
+			}
+
+			w, cwd := start(t)
+			s, err := w.NewSession(testCtx(t), SessionConfig{Cwd: cwd})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			if _, err := s.Prompt(ctx, "SCENARIO:freeze"); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("frozen prompt err = %v", err)
+			}
+			ctx2, cancel2 := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel2()
+			if _, err := s.Status(ctx2); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("status of frozen worker err = %v", err)
+			}
+			_ = w.Close()
+			if _, err := s.Status(testCtx(t)); !errors.Is(err, ErrWorkerClosed) {
+				t.Errorf("status after close err = %v", err)
+			}
+		})
+	}
+}
 
 func TestConformanceRealReasonix(t *testing.T) {
 	bin := os.Getenv("REASONIX_BIN")
@@ -102,6 +164,15 @@ func TestConformanceRealReasonix(t *testing.T) {
 }
 
 func TestConformanceFakeBinary(t *testing.T) {
+	runConformance(t, fakeBinaryTarget(t))
+}
+
+func TestConformanceInProcess(t *testing.T) {
+	runConformance(t, inProcessTarget())
+}
+
+// fakeBinaryTarget builds cmd/fake-reasonix and starts it as a worker process.
+func fakeBinaryTarget(t *testing.T) target {
 	if testing.Short() {
 		t.Skip("builds cmd/fake-reasonix")
 	}
@@ -113,7 +184,7 @@ func TestConformanceFakeBinary(t *testing.T) {
 	}
 	scenario := filepath.Join(dir, "scenario.json")
 	writeScenario(t, scenario)
-	runConformance(t, target{
+	return target{
 		start: func(t *testing.T) (*Worker, string) {
 			cwd := t.TempDir()
 			w, err := Start(testCtx(t), LaunchConfig{Bin: bin, Dir: cwd, Env: []string{"FAKE_REASONIX_SCENARIO=" + scenario}})
@@ -124,11 +195,12 @@ func TestConformanceFakeBinary(t *testing.T) {
 			return w, cwd
 		},
 		sawSteer: fakeSawSteer,
-	})
+	}
 }
 
-func TestConformanceInProcess(t *testing.T) {
-	runConformance(t, target{
+// inProcessTarget serves the fake worker over pipes, as the demo and engine tests do.
+func inProcessTarget() target {
+	return target{
 		start: func(t *testing.T) (*Worker, string) {
 			cr, aw := io.Pipe()
 			ar, cw := io.Pipe()
@@ -147,7 +219,7 @@ func TestConformanceInProcess(t *testing.T) {
 			return w, t.TempDir()
 		},
 		sawSteer: fakeSawSteer,
-	})
+	}
 }
 
 func fakeSawSteer(t *testing.T, agentText string) {
@@ -300,6 +372,18 @@ func runConformance(t *testing.T, tg target) {
 			t.Error(err)
 		}
 		<-rec.done
+
+		// The closed session continues on the same worker, with the same settings.
+		resumed, err := w.ResumeSession(testCtx(t), s.ID(), SessionConfig{Cwd: cwd, Model: "mock/mock-model"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := resumed.Status(testCtx(t)); err != nil || st.SessionID != s.ID() {
+			t.Errorf("resumed status = %+v, %v", st, err)
+		}
+		if eff := resumed.Effective(); eff.ToolApproval != "read-only" {
+			t.Errorf("resumed effective = %+v", eff)
+		}
 	})
 
 	t.Run("steer", func(t *testing.T) {
