@@ -25,6 +25,15 @@ type field struct {
 
 func (o object) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
+	if err := o.encode(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// encode writes o into one buffer; nesting json.Marshal calls instead would re-validate and
+// re-compact every level, which showed up in the startup benchmark.
+func (o object) encode(b *bytes.Buffer) error {
 	b.WriteByte('{')
 	for i, f := range o {
 		if i > 0 {
@@ -33,14 +42,34 @@ func (o object) MarshalJSON() ([]byte, error) {
 		k, _ := json.Marshal(f.key)
 		b.Write(k)
 		b.WriteByte(':')
-		v, err := json.Marshal(f.value)
-		if err != nil {
-			return nil, fmt.Errorf("schema key %s: %w", f.key, err)
+		if err := encodeValue(b, f.value); err != nil {
+			return fmt.Errorf("schema key %s: %w", f.key, err)
 		}
-		b.Write(v)
 	}
 	b.WriteByte('}')
-	return b.Bytes(), nil
+	return nil
+}
+
+func encodeValue(b *bytes.Buffer, v any) error {
+	switch x := v.(type) {
+	case object:
+		return x.encode(b)
+	case []object:
+		b.WriteByte('[')
+		for i, o := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := o.encode(b); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	b.Write(raw)
+	return err
 }
 
 // with returns o extended by more fields (o itself is not changed).

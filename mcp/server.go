@@ -75,7 +75,7 @@ func newServer(open func(context.Context) (core.Service, error), opts Options, e
 		log:     opts.Logger,
 		service: &opener{open: open},
 	}
-	s.tools = buildTools()
+	s.tools = toolDefs()
 	s.mcp = server.NewMCPServer(ServerName, opts.Version, append([]server.ServerOption{
 		server.WithInstructions(assets.MCPInstructions()),
 		server.WithExperimental(map[string]any{sandboxMetaKey: map[string]any{}}),
@@ -98,6 +98,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.service.start(ctx)
+	go validators()
 
 	errLog := log.New(slogWriter{s.log}, "", 0)
 	stdio := server.NewStdioServer(s.mcp)

@@ -3,10 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -24,12 +26,10 @@ const (
 
 var toolOrder = []string{ToolDelegate, ToolControl, ToolInspect}
 
-// toolDef is one tool: what tools/list advertises, the compiled schemas that guard its input and
-// output, and the call into the service.
+// toolDef is one tool: what tools/list advertises and the call into the service.
 type toolDef struct {
-	tool    mcp.Tool
-	in, out *jsonschema.Schema
-	run     func(s *Server, ctx context.Context, svc core.Service, call toolCall) (any, error)
+	tool mcp.Tool
+	run  func(s *Server, ctx context.Context, svc core.Service, call toolCall) (any, error)
 }
 
 // toolCall is a validated request: its raw arguments and its _meta.
@@ -38,7 +38,14 @@ type toolCall struct {
 	meta map[string]any
 }
 
-func buildTools() map[string]*toolDef {
+type toolSpec struct {
+	name, title string
+	in, out     object
+	ann         mcp.ToolAnnotation
+	run         func(s *Server, ctx context.Context, svc core.Service, call toolCall) (any, error)
+}
+
+func toolSpecs() []toolSpec {
 	mutating := mcp.ToolAnnotation{
 		ReadOnlyHint: mcp.ToBoolPtr(false), DestructiveHint: mcp.ToBoolPtr(true),
 		IdempotentHint: mcp.ToBoolPtr(false), OpenWorldHint: mcp.ToBoolPtr(true),
@@ -47,27 +54,24 @@ func buildTools() map[string]*toolDef {
 		ReadOnlyHint: mcp.ToBoolPtr(true), DestructiveHint: mcp.ToBoolPtr(false),
 		IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false),
 	}
-	specs := []struct {
-		name, title string
-		in, out     object
-		ann         mcp.ToolAnnotation
-		run         func(s *Server, ctx context.Context, svc core.Service, call toolCall) (any, error)
-	}{
+	return []toolSpec{
 		{ToolDelegate, "Delegate a contract to Reasonix", delegateInput(), delegateOutput(), mutating, (*Server).delegate},
 		{ToolControl, "Control a Reasonix task", controlInput(), controlOutput(), mutating, (*Server).control},
 		{ToolInspect, "Inspect a Reasonix task", inspectInput(), inspectOutput(), reading, (*Server).inspect},
 	}
+}
+
+// toolDefs builds the tool list once per process: it is constant.
+var toolDefs = sync.OnceValue(buildTools)
+
+func buildTools() map[string]*toolDef {
 	tools := map[string]*toolDef{}
-	for _, sp := range specs {
-		inRaw, err1 := json.Marshal(sp.in)
-		outRaw, err2 := json.Marshal(sp.out)
-		in, err3 := compileSchema(sp.name+".input", sp.in)
-		out, err4 := compileSchema(sp.name+".output", sp.out)
-		for _, err := range []error{err1, err2, err3, err4} {
-			if err != nil {
-				// The schemas are constants of this package; tests compile them on every run.
-				panic(fmt.Sprintf("mcp: schema of %s: %v", sp.name, err))
-			}
+	for _, sp := range toolSpecs() {
+		inRaw, err1 := sp.in.MarshalJSON()
+		outRaw, err2 := sp.out.MarshalJSON()
+		if err := errors.Join(err1, err2); err != nil {
+			// The schemas are constants of this package; tests encode them on every run.
+			panic(fmt.Sprintf("mcp: schema of %s: %v", sp.name, err))
 		}
 		tools[sp.name] = &toolDef{
 			tool: mcp.Tool{
@@ -78,24 +82,46 @@ func buildTools() map[string]*toolDef {
 				RawOutputSchema: outRaw,
 				Annotations:     sp.ann,
 			},
-			in:  in,
-			out: out,
 			run: sp.run,
 		}
 	}
 	return tools
 }
 
+// validators compiles every tool's input and output schema once per process. Compiling is slow
+// (the first use loads the draft-07 metaschema), so it stays off the initialize/tools/list path:
+// ServeStdio starts it in the background and the first tool call waits for it.
+var validators = sync.OnceValues(func() (map[string][2]*jsonschema.Schema, error) {
+	out := map[string][2]*jsonschema.Schema{}
+	for _, sp := range toolSpecs() {
+		in, err := compileSchema(sp.name+".input", sp.in)
+		if err != nil {
+			return nil, fmt.Errorf("%s input schema: %w", sp.name, err)
+		}
+		res, err := compileSchema(sp.name+".output", sp.out)
+		if err != nil {
+			return nil, fmt.Errorf("%s output schema: %w", sp.name, err)
+		}
+		out[sp.name] = [2]*jsonschema.Schema{in, res}
+	}
+	return out, nil
+})
+
 // handler wraps a tool: input validation, waiting for the service, progress while the call runs,
 // output validation and the error envelope. Everything task-specific lives in the service.
 func (s *Server) handler(t *toolDef) func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := t.tool.Name
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		schemas, err := validators()
+		if err != nil {
+			return errorResult(core.Errorf(core.CodeInternalError, nil, "%v", err)), nil
+		}
+		in, out := schemas[name][0], schemas[name][1]
 		args, err := rawArguments(req)
 		if err != nil {
 			return errorResult(invalidRequest(name, []core.Issue{{Path: "arguments", Message: err.Error()}})), nil
 		}
-		if issues := validateJSON(t.in, args); len(issues) > 0 {
+		if issues := validateJSON(in, args); len(issues) > 0 {
 			return errorResult(invalidRequest(name, issues)), nil
 		}
 		call := toolCall{args: args}
@@ -121,7 +147,7 @@ func (s *Server) handler(t *toolDef) func(context.Context, mcp.CallToolRequest) 
 		if err != nil {
 			return errorResult(core.Errorf(core.CodeInternalError, nil, "encoding %s result: %v", name, err)), nil
 		}
-		if issues := validateJSON(t.out, raw); len(issues) > 0 {
+		if issues := validateJSON(out, raw); len(issues) > 0 {
 			// A result that breaks the advertised schema is our bug; say so rather than hand
 			// Codex something it may misread.
 			s.log.Error("mcp: result violates the output schema", "tool", name, "issues", issues)
