@@ -140,10 +140,7 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) string {
 	}
 	field("cwd", d.req.Cwd)
 	field("paths", strings.Join(d.req.Paths, ", "))
-	why := strings.TrimSpace(d.req.Code + ": " + d.req.Reason)
-	if d.req.Reason == "" {
-		why = d.req.Code
-	}
+	why := strings.Join(nonEmpty(d.req.Code, d.req.Reason), ": ")
 	if why == "" && d.req.Kind == core.InteractionPermission {
 		why = "the contract's policy does not cover this command, so it asks you"
 	}
@@ -518,4 +515,14 @@ func (d *helpDialog) view(t Theme, k KeyMap, width int) string {
 	}
 	d.top = clampInt(d.top, 0, max(len(lines)-1, 0))
 	return strings.Join(lines[d.top:], "\n")
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

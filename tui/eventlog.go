@@ -100,9 +100,9 @@ func (l *eventLog) add(ev core.Event) {
 		return
 	}
 	if last := l.last(); kind == kindAgent && last != nil && last.kind == kindAgent {
-		// Consecutive agent messages read as one block of paragraphs under one label.
-		l.replace(last, last.text+"\n"+strings.TrimPrefix(text, agentLabel))
-		return
+		// Consecutive agent messages read as one block of paragraphs under one label. Each stays
+		// its own entry so a long monologue is neither re-wrapped whole nor kept past the bound.
+		text = "  " + strings.TrimPrefix(text, agentLabel)
 	}
 	l.push(kind, text)
 }
