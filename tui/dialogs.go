@@ -111,7 +111,7 @@ func (d *promptDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	case key.Matches(msg, k.FreeText) && d.freeTextAllowed():
 		d.typing = true
 		d.input.Focus()
-	case key.Matches(msg, k.AllowOnce):
+	case key.Matches(msg, k.AllowOnce) && d.req.Kind == core.InteractionPermission:
 		return d.respond(core.DecisionAllow, "", "")
 	case key.Matches(msg, k.Deny):
 		return d.respond(core.DecisionDeny, "", "")

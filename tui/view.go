@@ -143,7 +143,8 @@ func (m *Model) wide() bool { return m.width >= wideWidth }
 
 func (m *Model) listRows(bodyH int) int {
 	if m.wide() {
-		return bodyH - 1
+		// Leave room for the selected task's summary under the list.
+		return clampInt(len(m.tasks), 1, max(bodyH/2-1, 1))
 	}
 	return clampInt(len(m.tasks), 1, max(bodyH/3, 3))
 }
@@ -172,9 +173,11 @@ func (m *Model) detailHeight() int {
 }
 
 func (m *Model) viewBody(bodyH int) string {
-	list := m.viewList(m.listRows(bodyH))
+	rows := m.listRows(bodyH)
+	list := m.viewList(rows)
 	detail := m.viewDetail(m.detailWidth(), m.detailHeight())
 	if m.wide() {
+		list += "\n" + m.viewSummary(m.listWidth(), bodyH-rows-1)
 		sep := strings.TrimSuffix(strings.Repeat(m.theme.Border.Render("│")+"\n", bodyH), "\n")
 		return lipgloss.JoinHorizontal(lipgloss.Top, fixBlock(list, m.listWidth(), bodyH), sep, detail)
 	}
@@ -226,6 +229,49 @@ func (m *Model) viewList(rows int) string {
 		lines = append(lines, line)
 	}
 	return fixBlock(strings.Join(lines, "\n"), w, rows+1)
+}
+
+// viewSummary is the selected task at a glance, shown under the list on wide terminals.
+func (m *Model) viewSummary(w, h int) string {
+	t := m.theme
+	tv := m.selectedTask()
+	if tv == nil || h < 3 {
+		return ""
+	}
+	ti := m.task(tv.TaskID)
+	lines := []string{"", t.Title.Render(" " + tv.TaskID)}
+	add := func(label, value string) {
+		if value == "" {
+			return
+		}
+		for i, l := range wrapLines(value, w-13) {
+			if i == 0 {
+				lines = append(lines, " "+t.Dim.Render(padRight(label, 11))+l)
+			} else {
+				lines = append(lines, strings.Repeat(" ", 12)+l)
+			}
+		}
+	}
+	if d := ti.detail; d != nil {
+		add("objective", d.Objective)
+	}
+	add("repository", ti.repository)
+	add("branch", tv.Branch)
+	add("lane", strings.TrimSpace(string(tv.WorkerLane)+" "+tv.EffectiveReasoningEffort))
+	if tv.ReviewRevision > 0 {
+		add("review", fmt.Sprintf("revision %d · repair rounds %d/2", tv.ReviewRevision, tv.RepairRounds))
+	}
+	add("reason", tv.Reason)
+	add("commit", tv.CommitHash)
+	if ti.usage != nil {
+		add("usage", formatUsage(ti.usage))
+	}
+	for _, p := range m.pending {
+		if p.taskID == tv.TaskID {
+			add("waiting", p.ia.Kind+" "+p.ia.ID+": "+describeRequest(parseRequest(p.ia)).what)
+		}
+	}
+	return fixBlock(strings.Join(lines, "\n"), w, h)
 }
 
 func (m *Model) age(tv core.TaskView, ti *taskInfo) string {
