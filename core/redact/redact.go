@@ -20,8 +20,19 @@ const (
 )
 
 // secretPatterns match secrets wherever they appear in text. The PEM pattern also swallows an
-// unterminated key so that a truncated log never shows its body.
-var secretPatterns = []*regexp.Regexp{
+// unterminated key so that a truncated log never shows its body. Every match starts with one of
+// the pattern's literals, which lets Go's slow unanchored search be replaced by a fast substring
+// search plus an anchored match at each candidate (see find); referencePatterns keeps the plain
+// regular expressions the tests compare against.
+var secretPatterns = []literalPattern{
+	{lits: []string{"-----BEGIN "}, re: anchored(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*)`)},
+	{lits: []string{"AKIA"}, boundary: true, re: anchored(`AKIA[0-9A-Z]{16}\b`)},
+	{lits: []string{"sk-", "rk-", "pk-"}, boundary: true, re: anchored(`(?:sk|rk|pk)-(?:proj-)?[A-Za-z0-9_-]{16,}\b`)},
+	{lits: []string{"gh"}, boundary: true, re: anchored(`gh[opusr]_[A-Za-z0-9]{20,}\b`)},
+	{lits: []string{"bearer"}, fold: true, boundary: true, re: anchored(`(?i)Bearer\s+[A-Za-z0-9._~+/-]+=*\b`)},
+}
+
+var referencePatterns = []*regexp.Regexp{
 	regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*)`),
 	regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`),
 	regexp.MustCompile(`\b(?:sk|rk|pk)-(?:proj-)?[A-Za-z0-9_-]{16,}\b`),
@@ -29,12 +40,87 @@ var secretPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\bBearer\s+[A-Za-z0-9._~+/-]+=*\b`),
 }
 
+func anchored(expr string) *regexp.Regexp { return regexp.MustCompile(`^(?:` + expr + `)`) }
+
+// literalPattern is a regular expression whose matches all begin with one of lits (compared
+// case-insensitively in ASCII when fold is set) and, when boundary is set, at a word boundary.
+type literalPattern struct {
+	lits     []string
+	fold     bool
+	boundary bool
+	re       *regexp.Regexp
+}
+
+// find returns the leftmost-first, non-overlapping matches of the pattern, as the unanchored
+// expression would.
+func (p literalPattern) find(s string, limit int) [][2]int {
+	hay := s
+	if p.fold {
+		hay = asciiLower(s)
+	}
+	var out [][2]int
+	for from := 0; from < len(s) && (limit < 0 || len(out) < limit); {
+		pos := -1
+		for _, lit := range p.lits {
+			if j := strings.Index(hay[from:], lit); j >= 0 && (pos < 0 || from+j < pos) {
+				pos = from + j
+			}
+		}
+		if pos < 0 {
+			break
+		}
+		if p.boundary && pos > 0 && isWordByte(s[pos-1]) {
+			from = pos + 1
+			continue
+		}
+		loc := p.re.FindStringIndex(s[pos:])
+		if loc == nil {
+			from = pos + 1
+			continue
+		}
+		out = append(out, [2]int{pos, pos + loc[1]})
+		from = pos + max(loc[1], 1)
+	}
+	return out
+}
+
+func (p literalPattern) replace(s string) string {
+	matches := p.find(s, -1)
+	if len(matches) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range matches {
+		b.WriteString(s[last:m[0]])
+		b.WriteString(Placeholder)
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// asciiLower lowercases A–Z only, so byte offsets stay valid.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
 var secretKey = regexp.MustCompile(`(?i)(?:^|[_-])(?:api[_-]?key|token|secret|password|passwd|credential|authorization|cookie|private[_-]?key)(?:$|[_-])`)
 
 // ContainsSecret reports whether s contains a value matching one of the secret patterns.
 func ContainsSecret(s string) bool {
-	for _, re := range secretPatterns {
-		if re.MatchString(s) {
+	for _, p := range secretPatterns {
+		if len(p.find(s, 1)) > 0 {
 			return true
 		}
 	}
@@ -44,8 +130,8 @@ func ContainsSecret(s string) bool {
 // String replaces every secret in s with Placeholder, then cuts it to MaxStringLen characters.
 // Redaction comes first so that a cut can never leave the visible half of a secret behind.
 func String(s string) string {
-	for _, re := range secretPatterns {
-		s = re.ReplaceAllLiteralString(s, Placeholder)
+	for _, p := range secretPatterns {
+		s = p.replace(s)
 	}
 	return truncate(s)
 }

@@ -35,6 +35,9 @@ func ScanBytes(content []byte) []Finding {
 			found = append(found, Finding{Line: i + 1, Rule: "pattern"})
 			continue
 		}
+		if !mayAssign(line) {
+			continue
+		}
 		for _, m := range assignment.FindAllStringSubmatch(line, -1) {
 			if !looksLikePlaceholder(m[1]) {
 				found = append(found, Finding{Line: i + 1, Rule: "assignment"})
@@ -44,6 +47,23 @@ func ScanBytes(content []byte) []Finding {
 	}
 	// A PEM key spans lines; the per-line pass only sees its BEGIN line, which is enough to flag it.
 	return found
+}
+
+// mayAssign is a cheap filter before the (slow, case-folding) assignment expression: a match
+// needs one of these words, or non-ASCII text that Unicode case folding could turn into one.
+func mayAssign(line string) bool {
+	for i := 0; i < len(line); i++ {
+		if line[i] >= 0x80 {
+			return true
+		}
+	}
+	lower := asciiLower(line)
+	for _, w := range []string{"key", "token", "secret", "passw"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func looksLikePlaceholder(v string) bool {

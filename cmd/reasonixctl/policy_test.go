@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func policyCmd(args []string, out, errb *bytes.Buffer) int { return runPolicy(args, out, errb) }
+
+type explained struct {
+	Decision       string `json:"decision"`
+	Code           string `json:"code"`
+	Reason         string `json:"reason"`
+	Hint           string `json:"hint"`
+	TimeoutSeconds int    `json:"timeout_seconds"`
+}
+
+func explain(t *testing.T, args ...string) explained {
+	t.Helper()
+	code, out, errOut := runCmd(policyCmd, append([]string{"explain", "--json"}, args...)...)
+	var e explained
+	if err := json.Unmarshal([]byte(out), &e); code != 0 || err != nil {
+		t.Fatalf("%v: exit %d %q %q %v", args, code, out, errOut, err)
+	}
+	return e
+}
+
+func TestPolicyExplain(t *testing.T) {
+	wt := t.TempDir()
+	if err := os.Mkdir(filepath.Join(wt, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := writeFile(t, "c.json", `{"schema_version":1,"objective":"o","user_outcome":"u","write_scope":["a"],
+		"acceptance_criteria":[{"id":"a","requirement":"r","evidence":"automated"}],
+		"verification":[{"id":"v","argv":["make","check"],"cwd":"sub","timeout_seconds":77,"proves":["a"]}]}`)
+
+	if e := explain(t, "--worktree", wt, "--cwd", wt, "--", "git", "status"); e.Decision != "allow" || e.TimeoutSeconds != 120 || e.Code != "" {
+		t.Errorf("git status: %+v", e)
+	}
+	if e := explain(t, "--worktree", wt, "--cwd", wt, "--", "curl", "x"); e.Decision != "deny" || e.Code != "network_access" || e.Hint == "" {
+		t.Errorf("curl: %+v", e)
+	}
+	if e := explain(t, "--worktree", wt, "--cwd", filepath.Join(wt, "sub"), "--", "make", "check"); e.Code != "unknown_executable" {
+		t.Errorf("without a contract: %+v", e)
+	}
+	if e := explain(t, "--contract", c, "--worktree", wt, "--cwd", filepath.Join(wt, "sub"), "--", "make", "check"); e.Decision != "allow" || e.TimeoutSeconds != 77 {
+		t.Errorf("contract command: %+v", e)
+	}
+	if e := explain(t, "--worktree", filepath.Join(wt, "sub"), "--cwd", wt, "--", "ls"); e.Code != "cwd_escape" {
+		t.Errorf("cwd outside: %+v", e)
+	}
+
+	code, out, _ := runCmd(policyCmd, "explain", "--worktree", wt, "--cwd", wt, "--", "npm", "publish")
+	if code != 0 || !strings.HasPrefix(out, "deny publish_release: ") || !strings.Contains(out, "\nhint: ") {
+		t.Errorf("text deny: %d %q", code, out)
+	}
+	code, out, _ = runCmd(policyCmd, "explain", "--worktree", wt, "--cwd", wt, "--", "cat", "release")
+	if code != 0 || !strings.HasPrefix(out, "allow (watchdog 120s): ") {
+		t.Errorf("text allow: %d %q", code, out)
+	}
+}
+
+func TestPolicyExplainDefaultsToCurrentDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if e := explain(t, "--", "ls"); e.Decision != "allow" {
+		t.Errorf("ls in the current directory: %+v", e)
+	}
+}
+
+func TestPolicyUsage(t *testing.T) {
+	bad := writeFile(t, "bad.json", `{}`)
+	for _, args := range [][]string{nil, {"judge", "--", "ls"}, {"explain"}, {"explain", "--"}, {"explain", "--bogus", "--", "ls"},
+		{"explain", "--contract", "/does/not/exist", "--", "ls"}, {"explain", "--contract", bad, "--", "ls"}} {
+		if code, out, errOut := runCmd(policyCmd, args...); code != 2 || out != "" || !strings.Contains(errOut, "usage:") {
+			t.Errorf("%v: %d %q %q", args, code, out, errOut)
+		}
+	}
+}
