@@ -17,12 +17,9 @@ import (
 
 // inProcessWorker runs the scripted fake worker in this process over pipes.
 func inProcessWorker(scn *acptest.Scenario) WorkerLauncher {
-	return func(ctx context.Context, spec WorkerSpec) (*acp.Worker, error) {
-		fromAgent, agentOut := io.Pipe()
-		agentIn, toAgent := io.Pipe()
-		go func() { _ = acptest.Serve(context.Background(), agentIn, agentOut, acptest.Options{Scenario: scn}) }()
-		return acp.Connect(ctx, fromAgent, toAgent, acp.ConnectConfig{})
-	}
+	return PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+		return acptest.Serve(ctx, r, w, acptest.Options{Scenario: scn})
+	})
 }
 
 type harness struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
@@ -411,4 +413,28 @@ func steerText(repairRound int, msg string) string {
 		return "Supervisor review repair round " + strconv.Itoa(repairRound) + "/2. The contract is immutable. " + msg
 	}
 	return "Supervisor steering. " + msg
+}
+
+// PipeWorker starts an in-process worker per task: serve speaks ACP on r and w until r ends. The
+// demo and tests use it with the scripted fake worker.
+func PipeWorker(serve func(ctx context.Context, r io.Reader, w io.Writer) error) WorkerLauncher {
+	return func(ctx context.Context, spec WorkerSpec) (*acp.Worker, error) {
+		fromAgent, agentOut := io.Pipe()
+		agentIn, toAgent := io.Pipe()
+		go func() {
+			err := serve(context.Background(), agentIn, agentOut)
+			agentOut.CloseWithError(err)
+			agentIn.CloseWithError(err)
+		}()
+		return acp.Connect(ctx, fromAgent, toAgent, acp.ConnectConfig{})
+	}
+}
+
+// BinaryWorker starts the worker binary (REASONIX_BIN, else reasonix) in the task's worktree.
+func BinaryWorker(bin string, envAllow []string, log *slog.Logger) WorkerLauncher {
+	return func(ctx context.Context, spec WorkerSpec) (*acp.Worker, error) {
+		return acp.Start(ctx, acp.LaunchConfig{
+			Bin: bin, Dir: spec.Worktree, Network: spec.Network, EnvAllow: envAllow, Logger: log,
+		})
+	}
 }

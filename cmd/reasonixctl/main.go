@@ -23,6 +23,7 @@ func commands() []command {
 	return []command{
 		{"contract", "contract lint [--json] FILE|-   validate a TaskContractV1 and print its hash", runContract},
 		{"policy", "policy explain [--contract F] [--worktree D] [--cwd D] [--json] -- ARGV...", runPolicy},
+		{"task", "task list [--all] [--json]            list tasks in the state directory", runTask},
 	}
 }
 
@@ -32,10 +33,11 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "reasonixctl: the dashboard is not built yet; see --help")
-		return 2
+		return runDashboard(stderr)
 	}
 	switch args[0] {
+	case "--mcp":
+		return runMCP(args[1:], stdout, stderr)
 	case "--version", "-version", "version":
 		fmt.Fprintf(stdout, "reasonixctl %s\n", version)
 		return 0
@@ -56,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "reasonixctl %s — supervise a Reasonix worker in an isolated git worktree\n\n", version)
 	fmt.Fprintln(w, "Usage:")
+	fmt.Fprintln(w, "  reasonixctl                  the dashboard: supervise tasks at the keyboard")
+	fmt.Fprintln(w, "  reasonixctl --mcp            serve Codex over MCP on stdin/stdout (--log-stderr mirrors the log)")
 	fmt.Fprintln(w, "  reasonixctl --version")
 	fmt.Fprintln(w, "  reasonixctl --help")
 	for _, c := range commands() {

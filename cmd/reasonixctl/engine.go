@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+
+	"reasonixctl/core"
+)
+
+// settings is the configuration read from the environment; the names are the earlier bridge's,
+// so reasonixctl can replace it in place.
+type settings struct {
+	bin              string
+	model            string
+	effort           string
+	network          bool
+	scannerArgv      []string
+	runHooks         bool
+	allowUnsandboxed bool
+	envAllow         []string
+}
+
+func readSettings() (settings, error) {
+	s := settings{
+		bin:              os.Getenv("REASONIX_BIN"),
+		model:            os.Getenv("CODEX_REASONIX_MODEL"),
+		effort:           os.Getenv("CODEX_REASONIX_EFFORT"),
+		network:          os.Getenv("CODEX_REASONIX_NETWORK") == "on",
+		runHooks:         os.Getenv("CODEX_REASONIX_RUN_GIT_HOOKS") == "true",
+		allowUnsandboxed: os.Getenv("CODEX_REASONIX_ALLOW_UNSANDBOXED") == "true",
+	}
+	if s.effort == "" {
+		s.effort = "medium"
+	}
+	if !slices.Contains([]string{"low", "medium", "high", "max"}, s.effort) {
+		return s, fmt.Errorf("CODEX_REASONIX_EFFORT=%q: use low, medium, high or max", s.effort)
+	}
+	if v := os.Getenv("CODEX_REASONIX_SECRET_SCANNER_ARGV"); v != "" {
+		if err := json.Unmarshal([]byte(v), &s.scannerArgv); err != nil || len(s.scannerArgv) == 0 {
+			return s, fmt.Errorf("CODEX_REASONIX_SECRET_SCANNER_ARGV must be a non-empty JSON array of strings")
+		}
+	}
+	for _, g := range strings.Split(os.Getenv("CODEX_REASONIX_ENV_ALLOWLIST"), ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			s.envAllow = append(s.envAllow, g)
+		}
+	}
+	return s, nil
+}
+
+// engineConfig turns settings into the engine's configuration for one mode.
+func (s settings) engineConfig(dir, mode string, log *slog.Logger, pm core.PermissionMode) core.Config {
+	return core.Config{
+		StateDir:          dir,
+		Mode:              mode,
+		Logger:            log,
+		Worker:            core.BinaryWorker(s.bin, s.envAllow, log),
+		Model:             s.model,
+		DefaultEffort:     s.effort,
+		PermissionMode:    pm,
+		AllowUnsandboxed:  s.allowUnsandboxed,
+		RunGitHooks:       s.runHooks,
+		SecretScannerArgv: s.scannerArgv,
+	}
+}

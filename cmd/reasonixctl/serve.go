@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"reasonixctl/core"
+	"reasonixctl/mcp"
+	"reasonixctl/tui"
+)
+
+// runMCP serves the core over MCP on stdin/stdout. The tools are listed before the state
+// directory is opened, so Codex sees them at once.
+func runMCP(args []string, stdout, stderr io.Writer) int {
+	logStderr := len(args) > 0 && args[0] == "--log-stderr"
+	s, err := readSettings()
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl:", err)
+		return 2
+	}
+	dir, err := stateDir()
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl:", err)
+		return 1
+	}
+	log, closeLog, err := openLog(dir, logStderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl: log file:", err)
+		return 1
+	}
+	defer closeLog.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var engine *core.Engine
+	open := func(context.Context) (core.Service, error) {
+		e, err := core.Open(s.engineConfig(dir, "mcp", log, core.PermissionAutomatic))
+		if err != nil {
+			log.Error("opening the state directory failed", "err", err)
+			return nil, err
+		}
+		engine = e
+		return e, nil
+	}
+	srv := mcp.NewServer(open, mcp.Options{Version: version, Logger: log, Network: s.network})
+	err = srv.ServeStdio(ctx, os.Stdin, stdout)
+	if engine != nil {
+		engine.Close()
+	}
+	if err != nil {
+		log.Error("mcp server stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// runDashboard runs the core in-process under the dashboard. Permissions the policy does not
+// know are asked of the person at the keyboard.
+func runDashboard(stderr io.Writer) int {
+	s, err := readSettings()
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl:", err)
+		return 2
+	}
+	dir, err := stateDir()
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl:", err)
+		return 1
+	}
+	log, closeLog, err := openLog(dir, false)
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl: log file:", err)
+		return 1
+	}
+	defer closeLog.Close()
+	e, err := core.Open(s.engineConfig(dir, "tui", log, core.PermissionSupervised))
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl:", err)
+		return 1
+	}
+	defer e.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: workerLabel(s.bin), Logger: log}); err != nil {
+		fmt.Fprintln(stderr, "reasonixctl:", err)
+		return 1
+	}
+	return 0
+}
+
+func workerLabel(bin string) string {
+	if bin == "" {
+		return "reasonix"
+	}
+	return bin
+}
