@@ -113,8 +113,8 @@ type Store struct {
 	owner  *ownerLock
 	broker *broker
 
-	// mu is held shared by every operation and exclusively by Close, so badger is never used
-	// after it is closed.
+	// mu is held shared by every operation that uses badger; Close takes it exclusively once
+	// to wait for those in flight, so badger is never used after it is closed.
 	mu     sync.RWMutex
 	closed atomic.Bool
 
@@ -180,11 +180,13 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	// An empty critical section as a barrier: once the operations that started before the
+	// flag was set have left, no new one can start.
+	s.mu.Lock()
+	s.mu.Unlock()
 	close(s.stopGC)
 	s.broker.closeAll(ErrClosed)
 	s.bg.Wait()
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	err := s.db.Close()
 	s.owner.release()
 	if err != nil {

@@ -104,6 +104,7 @@ func (s *Store) forward(ctx context.Context, sub *Subscription, fromSeq uint64) 
 		return false
 	}
 	if fromSeq > 0 {
+		delivered = fromSeq - 1
 		next := fromSeq
 		for {
 			batch, err := s.replayBatch(sub.taskID, next)

@@ -163,6 +163,22 @@ func TestSlowSubscriberOverflowsWithoutBlockingWriters(t *testing.T) {
 	}
 }
 
+func TestSubscribeFromAFutureSeqSkipsEarlierLiveEvents(t *testing.T) {
+	s := openTest(t, unsynced)
+	appendN(t, s, "t1", 3)
+	sub, err := s.Subscribe(context.Background(), "t1", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	appendN(t, s, "t1", 3)
+	for _, want := range []uint64{5, 6} {
+		if ev := receive(t, sub); ev.Seq != want {
+			t.Fatalf("got seq %d, want %d", ev.Seq, want)
+		}
+	}
+}
+
 func TestSubscribeToAllTasksIsLive(t *testing.T) {
 	s := openTest(t, unsynced)
 	appendN(t, s, "old", 3)
