@@ -94,6 +94,7 @@ func (w *Worker) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 	}
 	s := w.newSession(string(resp.SessionId), cfg)
 	if err := w.register(s); err != nil {
+		s.q.end(nil)
 		return nil, err
 	}
 	if err := s.configure(ctx, cfg, resp.ConfigOptions, resp.Modes); err != nil {
@@ -136,6 +137,7 @@ func (w *Worker) reopen(ctx context.Context, id string, cfg SessionConfig, metho
 	// Registered first: a load replays the history before it answers.
 	s := w.newSession(id, cfg)
 	if err := w.register(s); err != nil {
+		s.q.end(nil)
 		return nil, err
 	}
 	opts, modes, err := call(ctx)
