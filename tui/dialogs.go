@@ -128,7 +128,7 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) string {
 	b.WriteString(t.Pending.Render(title) + t.Dim.Render("  task "+d.taskID+" · "+d.ia.ID) + "\n\n")
 	field := func(name, value string) {
 		if value != "" {
-			b.WriteString(t.Dim.Render(padRight(name, 9)) + wrapIndent(value, width-9, 9) + "\n")
+			b.WriteString(t.Dim.Render(padRight(name, 9)) + wrapIndent(value, width, 9) + "\n")
 		}
 	}
 	field("question", d.req.Question)
@@ -346,7 +346,7 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) string {
 		if f.ticked[i] {
 			box = "[x]"
 		}
-		b.WriteString(mark(i+1) + box + " " + c.ID + ": " + wrapIndent(c.Requirement, width-len(c.ID)-8, len(c.ID)+8) + "\n")
+		b.WriteString(mark(i+1) + box + " " + c.ID + ": " + wrapIndent(c.Requirement, width, len(c.ID)+8) + "\n")
 	}
 	b.WriteString("\n" + shortHelp(t, k.FocusNext, hint(k.Toggle, "tick"), k.Submit, bind(nil, "esc", "cancel")))
 	if f.err != "" {

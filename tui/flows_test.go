@@ -18,14 +18,22 @@ import (
 
 func (h *harness) view() string { return h.m.View() }
 
+// requireView checks that the screen shows each text, however the text was wrapped.
 func (h *harness) requireView(want ...string) {
 	h.t.Helper()
 	v := h.view()
+	flat := flatten(v)
 	for _, w := range want {
-		if !strings.Contains(v, w) {
+		if !strings.Contains(flat, flatten(w)) {
 			h.t.Fatalf("view lacks %q:\n%s", w, v)
 		}
 	}
+}
+
+// flatten drops dialog borders and collapses whitespace, so wrapped text reads as one line.
+func flatten(s string) string {
+	s = strings.NewReplacer("│", " ", "╭", " ", "╮", " ", "╰", " ", "╯", " ", "─", " ").Replace(s)
+	return strings.Join(strings.Fields(s), " ")
 }
 
 func (h *harness) requireControls(want ...core.ControlRequest) {
@@ -362,7 +370,7 @@ func TestNewTaskWithBadContractSaysWhy(t *testing.T) {
 	h.press("tab", "tab")
 	h.typeText("t1")
 	h.press("ctrl+s")
-	h.requireView("starting task t1 failed", "invalid_contract", "valid JSON")
+	h.requireView("starting task t1 failed", "invalid_contract", "bad.json")
 	if len(f.delegates) != 0 {
 		t.Fatal("an invalid contract reached Delegate")
 	}

@@ -66,12 +66,12 @@ func TestProgramStreamsThroughTheRelay(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("login-fix")) },
-		teatest.WithDuration(5*time.Second))
+		teatest.WithDuration(20*time.Second))
 	live <- core.Event{TaskID: "login-fix", Seq: 11, Time: epoch, Type: core.EventAgentMessage, Data: mustJSON(core.TextData{Text: "streamed live through the relay"})}
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("streamed live through the relay")) },
-		teatest.WithDuration(5*time.Second))
+		teatest.WithDuration(20*time.Second))
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
-	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
 	fm := tm.FinalModel(t).(*Model)
 	if got := fm.task("login-fix").log.lastSeq; got != 11 {
 		t.Fatalf("last seq %d, want 11", got)

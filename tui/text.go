@@ -60,7 +60,7 @@ func wrapLines(s string, w int) []string {
 
 // wrapIndent wraps s to w columns and indents continuation lines by indent spaces.
 func wrapIndent(s string, w, indent int) string {
-	lines := wrapLines(s, w)
+	lines := wrapLines(s, w-indent)
 	pad := strings.Repeat(" ", indent)
 	for i := 1; i < len(lines); i++ {
 		lines[i] = pad + lines[i]
