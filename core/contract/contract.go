@@ -6,25 +6,27 @@ import (
 	"strings"
 )
 
-// Limits of TaskContractV1.
+// Limits and fixed values of TaskContractV1.
 const (
-	SchemaVersion           = 1
-	MaxTextLen              = 20000 // UTF-16 units of a trimmed text field
-	MaxPathLen              = 1024
-	MaxListLen              = 1000 // scopes, context, invariants, criteria, …
-	MaxCommands             = 256  // verification, allowed_commands, file_assertions
-	MaxArgv                 = 128
-	MaxArgLen               = 4096
-	MaxProves               = 256
-	MaxTimeoutSeconds       = 1800
-	DefaultVerifyTimeout    = 600 // seconds, verification entries without timeout_seconds
-	DefaultCommandTimeout   = 120 // seconds, allowed_commands entries without timeout_seconds
-	MaxExpectedBytes        = 64 << 10
-	EvidenceAutomated       = "automated"
-	EvidenceReview          = "review"
+	SchemaVersion         = 1
+	MaxTextLen            = 20000 // UTF-16 units of a trimmed text field
+	MaxPathLen            = 1024
+	MaxListLen            = 1000 // scopes, context, invariants, criteria, …
+	MaxCommands           = 256  // verification, allowed_commands, file_assertions
+	MaxArgv               = 128
+	MaxArgLen             = 4096
+	MaxProves             = 256
+	MaxTimeoutSeconds     = 1800
+	DefaultVerifyTimeout  = 600 // seconds, verification entries without timeout_seconds
+	DefaultCommandTimeout = 120 // seconds, allowed_commands entries without timeout_seconds
+	MaxExpectedBytes      = 64 << 10
+	EvidenceAutomated     = "automated"
+	EvidenceReview        = "review"
+)
+
+// Names used in issue paths.
+const (
 	defaultCwd              = "."
-	maxIDLen                = 64
-	laneFast, laneDeep      = "fast", "deep"
 	allowedCommandsField    = "allowed_commands"
 	fileAssertionsField     = "file_assertions"
 	verificationField       = "verification"

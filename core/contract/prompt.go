@@ -8,8 +8,8 @@ import (
 
 // Lanes of a task: fast makes the edits and stops; deep plans, implements and checks its work.
 const (
-	LaneFast = laneFast
-	LaneDeep = laneDeep
+	LaneFast = "fast"
+	LaneDeep = "deep"
 )
 
 // DeniedRepeatLimit is the number of identical policy denials after which the worker must stop

@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,11 +50,11 @@ func ExecRequestFromToolCall(toolCallID string, meta map[string]any, rawInput an
 		}
 		em := &ExecMeta{}
 		if v, ok := m["commandSchemaVersion"]; ok {
-			f, ok := v.(float64)
-			if !ok || f != float64(int(f)) {
+			n, ok := wholeNumber(v)
+			if !ok {
 				return bad("commandSchemaVersion is not an integer")
 			}
-			em.CommandSchemaVersion = int(f)
+			em.CommandSchemaVersion = n
 		}
 		var ok1, ok2, ok3, ok4 bool
 		em.Tool, ok1 = optString(m, "tool")
@@ -73,6 +75,27 @@ func ExecRequestFromToolCall(toolCallID string, meta map[string]any, rawInput an
 		}
 	}
 	return req
+}
+
+// wholeNumber reads a decoded JSON number (float64, or json.Number with UseNumber) that is an
+// integer of a sane size.
+func wholeNumber(v any) (int, bool) {
+	var f float64
+	switch t := v.(type) {
+	case float64:
+		f = t
+	case json.Number:
+		var err error
+		if f, err = t.Float64(); err != nil {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	if f != math.Trunc(f) || math.Abs(f) > 1<<31 {
+		return 0, false
+	}
+	return int(f), true
 }
 
 func optString(m map[string]any, key string) (string, bool) {

@@ -136,7 +136,7 @@ func publishes(exe string, argv []string) (string, bool) {
 		return "", false
 	}
 	sub := strings.ToLower(argv[1])
-	if (sub == "run" || sub == "run-script" || sub == "x" || sub == "exec") && len(argv) > 2 {
+	if (sub == "run" || sub == "run-script" || sub == "x" || sub == "exec" || sub == "nuget") && len(argv) > 2 {
 		sub = strings.ToLower(argv[2])
 	}
 	first := strings.FieldsFunc(sub, func(r rune) bool { return r == ':' || r == '_' || r == '/' })

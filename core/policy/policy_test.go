@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,6 +99,7 @@ func TestClassifyArgv(t *testing.T) {
 		{cmd: "npm dist-tag add x@1 latest", code: CodePublishRelease},
 		{cmd: "npx semantic-release", code: CodePublishRelease},
 		{cmd: "twine upload dist", code: CodePublishRelease},
+		{cmd: "dotnet nuget push x.nupkg", code: CodePublishRelease},
 		{cmd: "make release", code: CodePublishRelease},
 		{cmd: "./scripts/release.sh", code: CodePublishRelease},
 		{cmd: "cat release", code: "", timeout: ReadTimeoutSeconds},
@@ -352,11 +354,16 @@ func TestExecRequestFromToolCall(t *testing.T) {
 		"meta not an object": {MetaKey: "x"},
 		"argv not strings":   {MetaKey: map[string]any{"argv": []any{"ls", 1.0}, "tool": "bash", "commandSchemaVersion": 1.0, "cwd": root}},
 		"version not int":    {MetaKey: map[string]any{"argv": []any{"ls"}, "tool": "bash", "commandSchemaVersion": 1.5, "cwd": root}},
+		"version a string":   {MetaKey: map[string]any{"argv": []any{"ls"}, "tool": "bash", "commandSchemaVersion": "1", "cwd": root}},
 		"absent":             {},
 	} {
 		if d := ClassifyExec(ExecRequestFromToolCall("gate-1", m, nil, root), nil); d.Code != CodeMetadataInvalid {
 			t.Errorf("%s: %+v", name, d)
 		}
+	}
+	numbered := map[string]any{MetaKey: map[string]any{"argv": []any{"ls"}, "tool": "bash", "commandSchemaVersion": json.Number("1"), "cwd": root}}
+	if d := ClassifyExec(ExecRequestFromToolCall("gate-1", numbered, nil, root), nil); !d.Allow {
+		t.Errorf("json.Number schema version: %+v", d)
 	}
 	bad := ExecRequestFromToolCall("gate-1", wire, map[string]any{"argv": "git status"}, root)
 	if d := ClassifyExec(bad, nil); d.Code != CodeMetadataInvalid {

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -163,10 +164,10 @@ func value(v any, depth int) any {
 	switch t := v.(type) {
 	case nil, bool, float64, float32, int, int64, int32, uint64, uint32:
 		return t
+	case json.Number:
+		return t // a number, even when decoded as text; no secret pattern can match it
 	case string:
 		return String(t)
-	case interface{ String() string }: // json.Number
-		return String(t.String())
 	}
 	if depth >= MaxDepth {
 		return TruncationMarker

@@ -103,6 +103,9 @@ func TestValueLimits(t *testing.T) {
 	if got := Value([]string{"ghp_abcdefghijklmnopqrstuvwxyz"}).([]any); got[0] != Placeholder {
 		t.Errorf("[]string %v", got)
 	}
+	if Value(json.Number("12")) != json.Number("12") {
+		t.Error("json.Number must stay a number")
+	}
 	if Value(struct{ A string }{"x"}) != TruncationMarker {
 		t.Error("unknown types must not pass through")
 	}
