@@ -41,7 +41,7 @@ type envelope struct {
 // errorResult renders any error as the envelope Codex knows: isError, one text block, no
 // structuredContent. Errors that are not *core.Error become internal_error.
 func errorResult(err error) *mcp.CallToolResult {
-	e := *core.AsError(err)
+	e := *core.AsError(err) // a copy: redaction must not touch the caller's error
 	// The core redacts what it records; this is the last line before the wire.
 	e.Message = redact.String(e.Message)
 	if e.Details != nil {

@@ -45,11 +45,12 @@ type Options struct {
 
 // Server is the MCP front end of a core.Service.
 type Server struct {
-	opts    Options
-	log     *slog.Logger
-	mcp     *server.MCPServer
-	tools   map[string]*toolDef
-	service *opener
+	opts          Options
+	shutdownGrace time.Duration
+	log           *slog.Logger
+	mcp           *server.MCPServer
+	tools         map[string]*toolDef
+	service       *opener
 }
 
 // NewServer builds the server. open is called once, in the background, when serving starts (or
@@ -71,9 +72,10 @@ func newServer(open func(context.Context) (core.Service, error), opts Options, e
 		opts.PermissionMode = core.PermissionAutomatic
 	}
 	s := &Server{
-		opts:    opts,
-		log:     opts.Logger,
-		service: &opener{open: open},
+		opts:          opts,
+		shutdownGrace: shutdownGrace,
+		log:           opts.Logger,
+		service:       &opener{open: open},
 	}
 	s.tools = toolDefs()
 	s.mcp = server.NewMCPServer(ServerName, opts.Version, append([]server.ServerOption{
@@ -107,16 +109,26 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	} {
 		o(stdio)
 	}
+	// mcp-go returns from Listen only after every in-flight call has; a call stuck in the
+	// service would hold the process forever, so the wait is bounded once input is over.
+	inputOver := make(chan struct{})
+	in = &eofSignal{r: in, over: inputOver}
 	done := make(chan error, 1)
 	go func() { done <- stdio.Listen(ctx, in, out) }()
 
 	var err error
+	finished := false
 	select {
 	case err = <-done:
+		finished = true
 	case <-ctx.Done():
+	case <-inputOver:
+	}
+	if !finished {
 		select {
 		case err = <-done:
-		case <-time.After(shutdownGrace):
+		case <-time.After(s.shutdownGrace):
+			cancel()
 			s.log.Warn("mcp: in-flight calls did not finish within the shutdown grace period")
 		}
 	}
@@ -124,6 +136,21 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		err = nil
 	}
 	return err
+}
+
+// eofSignal closes over when the first read fails: stdin is closed or broken.
+type eofSignal struct {
+	r    io.Reader
+	over chan struct{}
+	once sync.Once
+}
+
+func (e *eofSignal) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(func() { close(e.over) })
+	}
+	return n, err
 }
 
 // slogWriter adapts mcp-go's *log.Logger output to our logger, keeping stderr quiet.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -198,9 +199,42 @@ func TestStdioContextCancelEndsInFlightWaits(t *testing.T) {
 	meta, _ := json.Marshal(writableMeta("/repo"))
 	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"reasonix_delegate","arguments":` +
 		string(args) + `,"_meta":` + string(meta) + `}}`)
-	<-waiting
+	select {
+	case <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("delegate never reached the service")
+	}
 	cancel()
 	if err := p.waitServed(shutdownGrace + 5*time.Second); err != nil {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestStdioShutdownIsBoundedWhenTheServiceHangs(t *testing.T) {
+	fake := &fakeService{}
+	waiting := make(chan struct{})
+	stuck := make(chan struct{})
+	defer close(stuck)
+	fake.delegate = func(context.Context, core.DelegateRequest) (core.DelegateResult, error) {
+		close(waiting)
+		<-stuck // ignores its context, as a wedged service would
+		return core.DelegateResult{}, errors.New("released")
+	}
+	srv := NewServer(func(context.Context) (core.Service, error) { return fake, nil }, Options{})
+	srv.shutdownGrace = 50 * time.Millisecond
+	p := startStdio(t, context.Background(), srv)
+	p.initialize()
+	args, _ := json.Marshal(delegateArgs("w3"))
+	meta, _ := json.Marshal(writableMeta("/repo"))
+	p.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"reasonix_delegate","arguments":` +
+		string(args) + `,"_meta":` + string(meta) + `}}`)
+	select {
+	case <-waiting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("delegate never reached the service")
+	}
+	p.in.Close()
+	if err := p.waitServed(5 * time.Second); err != nil {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -112,50 +113,63 @@ var validators = sync.OnceValues(func() (map[string][2]*jsonschema.Schema, error
 func (s *Server) handler(t *toolDef) func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := t.tool.Name
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		schemas, err := validators()
+		start := time.Now()
+		raw, err := s.call(ctx, t, req)
+		took := time.Since(start).Round(time.Millisecond)
 		if err != nil {
-			return errorResult(core.Errorf(core.CodeInternalError, nil, "%v", err)), nil
+			e := core.AsError(err)
+			s.log.Info("mcp: call failed", "tool", name, "duration", took, "code", e.Code, "err", e.Message)
+			return errorResult(e), nil
 		}
-		in, out := schemas[name][0], schemas[name][1]
-		args, err := rawArguments(req)
-		if err != nil {
-			return errorResult(invalidRequest(name, []core.Issue{{Path: "arguments", Message: err.Error()}})), nil
-		}
-		if issues := validateJSON(in, args); len(issues) > 0 {
-			return errorResult(invalidRequest(name, issues)), nil
-		}
-		call := toolCall{args: args}
-		var token mcp.ProgressToken
-		if req.Params.Meta != nil {
-			call.meta = req.Params.Meta.AdditionalFields
-			token = req.Params.Meta.ProgressToken
-		}
-		stop := s.progress(ctx, token, name)
-		defer stop()
-
-		svc, err := s.service.get(ctx)
-		if err != nil {
-			s.log.Warn("mcp: service unavailable", "tool", name, "err", err)
-			return errorResult(err), nil
-		}
-		res, err := t.run(s, ctx, svc, call)
-		if err != nil {
-			s.log.Info("mcp: tool error", "tool", name, "err", err)
-			return errorResult(err), nil
-		}
-		raw, err := json.Marshal(res)
-		if err != nil {
-			return errorResult(core.Errorf(core.CodeInternalError, nil, "encoding %s result: %v", name, err)), nil
-		}
-		if issues := validateJSON(out, raw); len(issues) > 0 {
-			// A result that breaks the advertised schema is our bug; say so rather than hand
-			// Codex something it may misread.
-			s.log.Error("mcp: result violates the output schema", "tool", name, "issues", issues)
-			return errorResult(core.Errorf(core.CodeInternalError, map[string]any{"issues": issues},
-				"%s produced a result outside its output schema", name)), nil
-		}
+		s.log.Info("mcp: call", "tool", name, "duration", took)
 		return successResult(raw), nil
 	}
+}
+
+// call runs one tool call and returns its result as JSON that satisfies the output schema.
+func (s *Server) call(ctx context.Context, t *toolDef, req mcp.CallToolRequest) ([]byte, error) {
+	name := t.tool.Name
+	schemas, err := validators()
+	if err != nil {
+		return nil, core.Errorf(core.CodeInternalError, nil, "%v", err)
+	}
+	in, out := schemas[name][0], schemas[name][1]
+	args, err := rawArguments(req)
+	if err != nil {
+		return nil, invalidRequest(name, []core.Issue{{Path: "arguments", Message: err.Error()}})
+	}
+	if issues := validateJSON(in, args); len(issues) > 0 {
+		return nil, invalidRequest(name, issues)
+	}
+	call := toolCall{args: args}
+	var token mcp.ProgressToken
+	if req.Params.Meta != nil {
+		call.meta = req.Params.Meta.AdditionalFields
+		token = req.Params.Meta.ProgressToken
+	}
+	stop := s.progress(ctx, token, name)
+	defer stop()
+
+	svc, err := s.service.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.run(s, ctx, svc, call)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, core.Errorf(core.CodeInternalError, nil, "encoding %s result: %v", name, err)
+	}
+	if issues := validateJSON(out, raw); len(issues) > 0 {
+		// A result outside the advertised schema is a bug on our side; report it rather than
+		// hand Codex something it may misread.
+		s.log.Error("mcp: result violates the output schema", "tool", name, "issues", issues)
+		return nil, core.Errorf(core.CodeInternalError, map[string]any{"issues": issues},
+			"%s produced a result outside its output schema", name)
+	}
+	return raw, nil
 }
 
 // rawArguments returns the call's arguments as JSON, absent arguments as {}.
