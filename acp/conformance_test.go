@@ -44,6 +44,10 @@ var modelScript = mockllm.Script{Scenarios: []mockllm.Scenario{
 	{Match: "SCENARIO:cancel", Steps: []mockllm.Step{
 		{Text: "This answer streams very slowly so that the client can cancel it midway.", Chunks: 20, ChunkDelayMS: 300},
 	}},
+	{Match: "SCENARIO:permcancel", Steps: []mockllm.Step{
+		{ToolCalls: []mockllm.ToolCall{{Name: "bash", Arguments: map[string]any{"command": "touch cancelled-marker"}}}},
+		{Text: "after cancel"},
+	}},
 }}
 
 // fakeScenario plays the same prompts on the fake worker.
@@ -56,6 +60,7 @@ var fakeScenario = &acptest.Scenario{Name: "conformance", Turns: []acptest.Turn{
 	}},
 	{Match: "SCENARIO:steer", Steps: []acptest.Step{{Text: "Working slowly."}, {WaitSteer: true}}, OnSteer: []acptest.Step{{Text: "Steered: {{steer}}"}}},
 	{Match: "SCENARIO:cancel", Steps: []acptest.Step{{Text: "Working slowly."}, {Hang: true}}},
+	{Match: "SCENARIO:permcancel", Steps: []acptest.Step{{Shell: &acptest.Shell{Command: "touch cancelled-marker"}}, {Text: "after cancel"}}},
 	{Match: "SCENARIO:crash", Steps: []acptest.Step{{Text: "About to fail."}, {Crash: &acptest.Crash{ExitCode: 7, Stderr: "provider said 401 for Authorization: Bearer sk-abcdef1234567\n"}}}},
 	{Match: "SCENARIO:garbage", Steps: []acptest.Step{{Garbage: "{\"jsonrpc\":\"2.0\",\"method\":"}}},
 	{Match: "SCENARIO:freeze", Steps: []acptest.Step{{Freeze: true}}},
@@ -448,6 +453,59 @@ func runConformance(t *testing.T, tg target) {
 		st, err := s.Status(testCtx(t))
 		if err != nil || st.TurnOutcome.Kind != "cancelled" {
 			t.Errorf("status after cancel = %+v, %v", st.TurnOutcome, err)
+		}
+	})
+
+	// Cancel while a permission request is open: the callback's context ends, the request is
+	// answered cancelled, the tool fails and the turn stops.
+	t.Run("cancel-permission", func(t *testing.T) {
+		w, cwd := tg.start(t)
+		waiting := make(chan PermissionRequest, 1)
+		s, err := w.NewSession(testCtx(t), SessionConfig{Cwd: cwd, Model: "mock/mock-model",
+			OnPermission: func(ctx context.Context, r PermissionRequest) PermissionOutcome {
+				waiting <- r
+				<-ctx.Done()
+				return r.Choose("allow_once")
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := record(s)
+		done := make(chan StopReason, 1)
+		go func() {
+			stop, err := s.Prompt(testCtx(t), "SCENARIO:permcancel touch a marker")
+			if err != nil {
+				t.Errorf("prompt: %v", err)
+			}
+			done <- stop
+		}()
+		var req PermissionRequest
+		select {
+		case req = <-waiting:
+		case <-time.After(30 * time.Second):
+			t.Fatal("no permission request")
+		}
+		if err := s.Cancel(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case stop := <-done:
+			if stop != StopCancelled {
+				t.Errorf("stop = %q", stop)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("prompt did not return after cancel")
+		}
+		pe := rec.waitFor(t, "permission event", func(e Event) bool { return e.Kind() == KindPermission }).(PermissionEvent)
+		if !pe.Outcome.Cancelled() {
+			t.Errorf("answered %+v", pe.Outcome)
+		}
+		rec.waitFor(t, "failed tool call", func(e Event) bool {
+			u, ok := e.(ToolCallUpdate)
+			return ok && u.ID == req.CallID && u.Status == "failed"
+		})
+		if _, err := os.Stat(filepath.Join(cwd, "cancelled-marker")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("cancelled command ran: %v", err)
 		}
 	})
 }

@@ -66,6 +66,16 @@ func TestConnectFailsWhenAgentDiesBeforeInitialize(t *testing.T) {
 	}
 }
 
+func TestConnectGivesUpOnSilentAgent(t *testing.T) {
+	a, r, w := newRawAgent(t, "s1")
+	a.on("initialize", func(rpcMsg) {})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := Connect(ctx, r, w, ConnectConfig{}); !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want ErrUnavailable and DeadlineExceeded", err)
+	}
+}
+
 func TestNewSessionAppliesOfferedConfig(t *testing.T) {
 	a, wk := connectRaw(t, "s1")
 	s, err := wk.NewSession(testCtx(t), SessionConfig{Cwd: "/w", Model: "mock-model", Effort: "high", Mode: ModeGoal})
