@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -64,11 +65,13 @@ func runChild(role, dir string) error {
 
 const crashLineEvery = 5
 
+// startChild runs the test binary in the given role. Its stderr is collected in cmd.Stderr
+// (a *bytes.Buffer, readable after Wait).
 func startChild(t testing.TB, role, dir string) (*exec.Cmd, *bufio.Scanner, io.WriteCloser) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childRoleEnv+"="+role, childDirEnv+"="+dir)
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = &bytes.Buffer{}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +83,13 @@ func startChild(t testing.TB, role, dir string) (*exec.Cmd, *bufio.Scanner, io.W
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("%s child stderr: %s", role, cmd.Stderr)
+		}
+	})
 	return cmd, bufio.NewScanner(stdout), stdin
 }
 
@@ -117,8 +126,14 @@ func TestSecondProcessGetsOwnedErrorNamingPIDAndMode(t *testing.T) {
 		t.Fatalf("message %q, want prefix %q", err, want)
 	}
 	stdin.Close()
+	if lines.Scan() {
+		t.Errorf("the owner wrote %q to stdout; with a nil Logger nothing but its own output may appear", lines.Text())
+	}
 	if err := child.Wait(); err != nil {
-		t.Fatalf("child: %v", err)
+		t.Fatalf("child: %v: %s", err, child.Stderr)
+	}
+	if stderr := child.Stderr.(*bytes.Buffer).String(); stderr != "" {
+		t.Errorf("the owner wrote to stderr: %q", stderr)
 	}
 	s, err := Open(Options{Dir: dir, Mode: "tui"})
 	if err != nil {
