@@ -522,3 +522,17 @@ func TestRelayResubscribesAfterOverflow(t *testing.T) {
 		t.Fatal("relay does not stop with its context")
 	}
 }
+
+func TestResyncRefillsTheEventsViewFromTheJournal(t *testing.T) {
+	f := scenario()
+	h := newHarness(t, f, 80, 24)
+	// An event the live stream dropped when the subscriber fell behind.
+	f.mu.Lock()
+	f.journals["login-fix"] = append(f.journals["login-fix"], core.Event{TaskID: "login-fix", Seq: 11, Time: epoch, Type: core.EventSteered, Data: mustJSON(core.TextData{Text: "missed while behind"})})
+	f.mu.Unlock()
+	h.send(resyncMsg{err: errors.New("subscriber fell behind")})
+	h.requireView("steer  missed while behind", "event stream restarted after: subscriber fell behind")
+	if n := strings.Count(h.view(), "I will read the login code"); n != 1 {
+		t.Fatalf("replayed history shows %d times", n)
+	}
+}
