@@ -32,7 +32,7 @@ func gitDecision(argv []string) Decision {
 			break
 		}
 		for _, f := range gitForbiddenFlags {
-			if a == f || strings.HasPrefix(a, f+"=") {
+			if a == f || strings.HasPrefix(a, f+"=") || (a != "--not" && abbreviates(a, f)) {
 				return mutation("option " + f + " is forbidden")
 			}
 		}
@@ -97,13 +97,13 @@ func readDecision(exe string, argv []string) Decision {
 		}
 	case "sort":
 		for _, a := range options(args) {
-			if a == "--output" || strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--compress-program") || shortHas(a, "o", "ktST") {
+			if abbreviates(a, "--output") || abbreviates(a, "--compress-program") || shortHas(a, "o", "ktST") {
 				return unsafe("sort may not write an output file or run a compressor")
 			}
 		}
 	case "tail":
 		for _, a := range options(args) {
-			if strings.HasPrefix(a, "--follow") || a == "--retry" || shortHas(a, "fF", "ncs") {
+			if abbreviates(a, "--follow") || abbreviates(a, "--retry") || shortHas(a, "fF", "ncs") {
 				return unsafe("tail may not follow a file")
 			}
 		}
@@ -119,12 +119,19 @@ func readDecision(exe string, argv []string) Decision {
 		}
 	case "file":
 		for _, a := range options(args) {
-			if a == "--compile" || shortHas(a, "C", "emfFP") {
+			if abbreviates(a, "--compile") || shortHas(a, "C", "emfFP") {
 				return unsafe("file -C writes a compiled magic file")
 			}
 		}
 	}
 	return allow(ReadTimeoutSeconds, fmt.Sprintf("Read-only %s command.", exe))
+}
+
+// abbreviates reports whether a is the long option long, or an abbreviation of it that GNU
+// getopt and git would accept ("--outp=x" for --output), with or without "=value".
+func abbreviates(a, long string) bool {
+	name, _, _ := strings.Cut(a, "=")
+	return strings.HasPrefix(name, "--") && len(name) >= 3 && strings.HasPrefix(long, name)
 }
 
 // options returns the arguments before "--" that look like options.

@@ -130,11 +130,15 @@ func ContainsSecret(s string) bool {
 
 // String replaces every secret in s with Placeholder, then cuts it to MaxStringLen characters.
 // Redaction comes first so that a cut can never leave the visible half of a secret behind.
-func String(s string) string {
+func String(s string) string { return truncate(Secrets(s)) }
+
+// Secrets replaces every secret in s with Placeholder and keeps the whole text: for logs and
+// diffs that have their own size limits.
+func Secrets(s string) string {
 	for _, p := range secretPatterns {
 		s = p.replace(s)
 	}
-	return truncate(s)
+	return s
 }
 
 func truncate(s string) string {

@@ -42,6 +42,9 @@ func TestStringTruncation(t *testing.T) {
 	if !strings.HasSuffix(got, TruncationMarker) || utf8.RuneCountInString(strings.TrimSuffix(got, TruncationMarker)) != MaxStringLen {
 		t.Errorf("truncated to %d runes", utf8.RuneCountInString(got))
 	}
+	if got := Secrets(long + " AKIAABCDEFGHIJKLMNOP"); got != long+" "+Placeholder {
+		t.Error("Secrets must redact without cutting")
+	}
 	exact := strings.Repeat("a", MaxStringLen)
 	if String(exact) != exact {
 		t.Error("a string of exactly the limit must stay whole")
