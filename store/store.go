@@ -395,10 +395,17 @@ func (s *Store) tryUpdate(t *taskState, id string, fn func([]byte, bool) ([]byte
 		if ne.Type == "" || len(ne.Type) > maxTypeLen {
 			return nil, fmt.Errorf("%w: event %d type must be 1..%d bytes", ErrInvalidArgument, i, maxTypeLen)
 		}
-		if len(ne.Data) > 0 && !json.Valid(ne.Data) {
-			return nil, fmt.Errorf("%w: event %d (%s) data is not valid JSON", ErrInvalidArgument, i, ne.Type)
+		// Compacted as the journal stores it, so live and replayed events are byte-identical
+		// (and the caller may reuse its buffer).
+		var data json.RawMessage
+		if len(ne.Data) > 0 {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, ne.Data); err != nil {
+				return nil, fmt.Errorf("%w: event %d (%s) data is not valid JSON: %v", ErrInvalidArgument, i, ne.Type, err)
+			}
+			data = buf.Bytes()
 		}
-		ev := Event{TaskID: id, Seq: t.lastSeq + 1 + uint64(i), Time: now, Type: ne.Type, Data: ne.Data}
+		ev := Event{TaskID: id, Seq: t.lastSeq + 1 + uint64(i), Time: now, Type: ne.Type, Data: data}
 		key := eventKey(id, ev.Seq)
 		// Reading the slot registers it for conflict detection and proves the cached sequence
 		// is not stale.
@@ -407,7 +414,7 @@ func (s *Store) tryUpdate(t *taskState, id string, fn func([]byte, bool) ([]byte
 		} else if !errors.Is(err, badger.ErrKeyNotFound) {
 			return nil, fmt.Errorf("store: read journal of %q: %w", id, err)
 		}
-		val, _ := json.Marshal(storedEvent{Time: now, Type: ne.Type, Data: ne.Data})
+		val, _ := json.Marshal(storedEvent{Time: now, Type: ne.Type, Data: data})
 		if err := txn.Set(key, val); err != nil {
 			return nil, fmt.Errorf("store: append to journal of %q: %w", id, err)
 		}

@@ -125,8 +125,14 @@ func TestUpdateReturnsCommittedEventsAndSurvivesReopen(t *testing.T) {
 	if len(evs) != 2 || evs[0].Seq != 1 || evs[1].Seq != 2 || evs[1].Type != "state" || evs[0].Time.IsZero() {
 		t.Fatalf("events = %+v", evs)
 	}
-	if evs, err := s.Append("t1", NewEvent{Type: "note"}); err != nil || len(evs) != 1 || evs[0].Seq != 3 {
+	buf := []byte(`{ "text": "spaced" }`)
+	evs, err = s.Append("t1", NewEvent{Type: "note", Data: buf})
+	if err != nil || len(evs) != 1 || evs[0].Seq != 3 || string(evs[0].Data) != `{"text":"spaced"}` {
 		t.Fatalf("Append = %+v, %v", evs, err)
+	}
+	copy(buf, "xxxxxx")
+	if string(evs[0].Data) != `{"text":"spaced"}` {
+		t.Fatalf("returned event aliases the caller's buffer: %s", evs[0].Data)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -151,7 +157,7 @@ func TestUpdateReturnsCommittedEventsAndSurvivesReopen(t *testing.T) {
 		t.Fatalf("Append after reopen = %+v, %v", evs, err)
 	}
 	got, err := s.Journal("t1", 2, 2)
-	if err != nil || len(got) != 2 || got[0].Seq != 2 || got[1].Seq != 3 || string(got[0].Data) != `"provisioning"` {
+	if err != nil || len(got) != 2 || got[0].Seq != 2 || got[1].Seq != 3 || string(got[0].Data) != `"provisioning"` || string(got[1].Data) != `{"text":"spaced"}` {
 		t.Fatalf("Journal(2, 2) = %+v, %v", got, err)
 	}
 	if last, err := s.LastSeq("t1"); err != nil || last != 4 {
