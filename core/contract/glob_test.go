@@ -60,3 +60,17 @@ func BenchmarkMatchDoubleStar(b *testing.B) {
 		Match("src/**/internal/**/*.{go,s}", "src/a/b/c/internal/d/e/f.go")
 	}
 }
+
+func BenchmarkParseAndHashSeedFixture(b *testing.B) {
+	data, err := os.ReadFile("testdata/seed-fixture.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		c, err := Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = c.Hash()
+	}
+}

@@ -500,3 +500,13 @@ func TestAskable(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkClassifyArgv(b *testing.B) {
+	c := testContract(b)
+	cmds := [][]string{argv("git --no-pager log --oneline -5"), argv("sed -n 1,20p src/a.go"), argv("env CI=1 -- pnpm test"), argv("curl x"), argv("go build ./...")}
+	for b.Loop() {
+		for _, a := range cmds {
+			ClassifyArgv(a, ".", c)
+		}
+	}
+}
