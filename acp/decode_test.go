@@ -14,9 +14,10 @@ import (
 	"time"
 )
 
-const fixtureDir = "/work/shared/fixtures/reasonix-1.38.11"
+// fixtureDir holds the agent→client messages of the real worker's recorded transcripts.
+const fixtureDir = "testdata/reasonix-1.38.11"
 
-// fixtureDirOrSkip finds the recorded transcripts of the real worker.
+// fixtureDirOrSkip finds the recorded transcripts (REASONIX_FIXTURES overrides the location).
 func fixtureDirOrSkip(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("REASONIX_FIXTURES")

@@ -106,7 +106,7 @@ func TestStartFlagsEnvAndStderr(t *testing.T) {
 	t.Setenv("SOME_PROVIDER_TOKEN", "t0ken")
 	t.Setenv("REASONIX_EXTRA", "kept")
 	w, record := startHelper(t, "")
-	if w.Info().AgentName != "reasonix" {
+	if w.Info().AgentName != "reasonix" || w.Pid() <= 0 {
 		t.Errorf("info = %+v", w.Info())
 	}
 	var rec struct {

@@ -347,6 +347,14 @@ func dataSuffix(data any) string {
 // Info returns what the worker advertised at initialize.
 func (w *Worker) Info() WorkerInfo { return w.info }
 
+// Pid is the worker process id, 0 for a worker connected over pipes.
+func (w *Worker) Pid() int {
+	if w.proc == nil {
+		return 0
+	}
+	return w.proc.cmd.Process.Pid
+}
+
 // Done is closed once the worker has ended and its process group is reaped.
 func (w *Worker) Done() <-chan struct{} { return w.done }
 
