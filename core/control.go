@@ -225,7 +225,7 @@ func (e *Engine) respond(req ControlRequest) (TaskView, error) {
 		evs := []newEvent{event(EventInteractionResolved, *ia)}
 		if ia.Kind == InteractionPermission {
 			evs = append(evs, event(EventPermissionDecided, PermissionData{
-				ToolCallID: str(ia.Request["tool_call_id"]), Kind: str(ia.Request["tool_kind"]), Title: str(ia.Request["title"]),
+				ToolCallID: str(ia.Request["tool_call_id"]), Kind: str(ia.Request["tool"]), Title: str(ia.Request["title"]),
 				Decision: req.Decision, By: "supervisor",
 			}))
 		}

@@ -346,11 +346,12 @@ func (e *Engine) applyStatus(id string, st acp.Status) {
 		if st.Mode != "" {
 			r.SessionMode = st.Mode
 		}
-		if u := usageFrom(st.Usage.Cumulative); u != nil && (r.Usage == nil || *u != *r.Usage) {
+		if u := usageFrom(st.Usage.Cumulative); u != nil && (r.Usage == nil || !sameUsage(*u, *r.Usage)) {
 			r.Usage = u
 			evs = append(evs, event(EventUsage, *u))
 		}
-		if st.Phase != "" {
+		if st.Phase != "" && st.Phase != r.WorkerPhase {
+			r.WorkerPhase = st.Phase
 			evs = append(evs, event(EventWorkerStatus, WorkerStatusData{Phase: st.Phase, State: st.State}))
 		}
 		return evs, nil
@@ -358,6 +359,12 @@ func (e *Engine) applyStatus(id string, st acp.Status) {
 	if err != nil {
 		e.log.Debug("status not applied", "task", id, "err", err)
 	}
+}
+
+func sameUsage(a, b Usage) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
 }
 
 func usageFrom(u acp.Usage) *Usage {

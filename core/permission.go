@@ -108,9 +108,24 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 	for i, o := range req.Options {
 		options[i] = map[string]any{"option_id": o.ID, "name": o.Name, "kind": o.Kind}
 	}
+	// The keys are the ones the dashboard and Codex read: tool, title, argv, cwd, paths,
+	// question, options[{option_id, name, kind}], code, reason, hint.
 	request := map[string]any{
-		"tool_call_id": req.ToolCallID, "tool_kind": req.ToolKind, "title": truncateText(req.Title, 512),
+		"tool_call_id": req.ToolCallID, "tool": req.ToolKind, "title": truncateText(req.Title, 512),
 		"options": options,
+	}
+	if kind == InteractionInput {
+		var q struct {
+			Question string `json:"question"`
+		}
+		_ = json.Unmarshal(req.RawInput, &q)
+		if q.Question == "" {
+			q.Question = req.Title
+		}
+		request["question"] = truncateText(q.Question, 1024)
+	}
+	if len(req.Locations) > 0 {
+		request["paths"] = req.Locations
 	}
 	if req.Meta != nil {
 		if len(req.Meta.Argv) > 0 {
@@ -125,7 +140,7 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 		request["input"] = rawValue(req.RawInput)
 	}
 	if d.Code != "" {
-		request["policy_code"], request["policy_reason"] = d.Code, d.Reason
+		request["code"], request["reason"], request["hint"] = d.Code, d.Reason, d.Hint
 	}
 	ch := make(chan interactionAnswer, 1)
 	t.mu.Lock()

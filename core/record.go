@@ -49,6 +49,7 @@ type taskRecord struct {
 
 	StatusSequence  int    `json:"status_sequence"`
 	WorkerSequence  int64  `json:"worker_sequence"`
+	WorkerPhase     string `json:"worker_phase,omitempty"`
 	RepairRounds    int    `json:"repair_rounds"`
 	RepairActive    bool   `json:"repair_active"`
 	PauseRevision   int    `json:"pause_revision"`
