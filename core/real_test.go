@@ -92,4 +92,3 @@ func TestRealReasonixHappyPath(t *testing.T) {
 		t.Fatal("source checkout changed")
 	}
 }
-
