@@ -358,6 +358,12 @@ func TestSecondOpenInProcessIsOwnedError(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("message %q does not start with %q", err, want)
 	}
+	// Without a readable owner.json the lock still decides, and the message says so.
+	os.Remove(filepath.Join(s.opts.Dir, ownerInfoName))
+	_, err = Open(Options{Dir: s.opts.Dir, Mode: "mcp"})
+	if !errors.As(err, &owned) || owned.Owner != nil || !strings.Contains(err.Error(), "owner unknown") {
+		t.Fatalf("Open with owner.json gone = %v", err)
+	}
 }
 
 func TestStateDirectoryPermissions(t *testing.T) {
