@@ -198,6 +198,8 @@ func TestNormalisePath(t *testing.T) {
 		{in: "..", err: "'..'"},
 		{in: "a/..b/c", want: "a/..b/c"},
 		{in: "src/**/*.go", want: "src/**/*.go"},
+		{in: "a /", want: "a"},       // found by FuzzNormalisePath: must be a fixed point
+		{in: "./!x", err: "negated"}, // likewise: "!x" would not re-parse
 	}
 	for _, tt := range tests {
 		got, err := NormalisePath(tt.in, tt.allowRoot)

@@ -45,7 +45,14 @@ func NormalisePath(p string, allowRoot bool) (string, error) {
 		}
 		return ".", nil
 	}
-	return strings.Join(keep, "/"), nil
+	joined := strings.Join(keep, "/")
+	if joined != t {
+		// Check the result again, so that it is a fixed point: "a /" leaves "a " and "./!x"
+		// leaves "!x", which a later parse would trim or refuse, and a stored contract would
+		// no longer re-parse to its own hash. Each pass removes backslashes or shortens.
+		return NormalisePath(joined, allowRoot)
+	}
+	return joined, nil
 }
 
 func isASCIILetter(b byte) bool { return (b|0x20) >= 'a' && (b|0x20) <= 'z' }
