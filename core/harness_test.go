@@ -45,7 +45,7 @@ func newHarness(t *testing.T, scn *acptest.Scenario, mutate ...func(*Config)) *h
 	return h
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -59,7 +59,7 @@ func git(t *testing.T, dir string, args ...string) string {
 }
 
 // newRepo makes a repository with one commit.
-func newRepo(t *testing.T) string {
+func newRepo(t testing.TB) string {
 	t.Helper()
 	t.Setenv("GIT_AUTHOR_NAME", "Test")
 	t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")

@@ -103,7 +103,6 @@ func rawExecInput(raw json.RawMessage) ([]string, string) {
 // leaving its waiting state.
 func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind string, d policy.Decision) acp.PermissionOutcome {
 	e := t.e
-	id := fmt.Sprintf("%s-%d", kind, time.Now().UnixNano())
 	options := make([]map[string]any, len(req.Options))
 	for i, o := range req.Options {
 		options[i] = map[string]any{"option_id": o.ID, "name": o.Name, "kind": o.Kind}
@@ -143,9 +142,7 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 		request["code"], request["reason"], request["hint"] = d.Code, d.Reason, d.Hint
 	}
 	ch := make(chan interactionAnswer, 1)
-	t.mu.Lock()
-	t.answers[id] = ch
-	t.mu.Unlock()
+	var id string
 	defer func() {
 		t.mu.Lock()
 		delete(t.answers, id)
@@ -156,7 +153,11 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 	if kind == InteractionInput {
 		state = StateWaitingInput
 	}
+	// The answer channel is registered under the same lock respond reads it with, so an answer
+	// cannot arrive between the interaction being stored and its channel existing.
+	t.mu.Lock()
 	_, err := e.update(t.id, func(r *taskRecord) ([]newEvent, error) {
+		id = fmt.Sprintf("%s-%d", kind, len(r.Interactions)+1)
 		ia := Interaction{ID: id, Kind: kind, Status: InteractionPending, CreatedAt: formatTime(e.now()), Request: request}
 		r.Interactions = append(r.Interactions, ia)
 		ev, err := setState(r, state, PhaseInteractionWaiting, "")
@@ -165,6 +166,10 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 		}
 		return []newEvent{event(EventInteractionWaiting, ia), ev}, nil
 	})
+	if err == nil {
+		t.answers[id] = ch
+	}
+	t.mu.Unlock()
 	if err != nil {
 		return acp.PermissionOutcome{}
 	}

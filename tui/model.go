@@ -348,6 +348,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 		if json.Unmarshal(ev.Data, &d) == nil && m.finalizing[ev.TaskID] {
 			delete(m.finalizing, ev.TaskID)
 			m.push(commitNotice(ev.TaskID, d.CommitHash, d.Branch, d.IntegrationCommand))
+			m.setStatus("committed "+ev.TaskID+" as "+d.CommitHash, false)
 		}
 		cmds = append(cmds, m.detailIfSelected(ev.TaskID))
 	}
@@ -500,8 +501,12 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 		m.setStatus("answered "+req.InteractionID+": "+req.Decision, false)
 	case core.ActionFinalize:
 		if msg.view.CommitHash != "" {
-			delete(m.finalizing, req.TaskID)
-			m.push(commitNotice(req.TaskID, msg.view.CommitHash, msg.view.Branch, msg.view.IntegrationCommand))
+			// The committed event may have shown the notice already.
+			if m.finalizing[req.TaskID] {
+				delete(m.finalizing, req.TaskID)
+				m.push(commitNotice(req.TaskID, msg.view.CommitHash, msg.view.Branch, msg.view.IntegrationCommand))
+			}
+			m.setStatus("committed "+req.TaskID+" as "+msg.view.CommitHash, false)
 		} else {
 			m.setStatus("finalizing "+req.TaskID+": "+string(msg.view.State), false)
 		}

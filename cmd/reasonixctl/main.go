@@ -23,6 +23,7 @@ func commands() []command {
 	return []command{
 		{"contract", "contract lint [--json] FILE|-   validate a TaskContractV1 and print its hash", runContract},
 		{"policy", "policy explain [--contract F] [--worktree D] [--cwd D] [--json] -- ARGV...", runPolicy},
+		{"demo", "demo                                  try the whole loop on a throw-away repository", runDemo},
 		{"task", "task list [--all] [--json]            list tasks in the state directory", runTask},
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"reasonixctl/core"
@@ -13,10 +14,17 @@ import (
 	"reasonixctl/tui"
 )
 
+const mcpMemoryLimit = 16 << 20
+
 // runMCP serves the core over MCP on stdin/stdout. The tools are listed before the state
 // directory is opened, so Codex sees them at once.
 func runMCP(args []string, stdout, stderr io.Writer) int {
 	logStderr := len(args) > 0 && args[0] == "--log-stderr"
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A long-lived helper next to Codex should stay small; the limit is soft, so a large
+		// diff or review still gets the memory it needs.
+		debug.SetMemoryLimit(mcpMemoryLimit)
+	}
 	s, err := readSettings()
 	if err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"reasonixctl/acp/acptest"
+	"reasonixctl/core"
+	"reasonixctl/sandbox"
+	"reasonixctl/tui"
+)
+
+// demoScenario is what the built-in scripted worker does in the demo: it streams text, asks to
+// run a command the policy does not know (so the permission prompt appears), writes two files
+// and stops for review.
+func demoScenario() *acptest.Scenario {
+	return &acptest.Scenario{
+		Name: "demo",
+		Turns: []acptest.Turn{{
+			Steps: []acptest.Step{
+				{Plan: []acptest.PlanEntry{{Content: "Read the README", Status: "in_progress"}, {Content: "Run the project's checks", Status: "pending"}, {Content: "Write hello.txt and NOTES.md", Status: "pending"}}},
+				{Text: "Reading the repository first, so the greeting matches its tone.", Chunks: 6, DelayMS: 150},
+				{Read: "README.md", DelayMS: 300},
+				{Plan: []acptest.PlanEntry{{Content: "Read the README", Status: "completed"}, {Content: "Run the project's checks", Status: "in_progress"}, {Content: "Write hello.txt and NOTES.md", Status: "pending"}}},
+				{Text: "Before changing anything I'd like to run the project's checks.", Chunks: 5, DelayMS: 150},
+				{Shell: &acptest.Shell{Command: "make check", Output: "all checks passed\n"}, Permission: "ask"},
+				{Plan: []acptest.PlanEntry{{Content: "Read the README", Status: "completed"}, {Content: "Run the project's checks", Status: "completed"}, {Content: "Write hello.txt and NOTES.md", Status: "in_progress"}}},
+				{Text: "Writing the greeting and a short note.", Chunks: 4, DelayMS: 150},
+				{Write: &acptest.WriteFile{Path: "hello.txt", Content: "Hello from the reasonixctl demo!\n"}, Permission: "ask", DelayMS: 300},
+				{Write: &acptest.WriteFile{Path: "NOTES.md", Content: "# Notes\n\n- hello.txt greets whoever runs the demo.\n- Nothing outside the write scope was touched.\n"}, Permission: "ask", DelayMS: 300},
+				{Usage: &acptest.Usage{PromptTokens: 5120, CompletionTokens: 410}},
+				{Plan: []acptest.PlanEntry{{Content: "Read the README", Status: "completed"}, {Content: "Run the project's checks", Status: "completed"}, {Content: "Write hello.txt and NOTES.md", Status: "completed"}}},
+				{Text: "Done: hello.txt holds the greeting and NOTES.md explains it. Ready for your review.", Chunks: 5, DelayMS: 120},
+			},
+			Summary: "Added hello.txt with a greeting and NOTES.md describing it.",
+		}},
+	}
+}
+
+const demoContract = `{
+  "schema_version": 1,
+  "objective": "Add a friendly greeting to the repository",
+  "user_outcome": "hello.txt greets the reader and NOTES.md says why",
+  "write_scope": ["hello.txt", "NOTES.md"],
+  "acceptance_criteria": [
+    {"id": "greeting", "requirement": "hello.txt exists and is not empty", "evidence": "automated"},
+    {"id": "reads-well", "requirement": "the greeting and the note read well", "evidence": "review"}
+  ],
+  "verification": [{"id": "greeting-present", "argv": ["test", "-s", "hello.txt"], "proves": ["greeting"]}]
+}`
+
+// runDemo runs the dashboard over a throw-away repository and the built-in scripted worker:
+// no Reasonix, no provider and no other binary needed.
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "usage: reasonixctl demo")
+		return 2
+	}
+	root, err := os.MkdirTemp("", "reasonixctl-demo-")
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl demo:", err)
+		return 1
+	}
+	repo := filepath.Join(root, "repo")
+	if err := makeDemoRepo(repo); err != nil {
+		fmt.Fprintln(stderr, "reasonixctl demo:", err)
+		return 1
+	}
+	state := filepath.Join(root, "state")
+	log, closeLog, err := openLog(state, false)
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl demo:", err)
+		return 1
+	}
+	defer closeLog.Close()
+	// The demo's one verification command is fixed and runs in a throw-away repository, so a
+	// machine without bubblewrap may still run it unsandboxed.
+	unsandboxed := !(&sandbox.Runner{}).Probe().Available
+	e, err := core.Open(core.Config{
+		StateDir: state, Mode: "demo", Logger: log, PermissionMode: core.PermissionSupervised,
+		AllowUnsandboxed: unsandboxed,
+		Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+			return acptest.Serve(ctx, r, w, acptest.Options{Scenario: demoScenario(), Logger: log})
+		}),
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl demo:", err)
+		return 1
+	}
+	defer e.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if _, err := e.Delegate(ctx, core.DelegateRequest{
+		TaskID: "demo-1", Contract: json.RawMessage(demoContract), WaitMode: "background",
+		Authority: core.Authority{Cwd: repo, Writable: true},
+	}); err != nil {
+		fmt.Fprintln(stderr, "reasonixctl demo:", err)
+		return 1
+	}
+	if err := tui.Run(ctx, e, tui.Options{StateDir: state, WorkerVersion: "scripted demo worker " + acptest.Version, Dir: repo, Logger: log}); err != nil {
+		fmt.Fprintln(stderr, "reasonixctl demo:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "The demo repository is %s\n", repo)
+	if d, err := e.Get(context.Background(), "demo-1"); err == nil && d.View.CommitHash != "" {
+		fmt.Fprintf(stdout, "Commit %s is on branch %s; try: git -C %s show %s\n", d.View.CommitHash, d.View.Branch, repo, d.View.Branch)
+	}
+	return 0
+}
+
+func makeDemoRepo(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	readme := "# demo\n\nA throw-away repository for the reasonixctl demo.\n"
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644); err != nil {
+		return err
+	}
+	env := append(os.Environ(), "GIT_AUTHOR_NAME=reasonixctl demo", "GIT_AUTHOR_EMAIL=demo@reasonixctl.invalid",
+		"GIT_COMMITTER_NAME=reasonixctl demo", "GIT_COMMITTER_EMAIL=demo@reasonixctl.invalid")
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "README.md"}, {"commit", "-q", "-m", "Start the demo"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	if os.Getenv("GIT_AUTHOR_NAME") == "" {
+		os.Setenv("GIT_AUTHOR_NAME", "reasonixctl demo")
+	}
+	if os.Getenv("GIT_AUTHOR_EMAIL") == "" {
+		os.Setenv("GIT_AUTHOR_EMAIL", "demo@reasonixctl.invalid")
+	}
+	return nil
+}
