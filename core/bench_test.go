@@ -96,4 +96,3 @@ func benchHarness(b *testing.B) *benchH {
 	b.Cleanup(func() { e.Close() })
 	return &benchH{e: e}
 }
-
