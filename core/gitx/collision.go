@@ -24,7 +24,8 @@ const scanAttempts = 3
 
 // ScanSource lists what changed in the caller's checkout since base, uncommitted or committed,
 // and which of those paths writeAllowed accepts. When HEAD moves during the scan it starts over,
-// at most three times. Two or three git processes per attempt; nothing is written.
+// at most three times. One git process when the source is still at base, three otherwise;
+// nothing is written.
 func ScanSource(ctx context.Context, root, base string, writeAllowed func(path string) bool) Collision {
 	if !hex40.MatchString(base) || writeAllowed == nil {
 		return Collision{Unavailable: true, Reason: "scan needs a resolved base commit and a write-scope predicate"}
@@ -58,7 +59,12 @@ func scanOnce(ctx context.Context, root, base string) (c Collision, moved bool, 
 		return c, false, fmt.Errorf("the source has no HEAD commit")
 	}
 	c.Head, c.DirtyPaths = st.head, st.paths(nil)
-	if st.head != base {
+	if st.head == base {
+		// One status read saw HEAD and the dirty paths together: nothing can have moved between
+		// two reads, so the common case costs one process.
+		return c, false, nil
+	}
+	{
 		out, err := gitCmd{dir: root, args: []string{"diff", "--name-status", "-z", "--no-ext-diff",
 			"--find-renames", "--find-copies", base, st.head, "--"}}.run(ctx)
 		if err != nil {
