@@ -174,6 +174,14 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 	if err != nil {
 		return e.backToReview(ctx, id, err)
 	}
+	diff, err := e.reviewDiff(ctx, r)
+	if err != nil {
+		return e.backToReview(ctx, id, Errorf(CodeInternalError, nil, "review diff: %v", err))
+	}
+	if bad := whitespaceErrors([]byte(diff)); len(bad) > 0 {
+		return e.backToReview(ctx, id, Errorf(CodeVerificationFailed, map[string]any{"whitespace": bad},
+			"the change adds whitespace errors at %s", strings.Join(bad, ", ")))
+	}
 	if err := e.scanSecrets(ctx, r); err != nil {
 		return e.backToReview(ctx, id, err)
 	}

@@ -221,7 +221,13 @@ func (t *liveTask) armWatchdog(req acp.PermissionRequest, d time.Duration) {
 		key = req.ToolCallID
 	}
 	subject := req.Title
-	timer := time.AfterFunc(d, func() {
+	var timer *time.Timer
+	timer = time.AfterFunc(d, func() {
+		t.mu.Lock()
+		if t.watchdogs[key] == timer {
+			delete(t.watchdogs, key)
+		}
+		t.mu.Unlock()
 		t.e.pause(t.id, PhaseCommandTimeout, "an allowed command ran past its "+d.String()+" timeout: "+truncateText(subject, 200))
 		t.cancelTurn()
 	})

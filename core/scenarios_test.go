@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"reasonixctl/acp"
 	"reasonixctl/acp/acptest"
+	"reasonixctl/store"
 )
 
 func writeTurn(steps ...acptest.Step) *acptest.Scenario {
@@ -520,4 +522,115 @@ func TestInspectPagesWithSignedCursors(t *testing.T) {
 	mustCode(t, err, CodeInvalidRequest)
 	_, err = h.e.Inspect(ctx, InspectRequest{TaskID: "nope"})
 	mustCode(t, err, CodeTaskNotFound)
+}
+
+// Scenario 9.
+func TestTrailingWhitespaceFailsVerification(t *testing.T) {
+	h := newHarness(t, writeTurn(acptest.Step{Write: &acptest.WriteFile{Path: "result.txt", Content: "ok  \n"}, Permission: "ask"}))
+	res, err := h.delegate("blanks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.finalize(res.TaskView, "looks-right")
+	ce := mustCode(t, err, CodeVerificationFailed)
+	if !strings.Contains(toJSON(ce.Details), "result.txt:1") {
+		t.Fatalf("details %s", toJSON(ce.Details))
+	}
+	if staged := git(t, res.Worktree, "diff", "--cached", "--name-only"); staged != "" {
+		t.Fatalf("staged: %s", staged)
+	}
+}
+
+// Scenario 10.
+func TestFailingPreCommitHookIsCommitFailedAndTheBranchStaysAtBase(t *testing.T) {
+	h := newHarness(t, nil, func(c *Config) { c.RunGitHooks = true })
+	hook := filepath.Join(h.repo, ".git", "hooks", "pre-commit")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho refused >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base := git(t, h.repo, "rev-parse", "HEAD")
+	res, err := h.delegate("hooked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.finalize(res.TaskView, "looks-right")
+	mustCode(t, err, CodeCommitFailed)
+	if got := git(t, h.repo, "rev-parse", "refs/heads/reasonix/hooked"); got != base {
+		t.Fatalf("branch moved to %s", got)
+	}
+	d, _ := h.e.Get(context.Background(), "hooked")
+	if d.View.State != StateReviewRequired {
+		t.Fatalf("state %s", d.View.State)
+	}
+}
+
+// Scenario 14, at the unit where it lives: an allowed command that outlives its watchdog pauses
+// the task.
+func TestWatchdogPausesACommandThatRunsTooLong(t *testing.T) {
+	h := newHarness(t, writeTurn(acptest.Step{Hang: true}))
+	bg := 0
+	if _, err := h.delegate("watchdog", func(r *DelegateRequest) { r.WaitTimeoutSeconds = &bg }); err != nil {
+		t.Fatal(err)
+	}
+	lt := h.e.liveTask("watchdog")
+	lt.armWatchdog(acp.PermissionRequest{ToolCallID: "gate-9", Title: "bash make slow"}, 10*time.Millisecond)
+	r, timedOut, err := h.e.waitFor(context.Background(), "watchdog", 10*time.Second, func(r *taskRecord) bool { return r.State == StatePaused })
+	if err != nil || timedOut || r.Phase != PhaseCommandTimeout {
+		t.Fatalf("%v %+v", err, r.view())
+	}
+	// A command that finishes in time clears its watchdog.
+	lt.armWatchdog(acp.PermissionRequest{ToolCallID: "gate-10", CallID: "call_1"}, time.Hour)
+	lt.commandFinished(acp.ToolCallUpdate{ID: "call_1", Status: "completed"})
+	lt.mu.Lock()
+	left := len(lt.watchdogs)
+	lt.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d watchdogs left", left)
+	}
+}
+
+// Scenario 23: a record of an unknown schema version fails closed and is not rewritten.
+func TestUnknownRecordVersionFailsClosed(t *testing.T) {
+	h := newHarness(t, nil)
+	if _, err := h.e.store.Update("future", func([]byte, bool) ([]byte, []store.NewEvent, error) {
+		return []byte(`{"version":99,"task_id":"future"}`), nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.e.Get(context.Background(), "future")
+	mustCode(t, err, CodeInvalidState)
+	msg := "x"
+	_, err = h.e.Control(context.Background(), ControlRequest{TaskID: "future", Action: ActionSteer, Message: &msg})
+	mustCode(t, err, CodeInvalidState)
+	raw, _ := h.e.store.Get("future")
+	if string(raw) != `{"version":99,"task_id":"future"}` {
+		t.Fatalf("record rewritten: %s", raw)
+	}
+}
+
+// Scenario 25 at the engine: a verifier sees neither HOME nor the supervisor's secrets.
+func TestVerifierSeesNoHomeAndNoSecrets(t *testing.T) {
+	t.Setenv("SUPERVISOR_API_TOKEN", "sk-abcdefghijklmnopqrstuvwxyz")
+	for _, name := range []string{"HOME", "SUPERVISOR_API_TOKEN"} {
+		h := newHarness(t, nil)
+		c := strings.Replace(happyContract, `["test", "-f", "result.txt"]`, `["printenv", "`+name+`"]`, 1)
+		res, err := h.delegate("env-"+strings.ToLower(name[:4]), func(r *DelegateRequest) { r.Contract = json.RawMessage(c) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = h.finalize(res.TaskView, "looks-right")
+		mustCode(t, err, CodeVerificationFailed)
+	}
+}
+
+// A worker flooding updates is stopped and pauses its task; nothing hangs.
+func TestFloodingWorkerPausesItsTask(t *testing.T) {
+	h := newHarness(t, writeTurn(acptest.Step{Flood: 200000}))
+	res, err := h.delegate("flood")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != StatePaused && res.State != StateReviewRequired {
+		t.Fatalf("view %+v", res.TaskView)
+	}
 }

@@ -10,38 +10,39 @@ import (
 
 var benchData = json.RawMessage(`{"kind":"agent_message_chunk","text":"Reading the repository layout before editing the parser."}`)
 
-// BenchmarkAppend measures one event per committed transaction. synced is the shipped setting
-// (SyncWrites); explicit-sync commits without sync and then calls badger's Sync, the alternative
-// that was considered; 4-tasks runs four writers on different tasks, where badger can group
-// their synced commits.
+// BenchmarkAppend measures one event per committed transaction. durable is an Update that
+// waits for the disk (state changes, decisions); append is Append, which does not (agent text,
+// tool progress); durable-4-tasks runs four durable writers on different tasks.
 func BenchmarkAppend(b *testing.B) {
+	event := func([]byte, bool) ([]byte, []NewEvent, error) {
+		return nil, []NewEvent{{Type: "session_update", Data: benchData}}, nil
+	}
 	for _, bc := range []struct {
-		name         string
-		sync, manual bool
-		writers      int
+		name    string
+		durable bool
+		writers int
 	}{
-		{"synced", true, false, 1},
-		{"unsynced", false, false, 1},
-		{"explicit-sync", false, true, 1},
-		{"synced-4-tasks", true, false, 4},
+		{"durable", true, 1},
+		{"append", false, 1},
+		{"durable-4-tasks", true, 4},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			s := openTest(b, func(o *Options) { o.noSync = !bc.sync })
+			s := openTest(b)
 			b.ResetTimer()
 			var wg sync.WaitGroup
 			for w := range bc.writers {
 				id := fmt.Sprintf("t%d", w)
 				wg.Go(func() {
 					for i := w; i < b.N; i += bc.writers {
-						if _, err := s.Append(id, NewEvent{Type: "session_update", Data: benchData}); err != nil {
+						var err error
+						if bc.durable {
+							_, err = s.Update(id, event)
+						} else {
+							_, err = s.Append(id, NewEvent{Type: "session_update", Data: benchData})
+						}
+						if err != nil {
 							b.Error(err)
 							return
-						}
-						if bc.manual {
-							if err := s.db.Sync(); err != nil {
-								b.Error(err)
-								return
-							}
 						}
 					}
 				})

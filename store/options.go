@@ -26,7 +26,7 @@ type Options struct {
 	// GCInterval is the period of value-log garbage collection; 0 means 10 minutes.
 	GCInterval time.Duration
 
-	// noSync turns off synced commits; benchmarks use it to price durability.
+	// noSync makes Update skip its sync; tests that do not test durability use it for speed.
 	noSync bool
 }
 

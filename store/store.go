@@ -151,7 +151,8 @@ func Open(opts Options) (*Store, error) {
 		owner.release()
 		return nil, fmt.Errorf("store: create %s: %w", dbDir, err)
 	}
-	db, err := badger.Open(badgerOptions(dbDir, !opts.noSync, opts.Logger))
+	// Commits are synced explicitly by Update (see there), so badger itself never syncs.
+	db, err := badger.Open(badgerOptions(dbDir, false, opts.Logger))
 	if err != nil {
 		owner.release()
 		return nil, fmt.Errorf("store: open badger in %s: %w", dbDir, err)
@@ -331,7 +332,13 @@ func (s *Store) List() ([]Record, error) {
 // append; an error from fn aborts with nothing written. Updates of one task are serialised, and
 // fn may run more than once if badger reports a conflict, so it must not have side effects and
 // must not call the Store.
+//
+// Update is durable: it returns after the commit is on disk. Append is not (see there).
 func (s *Store) Update(taskID string, fn func(cur []byte, exists bool) (next []byte, events []NewEvent, err error)) ([]Event, error) {
+	return s.update(taskID, !s.opts.noSync, fn)
+}
+
+func (s *Store) update(taskID string, sync bool, fn func(cur []byte, exists bool) (next []byte, events []NewEvent, err error)) ([]Event, error) {
 	if err := ValidateTaskID(taskID); err != nil {
 		return nil, err
 	}
@@ -353,6 +360,13 @@ func (s *Store) Update(taskID string, fn func(cur []byte, exists bool) (next []b
 		}
 		if err != nil {
 			return nil, err
+		}
+		if sync && len(events) > 0 {
+			// The write-ahead log is sequential, so this also makes every earlier unsynced
+			// Append durable: a crash can lose only a tail of appended events, never a gap.
+			if err := s.db.Sync(); err != nil {
+				return nil, fmt.Errorf("store: sync task %q: %w", taskID, err)
+			}
 		}
 		// Published under the task lock, so subscribers see each task's events in order.
 		s.broker.publish(events)
@@ -450,9 +464,11 @@ func seqOf(id string, key []byte) (uint64, error) {
 	return binary.BigEndian.Uint64(rest), nil
 }
 
-// Append adds events to the task's journal without changing its record.
+// Append adds events to the task's journal without changing its record. It does not wait for
+// the disk: it is for high-rate events (agent text, tool progress) whose loss in a power failure
+// costs nothing but a tail of the journal; the next Update makes them durable.
 func (s *Store) Append(taskID string, events ...NewEvent) ([]Event, error) {
-	return s.Update(taskID, func([]byte, bool) ([]byte, []NewEvent, error) { return nil, events, nil })
+	return s.update(taskID, false, func([]byte, bool) ([]byte, []NewEvent, error) { return nil, events, nil })
 }
 
 // LastSeq returns the task's highest journal sequence, 0 if it has no events.
