@@ -246,9 +246,9 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 		argvJSON, _ := json.Marshal(v.Argv)
 		var log bytes.Buffer
 		fmt.Fprintf(&log, "$ %s\ncwd: %s\nexit: %d timeout: %v\n", argvJSON, v.Cwd, res.ExitCode, res.TimedOut)
-		log.WriteString(redact.String(string(res.Stdout)))
+		log.WriteString(redact.Secrets(string(res.Stdout)))
 		log.WriteString("\n")
-		log.WriteString(redact.String(string(res.Stderr)))
+		log.WriteString(redact.Secrets(string(res.Stderr)))
 		text := log.Bytes()
 		if len(text) > verificationLogMax {
 			text = text[:verificationLogMax]

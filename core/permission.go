@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,7 +65,7 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 	}
 
 	data.Decision = DecisionDeny
-	fp := policy.Fingerprint(req.ToolKind, d.Code, append(argv, paths...), cwd)
+	fp := policy.Fingerprint(req.ToolKind, d.Code, append(slices.Clone(argv), paths...), cwd)
 	var count int
 	_, _ = e.update(t.id, func(r *taskRecord) ([]newEvent, error) {
 		if r.Denials == nil {
