@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0-dev"
 
-// command is one subcommand: its one-line help and its entry point, which returns the exit code.
+// command is one subcommand: its usage, a one-line summary and its entry point, which
+// returns the exit code.
 type command struct {
 	name    string
+	usage   string
 	summary string
 	run     func(args []string, stdout, stderr io.Writer) int
 }
@@ -21,10 +24,11 @@ type command struct {
 // commands is the subcommand table; help is generated from it so it lists exactly what exists.
 func commands() []command {
 	return []command{
-		{"contract", "contract lint [--json] FILE|-   validate a TaskContractV1 and print its hash", runContract},
-		{"policy", "policy explain [--contract F] [--worktree D] [--cwd D] [--json] -- ARGV...", runPolicy},
-		{"demo", "demo                                  try the whole loop on a throw-away repository", runDemo},
-		{"task", "task list [--all] [--json]            list tasks in the state directory", runTask},
+		{"demo", "demo", "the whole loop on a throw-away repository, no worker needed", runDemo},
+		{"doctor", "doctor [--json]", "check git, the worker, the sandbox, the state directory, Codex", runDoctor},
+		{"contract", "contract lint [--json] FILE|-", "validate a TaskContractV1 and print its hash", runContract},
+		{"policy", "policy explain [--contract F] [--worktree D] [--cwd D] [--json] -- ARGV...", "the policy's decision for a command", runPolicy},
+		{"task", "task list [--all] [--json]", "list the tasks in the state directory", runTask},
 	}
 }
 
@@ -57,13 +61,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintf(w, "reasonixctl %s — supervise a Reasonix worker in an isolated git worktree\n\n", version)
-	fmt.Fprintln(w, "Usage:")
-	fmt.Fprintln(w, "  reasonixctl                  the dashboard: supervise tasks at the keyboard")
-	fmt.Fprintln(w, "  reasonixctl --mcp            serve Codex over MCP on stdin/stdout (--log-stderr mirrors the log)")
-	fmt.Fprintln(w, "  reasonixctl --version")
-	fmt.Fprintln(w, "  reasonixctl --help")
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  reasonixctl %s\n", c.summary)
+	fmt.Fprintf(w, "reasonixctl %s — supervise a Reasonix worker in an isolated git worktree\n\nUsage:\n", version)
+	line := func(usage, summary string) {
+		fmt.Fprintf(w, "  %s\n      %s\n", strings.TrimSpace("reasonixctl "+usage), summary)
 	}
+	line("", "the dashboard: supervise tasks at the keyboard")
+	line("--mcp [--log-stderr]", "serve Codex over MCP on stdin/stdout")
+	for _, c := range commands() {
+		line(c.usage, c.summary)
+	}
+	line("--version", "print the version")
+	fmt.Fprintln(w, "\nConfiguration comes from the environment (REASONIX_BIN, CODEX_REASONIX_*); see the README.")
 }
