@@ -18,6 +18,7 @@ const (
 	EventVerification        = "verification"         // VerificationResult
 	EventCommitted           = "committed"            // CommittedData
 	EventWorkerStatus        = "worker_status"        // WorkerStatusData: the worker's phase changed
+	EventWorkerUnknown       = "worker_unknown"       // a worker message this version does not understand, kept raw
 	EventError               = "error"                // TextData: something went wrong; the state says what follows
 )
 

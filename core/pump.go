@@ -87,7 +87,13 @@ func (t *liveTask) handle(ev acp.Event, flush *time.Timer) {
 		e.applyStatus(t.id, ev.Status)
 		t.checkLane(ev.Status)
 	case acp.ModeUpdate:
+		e.appendEvents(t.id, event(EventWorkerStatus, WorkerStatusData{Phase: "mode " + ev.ModeID}))
 		t.checkLane(acp.Status{Mode: ev.ModeID})
+	case acp.Unknown:
+		// Kept verbatim (bounded) so that a newer worker's messages are on record.
+		e.appendEvents(t.id, event(EventWorkerUnknown, map[string]any{
+			"method": ev.Method, "kind": ev.UpdateKind, "reason": ev.Reason, "raw": truncateText(string(ev.Raw), toolOutputMax),
+		}))
 	case acp.ErrorEvent:
 		if e.shuttingDown() || e.liveTask(t.id) != t {
 			return
