@@ -41,3 +41,19 @@ func openLog(dir string, alsoStderr bool) (*slog.Logger, io.Closer, error) {
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})), f, nil
 }
+
+// stateAndLog resolves the state directory and opens its log for a mode. On failure it has told
+// the user why and returns the exit code to use; otherwise code is 0 and closeLog must be called.
+func stateAndLog(stderr io.Writer, alsoStderr bool) (dir string, log *slog.Logger, closeLog func(), code int) {
+	dir, err := stateDir()
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl:", err)
+		return "", nil, nil, 1
+	}
+	log, closer, err := openLog(dir, alsoStderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl: log file:", err)
+		return "", nil, nil, 1
+	}
+	return dir, log, func() { closer.Close() }, 0
+}

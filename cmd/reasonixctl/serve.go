@@ -30,17 +30,11 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 2
 	}
-	dir, err := stateDir()
-	if err != nil {
-		fmt.Fprintln(stderr, "reasonixctl:", err)
-		return 1
+	dir, log, closeLog, code := stateAndLog(stderr, logStderr)
+	if code != 0 {
+		return code
 	}
-	log, closeLog, err := openLog(dir, logStderr)
-	if err != nil {
-		fmt.Fprintln(stderr, "reasonixctl: log file:", err)
-		return 1
-	}
-	defer closeLog.Close()
+	defer closeLog()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -74,17 +68,11 @@ func runDashboard(stderr io.Writer) int {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 2
 	}
-	dir, err := stateDir()
-	if err != nil {
-		fmt.Fprintln(stderr, "reasonixctl:", err)
-		return 1
+	dir, log, closeLog, code := stateAndLog(stderr, false)
+	if code != 0 {
+		return code
 	}
-	log, closeLog, err := openLog(dir, false)
-	if err != nil {
-		fmt.Fprintln(stderr, "reasonixctl: log file:", err)
-		return 1
-	}
-	defer closeLog.Close()
+	defer closeLog()
 	e, err := core.Open(s.engineConfig(dir, "tui", log, core.PermissionSupervised))
 	if err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)

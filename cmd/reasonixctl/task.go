@@ -23,17 +23,11 @@ func runTask(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
 		return 2
 	}
-	dir, err := stateDir()
-	if err != nil {
-		fmt.Fprintln(stderr, "reasonixctl:", err)
-		return 1
+	dir, log, closeLog, code := stateAndLog(stderr, false)
+	if code != 0 {
+		return code
 	}
-	log, closeLog, err := openLog(dir, false)
-	if err != nil {
-		fmt.Fprintln(stderr, "reasonixctl: log file:", err)
-		return 1
-	}
-	defer closeLog.Close()
+	defer closeLog()
 	e, err := core.Open(core.Config{StateDir: dir, Mode: "task list", Logger: log})
 	if err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
