@@ -2,11 +2,7 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
-
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"reasonixctl/core"
 )
@@ -22,46 +18,30 @@ func BenchmarkToolsListBytes(b *testing.B) {
 }
 
 // BenchmarkInitializeToolsList measures building the server and answering initialize and
-// tools/list in process: the part of Codex's startup this package controls. The service never
-// opens here, as in a real start where the store is still opening.
+// tools/list over ServeStdio: the part of Codex's startup this package controls. The service
+// never opens here, as in a real start where the store is still opening.
 func BenchmarkInitializeToolsList(b *testing.B) {
 	never := make(chan struct{})
 	defer close(never)
 	open := func(context.Context) (core.Service, error) { <-never; return nil, nil }
-	ctx := context.Background()
 	for b.Loop() {
-		srv := NewServer(open, Options{Version: "bench"})
-		c, err := client.NewInProcessClient(srv.MCPServer())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := c.Start(ctx); err != nil {
-			b.Fatal(err)
-		}
-		req := mcp.InitializeRequest{}
-		req.Params.ProtocolVersion = "2025-06-18"
-		req.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "0"}
-		if _, err := c.Initialize(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-		res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-		if err != nil || len(res.Tools) != 3 {
-			b.Fatalf("tools/list: %v", err)
-		}
-		c.Close()
+		p := startStdio(b, context.Background(), NewServer(open, Options{Version: "bench"}))
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}`)
+		p.rawResponse(1)
+		p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		p.rawResponse(2)
+		p.close()
 	}
 }
 
 // BenchmarkToolsListWire measures only the tools/list round trip on a running server.
 func BenchmarkToolsListWire(b *testing.B) {
 	srv := NewServer(func(context.Context) (core.Service, error) { return &fakeService{}, nil }, Options{})
-	ctx := context.Background()
-	rpc(b, srv, ctx, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"b","version":"0"}}}`)
-	msg := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	p := startStdio(b, context.Background(), srv)
+	defer p.close()
 	for b.Loop() {
-		if _, err := json.Marshal(srv.MCPServer().HandleMessage(ctx, msg)); err != nil {
-			b.Fatal(err)
-		}
+		p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		p.rawResponse(2)
 	}
 }
 
@@ -72,14 +52,11 @@ func BenchmarkBuildTools(b *testing.B) {
 	}
 }
 
-// BenchmarkCompileValidators is the once-per-process cost ServeStdio moves to the background.
-func BenchmarkCompileValidators(b *testing.B) {
+// BenchmarkCompileInputRules is the once-per-process cost the first tool call pays.
+func BenchmarkCompileInputRules(b *testing.B) {
 	for b.Loop() {
 		for _, sp := range toolSpecs() {
-			if _, err := compileSchema(sp.name, sp.in); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := compileSchema(sp.name, sp.out); err != nil {
+			if _, err := compileInput(sp.in); err != nil {
 				b.Fatal(err)
 			}
 		}

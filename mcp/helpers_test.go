@@ -3,14 +3,15 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"reasonixctl/core"
 )
@@ -128,8 +129,8 @@ func sampleContract() map[string]any {
 	}
 }
 
-// harness is a server with a fake service behind an in-process client. mcp-go's own output
-// validation is on as a second check of every structuredContent.
+// harness is a server with a fake service, served by ServeStdio over pipes to the mcp-go
+// client. Every structuredContent a call returns is checked against the advertised output schema.
 type harness struct {
 	t      testing.TB
 	fake   *fakeService
@@ -150,11 +151,15 @@ func newHarness(t testing.TB, opts Options) *harness {
 func newHarnessWith(t testing.TB, opts Options, fake *fakeService, open func(context.Context) (core.Service, error)) *harness {
 	t.Helper()
 	h := &harness{t: t, fake: fake, notified: make(chan struct{}, 1000)}
-	h.srv = newServer(open, opts, server.WithOutputSchemaValidation())
-	c, err := client.NewInProcessClient(h.srv.MCPServer())
-	if err != nil {
-		t.Fatal(err)
-	}
+	h.srv = NewServer(open, opts)
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- h.srv.ServeStdio(context.Background(), serverIn, serverOut)
+		serverOut.Close()
+	}()
+	c := client.NewClient(transport.NewIO(clientIn, clientOut, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := c.Start(ctx); err != nil {
@@ -172,13 +177,33 @@ func newHarnessWith(t testing.TB, opts Options, fake *fakeService, open func(con
 	if _, err := c.Initialize(ctx, initReq); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() {
+		c.Close() // closes the server's stdin
+		select {
+		case err := <-served:
+			if err != nil {
+				t.Errorf("ServeStdio: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("ServeStdio did not return after stdin closed")
+		}
+	})
 	h.client = c
 	return h
 }
 
-// call invokes a tool with arguments and _meta and returns the result.
+// call invokes a tool with arguments and _meta and returns the result, after checking any
+// structuredContent against the tool's advertised output schema.
 func (h *harness) call(name string, args any, meta map[string]any) *mcp.CallToolResult {
+	h.t.Helper()
+	res := h.callUnchecked(name, args, meta)
+	if issues := outputIssues(h.t, name, res); len(issues) > 0 {
+		h.t.Fatalf("%s result violates its output schema: %+v", name, issues)
+	}
+	return res
+}
+
+func (h *harness) callUnchecked(name string, args any, meta map[string]any) *mcp.CallToolResult {
 	h.t.Helper()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name

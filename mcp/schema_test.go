@@ -25,25 +25,18 @@ const goldenToolsList = "testdata/tools_list.golden.json"
 func toolsListJSON(t testing.TB) []byte {
 	t.Helper()
 	srv := NewServer(func(context.Context) (core.Service, error) { return &fakeService{}, nil }, Options{Version: "test"})
-	ctx := context.Background()
-	rpc(t, srv, ctx, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	p := startStdio(t, context.Background(), srv)
+	defer p.close()
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	p.response(1)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	var resp struct {
 		Result json.RawMessage `json:"result"`
 	}
-	if err := json.Unmarshal(rpc(t, srv, ctx, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), &resp); err != nil {
+	if err := json.Unmarshal(p.rawResponse(2), &resp); err != nil {
 		t.Fatal(err)
 	}
 	return resp.Result
-}
-
-// rpc sends one raw JSON-RPC message to the server and returns its raw response.
-func rpc(t testing.TB, srv *Server, ctx context.Context, msg string) []byte {
-	t.Helper()
-	b, err := json.Marshal(srv.MCPServer().HandleMessage(ctx, []byte(msg)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // TestToolsListSnapshot fails whenever a schema, description or annotation changes, until the

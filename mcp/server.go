@@ -3,17 +3,10 @@ package mcp
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"log"
 	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
-	"reasonixctl/assets"
 	"reasonixctl/core"
 )
 
@@ -26,8 +19,12 @@ const (
 	// or stdin closes; their contexts are cancelled first, so only a stuck service can use it up.
 	shutdownGrace = 5 * time.Second
 	// toolWorkers is how many tool calls run at once. Each waiting delegate or finalize holds
-	// one for up to ten minutes, so the mcp-go default of five would starve parallel tasks.
+	// one for up to ten minutes, so a handful would starve parallel tasks.
 	toolWorkers = 64
+	// maxPendingCalls bounds running plus queued calls; beyond it a call is refused at once.
+	maxPendingCalls = 1024
+	// maxMessageBytes bounds one line of input; a longer line is refused and skipped.
+	maxMessageBytes = 32 << 20
 )
 
 // Options configure a Server.
@@ -48,8 +45,6 @@ type Server struct {
 	opts          Options
 	shutdownGrace time.Duration
 	log           *slog.Logger
-	mcp           *server.MCPServer
-	tools         map[string]*toolDef
 	service       *opener
 }
 
@@ -57,11 +52,6 @@ type Server struct {
 // at the first tool call); initialize and tools/list never wait for it, so Codex sees the tools
 // while the store and engine are still opening.
 func NewServer(open func(context.Context) (core.Service, error), opts Options) *Server {
-	return newServer(open, opts)
-}
-
-// newServer lets tests add mcp-go options, such as its own output validation.
-func newServer(open func(context.Context) (core.Service, error), opts Options, extra ...server.ServerOption) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -71,94 +61,12 @@ func newServer(open func(context.Context) (core.Service, error), opts Options, e
 	if opts.PermissionMode == "" {
 		opts.PermissionMode = core.PermissionAutomatic
 	}
-	s := &Server{
+	return &Server{
 		opts:          opts,
 		shutdownGrace: shutdownGrace,
 		log:           opts.Logger,
 		service:       &opener{open: open},
 	}
-	s.tools = toolDefs()
-	s.mcp = server.NewMCPServer(ServerName, opts.Version, append([]server.ServerOption{
-		server.WithInstructions(assets.MCPInstructions()),
-		server.WithExperimental(map[string]any{sandboxMetaKey: map[string]any{}}),
-		server.WithToolCapabilities(false),
-		server.WithRecovery(),
-	}, extra...)...)
-	for _, name := range toolOrder {
-		t := s.tools[name]
-		s.mcp.AddTool(t.tool, s.handler(t))
-	}
-	return s
-}
-
-// MCPServer exposes the underlying mcp-go server, for in-process clients and tests.
-func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
-
-// ServeStdio serves one client over in/out until in closes or ctx ends, then cancels the calls
-// still running (their tasks keep running in the engine) and returns within a bounded time.
-func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.service.start(ctx)
-	go validators()
-
-	errLog := log.New(slogWriter{s.log}, "", 0)
-	stdio := server.NewStdioServer(s.mcp)
-	for _, o := range []server.StdioOption{
-		server.WithErrorLogger(errLog), server.WithWorkerPoolSize(toolWorkers), server.WithQueueSize(1000),
-	} {
-		o(stdio)
-	}
-	// mcp-go returns from Listen only after every in-flight call has; a call stuck in the
-	// service would hold the process forever, so the wait is bounded once input is over.
-	inputOver := make(chan struct{})
-	in = &eofSignal{r: in, over: inputOver}
-	done := make(chan error, 1)
-	go func() { done <- stdio.Listen(ctx, in, out) }()
-
-	var err error
-	finished := false
-	select {
-	case err = <-done:
-		finished = true
-	case <-ctx.Done():
-	case <-inputOver:
-	}
-	if !finished {
-		select {
-		case err = <-done:
-		case <-time.After(s.shutdownGrace):
-			cancel()
-			s.log.Warn("mcp: in-flight calls did not finish within the shutdown grace period")
-		}
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-		err = nil
-	}
-	return err
-}
-
-// eofSignal closes over when the first read fails: stdin is closed or broken.
-type eofSignal struct {
-	r    io.Reader
-	over chan struct{}
-	once sync.Once
-}
-
-func (e *eofSignal) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil {
-		e.once.Do(func() { close(e.over) })
-	}
-	return n, err
-}
-
-// slogWriter adapts mcp-go's *log.Logger output to our logger, keeping stderr quiet.
-type slogWriter struct{ l *slog.Logger }
-
-func (w slogWriter) Write(p []byte) (int, error) {
-	w.l.Warn("mcp-go", "msg", string(p))
-	return len(p), nil
 }
 
 // opener opens the service once. A failed attempt is not remembered, so a later call can retry
@@ -234,35 +142,4 @@ func (o *opener) get(ctx context.Context) (core.Service, error) {
 	case <-ctx.Done():
 		return nil, core.Errorf(core.CodeReasonixUnavailable, nil, "the request ended while reasonixctl was still starting: %v", ctx.Err())
 	}
-}
-
-// progress sends notifications/progress at once and then every interval until stop is called,
-// when the request carries a progress token. Codex uses them to keep long waits alive.
-func (s *Server) progress(ctx context.Context, token mcp.ProgressToken, tool string) (stop func()) {
-	if token == nil {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		start := time.Now()
-		tick := time.NewTicker(s.opts.ProgressInterval)
-		defer tick.Stop()
-		for n := 0; ; n++ {
-			msg := fmt.Sprintf("%s running (%s elapsed)", tool, time.Since(start).Round(time.Second))
-			err := s.mcp.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
-				"progressToken": token, "progress": n, "message": msg,
-			})
-			if err != nil {
-				s.log.Debug("mcp: progress notification not sent", "tool", tool, "err", err)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return func() { cancel(); <-finished }
 }

@@ -5,23 +5,26 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"reasonixctl/core"
 )
 
 // stdioPeer drives ServeStdio over pipes the way Codex drives the binary.
 type stdioPeer struct {
-	t      *testing.T
+	t      testing.TB
 	in     *io.PipeWriter
 	lines  chan string
 	served chan error
 }
 
-func startStdio(t *testing.T, ctx context.Context, srv *Server) *stdioPeer {
+func startStdio(t testing.TB, ctx context.Context, srv *Server) *stdioPeer {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -49,8 +52,8 @@ func (p *stdioPeer) send(msg string) {
 	}
 }
 
-// next returns the next message the server wrote; every line on stdout must be JSON-RPC.
-func (p *stdioPeer) next() map[string]any {
+// nextRaw returns the next line the server wrote; every line on stdout must be JSON-RPC.
+func (p *stdioPeer) nextRaw() []byte {
 	p.t.Helper()
 	select {
 	case line, ok := <-p.lines:
@@ -61,21 +64,56 @@ func (p *stdioPeer) next() map[string]any {
 		if err := json.Unmarshal([]byte(line), &m); err != nil || m["jsonrpc"] != "2.0" {
 			p.t.Fatalf("stdout carried something other than JSON-RPC: %q", line)
 		}
-		return m
+		return []byte(line)
 	case <-time.After(10 * time.Second):
 		p.t.Fatal("no message from the server")
 	}
 	return nil
 }
 
-// response skips notifications until the response with the given id.
-func (p *stdioPeer) response(id float64) map[string]any {
+// next returns the next message the server wrote, decoded.
+func (p *stdioPeer) next() map[string]any {
+	p.t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(p.nextRaw(), &m); err != nil {
+		p.t.Fatal(err)
+	}
+	return m
+}
+
+// rawResponse skips notifications and other responses until the response with the given id.
+func (p *stdioPeer) rawResponse(id float64) []byte {
 	p.t.Helper()
 	for {
-		m := p.next()
-		if m["id"] == id {
-			return m
+		line := p.nextRaw()
+		var m struct {
+			ID any `json:"id"`
 		}
+		if err := json.Unmarshal(line, &m); err != nil {
+			p.t.Fatal(err)
+		}
+		if m.ID == id {
+			return line
+		}
+	}
+}
+
+// response is rawResponse decoded.
+func (p *stdioPeer) response(id float64) map[string]any {
+	p.t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(p.rawResponse(id), &m); err != nil {
+		p.t.Fatal(err)
+	}
+	return m
+}
+
+// close closes the server's stdin and waits for ServeStdio to return cleanly.
+func (p *stdioPeer) close() {
+	p.t.Helper()
+	p.in.Close()
+	if err := p.waitServed(10 * time.Second); err != nil {
+		p.t.Fatalf("ServeStdio: %v", err)
 	}
 }
 
@@ -174,9 +212,11 @@ func TestStdioCancelledRequestEndsWaitOnly(t *testing.T) {
 		t.Fatalf("cancelling the request must not cancel the task, got control calls %+v", c)
 	}
 
-	// The server keeps serving after a cancelled call.
+	// The server keeps serving after a cancelled call, and sends no response for it.
 	p.send(`{"jsonrpc":"2.0","id":8,"method":"tools/list"}`)
-	p.response(8)
+	if m := p.next(); m["id"] != 8.0 {
+		t.Fatalf("want the tools/list response next, got %v", m)
+	}
 	cancel()
 	if err := p.waitServed(10 * time.Second); err != nil {
 		t.Fatalf("cancelling the context should end serving cleanly, got %v", err)
@@ -236,5 +276,156 @@ func TestStdioShutdownIsBoundedWhenTheServiceHangs(t *testing.T) {
 	p.in.Close()
 	if err := p.waitServed(5 * time.Second); err != nil {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestStdioProtocolErrorsKeepServing(t *testing.T) {
+	srv := NewServer(func(context.Context) (core.Service, error) { return &fakeService{}, nil }, Options{})
+	p := startStdio(t, context.Background(), srv)
+	p.initialize()
+	for _, tc := range []struct {
+		send string
+		id   any
+		code float64
+	}{
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/list"`, nil, codeParseError},
+		{`not json at all`, nil, codeParseError},
+		{`[{"jsonrpc":"2.0","id":3,"method":"ping"}]`, nil, codeInvalidRequest},
+		{`{"jsonrpc":"1.0","id":4,"method":"ping"}`, 4.0, codeInvalidRequest},
+		{`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, nil, codeInvalidRequest},
+		{`{"jsonrpc":"2.0","id":5}`, 5.0, codeInvalidRequest},
+		{`{"jsonrpc":"2.0","id":6,"method":"resources/list"}`, 6.0, codeMethodNotFound},
+		{`{"jsonrpc":"2.0","id":"seven","method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`, "seven", codeInvalidParams},
+		{`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":5}`, 8.0, codeInvalidParams},
+		{`{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":9}}`, 9.0, codeInvalidParams},
+	} {
+		p.send(tc.send)
+		m := p.next()
+		e, _ := m["error"].(map[string]any)
+		if m["id"] != tc.id || e == nil || e["code"] != tc.code || e["message"] == "" {
+			t.Errorf("%s: got %v, want error %v for id %v", tc.send, m, tc.code, tc.id)
+		}
+	}
+	// Unknown notifications and responses need no answer; the next request is answered.
+	p.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	p.send(`{"jsonrpc":"2.0","id":99,"result":{}}`)
+	p.send(``)
+	p.send(`{"jsonrpc":"2.0","id":10,"method":"ping"}`)
+	if m := p.next(); m["id"] != 10.0 || m["error"] != nil {
+		t.Fatalf("ping after bad input: %v", m)
+	}
+	p.close()
+}
+
+func TestStdioNegotiatesProtocolVersion(t *testing.T) {
+	srv := NewServer(func(context.Context) (core.Service, error) { return &fakeService{}, nil }, Options{Version: "9.9"})
+	p := startStdio(t, context.Background(), srv)
+	for i, tc := range []struct{ asked, want string }{
+		{"2025-03-26", "2025-03-26"},
+		{"2025-06-18", "2025-06-18"},
+		{"1999-01-01", mcp.LATEST_LEGACY_PROTOCOL_VERSION},
+		{"", "2025-03-26"}, // what a client that names no version is assumed to speak
+	} {
+		id := float64(i + 1)
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"c","version":"0"}}}`, i+1, tc.asked))
+		res := p.response(id)["result"].(map[string]any)
+		if res["protocolVersion"] != tc.want {
+			t.Errorf("asked %q, got %v, want %q", tc.asked, res["protocolVersion"], tc.want)
+		}
+		caps, _ := json.Marshal(res["capabilities"])
+		if string(caps) != `{"experimental":{"codex/sandbox-state-meta":{}},"tools":{}}` {
+			t.Errorf("capabilities = %s", caps)
+		}
+		if info := res["serverInfo"].(map[string]any); info["name"] != ServerName || info["version"] != "9.9" {
+			t.Errorf("serverInfo = %v", info)
+		}
+	}
+	p.close()
+}
+
+// A call that waits must not hold up other calls or requests.
+func TestStdioCallsRunConcurrently(t *testing.T) {
+	fake := &fakeService{}
+	release := make(chan struct{})
+	fake.delegate = func(ctx context.Context, req core.DelegateRequest) (core.DelegateResult, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return core.DelegateResult{TaskView: sampleView(req.TaskID)}, nil
+	}
+	fake.inspect = func(_ context.Context, req core.InspectRequest) (core.InspectResult, error) {
+		return core.InspectResult{TaskID: req.TaskID, Sections: map[string]json.RawMessage{}, UpdatedAt: "now"}, nil
+	}
+	srv := NewServer(func(context.Context) (core.Service, error) { return fake, nil }, Options{})
+	p := startStdio(t, context.Background(), srv)
+	p.initialize()
+	args, _ := json.Marshal(delegateArgs("c1"))
+	meta, _ := json.Marshal(writableMeta("/repo"))
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"reasonix_delegate","arguments":` +
+		string(args) + `,"_meta":` + string(meta) + `}}`)
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"reasonix_inspect","arguments":{"task_id":"c1"}}}`)
+	if m := p.next(); m["id"] != 3.0 || m["result"].(map[string]any)["isError"] == true {
+		t.Fatalf("inspect while delegate waits: %v", m)
+	}
+	close(release)
+	if m := p.next(); m["id"] != 2.0 || m["result"].(map[string]any)["isError"] == true {
+		t.Fatalf("delegate after release: %v", m)
+	}
+	p.close()
+}
+
+// A request id still in flight cannot be reused; the first call is unaffected.
+func TestStdioDuplicateRequestID(t *testing.T) {
+	fake := &fakeService{}
+	release := make(chan struct{})
+	fake.control = func(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
+		<-release
+		return sampleView(req.TaskID), nil
+	}
+	srv := NewServer(func(context.Context) (core.Service, error) { return fake, nil }, Options{})
+	p := startStdio(t, context.Background(), srv)
+	call := `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"reasonix_control","arguments":{"task_id":"t","action":"cancel"}}}`
+	p.send(call)
+	p.send(call)
+	if m := p.next(); m["id"] != "x" || m["error"].(map[string]any)["code"] != float64(codeInvalidRequest) {
+		t.Fatalf("duplicate id: %v", m)
+	}
+	close(release)
+	if m := p.next(); m["id"] != "x" || m["result"] == nil {
+		t.Fatalf("first call: %v", m)
+	}
+	p.close()
+}
+
+// A line longer than the limit is refused, and the lines after it are still read.
+func TestStdioOverlongLine(t *testing.T) {
+	srv := NewServer(func(context.Context) (core.Service, error) { return &fakeService{}, nil }, Options{})
+	p := startStdio(t, context.Background(), srv)
+	go func() {
+		io.WriteString(p.in, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", maxMessageBytes)+"\"}}\n")
+		io.WriteString(p.in, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+	}()
+	if m := p.next(); m["id"] != nil || m["error"].(map[string]any)["code"] != float64(codeInvalidRequest) {
+		t.Fatalf("overlong line: %v", m)
+	}
+	if m := p.next(); m["id"] != 2.0 || m["result"] == nil {
+		t.Fatalf("after the overlong line: %v", m)
+	}
+	p.close()
+}
+
+// The server answers what it has read even when stdin closes right after the requests.
+func TestStdioAnswersBeforeEOF(t *testing.T) {
+	srv := NewServer(func(context.Context) (core.Service, error) { return &fakeService{}, nil }, Options{})
+	var out strings.Builder
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if err := srv.ServeStdio(context.Background(), in, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"jsonrpc":"2.0","id":1,"result":{}`) ||
+		!strings.Contains(lines[1], `"id":2,"result":{"tools":[`) {
+		t.Fatalf("got %q", out.String())
 	}
 }
