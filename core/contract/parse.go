@@ -10,9 +10,11 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 )
 
-var idPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,63}$`)
+// idPattern is compiled on first use: at start-up it cost about 1 ms of every process.
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,63}$`) })
 
 // Parse decodes a TaskContractV1 document strictly (unknown fields, wrong types and limits are
 // all refused), normalises it and checks its internal consistency. Every problem is returned at
@@ -366,8 +368,8 @@ func (v *validator) id(path string, x any) (string, bool) {
 		v.add(path, "must be a string")
 		return "", false
 	}
-	if !idPattern.MatchString(s) {
-		v.add(path, "must match %s", idPattern)
+	if !idPattern().MatchString(s) {
+		v.add(path, "must match %s", idPattern())
 		return s, false
 	}
 	return s, true
