@@ -95,7 +95,7 @@ var toolsListResult = sync.OnceValue(func() json.RawMessage {
 type session struct {
 	srv  *Server
 	ctx  context.Context // ends when serving ends; every call's context derives from it
-	out  chan []byte
+	out  chan outgoing
 	stop chan struct{} // closed when serving is over: later messages are dropped
 
 	slots chan struct{} // one per running tool call
@@ -103,6 +103,12 @@ type session struct {
 
 	mu       sync.Mutex
 	inFlight map[string]*inFlightCall
+}
+
+// outgoing is one line for stdout and what to do once it is written.
+type outgoing struct {
+	line    []byte
+	written func()
 }
 
 type inFlightCall struct {
@@ -115,10 +121,10 @@ type inFlightCall struct {
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s.service.start(ctx)
+	s.service.bind(ctx)
 	sess := &session{
 		srv: s, ctx: ctx,
-		out:      make(chan []byte, 64),
+		out:      make(chan outgoing, 64),
 		stop:     make(chan struct{}),
 		slots:    make(chan struct{}, toolWorkers),
 		inFlight: map[string]*inFlightCall{},
@@ -186,24 +192,28 @@ func (c *session) readLoop(in io.Reader) error {
 
 func (c *session) writeLoop(w io.Writer) {
 	failed := false
-	write := func(b []byte) {
+	write := func(o outgoing) {
 		if failed {
 			return
 		}
-		if _, err := w.Write(b); err != nil {
+		if _, err := w.Write(o.line); err != nil {
 			failed = true
 			c.srv.log.Warn("mcp: writing to stdout failed; later messages are dropped", "err", err)
+			return
+		}
+		if o.written != nil {
+			o.written()
 		}
 	}
 	for {
 		select {
-		case b := <-c.out:
-			write(b)
+		case o := <-c.out:
+			write(o)
 		case <-c.stop:
 			for {
 				select {
-				case b := <-c.out:
-					write(b)
+				case o := <-c.out:
+					write(o)
 				default:
 					return
 				}
@@ -212,26 +222,27 @@ func (c *session) writeLoop(w io.Writer) {
 	}
 }
 
-// send queues one message for stdout; done (when not nil) lets a sender give up.
-func (c *session) send(msg any, done <-chan struct{}) {
+// send queues one message for stdout; done (when not nil) lets a sender give up, and written
+// (when not nil) runs once the message is out.
+func (c *session) send(msg any, done <-chan struct{}, written func()) {
 	b, err := json.Marshal(msg)
 	if err != nil {
 		c.srv.log.Error("mcp: encoding a message failed", "err", err)
 		return
 	}
 	select {
-	case c.out <- append(b, '\n'):
+	case c.out <- outgoing{append(b, '\n'), written}:
 	case <-c.stop:
 	case <-done:
 	}
 }
 
 func (c *session) reply(id json.RawMessage, result any) {
-	c.send(response{JSONRPC: "2.0", ID: id, Result: result}, nil)
+	c.send(response{JSONRPC: "2.0", ID: id, Result: result}, nil, nil)
 }
 
 func (c *session) replyError(id json.RawMessage, code int, msg string) {
-	c.send(response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg}}, nil)
+	c.send(response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg}}, nil, nil)
 }
 
 // handle dispatches one message. Requests other than tools/call are answered in order, at once.
@@ -276,7 +287,13 @@ func (c *session) handle(line []byte) {
 	case "ping":
 		c.reply(m.ID, json.RawMessage("{}"))
 	case "tools/list":
-		c.reply(m.ID, toolsListResult())
+		// Opening the service starts once Codex has its tools: on a small machine the two
+		// would otherwise share the CPU while Codex waits.
+		c.send(response{JSONRPC: "2.0", ID: m.ID, Result: toolsListResult()}, nil, func() {
+			if c.ctx.Err() == nil {
+				c.srv.service.begin()
+			}
+		})
 	case "tools/call":
 		c.startCall(m, key)
 	default:
@@ -429,7 +446,7 @@ func (c *session) progress(ctx context.Context, token json.RawMessage, tool stri
 			c.send(notification{JSONRPC: "2.0", Method: "notifications/progress", Params: progressParams{
 				ProgressToken: token, Progress: n,
 				Message: fmt.Sprintf("%s running (%s elapsed)", tool, time.Since(start).Round(time.Second)),
-			}}, ctx.Done())
+			}}, ctx.Done(), nil)
 			select {
 			case <-ctx.Done():
 				return

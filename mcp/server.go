@@ -48,9 +48,9 @@ type Server struct {
 	service       *opener
 }
 
-// NewServer builds the server. open is called once, in the background, when serving starts (or
-// at the first tool call); initialize and tools/list never wait for it, so Codex sees the tools
-// while the store and engine are still opening.
+// NewServer builds the server. open is called in the background once tools/list has been
+// answered (or at the first tool call, and again by a call after a failed attempt); initialize
+// and tools/list never wait for it, and do not compete with it for the CPU.
 func NewServer(open func(context.Context) (core.Service, error), opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -86,14 +86,13 @@ type openAttempt struct {
 	err  error
 }
 
-// start begins opening in the background, bound to ctx (the server's lifetime).
-func (o *opener) start(ctx context.Context) {
+// bind ties later opening attempts to ctx (the server's lifetime).
+func (o *opener) bind(ctx context.Context) {
 	o.mu.Lock()
 	if o.baseCtx == nil {
 		o.baseCtx = ctx
 	}
 	o.mu.Unlock()
-	o.begin()
 }
 
 func (o *opener) begin() *openAttempt {

@@ -156,18 +156,27 @@ func TestStdioListsToolsAndEndsWithStdin(t *testing.T) {
 	}, Options{Version: "1.2.3"})
 	p := startStdio(t, context.Background(), srv)
 
+	// Initialize and tools/list are answered first; opening the service starts only after
+	// tools/list, and they never wait for it.
+	p.initialize()
 	select {
 	case <-opened:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the service is not opened at startup")
+		t.Fatal("the service was opened before tools/list was answered")
+	default:
 	}
-	// The service is still opening; initialize and tools/list must not wait for it.
-	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	tools := p.response(2)["result"].(map[string]any)["tools"].([]any)
 	if len(tools) != 3 {
 		t.Fatalf("want 3 tools, got %d", len(tools))
 	}
+	select {
+	case <-opened:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the service is not opened after tools/list")
+	}
+	// A second tools/list is answered while the service is still opening.
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	p.response(3)
 	p.in.Close()
 	if err := p.waitServed(10 * time.Second); err != nil {
 		t.Fatalf("closing stdin should end serving cleanly, got %v", err)
