@@ -103,6 +103,7 @@ type session struct {
 
 	mu       sync.Mutex
 	inFlight map[string]*inFlightCall
+	closing  bool // no call starts once serving is ending
 }
 
 // outgoing is one line for stdout and what to do once it is written.
@@ -140,6 +141,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	case <-ctx.Done():
 	}
 	cancel()
+	sess.mu.Lock()
+	sess.closing = true // after this no call is added to sess.calls
+	sess.mu.Unlock()
 	grace, stopWaiting := context.WithTimeout(context.Background(), s.shutdownGrace)
 	defer stopWaiting()
 	callsDone := make(chan struct{})
@@ -181,6 +185,9 @@ func (c *session) readLoop(in io.Reader) error {
 			c.handle(line)
 		}
 		line, tooLong = line[:0], false
+		if cap(line) > 1<<20 {
+			line = nil // one large message does not keep its buffer for the whole session
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -392,11 +399,14 @@ func (c *session) startCall(m incoming, key string) {
 	c.mu.Lock()
 	_, duplicate := c.inFlight[key]
 	busy := len(c.inFlight) >= maxPendingCalls
-	if !duplicate && !busy {
+	start := !duplicate && !busy && !c.closing
+	if start {
 		c.inFlight[key] = call
+		c.calls.Add(1)
 	}
 	c.mu.Unlock()
 	switch {
+	case start:
 	case duplicate:
 		cancel()
 		c.replyError(m.ID, codeInvalidRequest, "Invalid Request: a call with this id is still running")
@@ -405,8 +415,10 @@ func (c *session) startCall(m incoming, key string) {
 		cancel()
 		c.replyError(m.ID, codeInternalError, fmt.Sprintf("too many calls in progress (%d)", maxPendingCalls))
 		return
+	default:
+		cancel()
+		return // serving is ending
 	}
-	c.calls.Add(1)
 	go func() {
 		defer c.calls.Done()
 		defer cancel()

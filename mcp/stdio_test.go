@@ -438,3 +438,55 @@ func TestStdioAnswersBeforeEOF(t *testing.T) {
 		t.Fatalf("got %q", out.String())
 	}
 }
+
+// At most toolWorkers calls run at once; the next one starts when one finishes.
+func TestStdioBoundsRunningCalls(t *testing.T) {
+	fake := &fakeService{}
+	entered := make(chan string, toolWorkers+1)
+	release := make(chan struct{}, toolWorkers+1)
+	fake.control = func(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
+		entered <- req.TaskID
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return sampleView(req.TaskID), nil
+	}
+	srv := NewServer(func(context.Context) (core.Service, error) { return fake, nil }, Options{})
+	p := startStdio(t, context.Background(), srv)
+	for i := range toolWorkers + 1 {
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"reasonix_control","arguments":{"task_id":"t%d","action":"cancel"}}}`, i+1, i+1))
+	}
+	for range toolWorkers {
+		select {
+		case <-entered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("fewer calls than the bound are running")
+		}
+	}
+	// Every request before the ping has been dispatched once the ping is answered.
+	p.send(`{"jsonrpc":"2.0","id":1000,"method":"ping"}`)
+	if m := p.next(); m["id"] != 1000.0 {
+		t.Fatalf("want the ping response, got %v", m)
+	}
+	select {
+	case id := <-entered:
+		t.Fatalf("call %s started beyond the bound of %d", id, toolWorkers)
+	default:
+	}
+	release <- struct{}{}
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the queued call did not start when a running one finished")
+	}
+	for range toolWorkers {
+		release <- struct{}{}
+	}
+	for range toolWorkers + 1 {
+		if m := p.next(); m["result"] == nil {
+			t.Fatalf("want a call result, got %v", m)
+		}
+	}
+	p.close()
+}
