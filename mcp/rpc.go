@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -76,21 +74,6 @@ type callParams struct {
 
 var nullID = json.RawMessage("null")
 
-// toolsListResult is the tools/list answer, encoded once per process at the first request.
-var toolsListResult = sync.OnceValue(func() json.RawMessage {
-	tools := toolDefs()
-	list := mcp.ListToolsResult{Tools: make([]mcp.Tool, 0, len(tools))}
-	for _, name := range slices.Sorted(maps.Keys(tools)) { // the order Codex has always seen
-		list.Tools = append(list.Tools, tools[name].tool)
-	}
-	raw, err := json.Marshal(list)
-	if err != nil {
-		// The tools are constants of this package; tests encode them on every run.
-		panic(fmt.Sprintf("mcp: encoding tools/list: %v", err))
-	}
-	return raw
-})
-
 // session is one client connection: its writer, its calls in flight and their cancellation.
 type session struct {
 	srv  *Server
@@ -123,6 +106,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.service.bind(ctx)
+	go toolsListResult() // encoded while initialize is read and answered
 	sess := &session{
 		srv: s, ctx: ctx,
 		out:      make(chan outgoing, 64),
@@ -237,8 +221,23 @@ func (c *session) send(msg any, done <-chan struct{}, written func()) {
 		c.srv.log.Error("mcp: encoding a message failed", "err", err)
 		return
 	}
+	c.sendRaw(append(b, '\n'), done, written)
+}
+
+// encodeResponse writes a response around an already encoded result, which json.Marshal would
+// parse and compact once more.
+func encodeResponse(id, result json.RawMessage) []byte {
+	line := make([]byte, 0, len(result)+len(id)+40)
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = append(line, id...)
+	line = append(line, `,"result":`...)
+	line = append(line, result...)
+	return append(line, "}\n"...)
+}
+
+func (c *session) sendRaw(line []byte, done <-chan struct{}, written func()) {
 	select {
-	case c.out <- outgoing{append(b, '\n'), written}:
+	case c.out <- outgoing{line, written}:
 	case <-c.stop:
 	case <-done:
 	}
@@ -296,7 +295,7 @@ func (c *session) handle(line []byte) {
 	case "tools/list":
 		// Opening the service starts once Codex has its tools: on a small machine the two
 		// would otherwise share the CPU while Codex waits.
-		c.send(response{JSONRPC: "2.0", ID: m.ID, Result: toolsListResult()}, nil, func() {
+		c.sendRaw(encodeResponse(m.ID, toolsListResult()), nil, func() {
 			if c.ctx.Err() == nil {
 				c.srv.service.begin()
 			}
@@ -389,8 +388,8 @@ func (c *session) startCall(m incoming, key string) {
 		c.replyError(m.ID, codeInvalidParams, "Invalid params: "+err.Error())
 		return
 	}
-	t := toolDefs()[p.Name]
-	if t == nil {
+	run := toolRuns[p.Name]
+	if run == nil {
 		c.replyError(m.ID, codeInvalidParams, fmt.Sprintf("Unknown tool: %q", p.Name))
 		return
 	}
@@ -425,7 +424,7 @@ func (c *session) startCall(m incoming, key string) {
 		var res *mcp.CallToolResult
 		select {
 		case c.slots <- struct{}{}:
-			res = c.srv.callTool(ctx, c, t, p)
+			res = c.srv.callTool(ctx, c, run, p)
 			<-c.slots
 		case <-ctx.Done():
 			res = errorResult(core.Errorf(core.CodeReasonixUnavailable, nil,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"reasonixctl/core"
 )
@@ -39,8 +40,7 @@ func (o object) encode(b *bytes.Buffer) error {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(f.key)
-		b.Write(k)
+		writeString(b, f.key)
 		b.WriteByte(':')
 		if err := encodeValue(b, f.value); err != nil {
 			return fmt.Errorf("schema key %s: %w", f.key, err)
@@ -66,10 +66,44 @@ func encodeValue(b *bytes.Buffer, v any) error {
 		}
 		b.WriteByte(']')
 		return nil
+	case string:
+		writeString(b, x)
+		return nil
+	case []string:
+		b.WriteByte('[')
+		for i, s := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, s)
+		}
+		b.WriteByte(']')
+		return nil
+	case int:
+		b.WriteString(strconv.Itoa(x))
+		return nil
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+		return nil
 	}
 	raw, err := json.Marshal(v)
 	b.Write(raw)
 	return err
+}
+
+// writeString writes s as JSON exactly as encoding/json does, without reflection for the plain
+// strings that make up nearly all of the schemas.
+func writeString(b *bytes.Buffer, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			raw, _ := json.Marshal(s) // a string always encodes
+			b.Write(raw)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
 }
 
 // with returns o extended by more fields (o itself is not changed).

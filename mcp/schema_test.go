@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"reasonixctl/assets"
 	"reasonixctl/core"
 )
 
@@ -37,6 +40,45 @@ func toolsListJSON(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	return resp.Result
+}
+
+// TestToolsListEncodesAsMCPTypes holds the hand-written tools/list encoding to mcp-go's own
+// encoding of the same tools.
+func TestToolsListEncodesAsMCPTypes(t *testing.T) {
+	var list mcp.ListToolsResult
+	for _, sp := range toolSpecs() {
+		in, err1 := sp.in.MarshalJSON()
+		out, err2 := sp.out.MarshalJSON()
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		list.Tools = append(list.Tools, mcp.Tool{
+			Name: sp.name, Title: sp.title, Description: assets.MCPToolDescription(sp.name),
+			RawInputSchema: in, RawOutputSchema: out, Annotations: sp.ann,
+		})
+	}
+	slices.SortFunc(list.Tools, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+	want, err := json.Marshal(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolsListResult(); !bytes.Equal(got, want) {
+		i := 0
+		for i < min(len(got), len(want)) && got[i] == want[i] {
+			i++
+		}
+		from := max(0, i-60)
+		t.Fatalf("tools/list encodings differ at byte %d:\n want …%s\n  got …%s", i,
+			want[from:min(len(want), i+60)], got[from:min(len(got), i+60)])
+	}
+	// The fast string path agrees with encoding/json on the characters it must escape.
+	for _, s := range []string{"plain", `q"uote`, `back\slash`, "<tag> & co", "tab\there", "é", "\u2028", "\xff"} {
+		var b bytes.Buffer
+		writeString(&b, s)
+		if want, _ := json.Marshal(s); !bytes.Equal(b.Bytes(), want) {
+			t.Errorf("writeString(%q) = %s, want %s", s, b.Bytes(), want)
+		}
+	}
 }
 
 // TestToolsListSnapshot fails whenever a schema, description or annotation changes, until the

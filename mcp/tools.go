@@ -1,9 +1,9 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -24,10 +24,14 @@ const (
 	ToolInspect  = "reasonix_inspect"
 )
 
-// toolDef is one tool: what tools/list advertises and the call into the service.
-type toolDef struct {
-	tool mcp.Tool
-	run  func(s *Server, ctx context.Context, svc core.Service, call toolCall) (any, error)
+// toolRun is the call into the service behind one tool.
+type toolRun func(s *Server, ctx context.Context, svc core.Service, call toolCall) (any, error)
+
+// toolRuns dispatches tools/call; tools/list comes from toolSpecs.
+var toolRuns = map[string]toolRun{
+	ToolDelegate: (*Server).delegate,
+	ToolControl:  (*Server).control,
+	ToolInspect:  (*Server).inspect,
 }
 
 // toolCall is a validated request: its raw arguments and its _meta.
@@ -36,11 +40,11 @@ type toolCall struct {
 	meta map[string]any
 }
 
+// toolSpec is what tools/list advertises for one tool.
 type toolSpec struct {
 	name, title string
 	in, out     object
 	ann         mcp.ToolAnnotation
-	run         func(s *Server, ctx context.Context, svc core.Service, call toolCall) (any, error)
 }
 
 func toolSpecs() []toolSpec {
@@ -53,43 +57,65 @@ func toolSpecs() []toolSpec {
 		IdempotentHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false),
 	}
 	return []toolSpec{
-		{ToolDelegate, "Delegate a contract to Reasonix", delegateInput(), delegateOutput(), mutating, (*Server).delegate},
-		{ToolControl, "Control a Reasonix task", controlInput(), controlOutput(), mutating, (*Server).control},
-		{ToolInspect, "Inspect a Reasonix task", inspectInput(), inspectOutput(), reading, (*Server).inspect},
+		{ToolDelegate, "Delegate a contract to Reasonix", delegateInput(), delegateOutput(), mutating},
+		{ToolControl, "Control a Reasonix task", controlInput(), controlOutput(), mutating},
+		{ToolInspect, "Inspect a Reasonix task", inspectInput(), inspectOutput(), reading},
 	}
 }
 
-// toolDefs builds the tool list once per process: it is constant.
-var toolDefs = sync.OnceValue(buildTools)
-
-func buildTools() map[string]*toolDef {
-	tools := map[string]*toolDef{}
-	for _, sp := range toolSpecs() {
-		inRaw, err1 := sp.in.MarshalJSON()
-		outRaw, err2 := sp.out.MarshalJSON()
-		if err := errors.Join(err1, err2); err != nil {
-			// The schemas are constants of this package; tests encode them on every run.
-			panic(fmt.Sprintf("mcp: schema of %s: %v", sp.name, err))
-		}
-		tools[sp.name] = &toolDef{
-			tool: mcp.Tool{
-				Name:            sp.name,
-				Title:           sp.title,
-				Description:     assets.MCPToolDescription(sp.name),
-				RawInputSchema:  inRaw,
-				RawOutputSchema: outRaw,
-				Annotations:     sp.ann,
-			},
-			run: sp.run,
-		}
+// toolsListResult is the tools/list result, encoded once per process.
+var toolsListResult = sync.OnceValue(func() []byte {
+	raw, err := encodeToolsList(toolSpecs())
+	if err != nil {
+		// The tools are constants of this package; tests encode them on every run.
+		panic(fmt.Sprintf("mcp: encoding tools/list: %v", err))
 	}
-	return tools
+	return raw
+})
+
+// encodeToolsList writes the tools/list result in one pass, byte for byte as encoding
+// []mcp.Tool in a mcp.ListToolsResult does (keys in name order, tools by name; a test compares
+// the two). The general encoding re-parses every schema three times, which showed at start-up.
+func encodeToolsList(specs []toolSpec) ([]byte, error) {
+	specs = slices.Clone(specs)
+	slices.SortFunc(specs, func(a, b toolSpec) int { return strings.Compare(a.name, b.name) })
+	var b bytes.Buffer
+	b.Grow(24 << 10)
+	b.WriteString(`{"tools":[`)
+	for i, sp := range specs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		ann, err := json.Marshal(sp.ann)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`{"annotations":`)
+		b.Write(ann)
+		b.WriteString(`,"description":`)
+		writeString(&b, assets.MCPToolDescription(sp.name))
+		b.WriteString(`,"inputSchema":`)
+		if err := sp.in.encode(&b); err != nil {
+			return nil, fmt.Errorf("%s input schema: %w", sp.name, err)
+		}
+		b.WriteString(`,"name":`)
+		writeString(&b, sp.name)
+		b.WriteString(`,"outputSchema":`)
+		if err := sp.out.encode(&b); err != nil {
+			return nil, fmt.Errorf("%s output schema: %w", sp.name, err)
+		}
+		b.WriteString(`,"title":`)
+		writeString(&b, sp.title)
+		b.WriteByte('}')
+	}
+	b.WriteString(`]}`)
+	return b.Bytes(), nil
 }
 
 // callTool runs one call: input validation, waiting for the service, progress while the call
 // runs and the error envelope. Everything task-specific lives in the service.
-func (s *Server) callTool(ctx context.Context, c *session, t *toolDef, p callParams) (res *mcp.CallToolResult) {
-	name := t.tool.Name
+func (s *Server) callTool(ctx context.Context, c *session, run toolRun, p callParams) (res *mcp.CallToolResult) {
+	name := p.Name
 	start := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
@@ -97,7 +123,7 @@ func (s *Server) callTool(ctx context.Context, c *session, t *toolDef, p callPar
 			res = errorResult(core.Errorf(core.CodeInternalError, nil, "%s failed unexpectedly", name))
 		}
 	}()
-	raw, err := s.call(ctx, c, t, p)
+	raw, err := s.call(ctx, c, run, p)
 	took := time.Since(start).Round(time.Millisecond)
 	if err != nil {
 		e := core.AsError(err)
@@ -110,8 +136,8 @@ func (s *Server) callTool(ctx context.Context, c *session, t *toolDef, p callPar
 
 // call runs one tool call and returns its result as JSON. The result is not checked against the
 // advertised output schema here: the tests check every result the tools produce.
-func (s *Server) call(ctx context.Context, c *session, t *toolDef, p callParams) ([]byte, error) {
-	name := t.tool.Name
+func (s *Server) call(ctx context.Context, c *session, run toolRun, p callParams) ([]byte, error) {
+	name := p.Name
 	rules, err := inputRules()
 	if err != nil {
 		return nil, core.Errorf(core.CodeInternalError, nil, "%v", err)
@@ -139,7 +165,7 @@ func (s *Server) call(ctx context.Context, c *session, t *toolDef, p callParams)
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.run(s, ctx, svc, call)
+	res, err := run(s, ctx, svc, call)
 	if err != nil {
 		return nil, err
 	}
