@@ -229,7 +229,7 @@ func (e *Engine) launch(ctx context.Context, r *taskRecord, c *contract.Contract
 		}
 	}
 	if err := e.startWorker(sctx, t, r); err != nil {
-		e.detach(r.TaskID)
+		e.detachThis(t)
 		ce := AsError(err)
 		if resuming {
 			e.pause(r.TaskID, PhaseWorkerCrashed, "the worker could not start: "+ce.Message)
@@ -246,7 +246,7 @@ func (e *Engine) launch(ctx context.Context, r *taskRecord, c *contract.Contract
 		ev, err := setState(r, StateRunning, "implementing", "")
 		return []newEvent{ev}, err
 	}); err != nil {
-		e.detach(r.TaskID)
+		e.detachThis(t)
 		return err
 	}
 	e.startTurn(t, prompt, time.Duration(r.ExecutionTimeout)*time.Second)

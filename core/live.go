@@ -111,6 +111,17 @@ func (e *Engine) detach(id string) {
 	}
 }
 
+// detachThis stops t and forgets it if it is still the task's live side; a worker started for
+// the task since then is left alone.
+func (e *Engine) detachThis(t *liveTask) {
+	e.mu.Lock()
+	if e.live[t.id] == t {
+		delete(e.live, t.id)
+	}
+	e.mu.Unlock()
+	t.stop()
+}
+
 // startWorker launches the worker and opens a configured session for the task.
 func (e *Engine) startWorker(ctx context.Context, t *liveTask, r *taskRecord) error {
 	if e.cfg.Worker == nil {
@@ -312,13 +323,17 @@ func (e *Engine) fail(id, phase, reason string) {
 	e.detachLater(id)
 }
 
-// detachLater stops a task's worker off the caller's goroutine (the caller may be the worker's
-// own turn goroutine).
+// detachLater stops a task's current worker off the caller's goroutine (the caller may be the
+// worker's own turn goroutine).
 func (e *Engine) detachLater(id string) {
+	t := e.liveTask(id)
+	if t == nil {
+		return
+	}
 	e.bg.Add(1)
 	go func() {
 		defer e.bg.Done()
-		e.detach(id)
+		e.detachThis(t)
 	}()
 }
 

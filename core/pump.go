@@ -46,6 +46,10 @@ func (t *liveTask) pump(s *acp.Session) {
 
 func (t *liveTask) handle(ev acp.Event, flush *time.Timer) {
 	e := t.e
+	if e.liveTask(t.id) != t {
+		// A worker the task has replaced (or let go) says nothing about the task any more.
+		return
+	}
 	switch ev := ev.(type) {
 	case acp.Chunk:
 		if ev.Stream != acp.KindAgentMessage || ev.Text == "" {
@@ -113,14 +117,15 @@ func (t *liveTask) flushText() {
 	}
 }
 
-// checkLane fails a fast-lane task whose session drifted into goal mode: the supervisor chose a
-// direct-edit worker and did not approve long-horizon autonomy.
+// checkLane fails a fast-lane task whose session drifted into goal mode or started a goal: the
+// supervisor chose a direct-edit worker and did not approve long-horizon autonomy. (A goal
+// status such as cancelled, reported after a cancel, is no drift.)
 func (t *liveTask) checkLane(st acp.Status) {
 	r, err := t.e.load(t.id)
 	if err != nil || r.Lane != LaneFast || r.State.Terminal() {
 		return
 	}
-	if st.Mode == "goal" || (st.Goal.Status != "" && st.Goal.Status != "none") {
+	if st.Mode == "goal" || st.Goal.Status == "running" {
 		t.e.fail(t.id, "lane_policy_violation", "the fast-lane session entered goal mode")
 	}
 }

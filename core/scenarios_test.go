@@ -355,7 +355,8 @@ func TestResumeNeedsThePauseTokens(t *testing.T) {
 	rev, hash := 1, ce.Details["pause_reason_hash"].(string)
 	res, err := h.delegate("resume", func(r *DelegateRequest) { r.PauseRevision, r.PauseReasonHash = &rev, hash })
 	if err != nil || res.State != StateReviewRequired {
-		t.Fatalf("resume: %v %+v", err, res.TaskView)
+		d, _ := h.e.Get(context.Background(), "resume")
+		t.Fatalf("resume: %v %+v\nrecord: %+v\nevents: %s", err, res.TaskView, d.View, toJSON(journal(t, h, "resume")))
 	}
 }
 
