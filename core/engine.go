@@ -96,6 +96,10 @@ func Open(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
+// closeGrace bounds how long Close waits for in-flight turns and finalizes after stopping the
+// workers.
+const closeGrace = 15 * time.Second
+
 // Close stops every worker, waits for in-flight work and closes the store.
 func (e *Engine) Close() error {
 	var err error
@@ -110,7 +114,17 @@ func (e *Engine) Close() error {
 		for _, t := range live {
 			t.stop()
 		}
-		e.bg.Wait()
+		done := make(chan struct{})
+		go func() {
+			e.bg.Wait()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(closeGrace):
+			// A stuck worker must not keep the state directory locked for ever.
+			e.log.Warn("closing with work still in flight", "grace", closeGrace)
+		}
 		err = e.store.Close()
 	})
 	return err
