@@ -369,31 +369,15 @@ func (a *agent) setConfigOption(req *request) {
 }
 
 func (a *agent) steer(req *request) {
-	s, rerr := a.sessionParam(req)
+	s, text, rerr := a.sessionPrompt(req, "_reasonix.io/session/steer")
 	if rerr != nil {
 		req.reply(nil, rerr)
 		return
 	}
-	var p struct {
-		Prompt []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"prompt"`
-	}
-	if err := json.Unmarshal(req.params, &p); err != nil {
-		req.reply(nil, errInvalidParams("_reasonix.io/session/steer: %v", err))
-		return
-	}
-	var text []string
-	for _, b := range p.Prompt {
-		if b.Type == "text" {
-			text = append(text, b.Text)
-		}
-	}
 	s.mu.Lock()
 	t := s.turn
 	if t != nil {
-		t.steers = append(t.steers, strings.Join(text, "\n"))
+		t.steers = append(t.steers, text)
 		t.signal()
 	}
 	s.mu.Unlock()
@@ -402,6 +386,31 @@ func (a *agent) steer(req *request) {
 		return
 	}
 	req.reply(map[string]any{"disposition": "steer_accepted"}, nil)
+}
+
+// sessionPrompt reads the session and the joined text blocks of a request that carries a
+// prompt (session/prompt, the steer extension).
+func (a *agent) sessionPrompt(req *request, method string) (*session, string, *rpcError) {
+	s, rerr := a.sessionParam(req)
+	if rerr != nil {
+		return nil, "", rerr
+	}
+	var p struct {
+		Prompt []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"prompt"`
+	}
+	if err := json.Unmarshal(req.params, &p); err != nil {
+		return nil, "", errInvalidParams("%s: %v", method, err)
+	}
+	var parts []string
+	for _, b := range p.Prompt {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return s, strings.Join(parts, "\n"), nil
 }
 
 func newSessionID() string {

@@ -32,28 +32,11 @@ type turnFailure struct {
 func (f *turnFailure) Error() string { return f.reason }
 
 func (a *agent) prompt(req *request) {
-	s, rerr := a.sessionParam(req)
+	s, text, rerr := a.sessionPrompt(req, "session/prompt")
 	if rerr != nil {
 		req.reply(nil, rerr)
 		return
 	}
-	var p struct {
-		Prompt []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"prompt"`
-	}
-	if err := json.Unmarshal(req.params, &p); err != nil {
-		req.reply(nil, errInvalidParams("session/prompt: %v", err))
-		return
-	}
-	var parts []string
-	for _, b := range p.Prompt {
-		if b.Type == "text" {
-			parts = append(parts, b.Text)
-		}
-	}
-	text := strings.Join(parts, "\n")
 
 	s.mu.Lock()
 	if s.turn != nil {
