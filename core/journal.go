@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"time"
@@ -65,8 +66,12 @@ func (e *Engine) update(id string, fn func(r *taskRecord) ([]newEvent, error)) (
 		if err != nil {
 			return nil, nil, err
 		}
-		r.UpdatedAt = e.now()
 		out = r
+		if len(evs) == 0 && bytes.Equal(r.encode(), cur) {
+			// Nothing changed: no write, and updated_at keeps meaning "last change".
+			return nil, nil, nil
+		}
+		r.UpdatedAt = e.now()
 		return r.encode(), encodeEvents(evs), nil
 	})
 	if err != nil {
