@@ -46,6 +46,10 @@ type taskRecord struct {
 	Reason    string    `json:"reason,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// ArchivedAt is set once the task's worktree and derived files are gone; PrunedAt once only
+	// a tombstone of the record remains.
+	ArchivedAt *time.Time `json:"archived_at,omitempty"`
+	PrunedAt   *time.Time `json:"pruned_at,omitempty"`
 
 	StatusSequence  int    `json:"status_sequence"`
 	WorkerSequence  int64  `json:"worker_sequence"`

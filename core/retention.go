@@ -1,0 +1,349 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"reasonixctl/core/gitx"
+)
+
+// Retention events. A task's journal ends with task_archived when its worktree is removed; a
+// tombstone's journal holds only task_pruned.
+const (
+	EventTaskArchived = "task_archived" // TaskArchivedData
+	EventTaskPruned   = "task_pruned"   // TaskPrunedData
+)
+
+// TaskArchivedData is the data of task_archived.
+type TaskArchivedData struct {
+	Worktree   string   `json:"worktree,omitempty"` // the worktree removed; empty when it was already gone
+	Branch     string   `json:"branch"`
+	Head       string   `json:"head"` // the commit the branch keeps
+	Deleted    []string `json:"deleted,omitempty"`
+	ArchivedAt string   `json:"archived_at"`
+}
+
+// TaskPrunedData is the data of task_pruned.
+type TaskPrunedData struct {
+	State         State  `json:"state"`
+	Branch        string `json:"branch"`
+	CommitHash    string `json:"commit_hash,omitempty"`
+	ArchivedAt    string `json:"archived_at"`
+	PrunedAt      string `json:"pruned_at"`
+	EventsDropped uint64 `json:"events_dropped"`
+}
+
+// Storage says how much of a task the state directory still holds.
+type Storage string
+
+const (
+	StorageLive      Storage = "live"      // the record, its journal and (unless removed by hand) its worktree
+	StorageArchived  Storage = "archived"  // the record and journal; worktree and derived files removed
+	StorageTombstone Storage = "tombstone" // only a minimal record that keeps the id taken
+)
+
+func (r *taskRecord) storage() Storage {
+	switch {
+	case r.PrunedAt != nil:
+		return StorageTombstone
+	case r.ArchivedAt != nil:
+		return StorageArchived
+	}
+	return StorageLive
+}
+
+// StoredTask is a task as the retention commands see it. TaskView stays the MCP schema; storage
+// and retention times travel beside it.
+type StoredTask struct {
+	View       TaskView
+	Storage    Storage
+	CreatedAt  time.Time
+	ArchivedAt *time.Time
+	PrunedAt   *time.Time
+}
+
+// ListStored lists tasks with their storage, newest first. Without f.All only live tasks that
+// are not terminal are listed, as List does.
+func (e *Engine) ListStored(ctx context.Context, f ListFilter) ([]StoredTask, error) {
+	recs, err := e.store.List()
+	if err != nil {
+		return nil, Errorf(CodeInternalError, nil, "listing tasks: %v", err)
+	}
+	var out []StoredTask
+	for _, rec := range recs {
+		r, err := decodeRecord(rec.Data)
+		if err != nil {
+			continue
+		}
+		if !f.All && (r.State.Terminal() || r.storage() != StorageLive) {
+			continue
+		}
+		out = append(out, StoredTask{View: r.view(), Storage: r.storage(), CreatedAt: r.CreatedAt, ArchivedAt: r.ArchivedAt, PrunedAt: r.PrunedAt})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
+	return out, nil
+}
+
+// ArchiveResult says what Archive did or, in a dry run, would do.
+type ArchiveResult struct {
+	TaskID     string     `json:"task_id"`
+	State      State      `json:"state"`
+	Applied    bool       `json:"applied"`
+	Worktree   string     `json:"worktree,omitempty"` // removed (or to be removed); empty when already gone
+	Branch     string     `json:"branch"`
+	Head       string     `json:"head"`              // the commit the branch keeps
+	Deleted    []string   `json:"deleted,omitempty"` // derived files removed (or to be removed)
+	ArchivedAt *time.Time `json:"archived_at,omitempty"`
+}
+
+// Archive removes a finished task's worktree, review diff and verification logs, keeping its
+// branch, commit, record and journal. Only a terminal task whose worktree is gone, or clean at
+// the recorded commit, can be archived: anything else would lose work. Without apply nothing
+// changes and the result says what would be removed.
+func (e *Engine) Archive(ctx context.Context, id string, apply bool) (ArchiveResult, error) {
+	if !validTaskID(id) {
+		return ArchiveResult{}, Errorf(CodeInvalidRequest, nil, "task id %q is malformed", id)
+	}
+	unlock := e.lockTask(id)
+	defer unlock()
+	r, err := e.load(id)
+	if err != nil {
+		return ArchiveResult{}, err
+	}
+	switch {
+	case r.storage() != StorageLive:
+		return ArchiveResult{}, Errorf(CodeInvalidState, map[string]any{"storage": r.storage()}, "task %s is already %s", id, r.storage())
+	case !r.State.Terminal():
+		return ArchiveResult{}, Errorf(CodeInvalidState, map[string]any{"state": r.State},
+			"task %s is %s; only a completed, failed, cancelled, closed or commit_failed task can be archived", id, r.State)
+	}
+	want := r.BaseCommit
+	if r.State == StateCompleted {
+		want = r.CommitHash
+	}
+	res := ArchiveResult{TaskID: id, State: r.State, Branch: r.Branch, Head: want}
+	present, err := worktreePresent(r.Worktree)
+	if err != nil {
+		return ArchiveResult{}, Errorf(CodeInternalError, nil, "worktree %s: %v", r.Worktree, err)
+	}
+	if present {
+		if err := checkArchivable(ctx, r.Worktree, want); err != nil {
+			return ArchiveResult{}, err
+		}
+		res.Worktree = r.Worktree
+	}
+	for _, p := range []string{e.reviewDiffPath(id), filepath.Join(e.cfg.StateDir, "verification", id)} {
+		if _, err := os.Lstat(p); err == nil {
+			res.Deleted = append(res.Deleted, p)
+		}
+	}
+	if !apply {
+		return res, nil
+	}
+
+	// A worker still detaching from the finished task must not hold the worktree.
+	e.detach(id)
+	if _, err := os.Stat(r.RepoCommonDir); present || err == nil {
+		// Also when the folder is gone: git's bookkeeping of the worktree is pruned.
+		if err := gitx.RemoveWorktree(ctx, e.worktreeOf(r)); err != nil {
+			return ArchiveResult{}, Errorf(CodeInternalError, nil, "removing worktree %s: %v", r.Worktree, err)
+		}
+	}
+	for _, p := range res.Deleted {
+		if err := os.RemoveAll(p); err != nil {
+			return ArchiveResult{}, Errorf(CodeInternalError, nil, "removing %s: %v", p, err)
+		}
+	}
+	now := e.now().UTC()
+	if _, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		r.ArchivedAt = &now
+		return []newEvent{event(EventTaskArchived, TaskArchivedData{
+			Worktree: res.Worktree, Branch: r.Branch, Head: want, Deleted: res.Deleted, ArchivedAt: formatTime(now),
+		})}, nil
+	}); err != nil {
+		return ArchiveResult{}, err
+	}
+	res.Applied, res.ArchivedAt = true, &now
+	return res, nil
+}
+
+func worktreePresent(path string) (bool, error) {
+	if path == "" {
+		return false, nil
+	}
+	_, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// maxDirtyPaths bounds the paths an archive refusal names.
+const maxDirtyPaths = 50
+
+// checkArchivable refuses, as invalid_state, a worktree whose HEAD is not want or which has
+// changes (untracked files under .reasonix, the worker's scratch space, excepted).
+func checkArchivable(ctx context.Context, worktree, want string) error {
+	head, err := readGit(ctx, worktree, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return Errorf(CodeInvalidState, map[string]any{"worktree": worktree},
+			"cannot read the worktree %s (%v); remove it by hand if it is broken, then archive again", worktree, err)
+	}
+	if h := strings.TrimSpace(string(head)); h != want {
+		return Errorf(CodeInvalidState, map[string]any{"worktree": worktree, "head": h, "expected": want},
+			"worktree %s is at %s, not at the task's recorded commit %s", worktree, h, want)
+	}
+	out, err := readGit(ctx, worktree, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none")
+	if err != nil {
+		return Errorf(CodeInvalidState, map[string]any{"worktree": worktree}, "cannot read the status of worktree %s: %v", worktree, err)
+	}
+	if dirty := dirtyPaths(out); len(dirty) > 0 {
+		return Errorf(CodeInvalidState, map[string]any{"worktree": worktree, "paths": dirty},
+			"worktree %s has changes that archiving would lose: %s", worktree, strings.Join(dirty, ", "))
+	}
+	return nil
+}
+
+// dirtyPaths reads `git status --porcelain=v1 -z`: "XY path" entries, a rename or copy followed
+// by its source path.
+func dirtyPaths(out []byte) []string {
+	var dirty []string
+	fields := bytes.Split(out, []byte{0})
+	for i := 0; i < len(fields); i++ {
+		f := string(fields[i])
+		if len(f) < 4 {
+			continue
+		}
+		xy, path := f[:2], f[3:]
+		if xy[0] == 'R' || xy[0] == 'C' {
+			i++
+		}
+		if xy == "??" && (path == gitx.ReasonixDir+"/" || strings.HasPrefix(path, gitx.ReasonixDir+"/")) {
+			continue
+		}
+		if len(dirty) < maxDirtyPaths {
+			dirty = append(dirty, path)
+		}
+	}
+	return dirty
+}
+
+// readGit runs a read-only git command in dir. No optional locks are taken and no hook, fsmonitor
+// or user configuration can run a program.
+func readGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	full := append([]string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-C", dir}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	path := os.Getenv("PATH")
+	if path == "" {
+		path = "/usr/local/bin:/usr/bin:/bin"
+	}
+	cmd.Env = []string{"PATH=" + path, "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1"}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return nil, errors.New(msg)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// PruneResult is one archived task that Prune turned (or, in a dry run, would turn) into a
+// tombstone.
+type PruneResult struct {
+	TaskID     string     `json:"task_id"`
+	State      State      `json:"state"`
+	Branch     string     `json:"branch"`
+	CommitHash string     `json:"commit_hash,omitempty"`
+	ArchivedAt time.Time  `json:"archived_at"`
+	Applied    bool       `json:"applied"`
+	PrunedAt   *time.Time `json:"pruned_at,omitempty"`
+}
+
+// Prune replaces every task archived at least olderThan ago by a tombstone: the journal and the
+// full record are deleted, and a minimal record with one task_pruned event keeps the id taken
+// so that it is never given to another task. Without apply nothing changes. On an error the
+// tasks pruned so far are returned with it.
+func (e *Engine) Prune(ctx context.Context, olderThan time.Duration, apply bool) ([]PruneResult, error) {
+	if olderThan < 0 {
+		return nil, Errorf(CodeInvalidRequest, nil, "the age must not be negative")
+	}
+	recs, err := e.store.List()
+	if err != nil {
+		return nil, Errorf(CodeInternalError, nil, "listing tasks: %v", err)
+	}
+	cutoff := e.now().Add(-olderThan)
+	eligible := func(r *taskRecord) bool {
+		return r.storage() == StorageArchived && !r.ArchivedAt.After(cutoff)
+	}
+	var out []PruneResult
+	for _, rec := range recs {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		r, err := decodeRecord(rec.Data)
+		if err != nil || !eligible(r) {
+			continue
+		}
+		res := PruneResult{TaskID: r.TaskID, State: r.State, Branch: r.Branch, CommitHash: r.CommitHash, ArchivedAt: *r.ArchivedAt}
+		if apply {
+			pruned, err := e.pruneOne(r.TaskID, eligible)
+			if err != nil {
+				return out, err
+			}
+			if pruned == nil {
+				continue // changed since the listing
+			}
+			res.Applied, res.PrunedAt = true, pruned
+		}
+		out = append(out, res)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ArchivedAt.Before(out[j].ArchivedAt) })
+	return out, nil
+}
+
+// pruneOne swaps one archived task for its tombstone. It returns nil when the task is no longer
+// eligible.
+func (e *Engine) pruneOne(id string, eligible func(*taskRecord) bool) (*time.Time, error) {
+	unlock := e.lockTask(id)
+	defer unlock()
+	r, err := e.load(id)
+	if err != nil {
+		if AsError(err).Code == CodeTaskNotFound {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if !eligible(r) {
+		return nil, nil
+	}
+	dropped, _ := e.store.LastSeq(id)
+	now := e.now().UTC()
+	tomb := &taskRecord{
+		Version: recordVersion, TaskID: r.TaskID, ContractHash: r.ContractHash,
+		BaseRef: r.BaseRef, BaseCommit: r.BaseCommit, Branch: r.Branch, CommitHash: r.CommitHash,
+		State: r.State, Phase: r.Phase, CreatedAt: r.CreatedAt, UpdatedAt: now,
+		ArchivedAt: r.ArchivedAt, PrunedAt: &now,
+	}
+	if err := e.store.Delete(id); err != nil {
+		return nil, e.storeError(id, err)
+	}
+	if err := e.create(tomb, []newEvent{event(EventTaskPruned, TaskPrunedData{
+		State: r.State, Branch: r.Branch, CommitHash: r.CommitHash,
+		ArchivedAt: formatTime(*r.ArchivedAt), PrunedAt: formatTime(now), EventsDropped: dropped,
+	})}); err != nil {
+		return nil, Errorf(CodeInternalError, map[string]any{"task_id": id},
+			"task %s was deleted but its tombstone could not be stored: %v", id, err)
+	}
+	return &now, nil
+}
