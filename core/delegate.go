@@ -296,6 +296,9 @@ func (e *Engine) waitDelegate(ctx context.Context, req DelegateRequest, id strin
 // redelegate handles a delegate for an existing task id: conflicts are refused, a task in
 // flight is waited on, and a paused task is resumed when the caller acknowledges the pause.
 func (e *Engine) redelegate(ctx context.Context, req DelegateRequest, r *taskRecord, parsed *contract.Contract, cwd string) (DelegateResult, error) {
+	if r.PrunedAt != nil || r.ArchivedAt != nil {
+		return DelegateResult{}, Errorf(CodeTaskConflict, nil, "task %s was archived; task ids are never reused, choose a new task_id", r.TaskID)
+	}
 	src, err := gitx.OpenSource(ctx, cwd, r.BaseCommit)
 	if err != nil {
 		return DelegateResult{}, gitError(err)

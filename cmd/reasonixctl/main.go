@@ -28,7 +28,7 @@ func commands() []command {
 		{"doctor", "doctor [--json]", "check git, the worker, the sandbox, the state directory, Codex", runDoctor},
 		{"contract", "contract lint [--json] FILE|-", "validate a TaskContractV1 and print its hash", runContract},
 		{"policy", "policy explain [--contract F] [--worktree D] [--cwd D] [--json] -- ARGV...", "the policy's decision for a command", runPolicy},
-		{"task", "task list [--all] [--json]", "list the tasks in the state directory", runTask},
+		{"task", "task list [--all] [--json] | archive ID [--apply] | prune [--older-than 30d] [--apply]", "list tasks; archive finished ones (dry run without --apply); prune old archives", runTask},
 	}
 }
 
