@@ -233,7 +233,8 @@ func (e *Engine) launch(ctx context.Context, r *taskRecord, c *contract.Contract
 		ce := AsError(err)
 		if resuming {
 			e.pause(r.TaskID, PhaseWorkerCrashed, "the worker could not start: "+ce.Message)
-		} else {
+		} else if derr := e.discard(r); derr != nil {
+			e.log.Warn("could not undo a task whose worker never started", "task", r.TaskID, "err", derr)
 			e.fail(r.TaskID, "reasonix_unavailable", "the worker could not start: "+ce.Message)
 		}
 		return ce
@@ -382,4 +383,19 @@ func gitError(err error) error {
 
 func parseStoredContract(raw json.RawMessage) (*contract.Contract, error) {
 	return contract.Parse(raw)
+}
+
+// discard undoes a task whose worker never started — its worktree, its branch (still at the
+// base) and its record — so that retrying the same request with the same task_id works.
+func (e *Engine) discard(r *taskRecord) error {
+	ctx, cancel := context.WithTimeout(context.Background(), provisioningGitBudget)
+	defer cancel()
+	if err := gitx.DiscardWorktree(ctx, e.worktreeOf(r)); err != nil {
+		return err
+	}
+	if err := e.store.Delete(r.TaskID); err != nil {
+		return err
+	}
+	e.changes.notify(r.TaskID)
+	return nil
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -633,5 +634,36 @@ func TestFloodingWorkerPausesItsTask(t *testing.T) {
 	}
 	if res.State != StatePaused && res.State != StateReviewRequired {
 		t.Fatalf("view %+v", res.TaskView)
+	}
+}
+
+// A worker that cannot start leaves nothing behind, so the same request can be retried.
+func TestWorkerThatCannotStartLeavesNothingAndTheRetryWorks(t *testing.T) {
+	h := newHarness(t, nil, func(c *Config) {
+		c.Worker = func(context.Context, WorkerSpec) (*acp.Worker, error) {
+			return nil, fmt.Errorf("%w: no such binary", acp.ErrUnavailable)
+		}
+	})
+	_, err := h.delegate("retry")
+	ce := mustCode(t, err, CodeReasonixUnavailable)
+	if !ce.Retryable {
+		t.Fatalf("not retryable: %+v", ce)
+	}
+	if out := git(t, h.repo, "branch", "--list", "reasonix/*"); out != "" {
+		t.Fatalf("branch left behind: %s", out)
+	}
+	if out := git(t, h.repo, "worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
+		t.Fatalf("worktree left behind:\n%s", out)
+	}
+	if _, err := h.e.Get(context.Background(), "retry"); AsError(err).Code != CodeTaskNotFound {
+		t.Fatalf("record left behind: %v", err)
+	}
+	h.e.cfg.Worker = inProcessWorker(nil)
+	res, err := h.delegate("retry")
+	if err != nil || res.State != StateReviewRequired {
+		t.Fatalf("retry: %v %+v", err, res.TaskView)
+	}
+	if evs := journal(t, h, "retry"); evs[0].Seq != 1 || evs[0].Type != EventTaskCreated {
+		t.Fatalf("the retried task's journal starts at %d %s", evs[0].Seq, evs[0].Type)
 	}
 }

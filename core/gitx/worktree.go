@@ -107,3 +107,17 @@ func gitDirOf(worktree string) (string, error) {
 	}
 	return dir, nil
 }
+
+// DiscardWorktree undoes CreateWorktree for a task that never started: the worktree goes and
+// so does its branch, but only while the branch still points at the base (a compare-and-swap
+// delete), so nothing a task produced is ever lost.
+func DiscardWorktree(ctx context.Context, wt Worktree) error {
+	if err := RemoveWorktree(ctx, wt); err != nil {
+		return err
+	}
+	if !hex40.MatchString(wt.Base) {
+		return badInput("DiscardWorktree needs a resolved base")
+	}
+	_, err := git(ctx, CodeInternal, ReasonGitFailed, wt.CommonDir, "--git-dir="+wt.CommonDir, "update-ref", "-d", wt.Ref(), wt.Base)
+	return err
+}
