@@ -19,6 +19,8 @@ const (
 	EventCommitted           = "committed"            // CommittedData
 	EventWorkerStatus        = "worker_status"        // WorkerStatusData: the worker's phase changed
 	EventWorkerUnknown       = "worker_unknown"       // a worker message this version does not understand, kept raw
+	EventTaskArchived        = "task_archived"        // TaskArchivedData: the last event of an archived task
+	EventTaskPruned          = "task_pruned"          // TaskPrunedData: the only event of a tombstone
 	EventError               = "error"                // TextData: something went wrong; the state says what follows
 )
 

@@ -14,13 +14,6 @@ import (
 	"reasonixctl/core/gitx"
 )
 
-// Retention events. A task's journal ends with task_archived when its worktree is removed; a
-// tombstone's journal holds only task_pruned.
-const (
-	EventTaskArchived = "task_archived" // TaskArchivedData
-	EventTaskPruned   = "task_pruned"   // TaskPrunedData
-)
-
 // TaskArchivedData is the data of task_archived.
 type TaskArchivedData struct {
 	Worktree   string   `json:"worktree,omitempty"` // the worktree removed; empty when it was already gone
