@@ -182,3 +182,13 @@ func codexCheck(home string) Check {
 	}
 	return Check{"codex_config", CheckOK, path + ": tool_timeout_sec = " + strconv.Itoa(timeout) + ", required"}
 }
+
+// WorkerVersion is the worker binary's own version line, or a word saying why there is none;
+// the dashboard shows it in its header.
+func WorkerVersion(ctx context.Context, bin string) string {
+	info, err := acp.ProbeBinary(ctx, bin)
+	if err != nil {
+		return "not found (see reasonixctl doctor)"
+	}
+	return info.Version
+}

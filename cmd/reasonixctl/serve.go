@@ -81,16 +81,9 @@ func runDashboard(stderr io.Writer) int {
 	defer e.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: workerLabel(s.bin), Logger: log}); err != nil {
+	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: core.WorkerVersion(ctx, s.bin), Logger: log}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1
 	}
 	return 0
-}
-
-func workerLabel(bin string) string {
-	if bin == "" {
-		return "reasonix"
-	}
-	return bin
 }
