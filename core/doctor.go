@@ -111,6 +111,9 @@ func workerChecks(ctx context.Context, bin string) []Check {
 		fmt.Sprintf("ACP v%d, %s %s, status extension and steer (%s)", wi.ProtocolVersion, wi.AgentName, wi.AgentVersion, wi.SteerMethod)})
 }
 
+// SandboxAvailable reports whether bubblewrap works on this machine (probed once per process).
+func SandboxAvailable() bool { return (&sandbox.Runner{}).Probe().Available }
+
 func sandboxCheck() Check {
 	p := (&sandbox.Runner{}).Probe()
 	if !p.Available {

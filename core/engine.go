@@ -130,9 +130,6 @@ func (e *Engine) Close() error {
 	return err
 }
 
-// StateDir is the directory the engine owns.
-func (e *Engine) StateDir() string { return e.cfg.StateDir }
-
 // recover pauses every task a previous run left in flight: its worker is gone, so it cannot
 // stay running, waiting or provisioning. review_required stays finalizable (finalize needs only
 // the worktree); paused stays paused.

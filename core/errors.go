@@ -79,15 +79,6 @@ var nextActions = map[Code]NextAction{
 	CodeInternalError:          NextNone,
 }
 
-// Codes lists every error code, for schema enums and tests.
-func Codes() []Code {
-	out := make([]Code, 0, len(nextActions))
-	for c := range nextActions {
-		out = append(out, c)
-	}
-	return out
-}
-
 // Error is the typed error every Service method returns. Front ends render it: mcp as the
 // error envelope, tui as a readable line.
 type Error struct {

@@ -222,9 +222,14 @@ func exitText(code *int) string {
 	return fmt.Sprint(*code)
 }
 
+// sandbox is the runner for verification, the secret scanner and hooks.
+func (e *Engine) sandbox() *sandbox.Runner {
+	return &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log}
+}
+
 // verify runs every verification command in the sandbox and keeps each log as evidence.
 func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract) ([]VerificationResult, error) {
-	runner := &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log}
+	runner := e.sandbox()
 	logDir := filepath.Join(e.cfg.StateDir, "verification", r.TaskID)
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
 		return nil, Errorf(CodeInternalError, nil, "verification logs: %v", err)
@@ -357,7 +362,7 @@ func (e *Engine) scanSecrets(ctx context.Context, r *taskRecord) error {
 	if len(e.cfg.SecretScannerArgv) == 0 || len(r.ChangedFiles) == 0 {
 		return nil
 	}
-	runner := &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log}
+	runner := e.sandbox()
 	res, err := runner.Run(ctx, sandbox.Spec{
 		Argv: append(slices.Clone(e.cfg.SecretScannerArgv), r.ChangedFiles...), Worktree: r.Worktree, RepoRoot: r.RepoRoot, Timeout: scannerTimeout,
 	})
@@ -372,7 +377,7 @@ func (e *Engine) hookRunner(r *taskRecord) gitx.HookRunner {
 	if !e.cfg.RunGitHooks {
 		return nil
 	}
-	runner := &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log}
+	runner := e.sandbox()
 	return func(ctx context.Context, h gitx.HookRun) error {
 		res, err := runner.Run(ctx, sandbox.Spec{
 			Argv: h.Argv, Dir: h.Worktree, Worktree: h.Worktree, RepoRoot: r.RepoRoot, ExtraReadOnly: h.ReadOnly,

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"reasonixctl/acp"
 	"reasonixctl/core/contract"
@@ -275,7 +276,7 @@ func (e *Engine) settleTurn(t *liveTask, res turnResult) {
 		e.fail(t.id, "reasonix_error", why)
 	case st.FinalReadiness.ReadyForReview || st.Goal.Status == "complete" ||
 		(res.stop == "end_turn" && st.TurnOutcome.Kind == "completed") || (res.stop == "end_turn" && res.statusErr != nil):
-		e.reviewReady(context.Background(), t.id, st)
+		e.reviewReady(context.Background(), t.id)
 	default:
 		e.pause(t.id, PhaseTurnEnded, "the worker ended its turn without asking for review")
 	}
@@ -421,13 +422,11 @@ func truncateText(s string, n int) string {
 		return s
 	}
 	cut := n
-	for cut > 0 && !utf8RuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut]
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // steerText prefixes a supervisor's message the way the worker is told to expect.
 func steerText(repairRound int, msg string) string {

@@ -19,8 +19,7 @@ const (
 
 // textBuffer coalesces streamed agent text.
 type textBuffer struct {
-	b     strings.Builder
-	since time.Time
+	b strings.Builder
 }
 
 // pump journals the session's events until its stream ends. It never blocks the worker: acp
@@ -57,7 +56,6 @@ func (t *liveTask) handle(ev acp.Event, flush *time.Timer) {
 		}
 		t.mu.Lock()
 		if t.text.b.Len() == 0 {
-			t.text.since = time.Now()
 			flush.Reset(textFlushDelay)
 		}
 		t.text.b.WriteString(ev.Text)

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"reasonixctl/acp"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/redact"
@@ -30,7 +29,7 @@ const (
 
 // reviewReady captures the worktree as the canonical review tree, checks what the worker changed
 // against the contract, and moves the task to review_required with a new review revision.
-func (e *Engine) reviewReady(ctx context.Context, id string, st acp.Status) {
+func (e *Engine) reviewReady(ctx context.Context, id string) {
 	r, err := e.load(id)
 	if err != nil {
 		return

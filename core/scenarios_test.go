@@ -254,7 +254,6 @@ func TestFastLaneEnteringGoalFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("unused", "")
 	lt := h.e.liveTask("lane")
 	if lt != nil {
 		lt.checkLane(acpStatusWithMode("goal"))

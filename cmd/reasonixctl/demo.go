@@ -14,7 +14,6 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
-	"reasonixctl/sandbox"
 	"reasonixctl/tui"
 )
 
@@ -83,7 +82,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	defer closeLog.Close()
 	// The demo's one verification command is fixed and runs in a throw-away repository, so a
 	// machine without bubblewrap may still run it unsandboxed.
-	unsandboxed := !(&sandbox.Runner{}).Probe().Available
+	unsandboxed := !core.SandboxAvailable()
 	e, err := core.Open(core.Config{
 		StateDir: state, Mode: "demo", Logger: log, PermissionMode: core.PermissionSupervised,
 		AllowUnsandboxed: unsandboxed,
