@@ -251,13 +251,65 @@ const (
 // Interaction is a question from the worker (or a command the policy asks a person about) that
 // waits for a supervisor's answer.
 type Interaction struct {
-	ID         string         `json:"id"`
-	Kind       string         `json:"kind"`
-	Status     string         `json:"status"`
-	CreatedAt  string         `json:"createdAt"`
-	ResolvedAt string         `json:"resolvedAt,omitempty"`
-	Request    map[string]any `json:"request"`
-	Response   map[string]any `json:"response,omitempty"`
+	ID         string               `json:"id"`
+	Kind       string               `json:"kind"`
+	Status     string               `json:"status"`
+	CreatedAt  string               `json:"createdAt"`
+	ResolvedAt string               `json:"resolvedAt,omitempty"`
+	Request    InteractionRequest   `json:"request"`
+	Response   *InteractionResponse `json:"response,omitempty"`
+}
+
+// InteractionRequest is what an interaction asks, in the words both front ends read: the
+// dashboard draws its prompt from it and Codex receives it as the interaction's request object.
+type InteractionRequest struct {
+	ToolCallID string              `json:"tool_call_id,omitempty"`
+	Tool       string              `json:"tool,omitempty"` // the ACP tool kind: execute, edit, other, …
+	Title      string              `json:"title,omitempty"`
+	Subject    string              `json:"subject,omitempty"`
+	Question   string              `json:"question,omitempty"` // input interactions only
+	Argv       []string            `json:"argv,omitempty"`
+	Cwd        string              `json:"cwd,omitempty"`
+	Paths      []string            `json:"paths,omitempty"`
+	Options    []InteractionOption `json:"options"`
+	Input      any                 `json:"input,omitempty"` // the tool's raw input when it is small
+	// The policy rule that asked a person, for a permission interaction.
+	Code   string `json:"code,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Hint   string `json:"hint,omitempty"`
+	// Truncated marks a request cut to its title to fit a bounded response.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// InteractionOption is one answer the worker offered.
+type InteractionOption struct {
+	OptionID string `json:"option_id"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind,omitempty"` // allow_once | allow_always | reject_once | reject_always | "" for plain choices
+}
+
+// Option kinds of the ACP permission request.
+const (
+	OptionAllowOnce   = "allow_once"
+	OptionAllowAlways = "allow_always"
+	OptionRejectOnce  = "reject_once"
+)
+
+// SessionOption is the "allow for the session" option, when the worker offered one.
+func (r InteractionRequest) SessionOption() (InteractionOption, bool) {
+	for _, o := range r.Options {
+		if o.Kind == OptionAllowAlways {
+			return o, true
+		}
+	}
+	return InteractionOption{}, false
+}
+
+// InteractionResponse is the supervisor's answer as it was given to the worker.
+type InteractionResponse struct {
+	Decision string `json:"decision"`
+	OptionID string `json:"option_id,omitempty"`
+	Answer   string `json:"answer,omitempty"`
 }
 
 // VerificationResult is the evidence of one sandboxed verification command.
@@ -304,6 +356,10 @@ type TaskDetail struct {
 	Criteria     []Criterion          `json:"criteria,omitempty"`
 	CreatedAt    time.Time            `json:"created_at"`
 	LastSeq      uint64               `json:"last_seq"`
+	// Actions are what the supervisor may do now (ActionsFor of View).
+	Actions []string `json:"actions"`
+	// Network is whether the worker's sandbox may use the network; a resume must say the same.
+	Network bool `json:"network"`
 }
 
 // Criterion is one acceptance criterion of the contract.

@@ -225,7 +225,8 @@ func (e *Engine) respond(req ControlRequest) (TaskView, error) {
 		evs := []newEvent{event(EventInteractionResolved, *ia)}
 		if ia.Kind == InteractionPermission {
 			evs = append(evs, event(EventPermissionDecided, PermissionData{
-				ToolCallID: str(ia.Request["tool_call_id"]), Kind: str(ia.Request["tool"]), Title: str(ia.Request["title"]),
+				ToolCallID: ia.Request.ToolCallID, Kind: ia.Request.Tool, Title: ia.Request.Title,
+				Argv: ia.Request.Argv, Cwd: ia.Request.Cwd, Paths: ia.Request.Paths,
 				Decision: req.Decision, By: "supervisor",
 			}))
 		}
@@ -245,45 +246,38 @@ func (e *Engine) respond(req ControlRequest) (TaskView, error) {
 	return r.view(), nil
 }
 
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
 // chooseOption maps a supervisor's answer onto one of the options the worker offered.
-func chooseOption(ia *Interaction, req ControlRequest) (acp.PermissionOutcome, map[string]any, error) {
-	opts := interactionOptions(ia)
-	find := func(match func(o map[string]any) bool) string {
+func chooseOption(ia *Interaction, req ControlRequest) (acp.PermissionOutcome, *InteractionResponse, error) {
+	opts := ia.Request.Options
+	find := func(match func(o InteractionOption) bool) string {
 		for _, o := range opts {
 			if match(o) {
-				return str(o["option_id"])
+				return o.OptionID
 			}
 		}
 		return ""
 	}
-	response := map[string]any{"decision": req.Decision}
+	response := &InteractionResponse{Decision: req.Decision}
 	var chosen string
 	switch {
 	case req.OptionID != "":
-		chosen = find(func(o map[string]any) bool { return str(o["option_id"]) == req.OptionID })
+		chosen = find(func(o InteractionOption) bool { return o.OptionID == req.OptionID })
 		if chosen == "" {
 			return acp.PermissionOutcome{}, nil, Errorf(CodeInvalidRequest, map[string]any{"options": opts}, "option %s was not offered", req.OptionID)
 		}
 	case req.Answer != "":
-		chosen = find(func(o map[string]any) bool { return str(o["name"]) == req.Answer })
-		response["answer"] = req.Answer
+		chosen = find(func(o InteractionOption) bool { return o.Name == req.Answer })
+		response.Answer = req.Answer
 		if chosen == "" && req.Decision == DecisionAllow {
-			chosen = find(func(o map[string]any) bool { return str(o["kind"]) == "allow_once" })
+			chosen = find(func(o InteractionOption) bool { return o.Kind == OptionAllowOnce })
 		}
 	case req.Decision == DecisionAllow:
-		chosen = find(func(o map[string]any) bool { return str(o["kind"]) == "allow_once" })
+		chosen = find(func(o InteractionOption) bool { return o.Kind == OptionAllowOnce })
 	}
 	if req.Decision == DecisionDeny && req.OptionID == "" {
-		chosen = find(func(o map[string]any) bool { return str(o["kind"]) == "reject_once" })
+		chosen = find(func(o InteractionOption) bool { return o.Kind == OptionRejectOnce })
 	}
-	if chosen != "" {
-		response["option_id"] = chosen
-	}
+	response.OptionID = chosen
 	return acp.PermissionOutcome{OptionID: chosen}, response, nil
 }
 
@@ -318,22 +312,4 @@ func (e *Engine) end(id string, to State, phase, reason string) (TaskView, error
 	}
 	e.detach(id)
 	return r.view(), nil
-}
-
-// interactionOptions reads the options of an interaction request, whether it was built in this
-// process or decoded from the store.
-func interactionOptions(ia *Interaction) []map[string]any {
-	switch v := ia.Request["options"].(type) {
-	case []map[string]any:
-		return v
-	case []any:
-		out := make([]map[string]any, 0, len(v))
-		for _, o := range v {
-			if m, ok := o.(map[string]any); ok {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
-	return nil
 }

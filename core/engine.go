@@ -216,7 +216,9 @@ func (e *Engine) Get(ctx context.Context, id string) (TaskDetail, error) {
 		Summary: r.Summary, ChangedFiles: r.ChangedFiles, DiffStat: r.DiffStat, Risks: r.Risks,
 		Usage: r.Usage, Interactions: r.Interactions, Verification: r.Verification,
 		Acceptance: r.Acceptance, CreatedAt: r.CreatedAt, LastSeq: last,
+		Network: r.Network,
 	}
+	d.Actions = ActionsFor(d.View)
 	if c, err := parseStoredContract(r.Contract); err == nil {
 		for _, cr := range c.AcceptanceCriteria {
 			d.Criteria = append(d.Criteria, Criterion{ID: cr.ID, Requirement: cr.Requirement, Evidence: cr.Evidence})

@@ -54,7 +54,7 @@ type liveTask struct {
 
 type interactionAnswer struct {
 	outcome  acp.PermissionOutcome
-	response map[string]any
+	response *InteractionResponse
 }
 
 func (e *Engine) liveTask(id string) *liveTask {

@@ -104,15 +104,13 @@ func rawExecInput(raw json.RawMessage) ([]string, string) {
 // leaving its waiting state.
 func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind string, d policy.Decision) acp.PermissionOutcome {
 	e := t.e
-	options := make([]map[string]any, len(req.Options))
-	for i, o := range req.Options {
-		options[i] = map[string]any{"option_id": o.ID, "name": o.Name, "kind": o.Kind}
+	request := InteractionRequest{
+		ToolCallID: req.ToolCallID, Tool: req.ToolKind, Title: truncateText(req.Title, 512),
+		Options: make([]InteractionOption, len(req.Options)), Paths: req.Locations,
+		Code: d.Code, Reason: d.Reason, Hint: d.Hint,
 	}
-	// The keys are the ones the dashboard and Codex read: tool, title, argv, cwd, paths,
-	// question, options[{option_id, name, kind}], code, reason, hint.
-	request := map[string]any{
-		"tool_call_id": req.ToolCallID, "tool": req.ToolKind, "title": truncateText(req.Title, 512),
-		"options": options,
+	for i, o := range req.Options {
+		request.Options[i] = InteractionOption{OptionID: o.ID, Name: o.Name, Kind: o.Kind}
 	}
 	if kind == InteractionInput {
 		var q struct {
@@ -122,25 +120,21 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 		if q.Question == "" {
 			q.Question = req.Title
 		}
-		request["question"] = truncateText(q.Question, 1024)
-	}
-	if len(req.Locations) > 0 {
-		request["paths"] = req.Locations
+		request.Question = truncateText(q.Question, 1024)
+		// A question's reason is the worker's own, not a policy rule.
+		request.Code, request.Reason, request.Hint = "", "", ""
 	}
 	if req.Meta != nil {
 		if len(req.Meta.Argv) > 0 {
-			request["argv"] = req.Meta.Argv
-			request["cwd"] = req.Meta.Cwd
+			request.Argv, request.Cwd = req.Meta.Argv, req.Meta.Cwd
 		}
-		if req.Meta.Subject != "" {
-			request["subject"] = truncateText(req.Meta.Subject, 512)
-		}
+		request.Subject = truncateText(req.Meta.Subject, 512)
+	}
+	if len(request.Argv) == 0 && req.ToolKind == "execute" {
+		request.Argv, request.Cwd = rawExecInput(req.RawInput)
 	}
 	if len(req.RawInput) > 0 && len(req.RawInput) <= 1024 {
-		request["input"] = rawValue(req.RawInput)
-	}
-	if d.Code != "" {
-		request["code"], request["reason"], request["hint"] = d.Code, d.Reason, d.Hint
+		request.Input = rawValue(req.RawInput)
 	}
 	ch := make(chan interactionAnswer, 1)
 	var id string

@@ -213,7 +213,7 @@ func (e *Engine) delegateResult(ctx context.Context, r *taskRecord, timedOut boo
 	if ia != nil {
 		cp := *ia
 		if raw, _ := json.Marshal(cp.Request); len(raw) > bundleInteractionMx {
-			cp.Request = map[string]any{"truncated": true, "title": cp.Request["title"]}
+			cp.Request = InteractionRequest{Truncated: true, Title: cp.Request.Title, Options: []InteractionOption{}}
 		}
 		b.ActiveInteraction = &cp
 	}

@@ -4,27 +4,32 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"reasonixctl/core"
 )
 
 // dialog is one layer of the dialog stack. It handles the keys while it is on top and returns
-// what the dashboard should do; it never calls the service itself.
+// what the dashboard should do; it never calls the service itself. Its view is a body, which
+// scrolls when the screen is short, and a key line, which always stays visible.
 type dialog interface {
 	update(msg tea.KeyMsg, k KeyMap) dialogResult
-	view(t Theme, k KeyMap, width int) string
+	view(t Theme, k KeyMap, width int) (body, keys string)
+	// typing reports whether a text input has focus: then every key is text, a key message
+	// carrying several runes is typed whole and a paste lands there.
+	typing() bool
 }
 
 // dialogResult is a dialog's answer to a key: close it, and/or send one request.
 type dialogResult struct {
 	close    bool
 	later    bool // a prompt put aside; `i` brings it back
+	quit     bool
 	control  *core.ControlRequest
 	delegate *newTaskInput
 }
@@ -47,147 +52,20 @@ func newInput(placeholder, value string) textinput.Model {
 	return in
 }
 
-// ---- prompt: a pending interaction ----
-
-type promptDialog struct {
-	taskID   string
-	ia       core.Interaction
-	req      promptRequest
-	openedAt time.Time
-	others   int // further pending interactions behind this one
-	typing   bool
-	input    textinput.Model
-	err      string
-}
-
-func newPromptDialog(taskID string, ia core.Interaction, openedAt time.Time) *promptDialog {
-	return &promptDialog{taskID: taskID, ia: ia, req: parseRequest(ia), openedAt: openedAt, input: newInput("your answer", "")}
-}
-
-func (d *promptDialog) respond(decision, optionID, answer string) dialogResult {
-	return dialogResult{close: true, control: &core.ControlRequest{
-		TaskID: d.taskID, Action: core.ActionRespond, InteractionID: d.ia.ID,
-		Decision: decision, OptionID: optionID, Answer: answer,
-	}}
-}
-
-func (d *promptDialog) freeTextAllowed() bool {
-	return d.req.FreeText || (d.req.Kind == core.InteractionInput && len(d.req.Options) == 0)
-}
-
-func (d *promptDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
-	if d.typing {
-		switch msg.Type {
-		case tea.KeyEnter:
-			answer := strings.TrimSpace(d.input.Value())
-			if answer == "" {
-				d.err = "type an answer first, or esc to go back"
-				return dialogResult{}
-			}
-			return d.respond(core.DecisionAllow, "", answer)
-		case tea.KeyEsc:
-			d.typing = false
-			d.input.Blur()
-			return dialogResult{}
-		}
-		d.input, _ = d.input.Update(msg)
-		return dialogResult{}
-	}
-	d.err = ""
-	switch {
-	case key.Matches(msg, k.Later):
-		return dialogResult{close: true, later: true}
-	case key.Matches(msg, k.AllowSession):
-		if o, ok := d.req.sessionOption(); ok {
-			return d.respond(core.DecisionAllow, o.ID, "")
-		}
-		d.err = "the worker offered no session-wide allow for this request"
-	case key.Matches(msg, k.Option) && len(d.req.choices()) > 0:
-		n := int(msg.String()[0] - '1')
-		if n < len(d.req.choices()) {
-			return d.respond(core.DecisionAllow, d.req.choices()[n].ID, "")
-		}
-		d.err = fmt.Sprintf("there is no option %d", n+1)
-	case key.Matches(msg, k.FreeText) && d.freeTextAllowed():
-		d.typing = true
-		d.input.Focus()
-	case key.Matches(msg, k.AllowOnce) && d.req.Kind == core.InteractionPermission:
-		return d.respond(core.DecisionAllow, "", "")
-	case key.Matches(msg, k.Deny):
-		return d.respond(core.DecisionDeny, "", "")
-	}
-	return dialogResult{}
-}
-
-func (d *promptDialog) view(t Theme, k KeyMap, width int) string {
-	var b strings.Builder
-	title := "Permission requested"
-	if d.req.Kind == core.InteractionInput {
-		title = "The worker asks"
-	}
-	b.WriteString(t.Pending.Render(title) + t.Dim.Render("  task "+d.taskID+" · "+d.ia.ID) + "\n\n")
-	field := func(name, value string) {
-		if value != "" {
-			b.WriteString(t.Dim.Render(padRight(name, 9)) + wrapIndent(value, width, 9) + "\n")
-		}
-	}
-	field("question", d.req.Question)
-	field("tool", d.req.Tool)
-	if len(d.req.Argv) > 0 {
-		field("argv", strings.Join(d.req.Argv, " "))
-	} else if d.req.Title != d.req.Question {
-		field("request", d.req.Title)
-	}
-	field("cwd", d.req.Cwd)
-	field("paths", strings.Join(d.req.Paths, ", "))
-	why := strings.Join(nonEmpty(d.req.Code, d.req.Reason), ": ")
-	if why == "" && d.req.Kind == core.InteractionPermission {
-		why = "the contract's policy does not cover this command, so it asks you"
-	}
-	field("why", why)
-	field("hint", d.req.Hint)
-	b.WriteString("\n")
-	for i, o := range d.req.choices() {
-		b.WriteString(t.HelpKey.Render(fmt.Sprintf("%d", i+1)) + " " + o.Name + "\n")
-	}
-	if d.typing {
-		b.WriteString(t.HelpKey.Render("answer ") + d.input.View() + "\n")
-		b.WriteString(shortHelp(t, bind(nil, "enter", "send"), bind(nil, "esc", "back")))
-	} else {
-		keys := []key.Binding{}
-		if d.req.Kind == core.InteractionPermission {
-			keys = append(keys, k.AllowOnce)
-			if _, ok := d.req.sessionOption(); ok {
-				keys = append(keys, hint(k.AllowSession, "allow for the session"))
-			}
-		} else if len(d.req.choices()) > 0 {
-			keys = append(keys, hint(k.Option, "choose"))
-		}
-		if d.freeTextAllowed() {
-			keys = append(keys, hint(k.FreeText, "type an answer"))
-		}
-		keys = append(keys, k.Deny, hint(k.Later, "later"))
-		b.WriteString(shortHelp(t, keys...))
-	}
-	if d.others > 0 {
-		b.WriteString("\n" + t.Dim.Render(fmt.Sprintf("%d more pending after this one", d.others)))
-	}
-	if d.err != "" {
-		b.WriteString("\n" + t.Error.Render(d.err))
-	}
-	return b.String()
-}
-
 // ---- confirm: cancel / close ----
 
 type confirmDialog struct {
 	title, body string
 	req         core.ControlRequest
+	quit        bool // yes quits the dashboard instead of sending req
 }
 
 func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	switch {
 	case key.Matches(msg, k.Yes):
+		if d.quit {
+			return dialogResult{close: true, quit: true}
+		}
 		req := d.req
 		return dialogResult{close: true, control: &req}
 	case key.Matches(msg, k.No):
@@ -196,9 +74,11 @@ func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	return dialogResult{}
 }
 
-func (d *confirmDialog) view(t Theme, k KeyMap, width int) string {
-	return t.Warn.Render(d.title) + "\n\n" + wrapIndent(d.body, width, 0) + "\n\n" + shortHelp(t, k.Yes, k.No)
+func (d *confirmDialog) view(t Theme, k KeyMap, width int) (string, string) {
+	return t.Warn.Render(d.title) + "\n\n" + wrapIndent(d.body, width, 0), shortHelp(t, width, k.Yes, k.No)
 }
+
+func (d *confirmDialog) typing() bool { return false }
 
 // ---- steer ----
 
@@ -230,15 +110,16 @@ func (d *steerDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	return dialogResult{}
 }
 
-func (d *steerDialog) view(t Theme, k KeyMap, width int) string {
+func (d *steerDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	d.input.Width = max(width-4, 10)
-	s := t.Title.Render(d.title) + "\n" + t.Dim.Render(wrapIndent(d.note, width, 0)) + "\n\n" +
-		"> " + d.input.View() + "\n\n" + shortHelp(t, bind(nil, "enter", "send"), bind(nil, "esc", "cancel"))
+	s := t.Title.Render(d.title) + "\n" + t.Dim.Render(wrapIndent(d.note, width, 0)) + "\n\n" + "> " + d.input.View()
 	if d.err != "" {
 		s += "\n" + t.Error.Render(d.err)
 	}
-	return s
+	return s, shortHelp(t, width, bind(nil, "enter", "send"), bind(nil, "esc", "cancel"))
 }
+
+func (d *steerDialog) typing() bool { return true }
 
 // ---- finalize ----
 
@@ -324,7 +205,7 @@ func (f *finalizeDialog) submit() dialogResult {
 	}}
 }
 
-func (f *finalizeDialog) view(t Theme, k KeyMap, width int) string {
+func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	var b strings.Builder
 	b.WriteString(t.Title.Render("Finalize "+f.taskID) + "\n")
 	b.WriteString(t.Dim.Render(fmt.Sprintf("review revision %d · tree %s", f.revision, f.tree)) + "\n\n")
@@ -348,12 +229,13 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) string {
 		}
 		b.WriteString(mark(i+1) + box + " " + c.ID + ": " + wrapIndent(c.Requirement, width, len(c.ID)+8) + "\n")
 	}
-	b.WriteString("\n" + shortHelp(t, k.FocusNext, hint(k.Toggle, "tick"), k.Submit, bind(nil, "esc", "cancel")))
 	if f.err != "" {
 		b.WriteString("\n" + t.Error.Render(wrapIndent(f.err, width, 0)))
 	}
-	return b.String()
+	return strings.TrimRight(b.String(), "\n"), shortHelp(t, width, k.FocusNext, hint(k.Toggle, "tick"), k.Submit, bind(nil, "esc", "cancel"))
 }
+
+func (f *finalizeDialog) typing() bool { return f.focus == 0 }
 
 // ---- new task ----
 
@@ -366,11 +248,14 @@ type newTaskDialog struct {
 
 var newTaskLabels = [...]string{"contract", "repo dir", "task id", "lane"}
 
-func newNewTaskDialog(dir string) *newTaskDialog {
-	d := &newTaskDialog{lane: core.LaneFast}
-	d.inputs[0] = newInput("path/to/contract.json", "")
-	d.inputs[1] = newInput("repository directory", dir)
-	d.inputs[2] = newInput("e.g. fix-login-42", "")
+func newNewTaskDialog(in newTaskInput) *newTaskDialog {
+	d := &newTaskDialog{lane: in.Lane}
+	if d.lane == "" {
+		d.lane = core.LaneFast
+	}
+	d.inputs[0] = newInput("path/to/contract.json", in.ContractPath)
+	d.inputs[1] = newInput("repository directory", in.RepoDir)
+	d.inputs[2] = newInput("e.g. fix-login-42", in.TaskID)
 	d.inputs[0].Focus()
 	return d
 }
@@ -429,7 +314,7 @@ func (d *newTaskDialog) submit() dialogResult {
 	return dialogResult{close: true, delegate: &in}
 }
 
-func (d *newTaskDialog) view(t Theme, k KeyMap, width int) string {
+func (d *newTaskDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	var b strings.Builder
 	b.WriteString(t.Title.Render("New task") + t.Dim.Render("  supervised permissions, runs in the background") + "\n\n")
 	for i, label := range newTaskLabels {
@@ -452,19 +337,21 @@ func (d *newTaskDialog) view(t Theme, k KeyMap, width int) string {
 		}
 		b.WriteString(mark + padRight(label, 9) + value + "\n")
 	}
-	b.WriteString("\n" + shortHelp(t, k.FocusNext, bind(nil, "ctrl+s", "start"), bind(nil, "esc", "cancel")))
 	if d.err != "" {
-		b.WriteString("\n" + t.Error.Render(d.err))
+		b.WriteString("\n" + t.Error.Render(wrapIndent(d.err, width, 0)))
 	}
-	return b.String()
+	return strings.TrimRight(b.String(), "\n"), shortHelp(t, width, k.FocusNext, bind(nil, "ctrl+s", "start"), bind(nil, "esc", "cancel"))
 }
+
+func (d *newTaskDialog) typing() bool { return d.focus < 3 }
 
 // ---- notice: results and errors ----
 
 type noticeDialog struct {
-	title string
-	lines []string
-	isErr bool
+	title   string
+	lines   []string
+	command string // a command to copy, shown on one line of its own
+	isErr   bool
 }
 
 func (d *noticeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
@@ -474,48 +361,27 @@ func (d *noticeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	return dialogResult{}
 }
 
-func (d *noticeDialog) view(t Theme, k KeyMap, width int) string {
+func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	st := t.Good
 	if d.isErr {
 		st = t.Error
 	}
 	var b strings.Builder
-	b.WriteString(st.Render(d.title) + "\n\n")
+	b.WriteString(st.Render(d.title) + "\n")
 	for _, l := range d.lines {
-		b.WriteString(wrapIndent(l, width, 2) + "\n")
+		b.WriteString("\n" + wrapIndent(l, width, 2))
 	}
-	b.WriteString("\n" + shortHelp(t, k.Dismiss))
-	return b.String()
+	if d.command != "" {
+		// Never wrapped, so it copies as one line.
+		b.WriteString("\n" + d.command)
+	}
+	return b.String(), shortHelp(t, width, k.Dismiss)
 }
 
-// ---- help ----
+func (d *noticeDialog) typing() bool { return false }
 
-type helpDialog struct{ top int }
-
-func (d *helpDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
-	switch {
-	case key.Matches(msg, k.Dismiss), key.Matches(msg, k.Help):
-		return dialogResult{close: true}
-	case key.Matches(msg, k.Down), key.Matches(msg, k.PageDown):
-		d.top += 5
-	case key.Matches(msg, k.Up), key.Matches(msg, k.PageUp):
-		d.top = max(d.top-5, 0)
-	}
-	return dialogResult{}
-}
-
-func (d *helpDialog) view(t Theme, k KeyMap, width int) string {
-	var lines []string
-	for _, g := range k.groups() {
-		lines = append(lines, t.Title.Render(g.Title))
-		for _, b := range g.Bindings {
-			h := b.Help()
-			lines = append(lines, "  "+t.HelpKey.Render(padRight(h.Key, 13))+t.Help.Render(h.Desc))
-		}
-	}
-	d.top = clampInt(d.top, 0, max(len(lines)-1, 0))
-	return strings.Join(lines[d.top:], "\n")
-}
+// minWidth is how wide the dialog must be to show the command unwrapped.
+func (d *noticeDialog) minWidth() int { return lipgloss.Width(d.command) }
 
 func nonEmpty(ss ...string) []string {
 	var out []string

@@ -244,7 +244,7 @@ func formatEvent(ev core.Event) (entryKind, string) {
 	case core.EventInteractionWaiting:
 		var ia core.Interaction
 		_ = json.Unmarshal(ev.Data, &ia)
-		return kindAsk, "ask    " + ia.Kind + " " + ia.ID + " waits for you: " + describeRequest(parseRequest(ia)).summary()
+		return kindAsk, "ask    " + ia.Kind + " " + ia.ID + " waits for you: " + describeRequest(ia.Request).summary()
 	case core.EventInteractionResolved:
 		var ia core.Interaction
 		_ = json.Unmarshal(ev.Data, &ia)

@@ -88,6 +88,12 @@ func (f *fakeService) Get(ctx context.Context, id string) (core.TaskDetail, erro
 	if j := f.journals[id]; len(j) > 0 {
 		d.LastSeq = j[len(j)-1].Seq
 	}
+	for _, t := range f.tasks {
+		if t.TaskID == id {
+			d.View = t // the engine's detail always carries the current view
+		}
+	}
+	d.Actions = core.ActionsFor(d.View)
 	return d, nil
 }
 
@@ -305,23 +311,22 @@ func scenario() *fakeService {
 
 func permissionIA(id string) core.Interaction {
 	return core.Interaction{ID: id, Kind: core.InteractionPermission, Status: core.InteractionPending, CreatedAt: epoch.Format(time.RFC3339),
-		Request: map[string]any{
-			"tool": "bash", "argv": []any{"make", "lint"}, "cwd": "/state/worktrees/9ab01c2d/docs-typo",
-			"code": "unknown_executable", "reason": "make is not in the contract's verification commands",
-			"options": []any{
-				map[string]any{"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
-				map[string]any{"optionId": "allow-always", "name": "Allow Bash(make:*) for this session", "kind": "allow_always"},
-				map[string]any{"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
+		Request: core.InteractionRequest{
+			Tool: "execute", Title: "make lint", Argv: []string{"make", "lint"}, Cwd: "/state/worktrees/9ab01c2d/docs-typo",
+			Code: "unknown_executable", Reason: "make is not in the contract's verification commands",
+			Options: []core.InteractionOption{
+				{OptionID: "allow-once", Name: "Allow", Kind: "allow_once"},
+				{OptionID: "allow-always", Name: "Allow Bash(make:*) for this session", Kind: "allow_always"},
+				{OptionID: "reject-once", Name: "Reject", Kind: "reject_once"},
 			},
 		}}
 }
 
-func questionIA(id string, freeText bool) core.Interaction {
+func questionIA(id string) core.Interaction {
 	return core.Interaction{ID: id, Kind: core.InteractionInput, Status: core.InteractionPending,
-		Request: map[string]any{
-			"question":  "Which error name should I use?",
-			"options":   []any{map[string]any{"optionId": "o1", "name": "ErrEmptyUser"}, map[string]any{"optionId": "o2", "name": "ErrNoUser"}},
-			"free_text": freeText,
+		Request: core.InteractionRequest{
+			Tool: "other", Title: "ask", Question: "Which error name should I use?",
+			Options: []core.InteractionOption{{OptionID: "o1", Name: "ErrEmptyUser"}, {OptionID: "o2", Name: "ErrNoUser"}},
 		}}
 }
 

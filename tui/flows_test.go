@@ -47,15 +47,22 @@ func (h *harness) requireControls(want ...core.ControlRequest) {
 	}
 }
 
-func TestPromptSurfacesForAnyTaskAndAllowsForTheSession(t *testing.T) {
+func TestPromptOfAnotherTaskIsAnnouncedAndOpensWithI(t *testing.T) {
 	h := newHarness(t, scenario(), 100, 30)
-	if h.m.selected != "login-fix" {
-		t.Fatalf("selected %q, want the newest task", h.m.selected)
+	if h.m.list.selected != "login-fix" {
+		t.Fatalf("selected %q, want the newest task", h.m.list.selected)
 	}
 	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
-	h.requireView("Permission requested", "make lint", "unknown_executable", "/state/worktrees/9ab01c2d/docs-typo", "allow for the session")
-
+	if strings.Contains(h.view(), "Permission requested") {
+		t.Fatal("a request of a task that is not selected opened by itself")
+	}
+	h.requireView("1 waiting for you (i)")
+	h.press("i")
+	if h.m.list.selected != "docs-typo" {
+		t.Fatalf("i did not select the waiting task: %q", h.m.list.selected)
+	}
 	h.clk.advance(time.Second)
+	h.requireView("Permission requested", "make lint", "unknown_executable", "/state/worktrees/9ab01c2d/docs-typo", "allow for session")
 	h.press("S")
 	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionAllow, OptionID: "allow-always"})
 	if strings.Contains(h.view(), "Permission requested") {
@@ -73,6 +80,7 @@ func TestPromptAllowOnceAndDeny(t *testing.T) {
 		t.Run(tc.key, func(t *testing.T) {
 			h := newHarness(t, scenario(), 80, 24)
 			h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-9")))
+			h.press("i")
 			h.clk.advance(500 * time.Millisecond)
 			h.press(tc.key)
 			h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRespond, InteractionID: "ia-9", Decision: tc.decision})
@@ -82,30 +90,40 @@ func TestPromptAllowOnceAndDeny(t *testing.T) {
 
 func TestKeysInTheGracePeriodAreSwallowed(t *testing.T) {
 	h := newHarness(t, scenario(), 80, 24)
-	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
-	// Someone typing "a" for another purpose just as the prompt appears must not approve.
-	h.clk.advance(100 * time.Millisecond)
+	h.send(ev("login-fix", 11, core.EventInteractionWaiting, permissionIA("ia-1")))
+	h.requireView("Permission requested", "keys paused")
+	// Someone typing for another purpose just as the prompt appears must not answer it: the
+	// grace restarts while keys keep arriving.
+	h.clk.advance(400 * time.Millisecond)
 	h.press("a", "S", "d")
-	h.clk.advance(299 * time.Millisecond)
+	h.clk.advance(400 * time.Millisecond)
 	h.press("a")
+	h.clk.advance(499 * time.Millisecond)
+	h.press("d")
 	h.requireControls()
 	h.requireView("Permission requested")
-	h.clk.advance(time.Millisecond)
+	// ...but never past 1.5 s from the opening, so a steady typist still reaches it.
+	h.clk.advance(201 * time.Millisecond) // 1.5 s since it opened
+	if strings.Contains(h.view(), "keys paused") {
+		t.Fatal("the grace cue outlives the grace")
+	}
 	h.press("d")
-	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionDeny})
+	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionDeny})
 }
 
 func TestQuestionAnsweredByNumberAndFreeText(t *testing.T) {
 	h := newHarness(t, scenario(), 80, 24)
-	h.send(ev("login-fix", 11, core.EventInteractionWaiting, questionIA("q-1", true)))
+	h.send(ev("login-fix", 11, core.EventInteractionWaiting, questionIA("q-1")))
 	h.requireView("Which error name should I use?", "1 ErrEmptyUser", "2 ErrNoUser")
+	h.press("enter") // enter never answers
+	h.requireControls()
 	h.clk.advance(time.Second)
 	h.press("3") // no third option: stays open
 	h.requireView("there is no option 3")
 	h.press("2")
 	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "q-1", Decision: core.DecisionAllow, OptionID: "o2"})
 
-	h.send(ev("login-fix", 12, core.EventInteractionWaiting, questionIA("q-2", true)))
+	h.send(ev("login-fix", 12, core.EventInteractionWaiting, questionIA("q-2")))
 	h.clk.advance(time.Second)
 	h.press("t")
 	h.typeText("ErrBlankUser")
@@ -120,6 +138,7 @@ func TestQuestionAnsweredByNumberAndFreeText(t *testing.T) {
 func TestPromptLaterAndResolvedElsewhere(t *testing.T) {
 	h := newHarness(t, scenario(), 80, 24)
 	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
+	h.press("i")
 	h.clk.advance(time.Second)
 	h.press("esc")
 	if strings.Contains(h.view(), "Permission requested") {
@@ -144,6 +163,8 @@ func TestPendingInteractionFromDetailSurfacesAtStart(t *testing.T) {
 	d.Interactions = []core.Interaction{permissionIA("ia-5")}
 	f.details["docs-typo"] = d
 	h := newHarness(t, f, 80, 24)
+	h.requireView("1 waiting for you (i)")
+	h.press("j") // selecting its task opens it
 	h.requireView("Permission requested", "make lint")
 }
 
@@ -242,9 +263,10 @@ func TestFinalizeFormSendsTheExactRequest(t *testing.T) {
 func TestFinalizeWaitsForTheCommittedEvent(t *testing.T) {
 	f := scenario()
 	f.onControl = func(req core.ControlRequest) (core.TaskView, error) {
-		v := f.tasks[0]
-		v.State = core.StateVerifying
-		return v, nil
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.tasks[0].State = core.StateVerifying
+		return f.tasks[0], nil
 	}
 	d := f.details["login-fix"]
 	d.Criteria = nil
@@ -304,11 +326,11 @@ func TestSteerInReviewIsARepairRound(t *testing.T) {
 func TestSteerRefusedInOtherStates(t *testing.T) {
 	h := newHarness(t, scenario(), 80, 24)
 	h.press("A", "j", "j") // all tasks; the completed one
-	if h.m.selected != "old-task" {
-		t.Fatalf("selected %q", h.m.selected)
+	if h.m.list.selected != "old-task" {
+		t.Fatalf("selected %q", h.m.list.selected)
 	}
 	h.press("s")
-	h.requireView("steer needs a running task or one in review")
+	h.requireView("old-task has ended (completed): nothing more to do")
 	h.requireControls()
 }
 
@@ -353,8 +375,8 @@ func TestNewTaskFormDelegates(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("delegate:\n got %+v\nwant %+v", got, want)
 	}
-	if h.m.selected != "add-audit" {
-		t.Fatalf("the new task is not selected: %q", h.m.selected)
+	if h.m.list.selected != "add-audit" {
+		t.Fatalf("the new task is not selected: %q", h.m.list.selected)
 	}
 }
 
@@ -370,7 +392,10 @@ func TestNewTaskWithBadContractSaysWhy(t *testing.T) {
 	h.press("tab", "tab")
 	h.typeText("t1")
 	h.press("ctrl+s")
-	h.requireView("starting task t1 failed", "invalid_contract", "bad.json")
+	h.requireView("New task", "invalid_contract", "bad.json")
+	if v := h.m.dialogs.top().(*newTaskDialog).inputs[2].Value(); v != "t1" {
+		t.Fatalf("the form lost its values: task id %q", v)
+	}
 	if len(f.delegates) != 0 {
 		t.Fatal("an invalid contract reached Delegate")
 	}

@@ -26,9 +26,11 @@ func TestGolden(t *testing.T) {
 		{"contract", func(h *harness) { h.press("3") }},
 		{"prompt", func(h *harness) {
 			h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
+			h.press("i")
+			h.clk.advance(time.Second)
 		}},
 		{"question", func(h *harness) {
-			h.send(ev("login-fix", 11, core.EventInteractionWaiting, questionIA("q-1", true)))
+			h.send(ev("login-fix", 11, core.EventInteractionWaiting, questionIA("q-1")))
 		}},
 		{"finalize", func(h *harness) {
 			h.press("F")
@@ -70,7 +72,9 @@ func TestProgramStreamsThroughTheRelay(t *testing.T) {
 	live <- core.Event{TaskID: "login-fix", Seq: 11, Time: epoch, Type: core.EventAgentMessage, Data: mustJSON(core.TextData{Text: "streamed live through the relay"})}
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("streamed live through the relay")) },
 		teatest.WithDuration(20*time.Second))
+	// A task still runs: quitting asks first.
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
 	fm := tm.FinalModel(t).(*Model)
 	if got := fm.task("login-fix").log.lastSeq; got != 11 {

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"strings"
-
 	"github.com/charmbracelet/bubbles/key"
 )
 
@@ -12,13 +10,16 @@ type KeyMap struct {
 	// Anywhere outside a dialog.
 	Up, Down, NextView, PrevView, EventsView, DiffView, ContractView key.Binding
 	PageUp, PageDown, Top, Bottom                                    key.Binding
-	ToggleAll, NewTask, Steer, Finalize, Cancel, Close               key.Binding
+	ToggleAll, NewTask, Steer, Finalize, Cancel, Close, Resume       key.Binding
 	ShowPending, Refresh, Help, Quit                                 key.Binding
+
+	// Events view.
+	PrevItem, NextItem, Expand key.Binding
 
 	// Diff view.
 	NextHunk, PrevHunk, NextFile, PrevFile, Reviewed key.Binding
 
-	// Permission / question prompt.
+	// Permission / question prompt. Only these keys answer: no aliases, and enter never allows.
 	AllowOnce, AllowSession, Deny, Option, FreeText, Later key.Binding
 
 	// Forms and confirmations.
@@ -49,10 +50,15 @@ func DefaultKeyMap() KeyMap {
 		Finalize:     bind([]string{"F"}, "F", "finalize the reviewed task into one commit"),
 		Cancel:       bind([]string{"x"}, "x", "cancel the task (asks first)"),
 		Close:        bind([]string{"X"}, "X", "close the task (asks first)"),
-		ShowPending:  bind([]string{"i"}, "i", "show pending interactions again"),
-		Refresh:      bind([]string{"r"}, "r", "refresh tasks and detail"),
+		Resume:       bind([]string{"r"}, "r", "resume a paused task"),
+		ShowPending:  bind([]string{"i"}, "i", "open the next request waiting for you"),
+		Refresh:      bind([]string{"ctrl+r"}, "ctrl+r", "reload tasks and detail"),
 		Help:         bind([]string{"?"}, "?", "full help"),
 		Quit:         bind([]string{"q", "ctrl+c"}, "q", "quit"),
+
+		PrevItem: bind([]string{"["}, "[", "previous tool call or decision"),
+		NextItem: bind([]string{"]"}, "]", "next tool call or decision"),
+		Expand:   bind([]string{"enter"}, "enter", "expand / fold the selected entry"),
 
 		NextHunk: bind([]string{"]"}, "]", "next hunk"),
 		PrevHunk: bind([]string{"["}, "[", "previous hunk"),
@@ -60,9 +66,9 @@ func DefaultKeyMap() KeyMap {
 		PrevFile: bind([]string{"{", ","}, "{/,", "previous file"),
 		Reviewed: bind([]string{"v"}, "v", "mark the file reviewed / not reviewed"),
 
-		AllowOnce:    bind([]string{"a", "y"}, "a", "allow once"),
+		AllowOnce:    bind([]string{"a"}, "a", "allow once"),
 		AllowSession: bind([]string{"S"}, "S", "allow for the session (when offered)"),
-		Deny:         bind([]string{"d", "n"}, "d", "deny"),
+		Deny:         bind([]string{"d"}, "d", "deny"),
 		Option:       bind([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "choose the numbered option"),
 		FreeText:     bind([]string{"t"}, "t", "type a free-text answer (when allowed)"),
 		Later:        bind([]string{"esc"}, "esc", "answer later (i brings it back)"),
@@ -85,8 +91,9 @@ type helpGroup struct {
 
 func (k KeyMap) groups() []helpGroup {
 	return []helpGroup{
-		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Cancel, k.Close, k.ShowPending, k.Refresh, k.Help, k.Quit}},
+		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Refresh, k.Help, k.Quit}},
 		{"Detail", []key.Binding{k.NextView, k.PrevView, k.EventsView, k.DiffView, k.ContractView, k.PageUp, k.PageDown, k.Top, k.Bottom}},
+		{"Events", []key.Binding{k.PrevItem, k.NextItem, k.Expand}},
 		{"Diff", []key.Binding{k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile, k.Reviewed}},
 		{"Prompt", []key.Binding{k.AllowOnce, k.AllowSession, k.Deny, k.Option, k.FreeText, k.Later}},
 		{"Forms", []key.Binding{k.FocusNext, k.FocusPrev, k.Toggle, k.Submit, k.Yes, k.No, k.Dismiss}},
@@ -96,14 +103,4 @@ func (k KeyMap) groups() []helpGroup {
 // hint is b with a shorter description, for the footer.
 func hint(b key.Binding, desc string) key.Binding {
 	return bind(b.Keys(), b.Help().Key, desc)
-}
-
-// shortHelp renders "key help · key help" for the footer.
-func shortHelp(t Theme, bindings ...key.Binding) string {
-	parts := make([]string, 0, len(bindings))
-	for _, b := range bindings {
-		h := b.Help()
-		parts = append(parts, t.HelpKey.Render(h.Key)+" "+t.Help.Render(h.Desc))
-	}
-	return strings.Join(parts, t.Help.Render(" · "))
 }

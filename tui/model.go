@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"sort"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
+	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
@@ -25,11 +28,23 @@ type Options struct {
 	Now func() time.Time
 	// Dir is the repository directory the new-task form proposes; empty means the process's
 	// working directory.
-	Dir string
-	// PromptGrace is how long keys are swallowed after a prompt appears; 0 means 400 ms.
-	PromptGrace time.Duration
-	Logger      *slog.Logger
+	Dir    string
+	Logger *slog.Logger
+	// Notify rings the terminal bell and sends an OSC 9 notification to Output when a request
+	// starts waiting for the person.
+	Notify bool
+	Output io.Writer
+	// Monochrome draws without colour (NO_COLOR): reverse, bold and underline still mark the
+	// selection and the active tab.
+	Monochrome bool
+
+	// animate lets the model schedule its own timers (spinner frames, the end of a prompt's key
+	// grace). Run sets it; tests leave it off and move a fake clock instead.
+	animate bool
 }
+
+// statusTTL is how long a status message stays in the header.
+const statusTTL = 5 * time.Second
 
 // Messages the model receives. eventMsg and resyncMsg come from the relay; the rest are
 // results of commands that call the service.
@@ -37,6 +52,7 @@ type (
 	eventMsg  core.Event
 	resyncMsg struct{ err error }
 	tickMsg   time.Time
+	redrawMsg struct{}
 	tasksMsg  struct {
 		tasks []core.TaskView
 		err   error
@@ -57,9 +73,10 @@ type (
 		err  error
 	}
 	delegateMsg struct {
-		taskID string
+		in     newTaskInput
 		res    core.DelegateResult
 		err    error
+		resume bool
 	}
 )
 
@@ -76,34 +93,53 @@ var tabNames = [tabCount]string{"Events", "Diff", "Contract"}
 
 // taskInfo is what the dashboard keeps per task beyond its TaskView.
 type taskInfo struct {
-	detail      *core.TaskDetail
-	repository  string
-	created     time.Time
-	usage       *core.Usage
-	log         *eventLog
-	replayed    bool         // the log holds the journal from its start
-	replaying   bool         // a replay command is in flight
-	early       []core.Event // live events seen before the replay finished
-	eventsBack  int          // lines scrolled back from the live tail (0 follows)
-	getting     bool         // a Get is in flight
-	stale       bool         // the detail changed since the last Get
-	diff        *diffDoc
-	diffText    string
-	diffCur     diffCursor
-	reviewed    map[string]bool
+	detail     *core.TaskDetail
+	repository string
+	created    time.Time
+	usage      *core.Usage
+	log        *eventLog
+	replayed   bool         // the log holds the journal from its start
+	replaying  bool         // a replay command is in flight
+	early      []core.Event // live events seen before the replay finished
+	eventsBack int          // lines scrolled back from the live tail (0 follows)
+	getting    bool         // a Get is in flight
+	stale      bool         // the detail changed since the last Get
+	diff       *diffDoc
+	diffText   string
+	diffCur    diffCursor
+	reviewed   map[string]bool
+	// reviewedRev is the review revision the reviewed marks belong to.
 	reviewedRev int
-	contractTop int
+	contract    viewport.Model
+	// state and since say which state the dashboard last saw and since when, for the elapsed
+	// time of waits.
+	state core.State
+	since time.Time
+	// lastAgent is the agent's latest message text, shown in prompts.
+	lastAgent   string
+	agentStreak bool
 }
 
 // pendingIA is an interaction waiting for the supervisor.
 type pendingIA struct {
 	taskID    string
 	ia        core.Interaction
-	deferred  bool // put aside with esc
+	deferred  bool // put aside with esc: it does not open by itself again
 	answering bool // a respond is in flight
 }
 
-// Model is the dashboard's root model.
+// status is the one-line message in the header; it expires after statusTTL or when its task
+// changes state.
+type status struct {
+	text   string
+	isErr  bool
+	at     time.Time
+	taskID string
+	state  core.State
+}
+
+// Model is the dashboard's root model. It composes the task list, the detail panes and the
+// dialog stack, routes keys to whichever has focus and turns results into service calls.
 type Model struct {
 	svc   core.Service
 	ctx   context.Context
@@ -114,18 +150,20 @@ type Model struct {
 	log   *slog.Logger
 
 	width, height int
-	showAll       bool
-	tasks         []core.TaskView
-	selected      string
+	list          taskList
 	info          map[string]*taskInfo
 	pending       []*pendingIA
-	stack         []dialog
+	announced     map[string]bool
+	dialogs       dialogStack
 	tab           detailTab
 	listing       bool // a List is in flight
 	listDirty     bool
-	finalizing    map[string]bool
-	status        string
-	statusErr     bool
+	finalizing    map[string]time.Time
+	status        status
+	spin          spinner.Model
+	spinning      bool
+	graceTimer    bool
+	lastForm      newTaskInput
 }
 
 // NewModel builds the dashboard model over svc; Run wraps it in a program.
@@ -137,9 +175,6 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.PromptGrace == 0 {
-		opts.PromptGrace = 400 * time.Millisecond
-	}
 	if opts.Dir == "" {
 		opts.Dir, _ = os.Getwd()
 	}
@@ -147,10 +182,16 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	if lg == nil {
 		lg = slog.New(slog.DiscardHandler)
 	}
+	theme := DefaultTheme()
+	if opts.Monochrome {
+		theme = MonochromeTheme()
+	}
+	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(theme.Pending))
 	return &Model{
 		svc: svc, ctx: ctx, opts: opts, now: opts.Now, log: lg,
-		theme: DefaultTheme(), keys: DefaultKeyMap(),
-		info: map[string]*taskInfo{}, finalizing: map[string]bool{},
+		theme: theme, keys: DefaultKeyMap(), spin: sp,
+		info: map[string]*taskInfo{}, finalizing: map[string]time.Time{}, announced: map[string]bool{},
+		lastForm: newTaskInput{RepoDir: opts.Dir, Lane: core.LaneFast},
 	}
 }
 
@@ -173,13 +214,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 	case tea.KeyMsg:
-		cmds = append(cmds, m.handleKey(msg))
+		cmds = append(cmds, m.handleKeys(msg))
 	case eventMsg:
 		cmds = append(cmds, m.ingest(core.Event(msg)))
 	case resyncMsg:
 		cmds = append(cmds, m.resync(msg.err))
-	case tickMsg:
-		// Only re-renders: ages and the grace period read the clock in View.
+	case tickMsg, redrawMsg:
+		// Only re-renders: ages, elapsed times and the grace cue read the clock in View.
+		m.graceTimer = false
+	case spinner.TickMsg:
+		if m.anyWaiting() {
+			var cmd tea.Cmd
+			m.spin, cmd = m.spin.Update(msg)
+			cmds = append(cmds, cmd)
+		} else {
+			m.spinning = false
+		}
 	case tasksMsg:
 		cmds = append(cmds, m.onTasks(msg))
 	case detailMsg:
@@ -192,7 +242,27 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onDelegate(msg))
 	}
 	m.surfacePrompt()
+	m.trackStates()
+	cmds = append(cmds, m.timers())
 	return m, tea.Batch(cmds...)
+}
+
+// timers starts the spinner while something waits and wakes the view when a prompt's key
+// grace ends, so its cue disappears on time. Only a running program animates.
+func (m *Model) timers() tea.Cmd {
+	if !m.opts.animate {
+		return nil
+	}
+	var cmds []tea.Cmd
+	if !m.spinning && m.anyWaiting() {
+		m.spinning = true
+		cmds = append(cmds, m.spin.Tick)
+	}
+	if left := m.dialogs.graceLeft(m.now()); left > 0 && !m.graceTimer {
+		m.graceTimer = true
+		cmds = append(cmds, tea.Tick(left+10*time.Millisecond, func(time.Time) tea.Msg { return redrawMsg{} }))
+	}
+	return tea.Batch(cmds...)
 }
 
 // ---- service commands ----
@@ -203,7 +273,7 @@ func (m *Model) refreshList() tea.Cmd {
 		return nil
 	}
 	m.listing = true
-	all := m.showAll
+	all := m.list.showAll
 	return func() tea.Msg {
 		tasks, err := m.svc.List(m.ctx, core.ListFilter{All: all})
 		return tasksMsg{tasks: tasks, err: err}
@@ -276,17 +346,52 @@ func (m *Model) delegate(in newTaskInput) tea.Cmd {
 	return func() tea.Msg {
 		raw, err := os.ReadFile(in.ContractPath)
 		if err != nil {
-			return delegateMsg{taskID: in.TaskID, err: core.Errorf(core.CodeInvalidRequest, nil, "cannot read the contract file: %v", err)}
+			return delegateMsg{in: in, err: core.Errorf(core.CodeInvalidRequest, nil, "cannot read the contract file: %v", err)}
 		}
 		if !json.Valid(raw) {
-			return delegateMsg{taskID: in.TaskID, err: core.Errorf(core.CodeInvalidContract, nil, "%s is not valid JSON", in.ContractPath)}
+			return delegateMsg{in: in, err: core.Errorf(core.CodeInvalidContract, nil, "%s is not valid JSON", in.ContractPath)}
 		}
 		res, err := m.svc.Delegate(m.ctx, core.DelegateRequest{
 			TaskID: in.TaskID, Contract: raw, WorkerLane: in.Lane, WaitMode: "background",
 			Authority:      core.Authority{Cwd: in.RepoDir, Writable: true},
 			PermissionMode: core.PermissionSupervised,
 		})
-		return delegateMsg{taskID: in.TaskID, res: res, err: err}
+		return delegateMsg{in: in, res: res, err: err}
+	}
+}
+
+// resume continues a paused task with the pause tokens the person is looking at: if the task
+// paused again since, the engine refuses and the dashboard shows the new reason.
+func (m *Model) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
+	rev, yes := v.PauseRevision, true
+	req := core.DelegateRequest{
+		TaskID: v.TaskID, Contract: d.Contract, WaitMode: "background", PathBase: "repository",
+		PauseRevision: &rev, PauseReasonHash: v.PauseReasonHash, Resume: &yes,
+		Authority:      core.Authority{Cwd: d.Repository, Writable: true, Network: d.Network},
+		PermissionMode: core.PermissionSupervised,
+	}
+	return func() tea.Msg {
+		res, err := m.svc.Delegate(m.ctx, req)
+		return delegateMsg{in: newTaskInput{TaskID: v.TaskID}, res: res, err: err, resume: true}
+	}
+}
+
+// notify rings the bell and raises a desktop notification (OSC 9) for a new request.
+func (m *Model) notify(taskID string, ia core.Interaction) tea.Cmd {
+	if !m.opts.Notify || m.opts.Output == nil {
+		return nil
+	}
+	what := strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, describeRequest(ia.Request).what)
+	msg := fmt.Sprintf("\a\x1b]9;reasonixctl: %s waits for you: %s\x07", taskID, short(what, 120))
+	w := m.opts.Output
+	return func() tea.Msg {
+		_, _ = io.WriteString(w, msg)
+		return nil
 	}
 }
 
@@ -307,6 +412,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 		// Keep a reader's place while the tail grows under them.
 		ti.eventsBack += ti.log.total - before
 	}
+	ti.noteAgent(ev)
 	var cmds []tea.Cmd
 	switch ev.Type {
 	case core.EventTaskCreated:
@@ -319,11 +425,12 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 	case core.EventStateChanged:
 		var d core.StateChangedData
 		if json.Unmarshal(ev.Data, &d) == nil {
-			for i := range m.tasks {
-				if m.tasks[i].TaskID == ev.TaskID {
-					m.tasks[i].State, m.tasks[i].Phase = d.To, d.Phase
+			for i := range m.list.tasks {
+				if m.list.tasks[i].TaskID == ev.TaskID {
+					m.list.tasks[i].State, m.list.tasks[i].Phase = d.To, d.Phase
 				}
 			}
+			ti.state, ti.since = d.To, ev.Time
 		}
 		cmds = append(cmds, m.refreshList(), m.detailIfSelected(ev.TaskID))
 	case core.EventUsage:
@@ -335,6 +442,10 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 		var ia core.Interaction
 		if json.Unmarshal(ev.Data, &ia) == nil {
 			m.addPending(ev.TaskID, ia)
+			if !m.announced[ia.ID] && ia.Status == core.InteractionPending {
+				m.announced[ia.ID] = true
+				cmds = append(cmds, m.notify(ev.TaskID, ia))
+			}
 		}
 	case core.EventInteractionResolved:
 		var ia core.Interaction
@@ -345,18 +456,42 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 		cmds = append(cmds, m.detailIfSelected(ev.TaskID))
 	case core.EventCommitted:
 		var d core.CommittedData
-		if json.Unmarshal(ev.Data, &d) == nil && m.finalizing[ev.TaskID] {
-			delete(m.finalizing, ev.TaskID)
-			m.push(commitNotice(ev.TaskID, d.CommitHash, d.Branch, d.IntegrationCommand))
-			m.setStatus("committed "+ev.TaskID+" as "+d.CommitHash, false)
+		if json.Unmarshal(ev.Data, &d) == nil {
+			if _, ok := m.finalizing[ev.TaskID]; ok {
+				delete(m.finalizing, ev.TaskID)
+				m.push(commitNotice(ev.TaskID, d.CommitHash, d.Branch, d.IntegrationCommand))
+				m.setStatus("committed "+ev.TaskID+" as "+d.CommitHash, false, ev.TaskID)
+			}
 		}
 		cmds = append(cmds, m.detailIfSelected(ev.TaskID))
 	}
 	return tea.Batch(cmds...)
 }
 
+// noteAgent keeps the agent's latest message: consecutive agent text events are one message.
+func (ti *taskInfo) noteAgent(ev core.Event) {
+	if ev.Type != core.EventAgentMessage {
+		if ev.Type != core.EventUsage && ev.Type != core.EventAgentThought {
+			ti.agentStreak = false
+		}
+		return
+	}
+	var d core.TextData
+	if json.Unmarshal(ev.Data, &d) != nil {
+		return
+	}
+	if !ti.agentStreak {
+		ti.lastAgent = ""
+	}
+	ti.lastAgent += d.Text
+	if len(ti.lastAgent) > 4096 {
+		ti.lastAgent = ti.lastAgent[len(ti.lastAgent)-4096:]
+	}
+	ti.agentStreak = true
+}
+
 func (m *Model) detailIfSelected(id string) tea.Cmd {
-	if id != m.selected {
+	if id != m.list.selected {
 		m.task(id).stale = true
 		return nil
 	}
@@ -366,17 +501,17 @@ func (m *Model) detailIfSelected(id string) tea.Cmd {
 // resync follows a lost subscription: events may have been missed, so reload what is shown.
 func (m *Model) resync(err error) tea.Cmd {
 	if err != nil {
-		m.setStatus("event stream restarted after: "+err.Error(), true)
+		m.setStatus("event stream restarted after: "+err.Error(), true, "")
 	}
 	for _, ti := range m.info {
 		ti.stale = true
 	}
 	cmds := []tea.Cmd{m.refreshList()}
-	if m.selected != "" {
-		ti := m.task(m.selected)
+	if m.list.selected != "" {
+		ti := m.task(m.list.selected)
 		// Replay the journal again so the events view has no gap.
 		ti.replayed = false
-		cmds = append(cmds, m.fetchDetail(m.selected), m.replay(m.selected))
+		cmds = append(cmds, m.fetchDetail(m.list.selected), m.replay(m.list.selected))
 	}
 	return tea.Batch(cmds...)
 }
@@ -389,25 +524,19 @@ func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
 		cmds = append(cmds, m.refreshList())
 	}
 	if msg.err != nil {
-		m.setStatus("listing tasks failed: "+oneLine(msg.err), true)
+		m.setStatus("listing tasks failed: "+oneLine(msg.err), true, "")
 		return tea.Batch(cmds...)
 	}
-	m.tasks = msg.tasks
-	if m.selectedIndex() < 0 {
-		m.selected = ""
-		if len(m.tasks) > 0 {
-			m.selected = m.tasks[0].TaskID
-		}
-	}
-	for _, t := range m.tasks {
+	m.list.set(msg.tasks)
+	for _, t := range m.list.tasks {
 		ti := m.task(t.TaskID)
 		// Details give the repository, age, usage and pending interactions the list lacks.
-		if ti.detail == nil || (ti.stale && t.TaskID == m.selected) {
+		if ti.detail == nil || (ti.stale && t.TaskID == m.list.selected) {
 			cmds = append(cmds, m.fetchDetail(t.TaskID))
 		}
 	}
-	if m.selected != "" {
-		cmds = append(cmds, m.replay(m.selected))
+	if m.list.selected != "" {
+		cmds = append(cmds, m.replay(m.list.selected))
 	}
 	return tea.Batch(cmds...)
 }
@@ -421,7 +550,7 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		if core.AsError(msg.err).Code != core.CodeTaskNotFound {
-			m.setStatus("loading "+msg.taskID+" failed: "+oneLine(msg.err), true)
+			m.setStatus("loading "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
 		}
 		return cmd
 	}
@@ -442,11 +571,7 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 	if d.View.ReviewRevision != ti.reviewedRev {
 		ti.reviewed, ti.reviewedRev = map[string]bool{}, d.View.ReviewRevision
 	}
-	for i := range m.tasks {
-		if m.tasks[i].TaskID == d.View.TaskID && d.View.TaskID != "" {
-			m.tasks[i] = d.View
-		}
-	}
+	m.list.replace(d.View)
 	for _, ia := range d.Interactions {
 		if ia.Status == core.InteractionPending {
 			m.addPending(msg.taskID, ia)
@@ -461,16 +586,19 @@ func (m *Model) onReplay(msg replayMsg) {
 	ti := m.task(msg.taskID)
 	ti.replaying = false
 	if msg.err != nil && len(msg.events) == 0 {
-		m.setStatus("reading the journal of "+msg.taskID+" failed: "+oneLine(msg.err), true)
+		m.setStatus("reading the journal of "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
 		return
 	}
 	log := newEventLog()
 	log.setWidth(ti.log.width)
+	ti.lastAgent, ti.agentStreak = "", false
 	for _, ev := range msg.events {
 		log.add(ev)
+		ti.noteAgent(ev)
 	}
 	for _, ev := range ti.early {
 		log.add(ev)
+		ti.noteAgent(ev)
 	}
 	ti.log, ti.early, ti.replayed, ti.eventsBack = log, nil, true, 0
 }
@@ -492,44 +620,62 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 		}
 		m.push(errorNotice(req.Action+" "+req.TaskID+" failed", msg.err))
 		// The snapshot may have moved on: show the fresh diff and revision.
-		return m.fetchDetail(req.TaskID)
+		return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
 	}
-	m.replaceView(msg.view)
+	m.list.replace(msg.view)
 	switch req.Action {
 	case core.ActionRespond:
 		m.dropPending(req.InteractionID)
-		m.setStatus("answered "+req.InteractionID+": "+req.Decision, false)
+		m.setStatus("answered "+req.InteractionID+": "+req.Decision, false, req.TaskID)
 	case core.ActionFinalize:
 		if msg.view.CommitHash != "" {
 			// The committed event may have shown the notice already.
-			if m.finalizing[req.TaskID] {
+			if _, ok := m.finalizing[req.TaskID]; ok {
 				delete(m.finalizing, req.TaskID)
 				m.push(commitNotice(req.TaskID, msg.view.CommitHash, msg.view.Branch, msg.view.IntegrationCommand))
 			}
-			m.setStatus("committed "+req.TaskID+" as "+msg.view.CommitHash, false)
+			m.setStatus("committed "+req.TaskID+" as "+msg.view.CommitHash, false, req.TaskID)
 		} else {
-			m.setStatus("finalizing "+req.TaskID+": "+string(msg.view.State), false)
+			m.setStatus("finalizing "+req.TaskID+": "+string(msg.view.State), false, req.TaskID)
 		}
 	default:
-		m.setStatus(req.Action+" "+req.TaskID+": now "+string(msg.view.State), false)
+		m.setStatus(req.Action+" "+req.TaskID+": now "+string(msg.view.State), false, req.TaskID)
 	}
 	return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
 }
 
 func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
+	id := msg.in.TaskID
 	if msg.err != nil {
-		m.push(errorNotice("starting task "+msg.taskID+" failed", msg.err))
-		return nil
+		if msg.resume {
+			m.push(errorNotice("resuming "+id+" failed", msg.err))
+			return tea.Batch(m.refreshList(), m.fetchDetail(id))
+		}
+		// A task that could not start is undone by the engine: drop what the dashboard saw of
+		// it and give the person their form back, with the cause and what to do about it.
+		if m.list.index(id) < 0 || core.AsError(msg.err).Code != core.CodeTaskConflict {
+			delete(m.info, id)
+		}
+		d := newNewTaskDialog(msg.in)
+		d.err = strings.Join(describeError(msg.err), "\n")
+		m.push(d)
+		return m.refreshList()
 	}
-	m.selected = msg.res.TaskID
-	m.setStatus("started "+msg.res.TaskID+" ("+string(msg.res.State)+")", false)
-	return tea.Batch(m.refreshList(), m.fetchDetail(msg.res.TaskID))
+	m.list.selected = msg.res.TaskID
+	verb := "started "
+	if msg.resume {
+		verb = "resumed "
+	}
+	m.setStatus(verb+msg.res.TaskID+" ("+string(msg.res.State)+")", false, msg.res.TaskID)
+	return tea.Batch(m.refreshList(), m.fetchDetail(msg.res.TaskID), m.replay(msg.res.TaskID))
 }
 
-func (m *Model) replaceView(v core.TaskView) {
-	for i := range m.tasks {
-		if m.tasks[i].TaskID == v.TaskID && v.TaskID != "" {
-			m.tasks[i] = v
+// trackStates notes when each task entered the state it shows, for elapsed times.
+func (m *Model) trackStates() {
+	for _, tv := range m.list.tasks {
+		ti := m.task(tv.TaskID)
+		if ti.state != tv.State {
+			ti.state, ti.since = tv.State, m.now()
 		}
 	}
 }
@@ -559,79 +705,142 @@ func (m *Model) dropPending(id string) {
 			break
 		}
 	}
-	for i, d := range m.stack {
-		if pd, ok := d.(*promptDialog); ok && pd.ia.ID == id {
-			m.stack = append(m.stack[:i:i], m.stack[i+1:]...)
-			break
-		}
+	if d := m.dialogs.prompt(id); d != nil {
+		m.dialogs.remove(d)
 	}
 }
 
 func (m *Model) pendingFor(taskID string) bool {
 	for _, p := range m.pending {
-		if p.taskID == taskID {
+		if p.taskID == taskID && !p.answering {
 			return true
 		}
 	}
 	return false
 }
 
-// surfacePrompt puts the oldest unanswered interaction on top of the dialog stack, whatever the
-// person is doing, unless a prompt is already there.
+func (m *Model) pendingCount() int {
+	n := 0
+	for _, p := range m.pending {
+		if !p.answering {
+			n++
+		}
+	}
+	return n
+}
+
+// surfacePrompt opens the selected task's waiting request, but only when nothing else is open:
+// a request of another task, or one arriving while the person uses a dialog or form, is
+// announced (header count, row marker, bell) and waits for `i`.
 func (m *Model) surfacePrompt() {
-	for _, d := range m.stack {
-		if _, ok := d.(*promptDialog); ok {
+	if !m.dialogs.empty() {
+		return
+	}
+	for _, p := range m.pending {
+		if p.taskID == m.list.selected && !p.deferred && !p.answering {
+			m.openPrompt(p)
 			return
 		}
 	}
+}
+
+func (m *Model) openPrompt(p *pendingIA) {
+	d := newPromptDialog(p.taskID, p.ia)
+	d.lastWords = m.task(p.taskID).lastAgent
+	d.others = m.pendingCount() - 1
+	m.dialogs.push(d, m.now())
+}
+
+// openNextPending is `i`: the selected task's request first, else the oldest waiting one.
+func (m *Model) openNextPending() tea.Cmd {
 	var next *pendingIA
-	waiting := 0
 	for _, p := range m.pending {
-		if p.deferred || p.answering {
+		if p.answering {
 			continue
 		}
-		if next == nil {
+		if next == nil || (p.taskID == m.list.selected && next.taskID != m.list.selected) {
 			next = p
-		} else {
-			waiting++
 		}
 	}
 	if next == nil {
-		return
-	}
-	d := newPromptDialog(next.taskID, next.ia, m.now())
-	d.others = waiting
-	m.push(d)
-}
-
-func (m *Model) push(d dialog) { m.stack = append(m.stack, d) }
-
-func (m *Model) topDialog() dialog {
-	if len(m.stack) == 0 {
+		m.setStatus("nothing is waiting for you", false, "")
 		return nil
 	}
-	return m.stack[len(m.stack)-1]
+	next.deferred = false
+	var cmd tea.Cmd
+	if next.taskID != m.list.selected && m.list.index(next.taskID) >= 0 {
+		m.list.selected = next.taskID
+		cmd = m.selectionChanged()
+	}
+	m.openPrompt(next)
+	return cmd
 }
+
+func (m *Model) push(d dialog) { m.dialogs.push(d, m.now()) }
 
 // ---- keys ----
 
-func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
-	if msg.Type == tea.KeyCtrlC {
-		return tea.Quit
+// handleKeys splits a key message that carries several runes (keys that arrived in one read:
+// fast typing, `tmux send-keys 2 3`) into one key each, unless a text input has focus, where
+// they are text. A paste only ever goes to a text input.
+func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
+	top := m.dialogs.top()
+	typing := top != nil && top.typing()
+	if msg.Paste {
+		if typing && !m.dialogs.swallow(m.now()) {
+			return m.apply(top, top.update(msg, m.keys))
+		}
+		return nil
 	}
-	if d := m.topDialog(); d != nil {
-		if pd, ok := d.(*promptDialog); ok && m.now().Sub(pd.openedAt) < m.opts.PromptGrace {
-			// Swallow keys typed just as the prompt appeared: they were meant for something else.
+	if msg.Type != tea.KeyRunes || len(msg.Runes) <= 1 || typing {
+		return m.handleKey(msg)
+	}
+	var cmds []tea.Cmd
+	for i, r := range msg.Runes {
+		if top := m.dialogs.top(); top != nil && top.typing() {
+			// A dialog opened by an earlier rune takes the rest as text.
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:]}))
+			break
+		}
+		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}))
+		m.surfacePrompt()
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	if top := m.dialogs.top(); top != nil {
+		if m.dialogs.swallow(m.now()) {
+			// Keys typed as the prompt appeared were meant for something else.
 			return nil
 		}
-		res := d.update(msg, m.keys)
-		return m.apply(d, res)
+		if cd, ok := top.(*confirmDialog); ok && cd.quit && msg.Type == tea.KeyCtrlC {
+			return tea.Quit
+		}
+		if msg.Type == tea.KeyCtrlC {
+			return m.askQuit()
+		}
+		if !top.typing() {
+			if _, isHelp := top.(*helpDialog); !isHelp && key.Matches(msg, k.Help) {
+				m.push(&helpDialog{})
+				return nil
+			}
+			switch msg.Type {
+			case tea.KeyPgDown:
+				m.dialogs.scroll += 5
+				return nil
+			case tea.KeyPgUp:
+				m.dialogs.scroll = max(m.dialogs.scroll-5, 0)
+				return nil
+			}
+		}
+		return m.apply(top, top.update(msg, k))
 	}
-	k := m.keys
-	t := m.selectedTask()
+	t := m.list.selectedTask()
 	switch {
 	case key.Matches(msg, k.Quit):
-		return tea.Quit
+		return m.askQuit()
 	case key.Matches(msg, k.Help):
 		m.push(&helpDialog{})
 	case key.Matches(msg, k.Up):
@@ -649,7 +858,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.ContractView):
 		m.tab = tabContract
 	case key.Matches(msg, k.ToggleAll):
-		m.showAll = !m.showAll
+		m.list.showAll = !m.list.showAll
 		return m.refreshList()
 	case key.Matches(msg, k.Refresh):
 		cmds := []tea.Cmd{m.refreshList()}
@@ -658,46 +867,114 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	case key.Matches(msg, k.NewTask):
-		m.push(newNewTaskDialog(m.opts.Dir))
+		m.push(newNewTaskDialog(m.lastForm))
 	case key.Matches(msg, k.ShowPending):
-		for _, p := range m.pending {
-			p.deferred = false
-		}
-		if len(m.pending) == 0 {
-			m.setStatus("no pending interactions", false)
-		}
-	case t == nil && (key.Matches(msg, k.Steer) || key.Matches(msg, k.Finalize) || key.Matches(msg, k.Cancel) || key.Matches(msg, k.Close)):
-		m.setStatus("no task selected", true)
+		return m.openNextPending()
 	case key.Matches(msg, k.Steer):
-		return m.openSteer(t)
+		return m.act(t, core.ActionSteer)
 	case key.Matches(msg, k.Finalize):
-		return m.openFinalize(t)
+		return m.act(t, core.ActionFinalize)
 	case key.Matches(msg, k.Cancel):
-		m.push(&confirmDialog{
-			title: "Cancel task " + t.TaskID + "?",
-			body:  "The worker stops, pending questions are dropped and nothing is committed. The branch and worktree stay for inspection.",
-			req:   core.ControlRequest{TaskID: t.TaskID, Action: core.ActionCancel},
-		})
+		return m.act(t, core.ActionCancel)
 	case key.Matches(msg, k.Close):
-		m.push(&confirmDialog{
-			title: "Close task " + t.TaskID + "?",
-			body:  "The worker session is closed and the task ends; a committed result stays on its branch.",
-			req:   core.ControlRequest{TaskID: t.TaskID, Action: core.ActionClose},
-		})
+		return m.act(t, core.ActionClose)
+	case key.Matches(msg, k.Resume):
+		return m.act(t, core.ActionResume)
 	default:
 		m.scrollKey(msg)
 	}
 	return nil
 }
 
+// act runs one of the task actions core allows in the task's state, or says why it cannot.
+func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
+	if t == nil {
+		m.setStatus("no task selected: press n to start one", true, "")
+		return nil
+	}
+	if !core.Allows(*t, action) {
+		m.setStatus(notAllowed(*t, action), true, t.TaskID)
+		return nil
+	}
+	switch action {
+	case core.ActionSteer:
+		if t.State == core.StateReviewRequired {
+			round := t.RepairRounds + 1
+			m.push(newSteerDialog(t.TaskID, fmt.Sprintf("Repair round %d/%d for %s", round, core.MaxRepairRounds, t.TaskID),
+				"Say what to fix. The contract stays the same; the worker resumes and the task returns to review."))
+		} else {
+			m.push(newSteerDialog(t.TaskID, "Steer "+t.TaskID, "The message reaches the worker during its current turn."))
+		}
+	case core.ActionFinalize:
+		ti := m.task(t.TaskID)
+		if ti.detail == nil {
+			m.setStatus("loading the review of "+t.TaskID+"…", false, t.TaskID)
+			return m.fetchDetail(t.TaskID)
+		}
+		m.push(newFinalizeDialog(*ti.detail))
+	case core.ActionCancel:
+		m.push(&confirmDialog{
+			title: "Cancel task " + t.TaskID + "?",
+			body:  "The worker stops, pending questions are dropped and nothing is committed. The branch and worktree stay for inspection.",
+			req:   core.ControlRequest{TaskID: t.TaskID, Action: core.ActionCancel},
+		})
+	case core.ActionClose:
+		m.push(&confirmDialog{
+			title: "Close task " + t.TaskID + "?",
+			body:  "The worker session is closed and the task ends; a committed result stays on its branch.",
+			req:   core.ControlRequest{TaskID: t.TaskID, Action: core.ActionClose},
+		})
+	case core.ActionResume:
+		ti := m.task(t.TaskID)
+		if ti.detail == nil {
+			m.setStatus("loading "+t.TaskID+"…", false, t.TaskID)
+			return m.fetchDetail(t.TaskID)
+		}
+		m.setStatus("resuming "+t.TaskID+"…", false, t.TaskID)
+		return m.resume(*ti.detail, *t)
+	}
+	return nil
+}
+
+// notAllowed says why an action does not apply to a task now.
+func notAllowed(t core.TaskView, action string) string {
+	switch {
+	case action == core.ActionSteer && t.State == core.StateReviewRequired:
+		return fmt.Sprintf("%s used its %d repair rounds: finalize it (F) or close it (X)", t.TaskID, core.MaxRepairRounds)
+	case t.State.Terminal():
+		return t.TaskID + " has ended (" + string(t.State) + "): nothing more to do"
+	}
+	need := map[string]string{
+		core.ActionSteer:    "a running task or one in review",
+		core.ActionFinalize: "a task in review",
+		core.ActionResume:   "a paused task",
+		core.ActionCancel:   "a task that is not verifying or ended",
+		core.ActionClose:    "a task that is not verifying or ended",
+	}[action]
+	return fmt.Sprintf("%s needs %s; %s is %s", action, need, t.TaskID, strings.ReplaceAll(string(t.State), "_", " "))
+}
+
+// askQuit quits, asking first when tasks are still working: quitting stops their workers.
+func (m *Model) askQuit() tea.Cmd {
+	n := m.list.working()
+	if n == 0 {
+		return tea.Quit
+	}
+	m.push(&confirmDialog{
+		quit:  true,
+		title: "Quit reasonixctl?",
+		body: fmt.Sprintf("%d task(s) are still working. Quitting stops their workers; the tasks are paused and "+
+			"you can resume them (r) the next time you open the dashboard.", n),
+	})
+	return nil
+}
+
 func (m *Model) apply(d dialog, res dialogResult) tea.Cmd {
 	if res.close {
-		for i := len(m.stack) - 1; i >= 0; i-- {
-			if m.stack[i] == d {
-				m.stack = append(m.stack[:i:i], m.stack[i+1:]...)
-				break
-			}
-		}
+		m.dialogs.remove(d)
+	}
+	if res.quit {
+		return tea.Quit
 	}
 	if pd, ok := d.(*promptDialog); ok {
 		if p := m.findPending(pd.ia.ID); p != nil {
@@ -708,79 +985,40 @@ func (m *Model) apply(d dialog, res dialogResult) tea.Cmd {
 	var cmd tea.Cmd
 	if res.control != nil {
 		if res.control.Action == core.ActionFinalize {
-			m.finalizing[res.control.TaskID] = true
-			m.setStatus("finalizing "+res.control.TaskID+": verifying and committing…", false)
+			m.finalizing[res.control.TaskID] = m.now()
+			m.setStatus("finalizing "+res.control.TaskID+": verifying and committing…", false, "")
 		}
 		cmd = m.control(*res.control)
 	}
 	if res.delegate != nil {
-		m.setStatus("starting task "+res.delegate.TaskID+"…", false)
+		m.lastForm = *res.delegate
+		m.setStatus("starting task "+res.delegate.TaskID+"…", false, "")
 		cmd = m.delegate(*res.delegate)
 	}
 	return cmd
 }
 
-func (m *Model) openSteer(t *core.TaskView) tea.Cmd {
-	switch t.State {
-	case core.StateReviewRequired:
-		round := t.RepairRounds + 1
-		m.push(newSteerDialog(t.TaskID, fmt.Sprintf("Repair round %d/2 for %s", round, t.TaskID),
-			"Say what to fix. The contract stays the same; the worker resumes and the task returns to review."))
-	case core.StateRunning:
-		m.push(newSteerDialog(t.TaskID, "Steer "+t.TaskID, "The message reaches the worker during its current turn."))
-	default:
-		m.setStatus("steer needs a running task or one in review (this one is "+string(t.State)+")", true)
-	}
-	return nil
-}
-
-func (m *Model) openFinalize(t *core.TaskView) tea.Cmd {
-	if t.State != core.StateReviewRequired {
-		m.setStatus("finalize needs a task in review (this one is "+string(t.State)+")", true)
-		return nil
-	}
-	ti := m.task(t.TaskID)
-	if ti.detail == nil {
-		m.setStatus("loading the review of "+t.TaskID+"…", false)
-		return m.fetchDetail(t.TaskID)
-	}
-	m.push(newFinalizeDialog(*ti.detail))
-	return nil
-}
-
-func (m *Model) selectedIndex() int {
-	for i, t := range m.tasks {
-		if t.TaskID == m.selected {
-			return i
-		}
-	}
-	return -1
-}
-
-func (m *Model) selectedTask() *core.TaskView {
-	if i := m.selectedIndex(); i >= 0 {
-		return &m.tasks[i]
-	}
-	return nil
-}
+func (m *Model) selectedTask() *core.TaskView { return m.list.selectedTask() }
 
 func (m *Model) moveSelection(delta int) tea.Cmd {
-	if len(m.tasks) == 0 {
+	if !m.list.move(delta) {
 		return nil
 	}
-	i := clampInt(m.selectedIndex()+delta, 0, len(m.tasks)-1)
-	m.selected = m.tasks[i].TaskID
-	ti := m.task(m.selected)
+	return m.selectionChanged()
+}
+
+func (m *Model) selectionChanged() tea.Cmd {
+	ti := m.task(m.list.selected)
 	var cmds []tea.Cmd
 	if ti.detail == nil || ti.stale {
-		cmds = append(cmds, m.fetchDetail(m.selected))
+		cmds = append(cmds, m.fetchDetail(m.list.selected))
 	}
-	cmds = append(cmds, m.replay(m.selected))
+	cmds = append(cmds, m.replay(m.list.selected))
 	return tea.Batch(cmds...)
 }
 
 func (m *Model) scrollKey(msg tea.KeyMsg) {
-	t := m.selectedTask()
+	t := m.list.selectedTask()
 	if t == nil {
 		return
 	}
@@ -836,21 +1074,79 @@ func (m *Model) scrollKey(msg tea.KeyMsg) {
 	case tabContract:
 		switch {
 		case key.Matches(msg, k.PageDown):
-			ti.contractTop += page
+			ti.contract.PageDown()
 		case key.Matches(msg, k.PageUp):
-			ti.contractTop -= page
+			ti.contract.PageUp()
 		case key.Matches(msg, k.Top):
-			ti.contractTop = 0
+			ti.contract.GotoTop()
+		case key.Matches(msg, k.Bottom):
+			ti.contract.GotoBottom()
 		}
-		ti.contractTop = max(ti.contractTop, 0)
 	}
 }
 
-func (m *Model) setStatus(s string, isErr bool) {
-	m.status, m.statusErr = s, isErr
+// setStatus shows a message in the header until it expires or, when taskID is set, until that
+// task changes state.
+func (m *Model) setStatus(s string, isErr bool, taskID string) {
+	st := status{text: s, isErr: isErr, at: m.now(), taskID: taskID}
+	if t := m.list.index(taskID); t >= 0 {
+		st.state = m.list.tasks[t].State
+	}
+	m.status = st
 	if isErr {
 		m.log.Warn("dashboard", "status", s)
 	}
+}
+
+// currentStatus is the status message while it is still fresh.
+func (m *Model) currentStatus() (string, bool) {
+	st := m.status
+	if st.text == "" || m.now().Sub(st.at) >= statusTTL {
+		return "", false
+	}
+	if i := m.list.index(st.taskID); st.taskID != "" && i >= 0 && m.list.tasks[i].State != st.state {
+		return "", false
+	}
+	return st.text, st.isErr
+}
+
+// ---- waits ----
+
+// isWaiting reports whether a task is in a wait the person should see moving.
+func (m *Model) isWaiting(tv core.TaskView) bool {
+	if _, ok := m.finalizing[tv.TaskID]; ok {
+		return true
+	}
+	switch tv.State {
+	case core.StateProvisioning, core.StateRunning, core.StateVerifying:
+		return true
+	}
+	return false
+}
+
+func (m *Model) anyWaiting() bool {
+	for _, tv := range m.list.tasks {
+		if m.isWaiting(tv) {
+			return true
+		}
+	}
+	return len(m.finalizing) > 0
+}
+
+// waitLabel is the spinner and the elapsed time of a task's current wait, or "".
+func (m *Model) waitLabel(tv core.TaskView) string {
+	if !m.isWaiting(tv) {
+		return ""
+	}
+	since := m.task(tv.TaskID).since
+	what := strings.ReplaceAll(string(tv.State), "_", " ")
+	if at, ok := m.finalizing[tv.TaskID]; ok {
+		since, what = at, "finalizing"
+	}
+	if since.IsZero() {
+		return m.spin.View() + " " + what
+	}
+	return m.spin.View() + " " + what + " " + humanAge(m.now().Sub(since))
 }
 
 // ---- notices ----
@@ -860,13 +1156,9 @@ func commitNotice(taskID, hash, branch, integration string) *noticeDialog {
 		integration = "git cherry-pick " + hash
 	}
 	return &noticeDialog{
-		title: "Committed " + taskID,
-		lines: []string{
-			"commit " + hash + " on branch " + branch,
-			"",
-			"Bring it into your checkout with:",
-			integration,
-		},
+		title:   "Committed " + taskID,
+		lines:   []string{"commit " + hash + " on branch " + branch, "", "Bring it into your checkout with:"},
+		command: integration,
 	}
 }
 
@@ -874,11 +1166,18 @@ var nextSteps = map[core.NextAction]string{
 	core.NextFixRequest:             "Fix what the message names and try again.",
 	core.NextInstallOrUpgrade:       "Install or upgrade the missing piece (reasonixctl doctor says which), then try again.",
 	core.NextCreateNewTask:          "Start a new task with another id (n).",
-	core.NextInspectTask:            "Refresh (r) and look at the task's current state before acting again.",
+	core.NextInspectTask:            "Look at the task's current state (ctrl+r reloads it) before acting again.",
 	core.NextResolveSourceCollision: "Resolve the overlapping changes in your checkout, then try again.",
 	core.NextRepairAndFinalize:      "Steer a repair round (s) saying what to fix, review the new diff, then finalize again (F).",
 	core.NextRetry:                  "Try again in a moment.",
 	core.NextNone:                   "This is unexpected; the log has the details.",
+}
+
+// nextByCode overrides the generic next step where the code says more.
+var nextByCode = map[core.Code]string{
+	core.CodeReasonixUnavailable:  "Run `reasonixctl doctor`: it says whether the worker binary is missing, too old or misconfigured. Fix that, then start the task again.",
+	core.CodeReasonixIncompatible: "Run `reasonixctl doctor` to see which worker version and features are needed.",
+	core.CodeSandboxUnavailable:   "Install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap), then check with `reasonixctl doctor`.",
 }
 
 func errorNotice(title string, err error) *noticeDialog {
@@ -891,6 +1190,9 @@ func describeError(err error) []string {
 	e := core.AsError(err)
 	lines := []string{string(e.Code) + ": " + e.Message}
 	next := nextSteps[e.NextAction]
+	if n, ok := nextByCode[e.Code]; ok {
+		next = n
+	}
 	if cp, ok := e.Details["checkpoint"]; ok && e.Code == core.CodeInvalidRequest {
 		lines = append(lines, fmt.Sprintf("The review snapshot moved on at %v: you reviewed %s, the task now has %s.",
 			cp, compactJSON(e.Details["expected"]), compactJSON(e.Details["current"])))

@@ -3,19 +3,43 @@ package tui
 import (
 	"context"
 	"errors"
+	"os"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"reasonixctl/core"
 )
 
 // Run shows the dashboard on the terminal (alt screen) until the person quits or ctx ends.
+//
+// Environment: NO_COLOR draws without colour; REASONIXCTL_THEME=light|dark skips asking the
+// terminal for its background; REASONIXCTL_NOTIFY=off silences the bell and the OSC 9
+// notification for requests that wait for the person.
 func Run(ctx context.Context, svc core.Service, opts Options) error {
 	// Decide the background up front: a terminal query after start-up can leak its reply into
 	// the input stream.
-	lipgloss.SetHasDarkBackground(true)
+	switch os.Getenv("REASONIXCTL_THEME") {
+	case "light":
+		lipgloss.SetHasDarkBackground(false)
+	case "dark":
+		lipgloss.SetHasDarkBackground(true)
+	default:
+		lipgloss.SetHasDarkBackground(lipgloss.HasDarkBackground())
+	}
+	if os.Getenv("NO_COLOR") != "" {
+		// Attributes (reverse, bold, underline) without colour: the ASCII profile would drop
+		// them too, and with them every sign of the selection and the active tab.
+		lipgloss.SetColorProfile(termenv.ANSI)
+		opts.Monochrome = true
+	}
+	opts.Notify = os.Getenv("REASONIXCTL_NOTIFY") != "off"
+	if opts.Output == nil {
+		opts.Output = os.Stdout
+	}
+	opts.animate = true
 	m := newModel(ctx, svc, opts)
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx))
 	relayCtx, stop := context.WithCancel(ctx)

@@ -2,10 +2,10 @@ package tui
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -33,11 +33,9 @@ func (m *Model) View() string {
 	header := m.viewHeader()
 	footer := m.viewFooter()
 	bodyH := m.height - 3
-	var body string
-	if d := m.topDialog(); d != nil {
-		body = m.viewDialog(d, bodyH)
-	} else {
-		body = m.viewBody(bodyH)
+	body := m.viewBody(bodyH)
+	if d := m.dialogs.top(); d != nil {
+		body = m.overlayDialog(body, d, bodyH)
 	}
 	return header + "\n" + body + "\n" + footer
 }
@@ -45,14 +43,28 @@ func (m *Model) View() string {
 func (m *Model) viewHeader() string {
 	t := m.theme
 	left := " reasonixctl  state " + m.opts.StateDir + "  worker " + orDash(m.opts.WorkerVersion)
-	right := ""
+	var right []string
 	if n := m.pendingCount(); n > 0 {
-		right = fmt.Sprintf("%d waiting for you (i) ", n)
+		right = append(right, fmt.Sprintf("%d waiting for you (i)", n))
 	}
-	line1 := t.Header.Render(fitBetween(left, right, m.width))
+	if n := m.list.resumable(); n > 0 {
+		right = append(right, fmt.Sprintf("%d resumable (r)", n))
+	}
+	rightText := ""
+	if len(right) > 0 {
+		rightText = strings.Join(right, " · ") + " "
+	}
+	line1 := t.Header.Render(fitBetween(left, rightText, m.width))
+	if msg, isErr := m.currentStatus(); msg != "" {
+		st := t.HeaderDim
+		if isErr {
+			st = t.Error
+		}
+		return line1 + "\n" + st.Render(padRight(ansi.Truncate(" "+msg, m.width, "…"), m.width))
+	}
 
 	counts := map[core.State]int{}
-	for _, tv := range m.tasks {
+	for _, tv := range m.list.tasks {
 		counts[tv.State]++
 	}
 	var parts []string
@@ -68,7 +80,7 @@ func (m *Model) viewHeader() string {
 	var cost float64
 	var currency *string
 	haveCost := false
-	for _, tv := range m.tasks {
+	for _, tv := range m.list.tasks {
 		if u := m.task(tv.TaskID).usage; u != nil {
 			tokens += u.PromptTokens + u.CompletionTokens
 			if u.EstimatedCost != nil {
@@ -83,59 +95,119 @@ func (m *Model) viewHeader() string {
 		stats += " · est. " + formatCost(cost, currency)
 	}
 	scope := "active tasks "
-	if m.showAll {
+	if m.list.showAll {
 		scope = "all tasks "
 	}
 	return line1 + "\n" + t.HeaderDim.Render(fitBetween(stats, scope, m.width))
 }
 
-func (m *Model) pendingCount() int {
-	n := 0
-	for _, p := range m.pending {
-		if !p.answering {
-			n++
-		}
-	}
-	return n
-}
-
+// viewFooter lists the keys that do something now: the top dialog's own keys are in the
+// dialog, so the footer then only offers help; otherwise the selected task's actions as core
+// allows them in its state, and the keys of the open view.
 func (m *Model) viewFooter() string {
-	t := m.theme
-	if m.status != "" {
-		st := t.Dim
-		if m.statusErr {
-			st = t.Error
+	t, k := m.theme, m.keys
+	var keys []key.Binding
+	if m.dialogs.top() != nil {
+		keys = append(keys, hint(k.Help, "help"))
+		return " " + shortHelp(t, m.width-1, keys...)
+	}
+	if m.pendingCount() > 0 {
+		keys = append(keys, hint(k.ShowPending, "answer"))
+	}
+	if tv := m.list.selectedTask(); tv != nil {
+		for _, a := range core.ActionsFor(*tv) {
+			switch a {
+			case core.ActionFinalize:
+				keys = append(keys, hint(k.Finalize, "finalize"))
+			case core.ActionSteer:
+				if tv.State == core.StateReviewRequired {
+					keys = append(keys, hint(k.Steer, "repair"))
+				} else {
+					keys = append(keys, hint(k.Steer, "steer"))
+				}
+			case core.ActionResume:
+				keys = append(keys, hint(k.Resume, "resume"))
+			case core.ActionCancel:
+				keys = append(keys, hint(k.Cancel, "cancel"))
+			}
 		}
-		return st.Render(padRight(ansi.Truncate(" "+m.status, m.width, "…"), m.width))
+		keys = append(keys, hint(k.Help, "help"))
+		switch m.tab {
+		case tabDiff:
+			keys = append(keys, hint(k.NextHunk, "hunk"), hint(k.NextFile, "file"), hint(k.Reviewed, "reviewed"))
+		case tabEvents:
+			keys = append(keys, hint(k.NextItem, "item"), hint(k.Expand, "expand"))
+		}
+		if len(m.list.tasks) > 1 {
+			keys = append(keys, hint(k.Down, "task"))
+		}
+		keys = append(keys, hint(k.NextView, "view"), hint(k.NewTask, "new"), hint(k.Quit, "quit"))
+	} else {
+		keys = append(keys, hint(k.NewTask, "new"), hint(k.ToggleAll, "all tasks"), hint(k.Help, "help"), hint(k.Quit, "quit"))
 	}
-	k := m.keys
-	var s string
-	switch {
-	case m.topDialog() != nil:
-		s = shortHelp(t, k.Help)
-	case m.tab == tabDiff:
-		s = shortHelp(t, hint(k.NextHunk, "hunk"), hint(k.NextFile, "file"), hint(k.PageDown, "page"),
-			hint(k.Reviewed, "reviewed"), hint(k.Finalize, "finalize"), hint(k.Steer, "repair"), hint(k.Help, "help"))
-	default:
-		s = shortHelp(t, hint(k.Down, "task"), hint(k.NextView, "view"), hint(k.Steer, "steer"),
-			hint(k.Finalize, "finalize"), hint(k.Cancel, "cancel"), hint(k.NewTask, "new"), hint(k.Help, "help"), hint(k.Quit, "quit"))
-	}
-	return padRight(ansi.Truncate(" "+s, m.width, "…"), m.width)
+	return " " + shortHelp(t, m.width-1, keys...)
 }
 
-func (m *Model) viewDialog(d dialog, height int) string {
-	w := min(m.width-4, 96)
-	inner := w - 4 // border and padding
-	content := d.view(m.theme, m.keys, inner)
-	lines := strings.Split(content, "\n")
-	if len(lines) > height-2 {
-		lines = lines[:max(height-2, 1)]
+// overlayDialog draws d over the body, which stays visible but dimmed. Prompts sit at the top
+// so the newest events, at the bottom of the events view, stay readable beside them.
+func (m *Model) overlayDialog(body string, d dialog, height int) string {
+	box := m.viewDialog(d, height)
+	boxLines := strings.Split(box, "\n")
+	boxW := lipgloss.Width(box)
+	x := max((m.width-boxW)/2, 0)
+	y := 0
+	if _, ok := d.(*promptDialog); !ok {
+		y = max((height-len(boxLines))/2, 0)
 	}
+	lines := strings.Split(body, "\n")
+	for len(lines) < height {
+		lines = append(lines, "")
+	}
+	behind := m.theme.Behind
+	for i := range lines {
+		plain := padRight(ansi.Strip(lines[i]), m.width)
+		if i < y || i >= y+len(boxLines) {
+			lines[i] = behind.Render(plain)
+			continue
+		}
+		left := ansi.Truncate(plain, x, "")
+		right := ansi.TruncateLeft(plain, x+boxW, "")
+		lines[i] = behind.Render(left) + boxLines[i-y] + behind.Render(right)
+	}
+	return strings.Join(lines[:height], "\n")
+}
+
+// viewDialog frames a dialog: its body scrolls when it is taller than the screen allows, and
+// its key line always stays in view.
+func (m *Model) viewDialog(d dialog, height int) string {
+	w := min(m.width-2, 96)
+	if nd, ok := d.(*noticeDialog); ok {
+		w = min(max(w, nd.minWidth()+4), m.width)
+	}
+	inner := w - 4 // border and padding
+	avail := max(height-2, 2)
+	if hd, ok := d.(*helpDialog); ok {
+		hd.setHeight(avail - 1)
+	}
+	body, keys := d.view(m.theme, m.keys, inner)
+	if left := m.dialogs.graceLeft(m.now()); left > 0 {
+		keys = m.theme.Warn.Render(fmt.Sprintf("keys paused %.1fs so nothing typed before this appeared answers it", left.Seconds()))
+	}
+	lines := strings.Split(body, "\n")
+	keyLines := strings.Split(keys, "\n")
+	room := max(avail-len(keyLines)-1, 1)
+	if len(lines) > room {
+		top := clampInt(m.dialogs.scroll, 0, len(lines)-room+1)
+		m.dialogs.scroll = top
+		more := fmt.Sprintf("↕ pgup/pgdn scroll (%d–%d of %d lines)", top+1, min(top+room-1, len(lines)), len(lines))
+		lines = append(lines[top:min(top+room-1, len(lines))], m.theme.Dim.Render(more))
+	}
+	lines = append(lines, "")
+	lines = append(lines, keyLines...)
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, inner, "…")
 	}
-	box := m.theme.Dialog.Width(w - 2).Render(strings.Join(lines, "\n"))
-	return lipgloss.Place(m.width, height, lipgloss.Center, lipgloss.Center, box)
+	return m.theme.Dialog.Width(w - 2).Render(strings.Join(lines, "\n"))
 }
 
 // Layout: wide terminals put the list beside the detail; narrow ones stack them.
@@ -144,9 +216,9 @@ func (m *Model) wide() bool { return m.width >= wideWidth }
 func (m *Model) listRows(bodyH int) int {
 	if m.wide() {
 		// Leave room for the selected task's summary under the list.
-		return clampInt(len(m.tasks), 1, max(bodyH/2-1, 1))
+		return clampInt(len(m.list.tasks), 1, max(bodyH/2-1, 1))
 	}
-	return clampInt(len(m.tasks), 1, max(bodyH/3, 3))
+	return clampInt(len(m.list.tasks), 1, max(bodyH/3, 3))
 }
 
 func (m *Model) detailWidth() int {
@@ -184,53 +256,6 @@ func (m *Model) viewBody(bodyH int) string {
 	return list + "\n" + detail
 }
 
-func (m *Model) viewList(rows int) string {
-	t := m.theme
-	w := m.listWidth()
-	title := fmt.Sprintf(" Tasks (%d)", len(m.tasks))
-	lines := []string{t.Title.Render(padRight(title, w))}
-	if len(m.tasks) == 0 {
-		lines = append(lines, t.Dim.Render("  no tasks yet: press n to start one from a contract file"))
-		return fixBlock(strings.Join(lines, "\n"), w, rows+1)
-	}
-	sel := max(m.selectedIndex(), 0)
-	start := clampInt(sel-rows+1, 0, max(len(m.tasks)-rows, 0))
-	idW := 14
-	if w < 70 {
-		idW = 12
-	}
-	for i := start; i < len(m.tasks) && i < start+rows; i++ {
-		tv := m.tasks[i]
-		ti := m.task(tv.TaskID)
-		mark := "  "
-		if tv.TaskID == m.selected {
-			mark = "› "
-		}
-		pend := " "
-		if m.pendingFor(tv.TaskID) || tv.State == core.StateWaitingPermission || tv.State == core.StateWaitingInput {
-			pend = t.Pending.Render("!")
-		}
-		tokens := "-"
-		if ti.usage != nil {
-			tokens = humanInt(ti.usage.PromptTokens + ti.usage.CompletionTokens)
-		}
-		repo := ti.repository
-		if repo == "" {
-			repo = tv.RepositoryID
-		} else {
-			repo = filepath.Base(repo)
-		}
-		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, padRight(ansi.Truncate(tv.TaskID, idW, "…"), idW),
-			t.badge(tv.State), tv.WorkerLane, m.age(tv, ti), pend, tokens)
-		line := fixed + ansi.Truncate(repo, max(w-lipgloss.Width(fixed), 0), "…")
-		if tv.TaskID == m.selected {
-			line = t.Selected.Render(padRight(line, w))
-		}
-		lines = append(lines, line)
-	}
-	return fixBlock(strings.Join(lines, "\n"), w, rows+1)
-}
-
 // viewSummary is the selected task at a glance, shown under the list on wide terminals.
 func (m *Model) viewSummary(w, h int) string {
 	t := m.theme
@@ -259,16 +284,22 @@ func (m *Model) viewSummary(w, h int) string {
 	add("branch", tv.Branch)
 	add("lane", strings.TrimSpace(string(tv.WorkerLane)+" "+tv.EffectiveReasoningEffort))
 	if tv.ReviewRevision > 0 {
-		add("review", fmt.Sprintf("revision %d · repair rounds %d/2", tv.ReviewRevision, tv.RepairRounds))
+		add("review", fmt.Sprintf("revision %d · repair rounds %d/%d", tv.ReviewRevision, tv.RepairRounds, core.MaxRepairRounds))
+	}
+	if w := m.waitLabel(*tv); w != "" {
+		add("now", w)
 	}
 	add("reason", tv.Reason)
+	if tv.State == core.StatePaused {
+		add("resume", "r resumes it where it stopped")
+	}
 	add("commit", tv.CommitHash)
 	if ti.usage != nil {
 		add("usage", formatUsage(ti.usage))
 	}
 	for _, p := range m.pending {
 		if p.taskID == tv.TaskID {
-			add("waiting", p.ia.Kind+" "+p.ia.ID+": "+describeRequest(parseRequest(p.ia)).what)
+			add("waiting", p.ia.Kind+" "+p.ia.ID+": "+describeRequest(p.ia.Request).what+" (i)")
 		}
 	}
 	return fixBlock(strings.Join(lines, "\n"), w, h)
@@ -292,11 +323,11 @@ func (m *Model) viewDetail(w, h int) string {
 	tv := m.selectedTask()
 	var tabs []string
 	for i, name := range tabNames {
-		label := fmt.Sprintf("%d %s", i+1, name)
 		if detailTab(i) == m.tab {
-			tabs = append(tabs, t.TabActive.Render(label))
+			// The brackets mark the active tab even where no style shows.
+			tabs = append(tabs, t.TabActive.Render(fmt.Sprintf("[%d %s]", i+1, name)))
 		} else {
-			tabs = append(tabs, t.TabInactive.Render(label))
+			tabs = append(tabs, t.TabInactive.Render(fmt.Sprintf(" %d %s ", i+1, name)))
 		}
 	}
 	bar := strings.Join(tabs, "")
@@ -307,6 +338,9 @@ func (m *Model) viewDetail(w, h int) string {
 	info := " " + tv.TaskID + " · " + string(tv.State)
 	if tv.Phase != "" {
 		info += " (" + tv.Phase + ")"
+	}
+	if wl := m.waitLabel(*tv); wl != "" {
+		info += " " + wl
 	}
 	bar += t.Dim.Render(ansi.Truncate(info, max(w-lipgloss.Width(bar), 0), "…"))
 	var body string
@@ -544,7 +578,7 @@ func (m *Model) viewContract(ti *taskInfo, w, h int) string {
 	add("repository " + d.Repository)
 	add("branch " + d.View.Branch + " · worktree " + d.View.Worktree)
 	if d.View.ReviewRevision > 0 {
-		add(fmt.Sprintf("review revision %d · tree %s · repair rounds %d/2", d.View.ReviewRevision, d.View.ReviewTreeHash, d.View.RepairRounds))
+		add(fmt.Sprintf("review revision %d · tree %s · repair rounds %d/%d", d.View.ReviewRevision, d.View.ReviewTreeHash, d.View.RepairRounds, core.MaxRepairRounds))
 	}
 	if d.View.CommitHash != "" {
 		add("commit " + d.View.CommitHash + " · " + d.View.IntegrationCommand)
@@ -552,13 +586,12 @@ func (m *Model) viewContract(ti *taskInfo, w, h int) string {
 	if d.Usage != nil {
 		add("usage " + formatUsage(d.Usage))
 	}
-	ti.contractTop = clampInt(ti.contractTop, 0, max(len(lines)-h, 0))
-	end := min(ti.contractTop+h, len(lines))
-	out := lines[ti.contractTop:end]
-	for i := range out {
-		out[i] = " " + out[i]
+	for i := range lines {
+		lines[i] = " " + lines[i]
 	}
-	return strings.Join(out, "\n")
+	ti.contract.Width, ti.contract.Height = w, h
+	ti.contract.SetContent(strings.Join(lines, "\n"))
+	return ti.contract.View()
 }
 
 // windowAround returns at most n lines of lines, keeping index i visible.

@@ -1,0 +1,41 @@
+package core
+
+// ActionResume continues a paused task. Over MCP it is reasonix_delegate with the task's current
+// pause_revision and pause_reason_hash; the dashboard sends the same request.
+const ActionResume = "resume"
+
+// MaxRepairRounds is how many repair rounds (steers from review) a task may use.
+const MaxRepairRounds = maxRepairRounds
+
+// ActionsFor lists what a supervisor may do with a task in the state v shows, in the order a
+// front end offers them. It is the one place that says which actions a state allows, so front
+// ends draw their keys from it instead of re-coding the lifecycle.
+func ActionsFor(v TaskView) []string {
+	switch v.State {
+	case StateProvisioning:
+		return []string{ActionCancel, ActionClose}
+	case StateRunning:
+		return []string{ActionSteer, ActionCancel, ActionClose}
+	case StateWaitingPermission, StateWaitingInput:
+		return []string{ActionRespond, ActionCancel, ActionClose}
+	case StatePaused:
+		return []string{ActionResume, ActionCancel, ActionClose}
+	case StateReviewRequired:
+		if v.RepairRounds < maxRepairRounds {
+			return []string{ActionFinalize, ActionSteer, ActionCancel, ActionClose}
+		}
+		return []string{ActionFinalize, ActionCancel, ActionClose}
+	}
+	// Verifying waits for its result; terminal states allow nothing.
+	return nil
+}
+
+// Allows reports whether ActionsFor(v) contains action.
+func Allows(v TaskView, action string) bool {
+	for _, a := range ActionsFor(v) {
+		if a == action {
+			return true
+		}
+	}
+	return false
+}

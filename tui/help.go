@@ -1,0 +1,93 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// helpModel is bubbles/help dressed in the theme; width 0 never truncates.
+func helpModel(t Theme, width int) help.Model {
+	h := help.New()
+	h.Width = width
+	h.ShortSeparator = " · "
+	h.Styles.ShortKey, h.Styles.ShortDesc, h.Styles.ShortSeparator = t.HelpKey, t.Help, t.Help
+	h.Styles.FullKey, h.Styles.FullDesc, h.Styles.FullSeparator = t.HelpKey, t.Help, t.Help
+	h.Styles.Ellipsis = t.Help
+	return h
+}
+
+// shortHelp renders "key help · key help" within width, dropping what does not fit.
+func shortHelp(t Theme, width int, bindings ...key.Binding) string {
+	s := helpModel(t, width).ShortHelpView(bindings)
+	if width > 0 {
+		// ShortHelpView keeps adding items when not even its ellipsis fits.
+		s = ansi.Truncate(s, width, "…")
+	}
+	return s
+}
+
+// helpDialog is the full key list; it scrolls in a viewport and says where it is.
+type helpDialog struct {
+	vp     viewport.Model
+	ready  bool
+	height int
+}
+
+func (d *helpDialog) typing() bool { return false }
+
+func (d *helpDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
+	switch {
+	case key.Matches(msg, k.Dismiss), key.Matches(msg, k.Help):
+		return dialogResult{close: true}
+	case key.Matches(msg, k.Down):
+		d.vp.ScrollDown(1)
+	case key.Matches(msg, k.Up):
+		d.vp.ScrollUp(1)
+	case key.Matches(msg, k.PageDown):
+		d.vp.PageDown()
+	case key.Matches(msg, k.PageUp):
+		d.vp.PageUp()
+	case key.Matches(msg, k.Top):
+		d.vp.GotoTop()
+	case key.Matches(msg, k.Bottom):
+		d.vp.GotoBottom()
+	}
+	return dialogResult{}
+}
+
+// setHeight is called by the frame before view with the lines the body may use.
+func (d *helpDialog) setHeight(h int) { d.height = max(h, 1) }
+
+func (d *helpDialog) view(t Theme, k KeyMap, width int) (string, string) {
+	var lines []string
+	for _, g := range k.groups() {
+		lines = append(lines, t.Title.Render(g.Title))
+		for _, b := range g.Bindings {
+			h := b.Help()
+			lines = append(lines, "  "+t.HelpKey.Render(padRight(h.Key, 13))+t.Help.Render(h.Desc))
+		}
+	}
+	h := d.height
+	if h == 0 {
+		h = len(lines)
+	}
+	if !d.ready {
+		d.vp, d.ready = viewport.New(width, h), true
+	}
+	d.vp.Width, d.vp.Height = width, h
+	d.vp.SetContent(strings.Join(lines, "\n"))
+	first := d.vp.YOffset + 1
+	last := min(d.vp.YOffset+d.vp.Height, d.vp.TotalLineCount())
+	pos := fmt.Sprintf("lines %d–%d of %d", first, last, d.vp.TotalLineCount())
+	if d.vp.TotalLineCount() <= d.vp.Height {
+		pos = "all shown"
+	}
+	keys := shortHelp(t, width, bind(nil, "↑↓/pgup/pgdn", "scroll"), bind(nil, "esc/?", "close"))
+	return d.vp.View(), t.Dim.Render(pos) + "  " + keys
+}

@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"reasonixctl/core"
+)
+
+// taskList is the list of tasks and which one is selected.
+type taskList struct {
+	tasks    []core.TaskView
+	selected string
+	showAll  bool
+}
+
+func (l *taskList) index(id string) int {
+	for i, t := range l.tasks {
+		if t.TaskID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (l *taskList) selectedTask() *core.TaskView {
+	if i := l.index(l.selected); i >= 0 {
+		return &l.tasks[i]
+	}
+	return nil
+}
+
+// set replaces the tasks, keeping the selection when the task is still listed.
+func (l *taskList) set(tasks []core.TaskView) {
+	l.tasks = tasks
+	if l.index(l.selected) < 0 {
+		l.selected = ""
+		if len(tasks) > 0 {
+			l.selected = tasks[0].TaskID
+		}
+	}
+}
+
+// replace updates one task's view in place; a view of an unlisted task changes nothing.
+func (l *taskList) replace(v core.TaskView) {
+	if i := l.index(v.TaskID); i >= 0 && v.TaskID != "" {
+		l.tasks[i] = v
+	}
+}
+
+// move selects the task delta rows away and reports whether the selection changed.
+func (l *taskList) move(delta int) bool {
+	if len(l.tasks) == 0 {
+		return false
+	}
+	i := clampInt(l.index(l.selected)+delta, 0, len(l.tasks)-1)
+	changed := l.tasks[i].TaskID != l.selected
+	l.selected = l.tasks[i].TaskID
+	return changed
+}
+
+// working are the tasks that would be interrupted by quitting.
+func (l *taskList) working() int {
+	n := 0
+	for _, t := range l.tasks {
+		switch t.State {
+		case core.StateProvisioning, core.StateRunning, core.StateWaitingPermission, core.StateWaitingInput, core.StateVerifying:
+			n++
+		}
+	}
+	return n
+}
+
+// resumable are the paused tasks.
+func (l *taskList) resumable() int {
+	n := 0
+	for _, t := range l.tasks {
+		if t.State == core.StatePaused {
+			n++
+		}
+	}
+	return n
+}
+
+func (m *Model) viewList(rows int) string {
+	t := m.theme
+	w := m.listWidth()
+	title := fmt.Sprintf(" Tasks (%d)", len(m.list.tasks))
+	lines := []string{t.Title.Render(padRight(title, w))}
+	if len(m.list.tasks) == 0 {
+		lines = append(lines, t.Dim.Render("  no tasks yet: press n to start one from a contract file"))
+		return fixBlock(strings.Join(lines, "\n"), w, rows+1)
+	}
+	sel := max(m.list.index(m.list.selected), 0)
+	start := clampInt(sel-rows+1, 0, max(len(m.list.tasks)-rows, 0))
+	idW := 14
+	if w < 70 {
+		idW = 12
+	}
+	for i := start; i < len(m.list.tasks) && i < start+rows; i++ {
+		tv := m.list.tasks[i]
+		ti := m.task(tv.TaskID)
+		mark := "  "
+		if tv.TaskID == m.list.selected {
+			mark = "› "
+		}
+		pend := " "
+		switch {
+		case m.pendingFor(tv.TaskID) || tv.State == core.StateWaitingPermission || tv.State == core.StateWaitingInput:
+			pend = t.Pending.Render("!")
+		case m.isWaiting(tv):
+			pend = m.spin.View()
+		}
+		tokens := "-"
+		if ti.usage != nil {
+			tokens = humanInt(ti.usage.PromptTokens + ti.usage.CompletionTokens)
+		}
+		repo := ti.repository
+		if repo == "" {
+			repo = tv.RepositoryID
+		} else {
+			repo = filepath.Base(repo)
+		}
+		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, padRight(ansi.Truncate(tv.TaskID, idW, "…"), idW),
+			t.badge(tv.State), tv.WorkerLane, m.age(tv, ti), pend, tokens)
+		line := fixed + ansi.Truncate(repo, max(w-lipgloss.Width(fixed), 0), "…")
+		if tv.TaskID == m.list.selected {
+			line = t.Selected.Render(padRight(ansi.Strip(line), w))
+		}
+		lines = append(lines, line)
+	}
+	return fixBlock(strings.Join(lines, "\n"), w, rows+1)
+}
