@@ -32,6 +32,9 @@ type fakeService struct {
 	controls  []core.ControlRequest
 	delegates []core.DelegateRequest
 	onControl func(core.ControlRequest) (core.TaskView, error)
+	// delegateErr fails Delegate the way the engine does when a worker cannot start: the task
+	// it created is undone.
+	delegateErr error
 	// live feeds Subscribe for all tasks, one channel per call in order.
 	live    []chan core.Event
 	liveErr []error
@@ -46,6 +49,14 @@ func (f *fakeService) Delegate(ctx context.Context, req core.DelegateRequest) (c
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.delegates = append(f.delegates, req)
+	if f.delegateErr != nil {
+		return core.DelegateResult{}, f.delegateErr
+	}
+	for _, t := range f.tasks {
+		if t.TaskID == req.TaskID {
+			return core.DelegateResult{TaskView: t}, nil
+		}
+	}
 	v := core.TaskView{TaskID: req.TaskID, State: core.StateProvisioning, WorkerLane: req.WorkerLane}
 	f.tasks = append([]core.TaskView{v}, f.tasks...)
 	return core.DelegateResult{TaskView: v}, nil

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
 
 	"reasonixctl/core"
 )
@@ -47,6 +49,30 @@ func TestGolden(t *testing.T) {
 				golden.RequireEqual(t, []byte(h.view()))
 			})
 		}
+	}
+	// Palettes: a light background picks the light variant of every colour; NO_COLOR keeps
+	// no colour at all but still marks the selection and the active tab.
+	palettes := []struct {
+		name       string
+		profile    termenv.Profile
+		dark, mono bool
+	}{{"light", termenv.ANSI256, false, false}, {"dark", termenv.ANSI256, true, false}, {"no_color", termenv.ANSI, true, true}}
+	for _, p := range palettes {
+		t.Run("palette_"+p.name+"_80x24", func(t *testing.T) {
+			lipgloss.SetColorProfile(p.profile)
+			lipgloss.SetHasDarkBackground(p.dark)
+			t.Cleanup(func() {
+				lipgloss.SetColorProfile(termenv.Ascii)
+				lipgloss.SetHasDarkBackground(true)
+			})
+			clk := &clock{t: epoch}
+			m := newModel(context.Background(), scenario(), Options{StateDir: "/state", WorkerVersion: "1.38.11", Now: clk.Now, Dir: "/src/app", Monochrome: p.mono})
+			h := &harness{t: t, m: m, svc: nil, clk: clk}
+			h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+			h.run(m.Init())
+			h.press("2")
+			golden.RequireEqual(t, []byte(h.view()))
+		})
 	}
 	t.Run("too_small_59x15", func(t *testing.T) {
 		h := newHarness(t, scenario(), 59, 15)

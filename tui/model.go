@@ -821,8 +821,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		if msg.Type == tea.KeyCtrlC {
 			return m.askQuit()
 		}
-		if !top.typing() {
-			if _, isHelp := top.(*helpDialog); !isHelp && key.Matches(msg, k.Help) {
+		if _, isHelp := top.(*helpDialog); !isHelp && !top.typing() {
+			if key.Matches(msg, k.Help) {
 				m.push(&helpDialog{})
 				return nil
 			}

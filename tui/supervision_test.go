@@ -1,0 +1,294 @@
+package tui
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"reasonixctl/core"
+)
+
+// A request arriving while the cancel confirmation is open neither opens over it nor takes
+// its `y`: the confirmation keeps focus and `y` means what it says there.
+func TestPromptArrivingDuringCancelConfirmationTakesNoKeys(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.press("x")
+	h.requireView("Cancel task login-fix?")
+	h.send(ev("login-fix", 11, core.EventInteractionWaiting, permissionIA("ia-1")))
+	h.requireView("Cancel task login-fix?", "1 waiting for you (i)")
+	if h.m.dialogs.hasPrompt() {
+		t.Fatal("the prompt opened over the confirmation")
+	}
+	h.press("n") // "no, do not cancel": not a deny of the prompt
+	h.requireControls()
+	// With nothing else open, the selected task's request now opens by itself.
+	h.requireView("Permission requested")
+	h.clk.advance(time.Second)
+	h.press("x") // not an answer key: nothing happens
+	h.requireControls()
+}
+
+// A request arriving while a steer note is typed waits; every letter reaches the note.
+func TestPromptArrivingWhileTypingASteerNoteWaits(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.press("j") // docs-typo, running
+	h.press("s")
+	h.typeText("add a header and")
+	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
+	h.typeText(" details")
+	h.requireControls()
+	h.press("enter")
+	note := "add a header and details"
+	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionSteer, Message: &note})
+	// The request opens once the note is sent, and the grace protects it from the next keys.
+	h.requireView("Permission requested", "keys paused")
+	h.press("d")
+	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionSteer, Message: &note})
+}
+
+// Keys that arrive in one read (tmux send-keys 2 3, fast typing over SSH) count one by one.
+func TestKeysArrivingInOneReadCountEach(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("23")})
+	if h.m.tab != tabContract {
+		t.Fatalf("tab %d after \"23\", want the contract tab", h.m.tab)
+	}
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2v.v")})
+	ti := h.m.task("login-fix")
+	if !ti.reviewed["internal/auth/login.go"] || !ti.reviewed["internal/auth/login_test.go"] {
+		t.Fatalf("reviewed marks after \"2v.v\": %v", ti.reviewed)
+	}
+	// A form opened by one rune takes the rest of the read as text.
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Fchecked")})
+	fd, ok := h.m.dialogs.top().(*finalizeDialog)
+	if !ok || fd.summary.Value() != "checked" {
+		t.Fatalf("finalize form after \"Fchecked\": %#v", h.m.dialogs.top())
+	}
+}
+
+// A paste only ever lands in a text input.
+func TestPasteGoesOnlyToTextInputs(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("xyF"), Paste: true})
+	if !h.m.dialogs.empty() || len(h.svc.controlLog()) != 0 {
+		t.Fatal("a paste acted as keys")
+	}
+	h.press("s")
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("pasted note"), Paste: true})
+	if v := h.m.dialogs.top().(*steerDialog).input.Value(); v != "pasted note" {
+		t.Fatalf("steer note %q", v)
+	}
+}
+
+// A task paused by a restart says why, and r resumes it with the pause tokens on screen.
+func TestResumeAfterRestartRecovery(t *testing.T) {
+	f := scenario()
+	f.tasks[1].State, f.tasks[1].Phase = core.StatePaused, core.PhaseRestartRecovery
+	f.tasks[1].Reason = "reasonixctl restarted while the task was running"
+	f.tasks[1].PauseRevision, f.tasks[1].PauseReasonHash = 3, strings.Repeat("ab", 32)
+	d := f.details["docs-typo"]
+	d.Contract = mustJSON(map[string]any{"schema_version": 1, "objective": "Fix typos in README."})
+	d.Network = true
+	f.details["docs-typo"] = d
+	h := newHarness(t, f, 120, 40)
+	h.requireView("1 resumable (r)")
+	h.press("j")
+	h.requireView("reasonixctl restarted while the task was running", "r resumes it", "r resume")
+	h.press("r")
+	if len(f.delegates) != 1 {
+		t.Fatalf("delegates %+v", f.delegates)
+	}
+	rev, yes := 3, true
+	want := core.DelegateRequest{TaskID: "docs-typo", Contract: d.Contract, WaitMode: "background", PathBase: "repository",
+		PauseRevision: &rev, PauseReasonHash: strings.Repeat("ab", 32), Resume: &yes,
+		Authority:      core.Authority{Cwd: "/src/docs", Writable: true, Network: true},
+		PermissionMode: core.PermissionSupervised}
+	if !reflect.DeepEqual(f.delegates[0], want) {
+		t.Fatalf("resume:\n got %+v\nwant %+v", f.delegates[0], want)
+	}
+	h.requireView("resumed docs-typo")
+}
+
+func TestQuitAsksWhileTasksWork(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	_, cmd := h.m.Update(keyMsg("q"))
+	if cmd != nil {
+		if _, quit := cmd().(tea.QuitMsg); quit {
+			t.Fatal("q quit at once while a task runs")
+		}
+	}
+	h.requireView("Quit reasonixctl?", "1 task(s) are still working", "resume them (r)")
+	h.press("n")
+	if !h.m.dialogs.empty() {
+		t.Fatal("n left the question open")
+	}
+	h.press("q")
+	_, cmd = h.m.Update(keyMsg("y"))
+	if cmd == nil {
+		t.Fatal("y did not quit")
+	}
+	if _, quit := cmd().(tea.QuitMsg); !quit {
+		t.Fatal("y did not quit")
+	}
+
+	// Nothing working: q quits without asking.
+	f := scenario()
+	f.tasks = f.tasks[:1]
+	h = newHarness(t, f, 80, 24)
+	_, cmd = h.m.Update(keyMsg("q"))
+	if cmd == nil {
+		t.Fatal("q did nothing")
+	}
+	if _, quit := cmd().(tea.QuitMsg); !quit {
+		t.Fatal("q asked although nothing runs")
+	}
+}
+
+func TestStatusMessagesExpire(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.press("A", "j", "j", "s")
+	h.requireView("old-task has ended")
+	h.clk.advance(statusTTL)
+	if strings.Contains(h.view(), "old-task has ended") {
+		t.Fatal("the status outlived its time")
+	}
+	// A message about a task also ends when the task changes state.
+	h.press("k", "k", "r")
+	h.requireView("resume needs a paused task")
+	h.svc.tasks[0].State = core.StateRunning
+	h.send(ev("login-fix", 11, core.EventStateChanged, core.StateChangedData{From: core.StateReviewRequired, To: core.StateRunning, Phase: "repair_1"}))
+	if strings.Contains(h.view(), "resume needs a paused task") {
+		t.Fatal("the status outlived its task's state")
+	}
+}
+
+// The footer offers what core allows in the selected task's state, nothing more.
+func TestFooterOffersTheActionsOfTheState(t *testing.T) {
+	f := scenario()
+	f.tasks[0].RepairRounds = core.MaxRepairRounds
+	h := newHarness(t, f, 160, 40)
+	footer := lastLine(h.view())
+	if !strings.Contains(footer, "F finalize") || strings.Contains(footer, "s repair") {
+		t.Fatalf("review with no repair rounds left: %q", footer)
+	}
+	h.press("j")
+	footer = lastLine(h.view())
+	if !strings.Contains(footer, "s steer") || strings.Contains(footer, "F finalize") {
+		t.Fatalf("running: %q", footer)
+	}
+	h.press("k", "s")
+	h.requireView("login-fix used its 2 repair rounds")
+}
+
+// A start that fails leaves no row behind, gives the form back and names the next step.
+func TestFailedStartLeavesNoDebrisAndPointsAtDoctor(t *testing.T) {
+	f := scenario()
+	h := newHarness(t, f, 100, 30)
+	contract := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(contract, []byte(`{"schema_version":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.delegateErr = core.Errorf(core.CodeReasonixUnavailable, nil, "exec: \"reasonix\": executable file not found in $PATH")
+	h.press("n")
+	h.typeText(contract)
+	h.press("tab", "tab")
+	h.typeText("needs-worker")
+	// The engine journals the task's creation before the worker fails to start.
+	h.send(ev("needs-worker", 1, core.EventTaskCreated, core.TaskCreatedData{State: core.StateProvisioning, Repository: "/src/app"}))
+	h.press("ctrl+s")
+	h.requireView("New task", "reasonix_unavailable", "reasonixctl doctor")
+	if i := h.m.list.index("needs-worker"); i >= 0 {
+		t.Fatal("the failed task still has a row")
+	}
+	d := h.m.dialogs.top().(*newTaskDialog)
+	if d.inputs[0].Value() != contract || d.inputs[2].Value() != "needs-worker" {
+		t.Fatal("the form lost its values")
+	}
+	f.delegateErr = nil
+	h.press("ctrl+s")
+	if len(f.delegates) != 2 || f.delegates[1].TaskID != "needs-worker" {
+		t.Fatalf("retry: %+v", f.delegates)
+	}
+}
+
+// At the smallest size a prompt keeps its key line; its body scrolls.
+func TestPromptAtTheSmallestSizeKeepsItsKeyLine(t *testing.T) {
+	h := newHarness(t, scenario(), 60, 16)
+	ia := questionIA("q-1")
+	ia.Request.Question = strings.Repeat("Which of these long names reads best in the error message? ", 8)
+	h.send(ev("login-fix", 11, core.EventInteractionWaiting, ia))
+	h.clk.advance(time.Second)
+	v := h.view()
+	if lines := strings.Split(v, "\n"); len(lines) != 16 {
+		t.Fatalf("%d lines at 60×16", len(lines))
+	}
+	h.requireView("d deny", "pgup/pgdn scroll")
+	h.press("pgdown", "pgdown", "pgdown")
+	h.requireView("d deny", "2 ErrNoUser")
+	for _, l := range strings.Split(h.view(), "\n") {
+		if w := ansi.StringWidth(l); w > 60 {
+			t.Fatalf("line of %d columns: %q", w, l)
+		}
+	}
+}
+
+// ? works inside a prompt and help says where it is.
+func TestHelpInsideAPromptScrollsWithItsPosition(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.send(ev("login-fix", 11, core.EventInteractionWaiting, permissionIA("ia-1")))
+	h.clk.advance(time.Second)
+	h.press("?")
+	h.requireView("Tasks", "lines 1–")
+	h.press("pgdown", "pgdown", "pgdown")
+	h.requireView("Prompt", "allow once")
+	h.press("esc")
+	h.requireView("Permission requested")
+	h.requireControls()
+}
+
+// The cherry-pick line is never wrapped, so it copies as one line.
+func TestCherryPickLineIsNeverWrapped(t *testing.T) {
+	f := scenario()
+	f.tasks[0].State = core.StateVerifying
+	h := newHarness(t, f, 60, 16)
+	h.m.finalizing["login-fix"] = epoch
+	hash := strings.Repeat("0123456789", 4)
+	h.send(ev("login-fix", 11, core.EventCommitted, core.CommittedData{CommitHash: hash, Branch: "reasonix/login-fix", IntegrationCommand: "git cherry-pick " + hash}))
+	found := false
+	for _, l := range strings.Split(h.view(), "\n") {
+		if strings.Contains(l, "git cherry-pick "+hash) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no unwrapped cherry-pick line:\n%s", h.view())
+	}
+}
+
+// The bell and the OSC 9 notification announce a request, once.
+func TestNewRequestRingsOnce(t *testing.T) {
+	f := scenario()
+	var out bytes.Buffer
+	clk := &clock{t: epoch}
+	m := newModel(t.Context(), f, Options{StateDir: "/state", Now: clk.Now, Dir: "/src/app", Notify: true, Output: &out})
+	h := &harness{t: t, m: m, svc: f, clk: clk}
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.run(m.Init())
+	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
+	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
+	if got := out.String(); got != "\a\x1b]9;reasonixctl: docs-typo waits for you: make lint\x07" {
+		t.Fatalf("notification %q", got)
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(s, "\n")
+	return lines[len(lines)-1]
+}
