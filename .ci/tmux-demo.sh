@@ -28,11 +28,25 @@ wait_for() {
 
 keys() { tmux send-keys -t "$session" "$@"; }
 
-wait_for "make check" 60
-# Keys typed in the first 0.4 s after a prompt appears are swallowed on purpose.
-sleep 1
+# Focus: the worker's request arrives while the person types in the new-task form. It must not
+# open over the form nor take its letters; it opens by itself once the form is closed.
+# The form opens as soon as the dashboard is drawn; the request comes a moment later.
+wait_for "Tasks (" 30
+keys n
+wait_for "New task" 10
+keys -l "typing while the worker asks"
+wait_for "1 waiting for you (i)" 60
+screen | grep -qF "typing while the worker asks" || { echo "tmux-demo: the form lost its text" >&2; screen >&2; exit 1; }
+if screen | grep -qF "Permission requested"; then echo "tmux-demo: the prompt opened over the form" >&2; screen >&2; exit 1; fi
+keys Escape
+wait_for "Permission requested" 10
+# Keys typed in the first moments after a prompt appears are ignored on purpose.
+sleep 2
 keys a
 wait_for "review_required" 60
+# Keys that arrive in one read count one by one: "2 3" ends on the contract tab.
+keys 2 3
+wait_for "[3 Contract]" 10
 keys 2                      # the diff view
 wait_for "hello.txt" 10
 keys F

@@ -1157,7 +1157,7 @@ func commitNotice(taskID, hash, branch, integration string) *noticeDialog {
 	}
 	return &noticeDialog{
 		title:   "Committed " + taskID,
-		lines:   []string{"commit " + hash + " on branch " + branch, "", "Bring it into your checkout with:"},
+		lines:   []string{"commit " + hash, "branch " + branch, "", "Bring it into your checkout with:"},
 		command: integration,
 	}
 }

@@ -170,8 +170,12 @@ func (m *Model) overlayDialog(body string, d dialog, height int) string {
 			lines[i] = behind.Render(plain)
 			continue
 		}
-		left := ansi.Truncate(plain, x, "")
-		right := ansi.TruncateLeft(plain, x+boxW, "")
+		// A blank column on each side keeps the box's edges clean.
+		left := padRight(ansi.Truncate(plain, max(x-1, 0), ""), x)
+		right := ""
+		if x+boxW < m.width {
+			right = " " + ansi.TruncateLeft(plain, x+boxW+1, "")
+		}
 		lines[i] = behind.Render(left) + boxLines[i-y] + behind.Render(right)
 	}
 	return strings.Join(lines[:height], "\n")
