@@ -1,7 +1,9 @@
 // Package sandbox runs verification commands, the secret scanner and git hooks inside bubblewrap:
 // no network, read-only root, only the worktree writable, the repository root readable, the
-// user's credentials hidden, a private /tmp, an allowlisted environment without HOME, output
-// capped per stream, and the whole process group killed on timeout and after every exit.
+// user's credentials hidden, a private /tmp, an allowlisted environment without the user's HOME,
+// output capped per stream, and the whole process group killed on timeout and after every exit.
+// Toolchains get a private writable cache (HOME, GOCACHE, npm's, pip's and cargo's caches point
+// into it) and see the user's Go module cache and cargo registry read-only, offline.
 //
 // Without a working engine Run fails with code sandbox_unavailable unless the Runner explicitly
 // allows running unsandboxed.

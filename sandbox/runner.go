@@ -27,8 +27,17 @@ type Spec struct {
 	RepoRoot      string // made readable (it may live under a hidden place such as /tmp)
 	ExtraReadOnly []string
 	Env           map[string]string // added to the allowlisted environment (see BuildEnv)
-	Timeout       time.Duration     // zero means DefaultTimeout
-	MaxOutput     int               // per stream; zero means DefaultMaxOutput
+	// CacheDir is a private writable directory for the toolchains' caches (HOME, GOCACHE, npm's,
+	// pip's and cargo's): without it Go, npm, pip and cargo fail for want of a home. With it the
+	// user's Go module cache and cargo registry are visible read-only and nothing is fetched.
+	CacheDir string
+	// Binds are read-only mounts, for example a dependency folder of the source checkout at its
+	// place in the worktree.
+	Binds []Bind
+	// Network lets the command reach the network; off unless the task was delegated with it.
+	Network   bool
+	Timeout   time.Duration // zero means DefaultTimeout
+	MaxOutput int           // per stream; zero means DefaultMaxOutput
 }
 
 // Result is the outcome of a command that could be started.
@@ -130,6 +139,10 @@ func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := prepareCache(s.CacheDir); err != nil {
+		return Result{}, &Error{Code: CodeInternal, Message: "preparing the cache directory", Err: err}
+	}
+	env = withEnv(env, toolchainEnv(s))
 	p := r.Probe()
 	if !p.Available {
 		if !r.AllowUnsandboxed {
@@ -143,6 +156,8 @@ func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
 		return r.execute(ctx, s, exe, s.Argv, env, false)
 	}
 	args := r.bwrapArgs(s, lookupEnv(env, "PATH"))
+	created := missingMountPoints(append(dependencyBinds(s), s.Binds...), s.Worktree)
+	defer removeEmpty(created)
 	return r.execute(ctx, s, p.Executable, append([]string{p.Executable}, args...), env, true)
 }
 
@@ -192,6 +207,17 @@ func normalise(s Spec) (Spec, error) {
 		extra = append(extra, rp)
 	}
 	s.ExtraReadOnly = extra
+	if s.CacheDir != "" && !filepath.IsAbs(s.CacheDir) {
+		return s, invalid("cache directory %q is not absolute", s.CacheDir)
+	}
+	for _, b := range s.Binds {
+		if !filepath.IsAbs(b.Src) || !filepath.IsAbs(b.Dst) {
+			return s, invalid("bind %s → %s needs absolute paths", b.Src, b.Dst)
+		}
+		if resolveExisting(b.Src) == "" {
+			return s, invalid("bind source %s does not exist", b.Src)
+		}
+	}
 	return s, nil
 }
 
@@ -225,8 +251,11 @@ func (r *Runner) bwrapArgs(s Spec, pathEnv string) []string {
 			files = append(files, rf)
 		}
 	}
-	args := []string{"--die-with-parent", "--unshare-user", "--unshare-ipc", "--unshare-net",
-		"--unshare-uts", "--unshare-pid", "--unshare-cgroup-try", "--ro-bind", "/", "/"}
+	args := []string{"--die-with-parent", "--unshare-user", "--unshare-ipc"}
+	if !s.Network {
+		args = append(args, "--unshare-net")
+	}
+	args = append(args, "--unshare-uts", "--unshare-pid", "--unshare-cgroup-try", "--ro-bind", "/", "/")
 	hide := func(keep func(string) bool) {
 		for _, d := range dirs {
 			if keep(d) {
@@ -259,6 +288,15 @@ func (r *Runner) bwrapArgs(s Spec, pathEnv string) []string {
 	}
 	args = append(args, "--bind", s.Worktree, s.Worktree)
 	binds = append(binds, s.Worktree)
+	if s.CacheDir != "" {
+		args = append(args, "--bind", s.CacheDir, s.CacheDir)
+		binds = append(binds, s.CacheDir)
+	}
+	// After the writable binds, so that a dependency folder can sit read-only inside them.
+	for _, b := range append(dependencyBinds(s), s.Binds...) {
+		args = append(args, "--ro-bind", b.Src, b.Dst)
+		binds = append(binds, b.Dst)
+	}
 	hide(func(p string) bool {
 		for _, b := range binds {
 			if strictlyWithin(p, b) {

@@ -1,0 +1,171 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Bind mounts Src read-only at Dst inside the sandbox. Dst may lie inside the worktree: that is
+// how a dependency folder of the source checkout (node_modules, .venv) is seen by verification
+// without being copied into the worktree or becoming writable.
+type Bind struct {
+	Src, Dst string
+}
+
+// cacheLayout is where a command's toolchains keep their caches inside Spec.CacheDir. The
+// sandbox has no HOME of the user's, so every toolchain is pointed here instead; nothing in it
+// is ever part of a commit.
+var cacheLayout = map[string]string{
+	"HOME":                "home",
+	"XDG_CACHE_HOME":      "xdg-cache",
+	"XDG_CONFIG_HOME":     "xdg-config",
+	"XDG_DATA_HOME":       "xdg-data",
+	"GOCACHE":             "go-build",
+	"GOTMPDIR":            "tmp",
+	"TMPDIR":              "tmp",
+	"TMP":                 "tmp",
+	"TEMP":                "tmp",
+	"npm_config_cache":    "npm",
+	"PIP_CACHE_DIR":       "pip",
+	"CARGO_HOME":          "cargo-home",
+	"CARGO_TARGET_DIR":    "cargo-target",
+	"PYTHONPYCACHEPREFIX": "pycache",
+}
+
+// toolchainEnv is the environment that points toolchains at the private cache and keeps them
+// offline: the Go module cache and cargo's registry of the user are visible read-only, and
+// nothing is fetched.
+func toolchainEnv(s Spec) map[string]string {
+	env := map[string]string{}
+	if s.CacheDir == "" {
+		return env
+	}
+	for k, sub := range cacheLayout {
+		env[k] = filepath.Join(s.CacheDir, sub)
+	}
+	if projectSetsCargoTarget(s.Worktree) {
+		delete(env, "CARGO_TARGET_DIR")
+	}
+	env["GOTOOLCHAIN"] = "local"
+	if !s.Network {
+		env["GOPROXY"] = "off"
+		env["npm_config_offline"] = "true"
+		env["PIP_NO_INDEX"] = "1"
+		env["CARGO_NET_OFFLINE"] = "true"
+	}
+	if mc := userGoModCache(); mc != "" {
+		env["GOMODCACHE"] = mc
+	}
+	return env
+}
+
+// dependencyBinds are the user's dependency caches, visible read-only at the place the
+// toolchain expects them.
+func dependencyBinds(s Spec) []Bind {
+	if s.CacheDir == "" {
+		return nil
+	}
+	var out []Bind
+	if mc := userGoModCache(); mc != "" {
+		out = append(out, Bind{Src: mc, Dst: mc})
+	}
+	if reg := userCargoRegistry(); reg != "" {
+		out = append(out, Bind{Src: reg, Dst: filepath.Join(s.CacheDir, cacheLayout["CARGO_HOME"], "registry")})
+	}
+	return out
+}
+
+// userGoModCache is the module cache the user's go command uses, when it exists.
+func userGoModCache() string {
+	dir := os.Getenv("GOMODCACHE")
+	if dir == "" {
+		gopath := os.Getenv("GOPATH")
+		if gopath == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return ""
+			}
+			gopath = filepath.Join(home, "go")
+		}
+		dir = filepath.Join(filepath.SplitList(gopath)[0], "pkg", "mod")
+	}
+	return resolveExisting(dir)
+}
+
+// userCargoRegistry is cargo's downloaded registry (index, crates and sources), when it exists.
+func userCargoRegistry() string {
+	home := os.Getenv("CARGO_HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		home = filepath.Join(h, ".cargo")
+	}
+	return resolveExisting(filepath.Join(home, "registry"))
+}
+
+// projectSetsCargoTarget reports whether the project chose its own target directory, which an
+// environment variable would override.
+func projectSetsCargoTarget(worktree string) bool {
+	for _, name := range []string{".cargo/config.toml", ".cargo/config"} {
+		b, err := os.ReadFile(filepath.Join(worktree, name))
+		if err == nil && strings.Contains(string(b), "target-dir") {
+			return true
+		}
+	}
+	return false
+}
+
+// prepareCache creates the cache layout; bubblewrap needs every mount point to exist.
+func prepareCache(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	for _, sub := range cacheLayout {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withEnv returns env with the given variables set, replacing earlier values.
+func withEnv(env []string, set map[string]string) []string {
+	if len(set) == 0 {
+		return env
+	}
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; !ok {
+			out = append(out, kv)
+		}
+	}
+	for k, v := range set {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// missingMountPoints lists the bind destinations inside the worktree that do not exist yet:
+// bubblewrap creates them in the worktree itself, and they are removed again after the run.
+func missingMountPoints(binds []Bind, worktree string) []string {
+	var out []string
+	for _, b := range binds {
+		if strictlyWithin(b.Dst, worktree) {
+			if _, err := os.Lstat(b.Dst); os.IsNotExist(err) {
+				out = append(out, b.Dst)
+			}
+		}
+	}
+	return out
+}
+
+// removeEmpty removes the directories a run created as mount points; a non-empty one stays.
+func removeEmpty(dirs []string) {
+	for _, d := range dirs {
+		_ = os.Remove(d)
+	}
+}

@@ -1,0 +1,115 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Toolchains find a home, caches and a temporary directory in the private cache, offline.
+func TestToolchainEnvironmentPointsAtThePrivateCache(t *testing.T) {
+	r := requireSandbox(t)
+	root, _, wt := dirs(t)
+	cache := filepath.Join(root, "state", "cache")
+	s := helperSpec(t, wt, "env")
+	s.CacheDir = cache
+	res := run(t, r, s)
+	if !res.Passed() {
+		t.Fatalf("env: %s", res.Stderr)
+	}
+	env := map[string]string{}
+	for _, kv := range strings.Split(string(res.Stdout), "\n") {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	for k, sub := range cacheLayout {
+		if want := filepath.Join(cache, sub); env[k] != want {
+			t.Errorf("%s=%q, want %q", k, env[k], want)
+		}
+	}
+	if env["GOPROXY"] != "off" || env["GOTOOLCHAIN"] != "local" || env["CARGO_NET_OFFLINE"] != "true" {
+		t.Errorf("not offline: GOPROXY=%q GOTOOLCHAIN=%q CARGO_NET_OFFLINE=%q", env["GOPROXY"], env["GOTOOLCHAIN"], env["CARGO_NET_OFFLINE"])
+	}
+	// The cache is writable from inside.
+	s = helperSpec(t, wt, "write", filepath.Join(cache, "home", "probe"))
+	s.CacheDir = cache
+	if res := run(t, r, s); !res.Passed() {
+		t.Fatalf("cache not writable: %s", res.Stderr)
+	}
+	// With the network granted, fetching is allowed again.
+	s = helperSpec(t, wt, "env")
+	s.CacheDir, s.Network = cache, true
+	if res := run(t, r, s); strings.Contains(string(res.Stdout), "GOPROXY=off") {
+		t.Fatal("GOPROXY=off with the network granted")
+	}
+}
+
+// `go vet` and `go test` of a module with a dependency work offline from the user's module
+// cache, which stays read-only.
+func TestGoVerifiesOfflineFromTheModuleCache(t *testing.T) {
+	r := requireSandbox(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not installed")
+	}
+	if userGoModCache() == "" || resolveExisting(filepath.Join(userGoModCache(), "github.com", "google", "uuid@v1.6.0")) == "" {
+		t.Skip("github.com/google/uuid v1.6.0 is not in the module cache")
+	}
+	root, _, wt := dirs(t)
+	files := map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n\nrequire github.com/google/uuid v1.6.0\n",
+		"go.sum": "github.com/google/uuid v1.6.0 h1:NIvaJDMOsjHA8n1jAhLSgzrAzy1Hgr+hNrb57e+94F0=\n" +
+			"github.com/google/uuid v1.6.0/go.mod h1:TIyPZe4MgqvfeYDBFedMoGGpEw/LqOeaOT+nhxU+yHo=\n",
+		"m.go":      "package m\n\nimport \"github.com/google/uuid\"\n\nfunc ID() string { return uuid.NewString() }\n",
+		"m_test.go": "package m\n\nimport \"testing\"\n\nfunc TestID(t *testing.T) {\n\tif len(ID()) != 36 {\n\t\tt.Fatal(ID())\n\t}\n}\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(wt, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := filepath.Join(root, "state", "cache")
+	for _, argv := range [][]string{{goBin, "vet", "./..."}, {goBin, "test", "./..."}} {
+		res := run(t, r, Spec{Argv: argv, Worktree: wt, CacheDir: cache})
+		if !res.Passed() {
+			t.Fatalf("%v: exit %d\n%s%s", argv, res.ExitCode, res.Stdout, res.Stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cache, "go-build")); err != nil {
+		t.Fatal("the build cache is not in the private cache")
+	}
+}
+
+// A dependency folder of the source checkout is visible read-only at its place in the worktree
+// during the run, and leaves nothing behind in the worktree.
+func TestDependencyFolderIsBoundReadOnlyIntoTheWorktree(t *testing.T) {
+	r := requireSandbox(t)
+	root, repo, wt := dirs(t)
+	dep := filepath.Join(repo, "node_modules", "dep")
+	if err := os.MkdirAll(dep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dep, "index.js"), []byte("module.exports = 42\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(root, "state", "cache")
+	bind := Bind{Src: filepath.Join(repo, "node_modules"), Dst: filepath.Join(wt, "node_modules")}
+	s := helperSpec(t, wt, "read", filepath.Join(wt, "node_modules", "dep", "index.js"))
+	s.CacheDir, s.Binds = cache, []Bind{bind}
+	if res := run(t, r, s); !res.Passed() || string(res.Stdout) != "module.exports = 42\n" {
+		t.Fatalf("dependency not visible: %+v %s", res, res.Stderr)
+	}
+	s = helperSpec(t, wt, "write", filepath.Join(wt, "node_modules", "dep", "index.js"))
+	s.CacheDir, s.Binds = cache, []Bind{bind}
+	if res := run(t, r, s); res.Passed() {
+		t.Fatal("the dependency folder is writable")
+	}
+	if _, err := os.Lstat(filepath.Join(wt, "node_modules")); !os.IsNotExist(err) {
+		t.Fatalf("the mount point stays in the worktree: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dep, "index.js")); string(b) != "module.exports = 42\n" {
+		t.Fatal("the source's dependency changed")
+	}
+}
