@@ -240,6 +240,7 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 		res, err := runner.Run(ctx, sandbox.Spec{
 			Argv: v.Argv, Dir: filepath.Join(r.Worktree, filepath.FromSlash(v.Cwd)), Worktree: r.Worktree,
 			RepoRoot: r.RepoRoot, Timeout: time.Duration(v.TimeoutSeconds) * time.Second, MaxOutput: verificationLogMax,
+			CacheDir: e.taskCacheDir(r.TaskID), Binds: verificationBinds(r, c), Network: r.Network,
 		})
 		if err != nil {
 			var se *sandbox.Error

@@ -132,7 +132,7 @@ func (e *Engine) Archive(ctx context.Context, id string, apply bool) (ArchiveRes
 		}
 		res.Worktree = r.Worktree
 	}
-	for _, p := range []string{e.reviewDiffPath(id), filepath.Join(e.cfg.StateDir, "verification", id)} {
+	for _, p := range []string{e.reviewDiffPath(id), filepath.Join(e.cfg.StateDir, "verification", id), e.taskCacheDir(id)} {
 		if _, err := os.Lstat(p); err == nil {
 			res.Deleted = append(res.Deleted, p)
 		}

@@ -57,6 +57,11 @@ func toolchainEnv(s Spec) map[string]string {
 	if mc := userGoModCache(); mc != "" {
 		env["GOMODCACHE"] = mc
 	}
+	if rh := userRustupHome(); rh != "" {
+		// rustup's cargo and rustc are proxies that find their toolchains here, by HOME otherwise.
+		env["RUSTUP_HOME"] = rh
+	}
+	env["npm_config_update_notifier"] = "false"
 	return env
 }
 
@@ -69,6 +74,9 @@ func dependencyBinds(s Spec) []Bind {
 	var out []Bind
 	if mc := userGoModCache(); mc != "" {
 		out = append(out, Bind{Src: mc, Dst: mc})
+	}
+	if rh := userRustupHome(); rh != "" {
+		out = append(out, Bind{Src: rh, Dst: rh})
 	}
 	if reg := userCargoRegistry(); reg != "" {
 		out = append(out, Bind{Src: reg, Dst: filepath.Join(s.CacheDir, cacheLayout["CARGO_HOME"], "registry")})
@@ -104,6 +112,19 @@ func userCargoRegistry() string {
 		home = filepath.Join(h, ".cargo")
 	}
 	return resolveExisting(filepath.Join(home, "registry"))
+}
+
+// userRustupHome is where rustup keeps the user's toolchains, when it exists.
+func userRustupHome() string {
+	home := os.Getenv("RUSTUP_HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		home = filepath.Join(h, ".rustup")
+	}
+	return resolveExisting(home)
 }
 
 // projectSetsCargoTarget reports whether the project chose its own target directory, which an

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,42 +42,6 @@ func TestToolchainEnvironmentPointsAtThePrivateCache(t *testing.T) {
 	s.CacheDir, s.Network = cache, true
 	if res := run(t, r, s); strings.Contains(string(res.Stdout), "GOPROXY=off") {
 		t.Fatal("GOPROXY=off with the network granted")
-	}
-}
-
-// `go vet` and `go test` of a module with a dependency work offline from the user's module
-// cache, which stays read-only.
-func TestGoVerifiesOfflineFromTheModuleCache(t *testing.T) {
-	r := requireSandbox(t)
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not installed")
-	}
-	if userGoModCache() == "" || resolveExisting(filepath.Join(userGoModCache(), "github.com", "google", "uuid@v1.6.0")) == "" {
-		t.Skip("github.com/google/uuid v1.6.0 is not in the module cache")
-	}
-	root, _, wt := dirs(t)
-	files := map[string]string{
-		"go.mod": "module example.com/m\n\ngo 1.22\n\nrequire github.com/google/uuid v1.6.0\n",
-		"go.sum": "github.com/google/uuid v1.6.0 h1:NIvaJDMOsjHA8n1jAhLSgzrAzy1Hgr+hNrb57e+94F0=\n" +
-			"github.com/google/uuid v1.6.0/go.mod h1:TIyPZe4MgqvfeYDBFedMoGGpEw/LqOeaOT+nhxU+yHo=\n",
-		"m.go":      "package m\n\nimport \"github.com/google/uuid\"\n\nfunc ID() string { return uuid.NewString() }\n",
-		"m_test.go": "package m\n\nimport \"testing\"\n\nfunc TestID(t *testing.T) {\n\tif len(ID()) != 36 {\n\t\tt.Fatal(ID())\n\t}\n}\n",
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(wt, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cache := filepath.Join(root, "state", "cache")
-	for _, argv := range [][]string{{goBin, "vet", "./..."}, {goBin, "test", "./..."}} {
-		res := run(t, r, Spec{Argv: argv, Worktree: wt, CacheDir: cache})
-		if !res.Passed() {
-			t.Fatalf("%v: exit %d\n%s%s", argv, res.ExitCode, res.Stdout, res.Stderr)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(cache, "go-build")); err != nil {
-		t.Fatal("the build cache is not in the private cache")
 	}
 }
 

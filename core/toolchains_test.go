@@ -1,0 +1,200 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"reasonixctl/acp/acptest"
+)
+
+// languageRepo is a small real project of one language: what is committed, what is installed
+// but ignored (a dependency folder), and the verification commands its users would run.
+type languageRepo struct {
+	name      string
+	tools     []string // skip with the reason when one is missing
+	committed map[string]string
+	installed map[string]string // written after the commit, ignored by git
+	verify    [][]string
+	// lockfile writes and stages the project's lock file, which its users commit.
+	lockfile func(t *testing.T, dir string)
+}
+
+func languageRepos() []languageRepo {
+	return []languageRepo{
+		{
+			name:  "go module with a dependency from the module cache",
+			tools: []string{"go"},
+			committed: map[string]string{
+				"go.mod": "module example.com/m\n\ngo 1.22\n\nrequire github.com/google/uuid v1.6.0\n",
+				"go.sum": "github.com/google/uuid v1.6.0 h1:NIvaJDMOsjHA8n1jAhLSgzrAzy1Hgr+hNrb57e+94F0=\n" +
+					"github.com/google/uuid v1.6.0/go.mod h1:TIyPZe4MgqvfeYDBFedMoGGpEw/LqOeaOT+nhxU+yHo=\n",
+				"m.go":      "package m\n\nimport \"github.com/google/uuid\"\n\nfunc ID() string { return uuid.NewString() }\n",
+				"m_test.go": "package m\n\nimport \"testing\"\n\nfunc TestID(t *testing.T) {\n\tif len(ID()) != 36 {\n\t\tt.Fatal(ID())\n\t}\n}\n",
+			},
+			verify: [][]string{{"go", "vet", "./..."}, {"go", "test", "./..."}},
+		},
+		{
+			name:  "node package tested with node --test",
+			tools: []string{"node"},
+			committed: map[string]string{
+				"package.json": `{"name":"n","version":"1.0.0","private":true}` + "\n",
+				"sum.test.js":  "const test = require('node:test');\nconst assert = require('node:assert');\ntest('sum', () => assert.strictEqual(1 + 1, 2));\n",
+			},
+			verify: [][]string{{"node", "--test"}},
+		},
+		{
+			name:  "npm package with a dependency in node_modules",
+			tools: []string{"node", "npm"},
+			committed: map[string]string{
+				".gitignore":   "node_modules/\n",
+				"package.json": `{"name":"p","version":"1.0.0","private":true,"scripts":{"test":"node test.js"},"dependencies":{"answer":"1.0.0"}}` + "\n",
+				"test.js":      "const answer = require('answer');\nif (answer !== 42) { console.error('answer is', answer); process.exit(1); }\nconsole.log('ok');\n",
+			},
+			installed: map[string]string{
+				"node_modules/answer/package.json": `{"name":"answer","version":"1.0.0","main":"index.js"}` + "\n",
+				"node_modules/answer/index.js":     "module.exports = 42;\n",
+			},
+			verify: [][]string{{"npm", "test"}},
+		},
+		{
+			name:  "python package tested with unittest",
+			tools: []string{"python3"},
+			committed: map[string]string{
+				"calc.py":      "def add(a, b):\n    return a + b\n",
+				"test_calc.py": "import unittest\nimport calc\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(1, 2), 3)\n\nif __name__ == '__main__':\n    unittest.main()\n",
+			},
+			verify: [][]string{{"python3", "-m", "unittest"}},
+		},
+		{
+			name:  "rust crate tested offline",
+			tools: []string{"cargo"},
+			committed: map[string]string{
+				".gitignore": "target/\n",
+				"Cargo.toml": "[package]\nname = \"c\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+				"src/lib.rs": "pub fn add(a: u32, b: u32) -> u32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(1, 2), 3); }\n}\n",
+			},
+			verify: [][]string{{"cargo", "test", "--offline"}},
+			lockfile: func(t *testing.T, dir string) {
+				cmd := exec.Command("cargo", "generate-lockfile", "--offline")
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("cargo generate-lockfile: %v\n%s", err, out)
+				}
+				git(t, dir, "add", "Cargo.lock")
+			},
+		},
+	}
+}
+
+// Each language's natural verifiers run in the sandbox, offline and without the user's HOME,
+// and the task commits.
+func TestVerificationWorksOnRealProjects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds real projects")
+	}
+	if !SandboxAvailable() {
+		t.Fatal("bubblewrap is required for these tests")
+	}
+	for _, lr := range languageRepos() {
+		t.Run(lr.name, func(t *testing.T) {
+			for _, tool := range lr.tools {
+				if _, err := exec.LookPath(tool); err != nil {
+					t.Skipf("%s is not installed here: %v", tool, err)
+				}
+			}
+			scn := &acptest.Scenario{Name: "lang", Turns: []acptest.Turn{{
+				Steps:   []acptest.Step{{Write: &acptest.WriteFile{Path: "NOTES.md", Content: "checked\n"}}},
+				Summary: "Wrote NOTES.md.",
+			}}}
+			h := newHarness(t, scn)
+			for name, body := range lr.committed {
+				writeFile(t, filepath.Join(h.repo, name), body)
+				git(t, h.repo, "add", name)
+			}
+			if lr.lockfile != nil {
+				lr.lockfile(t, h.repo)
+			}
+			git(t, h.repo, "commit", "-q", "-m", "project")
+			for name, body := range lr.installed {
+				writeFile(t, filepath.Join(h.repo, name), body)
+			}
+			res, err := h.delegate("lang", func(r *DelegateRequest) { r.Contract = languageContract(lr.verify) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.State != StateReviewRequired {
+				t.Fatalf("state %s: %s", res.State, res.Reason)
+			}
+			// The first verification of a task builds the toolchain's caches (Go's standard
+			// library included) into the task's private cache: allow it the time.
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+			defer cancel()
+			rev := res.ReviewRevision
+			v, err := h.e.Control(ctx, ControlRequest{
+				TaskID: "lang", Action: ActionFinalize, ReviewSummary: "checked", ApprovedReviewCriteria: []string{"reads-well"},
+				ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash, WaitTimeoutSeconds: intPtr(600),
+			})
+			if err != nil {
+				d, _ := h.e.Get(t.Context(), "lang")
+				for _, vr := range d.Verification {
+					log, _ := os.ReadFile(vr.LogPath)
+					t.Logf("%s:\n%s", vr.ID, log)
+				}
+				t.Fatal(err)
+			}
+			if v.State != StateCompleted || v.CommitHash == "" {
+				t.Fatalf("not committed: %+v", v)
+			}
+			files := git(t, h.repo, "show", "--name-only", "--format=", v.CommitHash)
+			if files != "NOTES.md" {
+				t.Fatalf("commit holds %q", files)
+			}
+			if _, err := os.Stat(filepath.Join(h.e.taskCacheDir("lang"), "home")); err != nil {
+				t.Fatalf("no private cache: %v", err)
+			}
+		})
+	}
+}
+
+func languageContract(verify [][]string) json.RawMessage {
+	type verification struct {
+		ID     string   `json:"id"`
+		Argv   []string `json:"argv"`
+		Proves []string `json:"proves"`
+	}
+	var vs []verification
+	for i, argv := range verify {
+		vs = append(vs, verification{ID: fmt.Sprintf("v%d", i+1), Argv: argv, Proves: []string{"passes"}})
+	}
+	c := map[string]any{
+		"schema_version": 1,
+		"objective":      "Note that the project was checked",
+		"user_outcome":   "NOTES.md says checked and the project's own checks pass",
+		"write_scope":    []string{"NOTES.md"},
+		"acceptance_criteria": []map[string]string{
+			{"id": "passes", "requirement": "the project's checks pass", "evidence": "automated"},
+			{"id": "reads-well", "requirement": "the note reads well", "evidence": "review"},
+		},
+		"verification": vs,
+	}
+	b, _ := json.Marshal(c)
+	return b
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func intPtr(n int) *int { return &n }

@@ -1,0 +1,54 @@
+package core
+
+import (
+	"os"
+	"path/filepath"
+
+	"reasonixctl/core/contract"
+	"reasonixctl/sandbox"
+)
+
+// dependencyFolders are the folders a source checkout installs its dependencies into and git
+// ignores, so a worktree never has them. Verification sees the source's copy read-only.
+var dependencyFolders = []string{"node_modules", ".venv", "venv"}
+
+// taskCacheDir is the task's private toolchain cache: kept across its repair rounds, removed
+// when the task is archived.
+func (e *Engine) taskCacheDir(id string) string {
+	return filepath.Join(e.cfg.StateDir, "cache", id)
+}
+
+// verificationBinds are the source checkout's dependency folders, bound read-only at the same
+// place in the worktree, for the repository root and each verification command's directory.
+func verificationBinds(r *taskRecord, c *contract.Contract) []sandbox.Bind {
+	dirs := []string{"."}
+	for _, v := range c.Verification {
+		if v.Cwd != "" && v.Cwd != "." {
+			dirs = append(dirs, v.Cwd)
+		}
+	}
+	seen := map[string]bool{}
+	var out []sandbox.Bind
+	for _, d := range dirs {
+		for _, name := range dependencyFolders {
+			rel := filepath.Join(filepath.FromSlash(d), name)
+			if seen[rel] {
+				continue
+			}
+			seen[rel] = true
+			src := filepath.Join(r.RepoRoot, rel)
+			dst := filepath.Join(r.Worktree, rel)
+			if st, err := os.Stat(src); err != nil || !st.IsDir() {
+				continue
+			}
+			if _, err := os.Lstat(dst); err == nil {
+				continue // the worktree has its own (tracked) copy
+			}
+			if _, err := os.Stat(filepath.Dir(dst)); err != nil {
+				continue
+			}
+			out = append(out, sandbox.Bind{Src: src, Dst: dst})
+		}
+	}
+	return out
+}
