@@ -162,8 +162,7 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 	})
 	for _, v := range results {
 		if !v.Passed {
-			return e.backToReview(ctx, id, Errorf(CodeVerificationFailed, map[string]any{"verification": v.ID},
-				"verification %s failed (exit %s, timed out %v)", v.ID, exitText(v.ExitCode), v.TimedOut))
+			return e.backToReview(ctx, id, verificationFailure(v))
 		}
 	}
 	assertions, err := checkAssertions(r.Worktree, c)
@@ -431,4 +430,58 @@ func (e *Engine) commitFailed(ctx context.Context, id string, err error) error {
 			"the worktree changed after review (%s); review the new snapshot and finalize again", ge.Message))
 	}
 	return e.backToReview(ctx, id, Errorf(CodeCommitFailed, nil, "%v", err))
+}
+
+// verificationTailLines is how much of a failed verification's log its error quotes.
+const verificationTailLines = 20
+
+// verificationFailure is the error of a failed verification command: the command, how it
+// ended, the end of its log and where the whole log is, so the cause is in the error itself.
+func verificationFailure(v VerificationResult) error {
+	how := "exited " + exitText(v.ExitCode)
+	if v.TimedOut {
+		how = "timed out"
+	}
+	tail := logTail(v.LogPath, verificationTailLines, 2048)
+	msg := fmt.Sprintf("verification %s failed: %s %s (log: %s)", v.ID, shellWords(v.Argv), how, v.LogPath)
+	if tail != "" {
+		msg += "\n" + tail
+	}
+	return Errorf(CodeVerificationFailed, map[string]any{
+		"verification": v.ID, "argv": v.Argv, "exit_code": v.ExitCode, "timed_out": v.TimedOut,
+		"log_path": v.LogPath, "log_tail": tail,
+	}, "%s", msg)
+}
+
+// logTail is the last lines of a log, at most maxBytes, trailing blank lines dropped.
+func logTail(path string, lines, maxBytes int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	text := strings.TrimRight(string(b), "\n ")
+	parts := strings.Split(text, "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	out := strings.Join(parts, "\n")
+	if len(out) > maxBytes {
+		out = out[len(out)-maxBytes:]
+		if i := strings.IndexByte(out, '\n'); i >= 0 {
+			out = out[i+1:]
+		}
+	}
+	return out
+}
+
+// shellWords renders argv for a person to read (and paste), quoting what needs it.
+func shellWords(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
 }

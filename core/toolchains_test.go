@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -198,3 +199,36 @@ func writeFile(t *testing.T, path, body string) {
 }
 
 func intPtr(n int) *int { return &n }
+
+// A failing test's own words reach the supervisor in the error, with the command, its exit
+// code and the log's path.
+func TestFailedVerificationCarriesItsEvidence(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skipf("python3 is not installed here: %v", err)
+	}
+	scn := &acptest.Scenario{Name: "lang", Turns: []acptest.Turn{{
+		Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "NOTES.md", Content: "checked\n"}}},
+	}}}
+	h := newHarness(t, scn)
+	writeFile(t, filepath.Join(h.repo, "test_calc.py"), "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 2, 4, 'the sum is off by one')\n")
+	git(t, h.repo, "add", "test_calc.py")
+	git(t, h.repo, "commit", "-q", "-m", "project")
+	res, err := h.delegate("failing", func(r *DelegateRequest) { r.Contract = languageContract([][]string{{"python3", "-m", "unittest"}}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.finalize(res.TaskView, "reads-well")
+	e := mustCode(t, err, CodeVerificationFailed)
+	for _, want := range []string{"python3 -m unittest exited 1", "the sum is off by one", "FAILED (failures=1)", "v1.log"} {
+		if !strings.Contains(e.Message, want) {
+			t.Errorf("message lacks %q:\n%s", want, e.Message)
+		}
+	}
+	if e.Details["log_path"] == "" || e.Details["argv"] == nil {
+		t.Errorf("details: %+v", e.Details)
+	}
+	d, _ := h.e.Get(t.Context(), "failing")
+	if d.View.State != StateReviewRequired {
+		t.Fatalf("state %s, want review_required", d.View.State)
+	}
+}

@@ -1188,7 +1188,11 @@ func errorNotice(title string, err error) *noticeDialog {
 // what to do next.
 func describeError(err error) []string {
 	e := core.AsError(err)
-	lines := []string{string(e.Code) + ": " + e.Message}
+	msgLines := strings.Split(e.Message, "\n")
+	lines := []string{string(e.Code) + ": " + msgLines[0]}
+	for _, l := range msgLines[1:] {
+		lines = append(lines, "  │ "+l)
+	}
 	next := nextSteps[e.NextAction]
 	if n, ok := nextByCode[e.Code]; ok {
 		next = n
@@ -1205,7 +1209,8 @@ func describeError(err error) []string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		switch k {
-		case "checkpoint", "expected", "current":
+		case "checkpoint", "expected", "current", "log_tail", "argv":
+			// Already in the message.
 			continue
 		case "issues":
 			if issues, ok := e.Details[k].([]core.Issue); ok {
