@@ -609,18 +609,35 @@ func TestUnknownRecordVersionFailsClosed(t *testing.T) {
 	}
 }
 
-// Scenario 25 at the engine: a verifier sees neither HOME nor the supervisor's secrets.
+// Scenario 25 at the engine: a verifier sees neither the user's HOME nor the supervisor's
+// secrets. Its HOME is the task's private cache.
 func TestVerifierSeesNoHomeAndNoSecrets(t *testing.T) {
 	t.Setenv("SUPERVISOR_API_TOKEN", "sk-abcdefghijklmnopqrstuvwxyz")
-	for _, name := range []string{"HOME", "SUPERVISOR_API_TOKEN"} {
-		h := newHarness(t, nil)
-		c := strings.Replace(happyContract, `["test", "-f", "result.txt"]`, `["printenv", "`+name+`"]`, 1)
-		res, err := h.delegate("env-"+strings.ToLower(name[:4]), func(r *DelegateRequest) { r.Contract = json.RawMessage(c) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = h.finalize(res.TaskView, "looks-right")
-		mustCode(t, err, CodeVerificationFailed)
+	h := newHarness(t, nil)
+	c := strings.Replace(happyContract, `["test", "-f", "result.txt"]`, `["printenv", "SUPERVISOR_API_TOKEN"]`, 1)
+	res, err := h.delegate("env-secret", func(r *DelegateRequest) { r.Contract = json.RawMessage(c) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.finalize(res.TaskView, "looks-right")
+	if e := mustCode(t, err, CodeVerificationFailed); !strings.Contains(e.Message, "printenv SUPERVISOR_API_TOKEN exited 1") {
+		t.Fatalf("the secret is visible, or printenv failed otherwise: %s", e.Message)
+	}
+
+	h = newHarness(t, nil)
+	c = strings.Replace(happyContract, `["test", "-f", "result.txt"]`, `["printenv", "HOME"]`, 1)
+	res, err = h.delegate("env-home", func(r *DelegateRequest) { r.Contract = json.RawMessage(c) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.finalize(res.TaskView, "looks-right"); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := h.e.Get(context.Background(), "env-home")
+	log, _ := os.ReadFile(d.Verification[0].LogPath)
+	userHome, _ := os.UserHomeDir()
+	if want := filepath.Join(h.e.taskCacheDir("env-home"), "home"); !strings.Contains(string(log), want) || strings.Contains(string(log), "\n"+userHome+"\n") {
+		t.Fatalf("HOME inside the sandbox is not the private one %s:\n%s", want, log)
 	}
 }
 
