@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -113,8 +114,16 @@ func draftContract(c Check) *contract.Contract {
 	return &contract.Contract{Verification: []contract.Verification{{Command: contract.Command{ID: c.ID, Argv: c.Argv, Cwd: c.Cwd}}}}
 }
 
-// npmDefaultTest is what `npm init` writes for a package without tests.
-var npmDefaultTest = regexp.MustCompile(`no test specified`)
+// The patterns compile on first use: this package is linked into `reasonixctl --mcp`, whose
+// start-up Codex waits for.
+var (
+	// npmDefaultTest is what `npm init` writes for a package without tests.
+	npmDefaultTest = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`no test specified`) })
+	// pytestDependency is a dependency on pytest ("pytest", "pytest>=8", …) in a project file.
+	pytestDependency = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`["'\s=]pytest\b`) })
+	// makeTarget is a rule (not a variable assignment) for check or test.
+	makeTarget = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(check|test)\s*:([^=]|$)`) })
+)
 
 func npmTestScript(path string) (string, bool) {
 	data, err := os.ReadFile(path)
@@ -128,7 +137,7 @@ func npmTestScript(path string) (string, bool) {
 		return "", false
 	}
 	s := strings.TrimSpace(pkg.Scripts["test"])
-	if s == "" || npmDefaultTest.MatchString(s) {
+	if s == "" || npmDefaultTest().MatchString(s) {
 		return "", false
 	}
 	return s, true
@@ -183,12 +192,7 @@ func pythonCheck(dir string) (Check, bool) {
 		Criterion: "python-tests-pass", Proves: "`python3 -m unittest` discovers the tests and they pass"}, true
 }
 
-// mentionsPytest reports a dependency on pytest ("pytest", "pytest>=8", …) in a project file.
-var pytestDependency = regexp.MustCompile(`["'\s=]pytest\b`)
-
-func mentionsPytest(text string) bool { return pytestDependency.MatchString(text) }
-
-var makeTarget = regexp.MustCompile(`^(check|test)\s*:([^=]|$)`)
+func mentionsPytest(text string) bool { return pytestDependency().MatchString(text) }
 
 // makeCheck finds a `check` target, else a `test` target, in the Makefile make would read.
 func makeCheck(dir string) (Check, bool) {
@@ -200,7 +204,7 @@ func makeCheck(dir string) (Check, bool) {
 		targets := map[string]bool{}
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
-			if m := makeTarget.FindStringSubmatch(sc.Text()); m != nil {
+			if m := makeTarget().FindStringSubmatch(sc.Text()); m != nil {
 				targets[m[1]] = true
 			}
 		}
