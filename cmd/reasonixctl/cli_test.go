@@ -122,3 +122,31 @@ func TestContractInit(t *testing.T) {
 		t.Errorf("missing --dir: %d %q", code, stderr)
 	}
 }
+
+// The README's complete contract example stays valid as the contract and the policy change.
+func TestREADMEContractExampleLints(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	i := strings.Index(s, "A complete contract:")
+	if i < 0 {
+		t.Fatal("README has no complete contract example")
+	}
+	start := strings.Index(s[i:], "```json\n")
+	if start < 0 {
+		t.Fatal("no JSON block after the example's heading")
+	}
+	body := s[i+start+len("```json\n"):]
+	body = body[:strings.Index(body, "```")]
+	if code, out, _ := runCmd(contractCmd, "lint", writeFile(t, "readme.json", body)); code != 0 {
+		t.Errorf("README contract: %s", out)
+	}
+	for _, field := range []string{"schema_version", "objective", "user_outcome", "verified_context", "write_scope", "forbidden_scope", "invariants",
+		"non_goals", "acceptance_criteria", "verification", "allowed_commands", "file_assertions", "pause_conditions"} {
+		if !strings.Contains(s, "| `"+field+"` |") || !strings.Contains(body, `"`+field+`"`) {
+			t.Errorf("README: field %s is missing from the example or the table", field)
+		}
+	}
+}
