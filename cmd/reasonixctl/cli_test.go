@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,7 @@ func rootCmd(args []string, out, errb *bytes.Buffer) int { return run(args, out,
 // Every command answers --help on stdout with exit 0, whatever else is on the line.
 func TestHelpOnEveryCommand(t *testing.T) {
 	for _, args := range [][]string{
-		{"--help"}, {"-h"}, {"help"}, {"help", "task", "prune"},
+		{"--help"}, {"-h"}, {"-help"}, {"help"}, {"help", "task", "prune"},
 		{"demo", "--help"}, {"doctor", "--help"}, {"version", "--help"},
 		{"contract", "--help"}, {"contract", "lint", "--help"}, {"contract", "init", "-h"},
 		{"policy", "--help"}, {"policy", "explain", "--help"},
@@ -148,5 +149,64 @@ func TestREADMEContractExampleLints(t *testing.T) {
 		if !strings.Contains(s, "| `"+field+"` |") || !strings.Contains(body, `"`+field+`"`) {
 			t.Errorf("README: field %s is missing from the example or the table", field)
 		}
+	}
+}
+
+// doctor end to end: a program that only exits 0 is no worker; the fake worker is, and the
+// provider's key must be set and allowlisted.
+func TestDoctorCommand(t *testing.T) {
+	bin, err := buildBinaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("REASONIX_HOME", filepath.Join(home, ".reasonix"))
+	t.Setenv("CODEX_HOME", filepath.Join(home, ".codex"))
+	t.Setenv("CODEX_REASONIX_STATE_DIR", filepath.Join(home, "state"))
+	t.Setenv("CODEX_REASONIX_ENV_ALLOWLIST", "")
+	t.Setenv("RX_DOCTOR_KEY", "secret-value")
+	t.Chdir(t.TempDir())
+	os.MkdirAll(filepath.Join(home, ".reasonix"), 0o700)
+	os.WriteFile(filepath.Join(home, ".reasonix", "config.toml"), []byte("default_model = \"p\"\n[[providers]]\nname = \"p\"\nbase_url = \"https://api.example.com/v1\"\napi_key_env = \"RX_DOCTOR_KEY\"\n"), 0o600)
+
+	status := func(want int) map[string]string {
+		t.Helper()
+		code, out, errOut := runCmd(rootCmd, "doctor", "--json")
+		var res struct {
+			OK     bool `json:"ok"`
+			Checks []struct{ Name, Status, Detail string }
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != want || res.OK != (want == 0) {
+			t.Fatalf("exit %d (want %d) %v\n%s%s", code, want, err, out, errOut)
+		}
+		m := map[string]string{}
+		for _, c := range res.Checks {
+			m[c.Name] = c.Status + " " + c.Detail
+			if strings.Contains(c.Detail, "secret-value") {
+				t.Errorf("%s shows the key's value", c.Name)
+			}
+		}
+		return m
+	}
+
+	t.Setenv("REASONIX_BIN", "true")
+	if got := status(1)["reasonix_binary"]; !strings.HasPrefix(got, "fail ") || !strings.Contains(got, "not a Reasonix worker") {
+		t.Errorf("true(1): %s", got)
+	}
+	t.Setenv("REASONIX_BIN", filepath.Join(bin, "fake-reasonix"))
+	got := status(1)
+	if !strings.HasPrefix(got["reasonix_binary"], "ok ") || !strings.HasPrefix(got["worker_provider"], "ok ") ||
+		!strings.HasPrefix(got["worker_api_key"], "fail ") || !strings.Contains(got["worker_api_key"], "CODEX_REASONIX_ENV_ALLOWLIST=RX_DOCTOR_KEY") {
+		t.Errorf("key not allowlisted: %v", got)
+	}
+	if !strings.HasPrefix(got["codex_config"], "warn ") || !strings.HasPrefix(got["toolchains"], "ok ") {
+		t.Errorf("codex and toolchains: %v", got)
+	}
+	t.Setenv("CODEX_REASONIX_ENV_ALLOWLIST", "RX_DOCTOR_*")
+	got = status(1) // the fake worker lacks the supervisor flags
+
+	if !strings.HasPrefix(got["worker_api_key"], "ok ") || !strings.Contains(got["worker_env"], "set now: RX_DOCTOR_KEY") {
+		t.Errorf("key allowlisted: %v", got)
 	}
 }

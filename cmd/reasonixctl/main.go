@@ -31,6 +31,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "reasonixctl %s\n", version)
 			return 0
 		}
+	case "-help":
+		// Accepted before the move to cobra, which reads it as -h -e -l -p.
+		args = append([]string{"--help"}, args[1:]...)
 	}
 	return execute(args, stdout, stderr)
 }
