@@ -59,3 +59,13 @@ func childEnv(parent, allow, extra []string) []string {
 	}
 	return out
 }
+
+// EnvPassed reports whether the parent's variable name reaches a worker launched with the
+// allowlist globs allow: the fixed list or the allowlist names it, and it is no injection
+// variable.
+func EnvPassed(name string, allow []string) bool {
+	return !matchesAny(name, droppedEnv) && (matchesAny(name, passedEnv) || matchesAny(name, allow))
+}
+
+// FixedEnv are the name globs every worker gets from the parent whatever the allowlist says.
+func FixedEnv() []string { return append([]string(nil), passedEnv...) }

@@ -2,56 +2,51 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"reasonixctl/core/contract"
 	"reasonixctl/core/policy"
+	"reasonixctl/core/scaffold"
 )
 
-// runContract implements `contract lint [--json] FILE|-`: exit 0 with the hash, 1 with every
+// newContractLintCmd is `contract lint [--json] FILE|-`: exit 0 with the hash, 1 with every
 // issue (schema, consistency and the policy gate on verification commands), 2 on usage errors.
-func runContract(args []string, stdout, stderr io.Writer) int {
-	usage := func(msg string) int {
-		if msg != "" {
-			fmt.Fprintln(stderr, "reasonixctl contract: "+msg)
-		}
-		fmt.Fprintln(stderr, "usage: reasonixctl contract lint [--json] FILE|-")
-		return 2
-	}
-	if len(args) == 0 || args[0] != "lint" {
-		return usage("the only subcommand is lint")
-	}
-	asJSON, file := false, ""
-	for _, a := range args[1:] {
-		switch {
-		case a == "--json":
-			asJSON = true
-		case a == "-h" || a == "--help":
-			return usage("")
-		case a != "-" && len(a) > 1 && a[0] == '-':
-			return usage("unknown option " + a)
-		case file != "":
-			return usage("only one FILE may be given")
-		default:
-			file = a
-		}
-	}
-	if file == "" {
-		return usage("FILE (or - for stdin) is required")
-	}
-	var data []byte
-	var err error
-	if file == "-" {
-		data, err = io.ReadAll(io.LimitReader(os.Stdin, 16<<20))
-	} else {
-		data, err = os.ReadFile(file)
-	}
-	if err != nil {
-		return usage(err.Error())
-	}
+func newContractLintCmd(stdout, stderr io.Writer) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "lint [--json] FILE|-",
+		Short: "validate a TaskContractV1 and print its hash",
+		Long: `Validate a TaskContractV1 (the file, or stdin for -) and print its sha256 contract hash.
 
+Every problem is listed: the schema, the consistency of ids and criteria, and the policy gate,
+which refuses verification commands the worker could never run. Exit 0 when valid, 1 when not.`,
+		Args: exactArgs(1, "one FILE (or - for stdin)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var data []byte
+			var err error
+			if args[0] == "-" {
+				data, err = io.ReadAll(io.LimitReader(os.Stdin, 16<<20))
+			} else {
+				data, err = os.ReadFile(args[0])
+			}
+			if err != nil {
+				return err
+			}
+			return done(lintContract(data, asJSON, stdout))
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {valid, contract_hash, issues} as JSON")
+	return cmd
+}
+
+func lintContract(data []byte, asJSON bool, stdout io.Writer) int {
 	issues := []contract.Issue{}
 	var hash *string
 	c, err := contract.Parse(data)
@@ -82,4 +77,104 @@ func runContract(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// newContractInitCmd is `contract init [--dir D] [--objective TEXT] [--write GLOB]... [-o FILE]`:
+// a contract for the repository that lints clean, with the verification its toolchains declare.
+func newContractInitCmd(stdout, stderr io.Writer) *cobra.Command {
+	var dir, objective, output string
+	var write []string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "init [--dir D] [--objective TEXT] [--write GLOB]... [-o FILE]",
+		Short: "draft a contract for a repository, with the checks its toolchains declare",
+		Long: `Draft a TaskContractV1 for the repository in --dir (default: the current directory).
+
+Verification commands come from what the repository declares: go.mod (go vet ./... and
+go test ./...), package.json with a test script (npm test), pyproject.toml or setup.cfg
+(python3 -m pytest when pytest is configured or required, else python3 -m unittest),
+Cargo.toml (cargo test --offline) and a Makefile check or test target. Each is one the policy
+allows, and each proves its own acceptance criterion.
+
+What only a person can decide is written as a "TODO:" placeholder (and listed on stderr):
+the objective unless --objective is given, the user outcome, and the write scope unless
+--write is given. The placeholder write scope matches nothing, so the worker can write nothing
+until it is replaced. The draft always passes 'reasonixctl contract lint'.`,
+		Example: `  reasonixctl contract init --objective "Fix the date parser" --write 'parser/**' -o contract.json
+  reasonixctl contract init --dir ~/src/app > contract.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir == "" {
+				dir = "."
+			}
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return err
+			}
+			d, err := scaffold.New(scaffold.Options{Dir: abs, Objective: objective, WriteScope: write})
+			var invalid *contract.InvalidError
+			if errors.As(err, &invalid) {
+				for _, is := range invalid.Issues {
+					fmt.Fprintf(stderr, "reasonixctl contract init: %s: %s\n", is.Path, is.Message)
+				}
+				return errors.New("the --objective or --write given is not valid in a contract")
+			}
+			if err != nil {
+				return err
+			}
+			if output == "" || output == "-" {
+				stdout.Write(d.JSON)
+			} else {
+				flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+				if force {
+					flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+				}
+				f, err := os.OpenFile(output, flags, 0o644)
+				if errors.Is(err, os.ErrExist) {
+					fmt.Fprintf(stderr, "reasonixctl contract init: %s exists; use --force to replace it\n", output)
+					return exitCode(1)
+				}
+				if err != nil {
+					fmt.Fprintln(stderr, "reasonixctl contract init:", err)
+					return exitCode(1)
+				}
+				_, err = f.Write(d.JSON)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					fmt.Fprintln(stderr, "reasonixctl contract init:", err)
+					return exitCode(1)
+				}
+				fmt.Fprintf(stderr, "Wrote %s.\n", output)
+			}
+			reportDraft(stderr, d)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "dir", "", "the repository (default: the current directory)")
+	f.StringVar(&objective, "objective", "", "what the worker should change, in one sentence")
+	f.StringArrayVar(&write, "write", nil, "a path or glob the worker may write (repeat for more)")
+	f.StringVarP(&output, "output", "o", "", "write the contract to FILE instead of stdout")
+	f.BoolVar(&force, "force", false, "with -o: replace an existing file")
+	cmd.MarkFlagDirname("dir")
+	return cmd
+}
+
+// reportDraft tells the person, on stderr, what the draft verifies and what is left to fill in.
+func reportDraft(w io.Writer, d scaffold.Draft) {
+	fmt.Fprintf(w, "Repository: %s\n", d.Root)
+	if len(d.Checks) == 0 {
+		fmt.Fprintln(w, "No verification command found (no go.mod, package.json test script, pyproject.toml, setup.cfg, Cargo.toml or Makefile check/test target): add one, or rely on review.")
+	}
+	for _, c := range d.Checks {
+		fmt.Fprintf(w, "Verifies with %s (from %s).\n", strings.Join(c.Argv, " "), c.Source)
+	}
+	for _, s := range d.Skipped {
+		fmt.Fprintf(w, "Left out, the policy refuses it: %s\n", s)
+	}
+	if len(d.Placeholders) > 0 {
+		fmt.Fprintf(w, "Fill in before delegating (marked TODO): %s.\n", strings.Join(d.Placeholders, ", "))
+	}
 }

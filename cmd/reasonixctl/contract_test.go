@@ -26,7 +26,9 @@ func runCmd(run func([]string, *bytes.Buffer, *bytes.Buffer) int, args ...string
 	return code, out.String(), errb.String()
 }
 
-func contractCmd(args []string, out, errb *bytes.Buffer) int { return runContract(args, out, errb) }
+func contractCmd(args []string, out, errb *bytes.Buffer) int {
+	return run(append([]string{"contract"}, args...), out, errb)
+}
 
 func TestContractLint(t *testing.T) {
 	seed := "../../core/contract/testdata/seed-fixture.json"

@@ -58,11 +58,7 @@ const demoContract = `{
 
 // runDemo runs the dashboard over a throw-away repository and the built-in scripted worker:
 // no Reasonix, no provider and no other binary needed.
-func runDemo(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "usage: reasonixctl demo")
-		return 2
-	}
+func runDemo(stdout, stderr io.Writer) int {
 	root, err := os.MkdirTemp("", "reasonixctl-demo-")
 	if err != nil {
 		fmt.Fprintln(stderr, "reasonixctl demo:", err)

@@ -3,39 +3,61 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"reasonixctl/core"
 )
 
-// runDoctor is `reasonixctl doctor [--json]`: exit 1 when any check fails.
-func runDoctor(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return 2
+// newDoctorCmd is `reasonixctl doctor [--json]`: exit 1 when any check fails.
+func newDoctorCmd(stdout, stderr io.Writer) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor [--json]",
+		Short: "check what a first run needs: git, the worker and its provider, the sandbox, toolchains, Codex",
+		Long: `Check what a first run needs, changing nothing and calling no provider: the platform and git;
+that the worker answers ACP initialize as Reasonix does; its configuration, default model and
+API key variable, and that CODEX_REASONIX_ENV_ALLOWLIST passes the key to it; what else the
+worker gets from the environment; bubblewrap; the state directory; the toolchains the current
+repository's checks need (as 'contract init' finds them); and Codex's config.toml entry for
+reasonixctl (tool_timeout_sec, required, default_tools_approval_mode, env and env_vars).
+Each problem comes with its fix. Exit 1 when any check fails.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return done(runDoctor(asJSON, stdout, stderr))
+		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {ok, checks} as JSON")
+	return cmd
+}
+
+func runDoctor(asJSON bool, stdout, stderr io.Writer) int {
 	dir, err := stateDir()
 	if err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1
 	}
-	checks := core.Doctor(context.Background(), core.DoctorOptions{WorkerBin: os.Getenv("REASONIX_BIN"), StateDir: dir})
+	s, err := readSettings()
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl:", err)
+		return 1
+	}
+	cwd, _ := os.Getwd()
+	checks := core.Doctor(context.Background(), core.DoctorOptions{WorkerBin: s.bin, StateDir: dir, EnvAllow: s.envAllow, RepoDir: cwd})
 	ok := true
 	for _, c := range checks {
 		ok = ok && c.Status != core.CheckFail
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(map[string]any{"ok": ok, "checks": checks})
 	} else {
 		for _, c := range checks {
-			fmt.Fprintf(stdout, "%-4s  %-17s %s\n", c.Status, c.Name, c.Detail)
+			fmt.Fprintf(stdout, "%-4s  %-18s %s\n", c.Status, c.Name, c.Detail)
 		}
 	}
 	if !ok {

@@ -6,37 +6,20 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0-dev"
 
-// command is one subcommand: its usage, a one-line summary and its entry point, which
-// returns the exit code.
-type command struct {
-	name    string
-	usage   string
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
-}
-
-// commands is the subcommand table; help is generated from it so it lists exactly what exists.
-func commands() []command {
-	return []command{
-		{"demo", "demo", "the whole loop on a throw-away repository, no worker needed", runDemo},
-		{"doctor", "doctor [--json]", "check git, the worker, the sandbox, the state directory, Codex", runDoctor},
-		{"contract", "contract lint [--json] FILE|-", "validate a TaskContractV1 and print its hash", runContract},
-		{"policy", "policy explain [--contract F] [--worktree D] [--cwd D] [--json] -- ARGV...", "the policy's decision for a command", runPolicy},
-		{"task", "task list [--all] [--json] | archive ID [--apply] | prune [--older-than 30d] [--apply]", "list tasks; archive finished ones (dry run without --apply); prune old archives", runTask},
-	}
-}
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run dispatches a command line and returns the exit code: 0 on success, 1 when the command
+// failed, 2 when the command line itself is wrong.
 func run(args []string, stdout, stderr io.Writer) int {
+	// --mcp, --version and the dashboard are decided before the command tree is built: Codex
+	// waits for --mcp to list its tools, and nothing of the tree is needed to serve them.
 	if len(args) == 0 {
 		return runDashboard(stderr)
 	}
@@ -44,32 +27,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "--mcp":
 		return runMCP(args[1:], stdout, stderr)
 	case "--version", "-version", "version":
-		fmt.Fprintf(stdout, "reasonixctl %s\n", version)
-		return 0
-	case "--help", "-help", "-h", "help":
-		usage(stdout)
-		return 0
-	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(args[1:], stdout, stderr)
+		if len(args) == 1 {
+			fmt.Fprintf(stdout, "reasonixctl %s\n", version)
+			return 0
 		}
+	case "-help":
+		// Accepted before the move to cobra, which reads it as -h -e -l -p.
+		args = append([]string{"--help"}, args[1:]...)
 	}
-	fmt.Fprintf(stderr, "reasonixctl: unknown command %q\n\n", args[0])
-	usage(stderr)
-	return 2
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintf(w, "reasonixctl %s — supervise a Reasonix worker in an isolated git worktree\n\nUsage:\n", version)
-	line := func(usage, summary string) {
-		fmt.Fprintf(w, "  %s\n      %s\n", strings.TrimSpace("reasonixctl "+usage), summary)
-	}
-	line("", "the dashboard: supervise tasks at the keyboard")
-	line("--mcp [--log-stderr]", "serve Codex over MCP on stdin/stdout")
-	for _, c := range commands() {
-		line(c.usage, c.summary)
-	}
-	line("--version", "print the version")
-	fmt.Fprintln(w, "\nConfiguration comes from the environment (REASONIX_BIN, CODEX_REASONIX_*); see the README.")
+	return execute(args, stdout, stderr)
 }

@@ -3,90 +3,123 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/spf13/cobra"
+
 	"reasonixctl/core/contract"
 	"reasonixctl/core/policy"
 )
 
-// runPolicy implements `policy explain [--contract F] [--worktree D] [--cwd D] [--json] -- ARGV...`:
-// the decision the engine would make for a simple command with static argv. Exit 0 whenever a
-// decision was made (allow or deny), 2 on usage errors.
-func runPolicy(args []string, stdout, stderr io.Writer) int {
-	const synopsis = "usage: reasonixctl policy explain [--contract FILE] [--worktree DIR] [--cwd DIR] [--json] -- ARGV..."
-	fail := func(err error) int {
-		fmt.Fprintln(stderr, "reasonixctl policy: "+err.Error())
-		fmt.Fprintln(stderr, synopsis)
-		return 2
-	}
-	if len(args) == 0 || args[0] != "explain" {
-		return fail(errors.New("the only subcommand is explain"))
-	}
-	fs := flag.NewFlagSet("policy explain", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	contractFile := fs.String("contract", "", "TaskContractV1 file (default: an empty contract)")
-	worktree := fs.String("worktree", ".", "worktree directory")
-	cwd := fs.String("cwd", "", "directory the command runs in (default: the current directory)")
-	asJSON := fs.Bool("json", false, "print the decision as JSON")
-	if err := fs.Parse(args[1:]); err != nil {
-		return fail(err)
-	}
-	argv := fs.Args()
-	if len(argv) == 0 {
-		return fail(errors.New("ARGV is required after --"))
-	}
+// Supervised answers: what the dashboard does with a command.
+const (
+	supervisedAllow = "allow"
+	supervisedDeny  = "deny"
+	supervisedAsk   = "ask" // the person at the keyboard decides
+)
 
-	var c *contract.Contract
-	if *contractFile != "" {
-		data, err := os.ReadFile(*contractFile)
-		if err != nil {
-			return fail(err)
-		}
-		if c, err = contract.Parse(data); err != nil {
-			return fail(err)
-		}
-	}
-	wt, err := filepath.Abs(*worktree)
-	if err != nil {
-		return fail(err)
-	}
-	dir := *cwd
-	if dir == "" {
-		dir = "."
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
-		return fail(err)
-	}
+// newPolicyExplainCmd is `policy explain [--contract F] [--worktree D] [--cwd D] [--json] -- ARGV...`:
+// the decision the engine would make for a simple command with static argv, in both permission
+// modes. Exit 0 whenever a decision was made, 2 on usage errors.
+func newPolicyExplainCmd(stdout, stderr io.Writer) *cobra.Command {
+	var contractFile, worktree, cwd string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "explain [--contract FILE] [--worktree DIR] [--cwd DIR] [--json] -- ARGV...",
+		Short: "the policy's decision for a command, under --mcp and under the dashboard",
+		Long: `Show what the policy decides when the worker asks to run ARGV from --cwd inside --worktree.
 
-	d := policy.ClassifyExec(policy.ExecRequest{
-		ToolCallID: "gate-1",
-		Meta:       &policy.ExecMeta{CommandSchemaVersion: 1, Tool: "bash", Argv: argv, Cwd: dir, ApprovalID: "1"},
-		Worktree:   wt,
-	}, c)
+The automatic answer (--mcp, for Codex) is allow or deny. A command the policy does not know
+(code unknown_executable) is denied there, and the worker gets a recovery steer; the dashboard
+asks the person at the keyboard instead. Hard denials are denied in both modes.
 
-	decision := "deny"
-	if d.Allow {
-		decision = "allow"
+Flags go before ARGV: everything from the first argument that is not a flag (or after --)
+is the command. With --json, "decision" is the automatic answer and "supervised_decision" the
+dashboard's (allow, deny or ask).`,
+		Example: `  reasonixctl policy explain -- go test ./...
+  reasonixctl policy explain --contract contract.json --json -- make check`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("ARGV is required after --")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			var c *contract.Contract
+			if contractFile != "" {
+				data, err := os.ReadFile(contractFile)
+				if err != nil {
+					return err
+				}
+				if c, err = contract.Parse(data); err != nil {
+					return err
+				}
+			}
+			wt, err := filepath.Abs(worktree)
+			if err != nil {
+				return err
+			}
+			dir := cwd
+			if dir == "" {
+				dir = "."
+			}
+			if dir, err = filepath.Abs(dir); err != nil {
+				return err
+			}
+			d := policy.ClassifyExec(policy.ExecRequest{
+				ToolCallID: "gate-1",
+				Meta:       &policy.ExecMeta{CommandSchemaVersion: 1, Tool: "bash", Argv: argv, Cwd: dir, ApprovalID: "1"},
+				Worktree:   wt,
+			}, c)
+			printExplanation(stdout, d, asJSON)
+			return nil
+		},
 	}
-	if *asJSON {
+	// ARGV is a command line of its own: its flags are not ours.
+	cmd.Flags().SetInterspersed(false)
+	cmd.Flags().StringVar(&contractFile, "contract", "", "TaskContractV1 file whose commands count (default: none)")
+	cmd.Flags().StringVar(&worktree, "worktree", ".", "the worktree directory")
+	cmd.Flags().StringVar(&cwd, "cwd", "", "directory the command runs in (default: the current directory)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the decision as JSON")
+	return cmd
+}
+
+func printExplanation(w io.Writer, d policy.Decision, asJSON bool) {
+	decision, supervised := "deny", supervisedDeny
+	switch {
+	case d.Allow:
+		decision, supervised = "allow", supervisedAllow
+	case d.Askable():
+		supervised = supervisedAsk
+	}
+	if asJSON {
 		out, _ := json.Marshal(struct {
-			Decision       string `json:"decision"`
-			Code           string `json:"code"`
-			Reason         string `json:"reason"`
-			Hint           string `json:"hint"`
-			TimeoutSeconds int    `json:"timeout_seconds"`
-		}{decision, d.Code, d.Reason, d.Hint, d.TimeoutSeconds})
-		fmt.Fprintln(stdout, string(out))
-		return 0
+			Decision           string `json:"decision"`
+			SupervisedDecision string `json:"supervised_decision"`
+			Code               string `json:"code"`
+			Reason             string `json:"reason"`
+			Hint               string `json:"hint"`
+			TimeoutSeconds     int    `json:"timeout_seconds"`
+		}{decision, supervised, d.Code, d.Reason, d.Hint, d.TimeoutSeconds})
+		fmt.Fprintln(w, string(out))
+		return
 	}
-	if d.Allow {
-		fmt.Fprintf(stdout, "allow (watchdog %ds): %s\n", d.TimeoutSeconds, d.Reason)
-		return 0
+	switch {
+	case d.Allow:
+		fmt.Fprintf(w, "allow (watchdog %ds): %s\n", d.TimeoutSeconds, d.Reason)
+	case d.Askable():
+		fmt.Fprintf(w, "ask %s: %s\n", d.Code, d.Reason)
+		fmt.Fprintln(w, "  --mcp (automatic): denied; the worker is steered to recover with the hint below, and")
+		fmt.Fprintln(w, "      the third identical request pauses the task.")
+		fmt.Fprintln(w, "  dashboard (supervised): the person at the keyboard is asked and may allow it once or reject it.")
+		fmt.Fprintln(w, "  Listing it in the contract's allowed_commands or verification allows it in both modes.")
+		fmt.Fprintf(w, "hint: %s\n", d.Hint)
+	default:
+		fmt.Fprintf(w, "deny %s: %s\n", d.Code, d.Reason)
+		fmt.Fprintln(w, "  denied under --mcp and under the dashboard alike; no contract or person can allow it.")
+		fmt.Fprintf(w, "hint: %s\n", d.Hint)
 	}
-	fmt.Fprintf(stdout, "deny %s: %s\nhint: %s\n", d.Code, d.Reason, d.Hint)
-	return 0
 }

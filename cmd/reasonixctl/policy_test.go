@@ -9,14 +9,17 @@ import (
 	"testing"
 )
 
-func policyCmd(args []string, out, errb *bytes.Buffer) int { return runPolicy(args, out, errb) }
+func policyCmd(args []string, out, errb *bytes.Buffer) int {
+	return run(append([]string{"policy"}, args...), out, errb)
+}
 
 type explained struct {
-	Decision       string `json:"decision"`
-	Code           string `json:"code"`
-	Reason         string `json:"reason"`
-	Hint           string `json:"hint"`
-	TimeoutSeconds int    `json:"timeout_seconds"`
+	Decision           string `json:"decision"`
+	SupervisedDecision string `json:"supervised_decision"`
+	Code               string `json:"code"`
+	Reason             string `json:"reason"`
+	Hint               string `json:"hint"`
+	TimeoutSeconds     int    `json:"timeout_seconds"`
 }
 
 func explain(t *testing.T, args ...string) explained {
@@ -61,6 +64,36 @@ func TestPolicyExplain(t *testing.T) {
 	code, out, _ = runCmd(policyCmd, "explain", "--worktree", wt, "--cwd", wt, "--", "cat", "release")
 	if code != 0 || !strings.HasPrefix(out, "allow (watchdog 120s): ") {
 		t.Errorf("text allow: %d %q", code, out)
+	}
+}
+
+// A command the policy does not know is denied under --mcp and asked about in the dashboard:
+// explain says both, and --json keeps decision as the automatic answer.
+func TestPolicyExplainModes(t *testing.T) {
+	wt := t.TempDir()
+	for _, c := range []struct {
+		argv                 []string
+		decision, supervised string
+	}{
+		{[]string{"frobnicate", "--all"}, "deny", "ask"},
+		{[]string{"git", "status"}, "allow", "allow"},
+		{[]string{"sudo", "ls"}, "deny", "deny"},
+		{[]string{"git", "push"}, "deny", "deny"},
+	} {
+		e := explain(t, append([]string{"--worktree", wt, "--cwd", wt, "--"}, c.argv...)...)
+		if e.Decision != c.decision || e.SupervisedDecision != c.supervised {
+			t.Errorf("%v: %+v", c.argv, e)
+		}
+	}
+	// Flags of ARGV are ARGV's, even without --.
+	code, out, _ := runCmd(policyCmd, "explain", "--worktree", wt, "--cwd", wt, "frobnicate", "--all")
+	if code != 0 || !strings.HasPrefix(out, "ask unknown_executable: ") || !strings.Contains(out, "--mcp (automatic): denied") ||
+		!strings.Contains(out, "dashboard (supervised): the person at the keyboard is asked") || !strings.Contains(out, "\nhint: ") {
+		t.Errorf("unknown command: %d %q", code, out)
+	}
+	code, out, _ = runCmd(policyCmd, "explain", "--worktree", wt, "--cwd", wt, "--", "sudo", "ls")
+	if code != 0 || !strings.HasPrefix(out, "deny privilege_escalation: ") || !strings.Contains(out, "under --mcp and under the dashboard alike") {
+		t.Errorf("hard denial: %d %q", code, out)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -13,65 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"reasonixctl/core"
 )
-
-const taskUsage = `usage:
-  reasonixctl task list [--all] [--json]
-  reasonixctl task archive ID [--apply]
-  reasonixctl task prune [--older-than 30d] [--apply]
-archive and prune are dry runs unless --apply is given.`
-
-// errUsage marks a command line that cannot be run; the flag package has already said why, or
-// the error's text does.
-var errUsage = errors.New("usage")
-
-// runTask is `reasonixctl task list|archive|prune`. Exit codes: 2 for a usage error or an
-// invalid_request, 1 for any other error.
-func runTask(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "list":
-			return taskList(args[1:], stdout, stderr)
-		case "archive":
-			return taskArchive(args[1:], stdout, stderr)
-		case "prune":
-			return taskPrune(args[1:], stdout, stderr)
-		}
-	}
-	fmt.Fprintln(stderr, taskUsage)
-	return 2
-}
-
-// parseInterleaved parses flags that may come before or after the positional arguments
-// (`task archive ID --apply`), which flag.Parse alone stops at.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, errUsage
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
-}
-
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, taskUsage) }
-	return fs
-}
-
-func usageError(stderr io.Writer, format string, args ...any) int {
-	fmt.Fprintf(stderr, "reasonixctl: "+format+"\n", args...)
-	fmt.Fprintln(stderr, taskUsage)
-	return 2
-}
 
 // withEngine opens the state directory for one task command and runs fn with it.
 func withEngine(mode string, stderr io.Writer, fn func(*core.Engine) int) int {
@@ -116,23 +60,28 @@ func formatOptional(t *time.Time) string {
 	return t.UTC().Format(timeLayout)
 }
 
-func taskList(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("task list", stderr)
-	all := fs.Bool("all", false, "include finished, archived and pruned tasks")
-	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 2
+func newTaskListCmd(stdout, stderr io.Writer) *cobra.Command {
+	var all, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list [--all] [--json]",
+		Short: "list live tasks (with --all: finished, archived and pruned ones too)",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return done(taskList(all, asJSON, stdout, stderr))
+		},
 	}
-	if len(pos) > 0 {
-		return usageError(stderr, "task list takes no arguments, got %q", pos)
-	}
+	cmd.Flags().BoolVar(&all, "all", false, "include finished, archived and pruned tasks")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func taskList(all, asJSON bool, stdout, stderr io.Writer) int {
 	return withEngine("task list", stderr, func(e *core.Engine) int {
-		tasks, err := e.ListStored(context.Background(), core.ListFilter{All: *all})
+		tasks, err := e.ListStored(context.Background(), core.ListFilter{All: all})
 		if err != nil {
 			return failed(stderr, err)
 		}
-		if *asJSON {
+		if asJSON {
 			rows := make([]listedTask, len(tasks))
 			for i, t := range tasks {
 				rows[i] = listedTask{TaskView: t.View, Storage: t.Storage, CreatedAt: t.CreatedAt.UTC().Format(timeLayout),
@@ -156,18 +105,25 @@ func taskList(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-func taskArchive(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("task archive", stderr)
-	apply := fs.Bool("apply", false, "remove the worktree (without it, only say what would happen)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 2
+func newTaskArchiveCmd(stdout, stderr io.Writer) *cobra.Command {
+	var apply bool
+	cmd := &cobra.Command{
+		Use:   "archive ID [--apply]",
+		Short: "archive a finished task: remove its worktree, keep its branch (a dry run without --apply)",
+		Args:  exactArgs(1, "exactly one task id"),
+		// Task ids come from the state directory, which completion must not open.
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return done(taskArchive(args[0], apply, stdout, stderr))
+		},
 	}
-	if len(pos) != 1 {
-		return usageError(stderr, "task archive takes exactly one task id")
-	}
+	cmd.Flags().BoolVar(&apply, "apply", false, "remove the worktree (without it, only say what would happen)")
+	return cmd
+}
+
+func taskArchive(id string, apply bool, stdout, stderr io.Writer) int {
 	return withEngine("task archive", stderr, func(e *core.Engine) int {
-		res, err := e.Archive(context.Background(), pos[0], *apply)
+		res, err := e.Archive(context.Background(), id, apply)
 		if err != nil {
 			return failed(stderr, err)
 		}
@@ -210,35 +166,42 @@ func parseAge(s string) (time.Duration, error) {
 	return time.Duration(n) * unit, nil
 }
 
-func taskPrune(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("task prune", stderr)
-	olderThan := fs.String("older-than", "30d", "prune tasks archived at least this long ago (Nd, Nh or Nm)")
-	apply := fs.Bool("apply", false, "delete them (without it, only say what would happen)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 2
+func newTaskPruneCmd(stdout, stderr io.Writer) *cobra.Command {
+	var olderThan string
+	var apply bool
+	cmd := &cobra.Command{
+		Use:   "prune [--older-than 30d] [--apply]",
+		Short: "delete the journals of tasks archived long ago, keeping tombstones (a dry run without --apply)",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			age, err := parseAge(olderThan)
+			if err != nil {
+				return err
+			}
+			return done(taskPrune(age, olderThan, apply, stdout, stderr))
+		},
 	}
-	if len(pos) > 0 {
-		return usageError(stderr, "task prune takes no arguments, got %q", pos)
-	}
-	age, err := parseAge(*olderThan)
-	if err != nil {
-		return usageError(stderr, "%v", err)
-	}
+	cmd.Flags().StringVar(&olderThan, "older-than", "30d", "prune tasks archived at least this long ago (Nd, Nh or Nm)")
+	cmd.Flags().BoolVar(&apply, "apply", false, "delete them (without it, only say what would happen)")
+	cmd.RegisterFlagCompletionFunc("older-than", cobra.FixedCompletions([]string{"30d", "7d", "1d", "12h"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func taskPrune(age time.Duration, olderThan string, apply bool, stdout, stderr io.Writer) int {
 	return withEngine("task prune", stderr, func(e *core.Engine) int {
-		res, err := e.Prune(context.Background(), age, *apply)
-		if err != nil && (len(res) == 0 || !*apply) {
+		res, err := e.Prune(context.Background(), age, apply)
+		if err != nil && (len(res) == 0 || !apply) {
 			return failed(stderr, err)
 		}
 		var b strings.Builder
 		switch {
 		case err != nil:
 			fmt.Fprintf(&b, "Pruned %d archived task(s) before the error:\n", len(res))
-		case len(res) == 0 && *apply:
-			fmt.Fprintf(&b, "No archived task is %s old or older; nothing was pruned.\n", *olderThan)
+		case len(res) == 0 && apply:
+			fmt.Fprintf(&b, "No archived task is %s old or older; nothing was pruned.\n", olderThan)
 		case len(res) == 0:
-			fmt.Fprintf(&b, "Dry run: no archived task is %s old or older; nothing would be pruned.\n", *olderThan)
-		case *apply:
+			fmt.Fprintf(&b, "Dry run: no archived task is %s old or older; nothing would be pruned.\n", olderThan)
+		case apply:
 			fmt.Fprintf(&b, "Pruned %d archived task(s); each tombstone keeps its id taken:\n", len(res))
 		default:
 			fmt.Fprintf(&b, "Dry run, nothing was changed. Pruning would delete the journal and record of %d archived task(s), keeping a tombstone of each:\n", len(res))
@@ -246,7 +209,7 @@ func taskPrune(args []string, stdout, stderr io.Writer) int {
 		for _, r := range res {
 			fmt.Fprintf(&b, "  %s\t%s\t%s\tarchived %s\n", r.TaskID, r.State, r.Branch, r.ArchivedAt.UTC().Format(timeLayout))
 		}
-		if len(res) > 0 && !*apply {
+		if len(res) > 0 && !apply {
 			fmt.Fprintln(&b, "Run again with --apply to prune them.")
 		}
 		io.WriteString(stdout, b.String())

@@ -14,7 +14,9 @@ import (
 	"reasonixctl/core"
 )
 
-func taskCmd(args []string, out, errb *bytes.Buffer) int { return runTask(args, out, errb) }
+func taskCmd(args []string, out, errb *bytes.Buffer) int {
+	return run(append([]string{"task"}, args...), out, errb)
+}
 
 const taskTestContract = `{
   "schema_version": 1,
