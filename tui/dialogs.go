@@ -30,6 +30,7 @@ type dialogResult struct {
 	close    bool
 	later    bool // a prompt put aside; `i` brings it back
 	quit     bool
+	draft    string // draft a contract for this repository directory
 	control  *core.ControlRequest
 	delegate *newTaskInput
 }
@@ -244,6 +245,7 @@ type newTaskDialog struct {
 	lane   core.Lane
 	focus  int // 0..2 inputs, 3 lane
 	err    string
+	note   string // what happened, when it is not an error
 }
 
 var newTaskLabels = [...]string{"contract", "repo dir", "task id", "lane"}
@@ -277,6 +279,15 @@ func (d *newTaskDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		return dialogResult{close: true}
 	case msg.Type == tea.KeyCtrlS, msg.Type == tea.KeyEnter && d.focus == 3:
 		return d.submit()
+	case msg.Type == tea.KeyCtrlD:
+		dir := strings.TrimSpace(d.inputs[1].Value())
+		if dir == "" {
+			d.err = "repo dir is empty: say which repository to draft a contract for"
+			d.setFocus(1)
+			return dialogResult{}
+		}
+		d.err, d.note = "", "drafting a contract from the repository's toolchains…"
+		return dialogResult{draft: dir}
 	case msg.Type == tea.KeyEnter, key.Matches(msg, k.FocusNext):
 		d.setFocus(d.focus + 1)
 		return dialogResult{}
@@ -307,6 +318,9 @@ func (d *newTaskDialog) submit() dialogResult {
 	for i, v := range []string{in.ContractPath, in.RepoDir, in.TaskID} {
 		if v == "" {
 			d.err = newTaskLabels[i] + " is empty"
+			if i == 0 {
+				d.err += ": type a contract file's path, or press ctrl+d to draft one from the repository"
+			}
 			d.setFocus(i)
 			return dialogResult{}
 		}
@@ -337,10 +351,14 @@ func (d *newTaskDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		}
 		b.WriteString(mark + padRight(label, 9) + value + "\n")
 	}
+	if d.note != "" {
+		b.WriteString("\n" + t.Good.Render(wrapIndent(d.note, width, 0)))
+	}
 	if d.err != "" {
 		b.WriteString("\n" + t.Error.Render(wrapIndent(d.err, width, 0)))
 	}
-	return strings.TrimRight(b.String(), "\n"), shortHelp(t, width, k.FocusNext, bind(nil, "ctrl+s", "start"), bind(nil, "esc", "cancel"))
+	return strings.TrimRight(b.String(), "\n"), shortHelp(t, width, k.FocusNext, bind(nil, "ctrl+s", "start"),
+		bind(nil, "ctrl+d", "draft contract"), bind(nil, "esc", "cancel"))
 }
 
 func (d *newTaskDialog) typing() bool { return d.focus < 3 }

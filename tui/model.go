@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -71,6 +72,11 @@ type (
 		req  core.ControlRequest
 		view core.TaskView
 		err  error
+	}
+	draftMsg struct {
+		path  string
+		draft core.ContractDraft
+		err   error
 	}
 	delegateMsg struct {
 		in     newTaskInput
@@ -240,6 +246,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onControl(msg))
 	case delegateMsg:
 		cmds = append(cmds, m.onDelegate(msg))
+	case draftMsg:
+		m.onDraft(msg)
 	}
 	m.surfacePrompt()
 	m.trackStates()
@@ -374,6 +382,50 @@ func (m *Model) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
 		res, err := m.svc.Delegate(m.ctx, req)
 		return delegateMsg{in: newTaskInput{TaskID: v.TaskID}, res: res, err: err, resume: true}
 	}
+}
+
+// draftContract drafts a contract for the repository (as `reasonixctl contract init` does) into
+// the state directory, never into the repository, whose checkout must stay clean.
+func (m *Model) draftContract(dir string) tea.Cmd {
+	drafts := filepath.Join(m.opts.StateDir, "drafts")
+	now := m.now()
+	return func() tea.Msg {
+		d, err := core.DraftContract(dir)
+		if err != nil {
+			return draftMsg{err: err}
+		}
+		if err := os.MkdirAll(drafts, 0o700); err != nil {
+			return draftMsg{err: err}
+		}
+		path := filepath.Join(drafts, filepath.Base(d.Root)+"-"+now.Format("20060102-150405")+".json")
+		if err := os.WriteFile(path, d.JSON, 0o600); err != nil {
+			return draftMsg{err: err}
+		}
+		return draftMsg{path: path, draft: d}
+	}
+}
+
+func (m *Model) onDraft(msg draftMsg) {
+	d, ok := m.dialogs.top().(*newTaskDialog)
+	if !ok {
+		return
+	}
+	d.note = ""
+	if msg.err != nil {
+		d.err = "drafting a contract failed: " + msg.err.Error()
+		return
+	}
+	d.inputs[0].SetValue(msg.path)
+	var checks []string
+	for _, c := range msg.draft.Checks {
+		checks = append(checks, strings.Join(c.Argv, " "))
+	}
+	found := "no verification command found: add one"
+	if len(checks) > 0 {
+		found = "verification: " + strings.Join(checks, "; ")
+	}
+	d.note = "drafted " + msg.path + " (" + found + "). Edit its TODO fields (" +
+		strings.Join(msg.draft.Placeholders, ", ") + ") in your editor, then start it with ctrl+s."
 }
 
 // notify rings the bell and raises a desktop notification (OSC 9) for a new request.
@@ -989,6 +1041,9 @@ func (m *Model) apply(d dialog, res dialogResult) tea.Cmd {
 			m.setStatus("finalizing "+res.control.TaskID+": verifying and committing…", false, "")
 		}
 		cmd = m.control(*res.control)
+	}
+	if res.draft != "" {
+		cmd = m.draftContract(res.draft)
 	}
 	if res.delegate != nil {
 		m.lastForm = *res.delegate

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -291,4 +292,39 @@ func TestNewRequestRingsOnce(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(s, "\n")
 	return lines[len(lines)-1]
+}
+
+// Left without a contract, the new-task form drafts one from the repository (contract init)
+// into the state directory and fills in its path.
+func TestNewTaskFormDraftsAContract(t *testing.T) {
+	repo := gitRepo(t)
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	clk := &clock{t: epoch}
+	f := scenario()
+	m := newModel(t.Context(), f, Options{StateDir: state, Now: clk.Now, Dir: repo})
+	h := &harness{t: t, m: m, svc: f, clk: clk}
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.run(m.Init())
+	h.press("n", "ctrl+s")
+	h.requireView("contract is empty", "ctrl+d to draft one")
+	h.press("ctrl+d")
+	d := h.m.dialogs.top().(*newTaskDialog)
+	path := d.inputs[0].Value()
+	if !strings.HasPrefix(path, filepath.Join(state, "drafts")) {
+		t.Fatalf("draft path %q is not in the state directory", path)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(raw), `"go", "vet"`) && !strings.Contains(string(raw), `"vet"`) {
+		t.Fatalf("draft: %v\n%s", err, raw)
+	}
+	h.requireView("drafted", "go vet ./...", "TODO")
+	if out, _ := exec.Command("git", "-C", repo, "status", "--porcelain").Output(); len(bytes.TrimSpace(out)) != 0 {
+		// go.mod is untracked in this repository; nothing else may appear.
+		if strings.Contains(string(out), "draft") || strings.Contains(string(out), ".json") {
+			t.Fatalf("the draft landed in the repository: %s", out)
+		}
+	}
 }
