@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -30,15 +29,16 @@ const (
 	kindUsage
 	kindSteer
 	kindError
-	kindDecision // its style follows the decision
 )
 
 const (
 	// maxLogLines bounds each task's buffer, counted in wrapped lines kept (shown or folded
 	// away) and in entries; the oldest go first.
 	maxLogLines = 5000
-	// maxDetailBytes bounds each field a tool call keeps for its expanded view.
+	// maxDetailBytes bounds each field a tool call or decision keeps for its expanded view.
 	maxDetailBytes = 4 << 10
+	// maxHeadBytes bounds the text of a one-line header.
+	maxHeadBytes = 512
 	// maxPlainBytes bounds the text of one plain entry (an unknown event, a long error).
 	maxPlainBytes = 8 << 10
 )
@@ -66,8 +66,9 @@ type entry struct {
 	words      int       // reasoning blocks: words so far
 	midWord    bool
 
-	tool     *core.ToolCallData
-	decision *core.PermissionData
+	head    string             // tool calls and decisions: the folded line, after the label
+	details []string           // decisions: the expanded text
+	tool    *core.ToolCallData // tool calls: the merged state, input and output capped
 
 	lines    int // wrapped lines over all paragraphs
 	nonEmpty int // paragraphs with at least one line
@@ -80,6 +81,7 @@ func (e *entry) body() int { return e.lines + max(e.nonEmpty-1, 0) }
 
 // dline is one display line before styling.
 type dline struct {
+	prefix string // label or indentation
 	text   string
 	e      *entry
 	header bool
@@ -126,11 +128,10 @@ type eventsPane struct {
 
 	sel    uint64 // the selected entry's id, 0 for none
 	anchor *pos   // the top line while the reader is scrolled away from the live tail; nil follows
-	vp     viewport.Model
 }
 
 func newEventsPane() *eventsPane {
-	return &eventsPane{w: 81, h: 20, tools: map[string]*entry{}, vp: viewport.New(81, 20)}
+	return &eventsPane{w: 81, h: 20, tools: map[string]*entry{}}
 }
 
 // following says whether the pane shows the live tail.
@@ -161,8 +162,14 @@ func (p *eventsPane) add(ev core.Event) {
 	case core.EventPermissionDecided:
 		var d core.PermissionData
 		_ = json.Unmarshal(ev.Data, &d)
+		label, head := permissionHeader(d)
+		details := permissionDetail(d)
+		for i := range details {
+			details[i] = capText(details[i], maxDetailBytes)
+		}
 		p.interrupt()
-		p.push(&entry{kind: kindDecision, expandable: true, decision: &d})
+		p.push(&entry{kind: permissionKind(d.Decision), label: flatText(label), head: flatText(capText(head, maxHeadBytes)),
+			expandable: true, details: details})
 	case core.EventUsage:
 		// Usage reports replace each other and do not interrupt a message or reasoning: they
 		// arrive whenever the worker counts, often mid-sentence.
@@ -275,6 +282,7 @@ func (p *eventsPane) newPara(e *entry) *para {
 		return last
 	}
 	last.text = []byte(strings.TrimRight(string(last.text), "\n "))
+	last.blanks = 0
 	q := &para{}
 	e.paras = append(e.paras, q)
 	return q
@@ -293,7 +301,14 @@ func (p *eventsPane) widths(e *entry, q *para) (first, rest int) {
 }
 
 func (p *eventsPane) addTool(d core.ToolCallData) {
+	// Only what the expanded view shows is kept, and bounded: an edit's input can be a file.
+	d.Title = capText(d.Title, maxHeadBytes)
+	d.Kind = capText(d.Kind, maxHeadBytes)
+	d.ToolCallID = capText(d.ToolCallID, maxHeadBytes)
 	d.Output = capText(d.Output, maxDetailBytes)
+	if d.Input != nil {
+		d.Input = capText(compactJSON(d.Input), maxDetailBytes)
+	}
 	if e := p.tools[d.ToolCallID]; e != nil && d.ToolCallID != "" {
 		// Updates often carry only what changed: keep the rest.
 		t := e.tool
@@ -304,7 +319,7 @@ func (p *eventsPane) addTool(d core.ToolCallData) {
 			t.Kind = d.Kind
 		}
 		if d.Status != "" {
-			t.Status = d.Status
+			t.Status = capText(d.Status, maxHeadBytes)
 		}
 		if d.Input != nil {
 			t.Input = d.Input
@@ -312,13 +327,25 @@ func (p *eventsPane) addTool(d core.ToolCallData) {
 		if d.Output != "" {
 			t.Output = d.Output
 		}
+		p.setToolHead(e)
 		p.wrapAll(e)
 		return
 	}
+	d.Status = capText(d.Status, maxHeadBytes)
 	p.interrupt()
-	e := p.push(&entry{kind: kindTool, expandable: true, tool: &d})
+	e := &entry{kind: kindTool, label: "tool   ", expandable: true, tool: &d}
+	p.setToolHead(e)
+	p.push(e)
 	if d.ToolCallID != "" {
 		p.tools[d.ToolCallID] = e
+	}
+}
+
+func (p *eventsPane) setToolHead(e *entry) {
+	e.head = flatText(toolHeader(e.tool))
+	e.kind = kindTool
+	if e.tool.Status == "failed" {
+		e.kind = kindDeny
 	}
 }
 
@@ -361,15 +388,13 @@ func (p *eventsPane) isOpen(e *entry) bool {
 // opened) and measures it.
 func (p *eventsPane) wrapAll(e *entry) {
 	switch {
-	case e.tool != nil || e.decision != nil:
-		// Their bodies are built only while open: most are never looked at.
+	case e.kind != kindThought && e.expandable:
+		// Their bodies are wrapped only while open: most are never looked at.
 		e.paras = nil
 		if e.open {
-			var texts []string
+			texts := e.details
 			if e.tool != nil {
 				texts = toolDetail(e.tool)
-			} else {
-				texts = permissionDetail(*e.decision)
 			}
 			for _, t := range texts {
 				e.paras = append(e.paras, &para{text: []byte(cleanText(t))})
@@ -449,29 +474,38 @@ func (p *eventsPane) evict(e *entry) {
 func (p *eventsPane) cutLines(e *entry, n int) {
 	for n > 0 && len(e.paras) > 0 {
 		q := e.paras[0]
-		if len(q.lines) <= n && len(e.paras) > 1 {
-			n -= len(q.lines) + 1
+		k := len(q.lines)
+		if k <= n && len(e.paras) > 1 {
 			e.paras = e.paras[1:]
+			e.lines -= k
+			if k > 0 {
+				e.nonEmpty--
+				n-- // its blank line
+			}
+			n -= k
 			continue
 		}
-		q.dropLines(min(n, len(q.lines)))
+		d := min(n, k)
+		q.dropLines(d)
+		e.lines -= d
+		if k > 0 && len(q.lines) == 0 {
+			e.nonEmpty--
+		}
 		break
 	}
-	if !e.cut {
+	if !e.cut && len(e.paras) > 0 {
+		// The label went with the first line; the first line left wraps like the others.
+		q := e.paras[0]
+		k := len(q.lines)
 		e.cut = true
-		if len(e.paras) > 0 {
-			// The label went with the first line; the first line left wraps like the others.
-			first, rest := p.widths(e, e.paras[0])
-			e.paras[0].rewrap(first, rest)
-		}
-	}
-	e.lines, e.nonEmpty = 0, 0
-	for _, q := range e.paras {
-		e.lines += len(q.lines)
-		if len(q.lines) > 0 {
+		first, rest := p.widths(e, q)
+		q.rewrap(first, rest)
+		e.lines += len(q.lines) - k
+		if k == 0 && len(q.lines) > 0 {
 			e.nonEmpty++
 		}
 	}
+	e.cut = true
 	p.measure(e)
 }
 
@@ -741,69 +775,64 @@ func (p *eventsPane) window(i, off, bh int) []dline {
 	return out
 }
 
-// entryLines appends e's display lines [from, to) to dst.
+// entryLines appends e's display lines [from, to) to dst, touching only those lines.
 func (p *eventsPane) entryLines(e *entry, from, to int, dst []dline) []dline {
 	n := 0
-	emit := func(s string, header bool) bool {
-		if n >= from && n < to {
-			dst = append(dst, dline{text: s, e: e, header: header})
-		}
-		n++
-		return n < to
-	}
-	indent := "  "
 	if e.expandable {
-		if !emit(p.header(e), true) || !p.isOpen(e) {
+		if from == 0 && to > 0 {
+			dst = append(dst, dline{text: p.header(e), e: e, header: true})
+		}
+		n = 1
+		if n >= to || !p.isOpen(e) {
 			return dst
 		}
 	}
-	firstLine := !e.expandable && !e.cut
-	shown := 0
+	first := !e.expandable && !e.cut
+	shown := false
 	for _, q := range e.paras {
 		if len(q.lines) == 0 {
 			continue
 		}
-		if n+len(q.lines)+1 <= from {
-			// Skip whole paragraphs above the window.
-			n += len(q.lines)
-			if shown > 0 {
-				n++
+		if shown {
+			// The blank line between paragraphs.
+			if n >= from {
+				dst = append(dst, dline{e: e})
 			}
-			shown++
-			firstLine = false
-			continue
-		}
-		if shown > 0 && !emit("", false) {
-			return dst
-		}
-		shown++
-		for _, l := range q.lines {
-			s := indent + l.text
-			if firstLine {
-				s = e.label + l.text
-				firstLine = false
-			}
-			if !emit(s, false) {
+			n++
+			if n >= to {
 				return dst
 			}
+		}
+		shown = true
+		k := len(q.lines)
+		for j := max(from-n, 0); j < k && n+j < to; j++ {
+			prefix := "  "
+			if first && j == 0 {
+				prefix = e.label
+			}
+			dst = append(dst, dline{prefix: prefix, text: q.lines[j].text, e: e})
+		}
+		first = false
+		n += k
+		if n >= to {
+			return dst
 		}
 	}
 	return dst
 }
+
+// flatText makes worker text fit a one-line header.
+func flatText(s string) string { return strings.ReplaceAll(cleanText(s), "\n", " ") }
 
 func (p *eventsPane) header(e *entry) string {
 	mark := "▸ "
 	if p.isOpen(e) {
 		mark = "▾ "
 	}
-	switch {
-	case e.tool != nil:
-		return "tool   " + mark + cleanText(toolHeader(e.tool))
-	case e.decision != nil:
-		label, text := permissionHeader(*e.decision)
-		return label + mark + cleanText(text)
+	if e.kind == kindThought {
+		return fmt.Sprintf("%sthinking (%d words)", mark, e.words)
 	}
-	return fmt.Sprintf("%sthinking (%d words)", mark, e.words)
+	return e.label + mark + e.head
 }
 
 // view draws exactly h lines, none wider than w.
@@ -825,7 +854,7 @@ func (p *eventsPane) view(t Theme) string {
 		}
 		win := p.window(i, off, bh)
 		for _, d := range win {
-			s := ansi.Truncate(" "+d.text, w, "…")
+			s := ansi.Truncate(" "+d.prefix+d.text, w, "…")
 			if d.header && d.e.id == p.sel {
 				lines = append(lines, t.Selected.Render(padRight(s, w)))
 				continue
@@ -845,21 +874,13 @@ func (p *eventsPane) view(t Theme) string {
 	for len(lines) < h {
 		lines = append(lines, "")
 	}
-	p.vp.Width, p.vp.Height = w, h
-	p.vp.SetYOffset(0)
-	p.vp.SetContent(strings.Join(lines, "\n"))
-	return p.vp.View()
+	return strings.Join(lines, "\n")
 }
 
 func (p *eventsPane) style(t Theme, d dline) lipgloss.Style {
 	k := d.e.kind
-	switch {
-	case (k == kindTool || k == kindDecision) && !d.header:
+	if d.e.expandable && k != kindThought && !d.header {
 		return t.Dim
-	case k == kindDecision:
-		k = permissionKind(d.e.decision.Decision)
-	case k == kindTool && d.e.tool.Status == "failed":
-		k = kindDeny
 	}
 	switch k {
 	case kindAgent:

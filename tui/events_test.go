@@ -281,25 +281,40 @@ func TestSelectionMovesAndStaysInView(t *testing.T) {
 func TestPaneBufferStaysBounded(t *testing.T) {
 	f := newPaneFeed(t, 40, 10)
 	// An unbroken monologue streams into one entry, which must still be trimmed.
-	for range 20000 {
-		f.text(core.EventAgentMessage, "line ")
+	for i := range 12000 {
+		f.text(core.EventAgentMessage, "line "+strconv.Itoa(i)+"\n")
 	}
-	if f.p.cost > maxLogLines || f.p.msg == nil {
+	if f.p.cost > maxLogLines || f.p.msg == nil || f.p.msg.cost < maxLogLines-10 {
 		t.Fatalf("a monologue keeps %d lines, bound is %d", f.p.cost, maxLogLines)
 	}
-	f.require("line line")
-	for i := range 20000 {
+	f.require("line 11999")
+	for i := range 6000 {
 		f.text(core.EventAgentThought, "thought "+strconv.Itoa(i)+"\n\n")
 	}
-	for i := range 20000 {
-		f.add(core.EventToolCall, core.ToolCallData{ToolCallID: "c" + strconv.Itoa(i%7000), Title: "x", Status: "completed"})
+	if f.p.cost > maxLogLines || f.p.thought == nil {
+		t.Fatalf("reasoning keeps %d lines, bound is %d", f.p.cost, maxLogLines)
+	}
+	big := strings.Repeat("i", 100000)
+	for i := range 6000 {
+		d := core.ToolCallData{ToolCallID: "c" + strconv.Itoa(i%7000), Title: "x", Status: "completed"}
+		if i > 5990 {
+			// An edit's input can be a whole file.
+			d.Input, d.Output = big, big
+		}
+		f.add(core.EventToolCall, d)
 		f.add(core.EventWorkerStatus, core.WorkerStatusData{Phase: "p" + strconv.Itoa(i)})
 	}
 	if f.p.cost > maxLogLines || len(f.p.entries)-f.p.head > maxLogLines || len(f.p.tools) > maxLogLines || len(f.p.entries) > 2*maxLogLines+64 {
 		t.Fatalf("pane keeps %d lines, %d entries (%d slots), %d tool ids; bound is %d",
 			f.p.cost, len(f.p.entries)-f.p.head, len(f.p.entries), len(f.p.tools), maxLogLines)
 	}
-	f.require("worker p19999")
+	f.require("worker p5999")
+	for _, e := range f.p.tools {
+		in, _ := e.tool.Input.(string)
+		if len(in) > 2*maxDetailBytes || len(e.tool.Output) > 2*maxDetailBytes {
+			t.Fatalf("a tool call keeps %d bytes of input and %d of output", len(in), len(e.tool.Output))
+		}
+	}
 }
 
 func TestPaneIgnoresDuplicateSeqs(t *testing.T) {
@@ -330,4 +345,17 @@ func TestWorkerTextCannotDrawOutsideThePane(t *testing.T) {
 		t.Fatalf("control characters reach the screen: %q", v)
 	}
 	f.require("red [31malert[0m    done", "wipe")
+}
+
+func TestStreamOfBlanksStaysCheap(t *testing.T) {
+	f := newPaneFeed(t, 40, 5)
+	f.text(core.EventAgentMessage, "start")
+	for range 20000 {
+		f.text(core.EventAgentMessage, " ")
+	}
+	f.text(core.EventAgentMessage, "end")
+	if n := len(f.p.msg.paras[0].text); n > 2*maxBlankRun {
+		t.Fatalf("a run of blanks keeps %d bytes", n)
+	}
+	f.require("agent  start", "  end")
 }

@@ -11,10 +11,14 @@ import (
 	"reasonixctl/core"
 )
 
+// maxBlankRun bounds a run of blanks a paragraph keeps: more spaces than the widest pane are
+// never shown.
+const maxBlankRun = 320
+
 // wline is one wrapped line of a paragraph.
 type wline struct {
 	text  string
-	start int  // byte offset in the paragraph where the line starts
+	start int  // byte offset in the paragraph's stream (text begins at base) where the line starts
 	hard  bool // the line follows a newline of the text, so its leading spaces are indentation
 }
 
@@ -22,8 +26,10 @@ type wline struct {
 // end (or loses its oldest lines to the buffer bound), so appending re-wraps just the last line:
 // greedy wrapping never moves an earlier break when words are added after it.
 type para struct {
-	text  []byte
-	lines []wline
+	text   []byte
+	base   int // stream offset of text[0]: dropping old lines needs no rebasing
+	lines  []wline
+	blanks int // blanks at the end of text
 }
 
 // appendText adds s to the paragraph and re-wraps from its last line. first is the width of
@@ -35,44 +41,57 @@ func (p *para) appendText(s string, first, rest int) {
 	if s == "" {
 		return
 	}
-	p.text = append(p.text, s...)
+	// A run of blanks shows at most a line's width of spaces, or one empty line per newline
+	// only once text follows it: runs are cut at maxBlankRun so that a stream of blanks costs
+	// neither memory nor re-wrapping time.
+	run := p.blanks
+	for i := 0; i < len(s); i++ {
+		if isBlank(s[i]) {
+			if run >= maxBlankRun {
+				continue
+			}
+			run++
+		} else {
+			run = 0
+		}
+		p.text = append(p.text, s[i])
+	}
+	p.blanks = run
 	k := len(p.lines) - 1
 	if k < 0 {
-		p.lines = wrapText(p.lines[:0], p.text, 0, true, first, rest)
+		p.lines = wrapText(p.lines[:0], p.text, p.base, 0, true, first, rest)
 		return
 	}
-	from, hard := p.lines[k].start, p.lines[k].hard
-	p.lines = wrapText(p.lines[:k], p.text, from, hard, first, rest)
+	from, hard := p.lines[k].start-p.base, p.lines[k].hard
+	p.lines = wrapText(p.lines[:k], p.text, p.base, from, hard, first, rest)
 }
+
+func isBlank(c byte) bool { return c == ' ' || c == '\n' }
 
 // rewrap wraps the whole paragraph again, after a width change.
 func (p *para) rewrap(first, rest int) {
-	p.lines = wrapText(p.lines[:0], p.text, 0, true, first, rest)
+	p.lines = wrapText(p.lines[:0], p.text, p.base, 0, true, first, rest)
 }
 
 // dropLines forgets the paragraph's first n lines and the text they came from.
 func (p *para) dropLines(n int) {
 	if n >= len(p.lines) {
-		p.text, p.lines = nil, nil
+		p.text, p.lines, p.blanks = nil, nil, 0
 		return
 	}
-	off := p.lines[n].start
-	p.text = p.text[off:]
-	rest := make([]wline, len(p.lines)-n)
-	for i, l := range p.lines[n:] {
-		l.start -= off
-		rest[i] = l
-	}
-	rest[0].hard = true
-	p.lines = rest
+	p.lines = p.lines[n:]
+	p.lines[0].hard = true
+	start := p.lines[0].start
+	p.text = p.text[start-p.base:]
+	p.base = start
 }
 
-// wrapText appends to dst the lines of text[from:] wrapped greedily at word boundaries: the
+// wrapText appends to dst the lines of text[from:] (text starts at stream offset base) wrapped greedily at word boundaries: the
 // first line of the paragraph (when dst is empty) is at most first columns wide, the others at
 // most rest. A word wider than a line is broken between runes. Spaces at a wrap are dropped,
 // as are trailing spaces and newlines (they show once text follows them); spaces after a
 // newline are kept as indentation. text holds no control characters but newlines.
-func wrapText(dst []wline, text []byte, from int, hard bool, first, rest int) []wline {
+func wrapText(dst []wline, text []byte, base, from int, hard bool, first, rest int) []wline {
 	s := string(text[from:])
 	first, rest = max(first, 1), max(rest, 1)
 	limit := func() int {
@@ -89,7 +108,7 @@ func wrapText(dst []wline, text []byte, from int, hard bool, first, rest int) []
 		if lineStart < 0 {
 			lineStart = start
 		}
-		dst = append(dst, wline{text: b.String(), start: from + lineStart, hard: lineHard})
+		dst = append(dst, wline{text: b.String(), start: base + from + lineStart, hard: lineHard})
 		b.Reset()
 		lineStart, lineW = -1, 0
 	}
@@ -150,8 +169,9 @@ func wrapText(dst []wline, text []byte, from int, hard bool, first, rest int) []
 			b.WriteString(word)
 			lineW += ww
 		} else {
-			for k, r := range word {
-				rs := word[k : k+utf8.RuneLen(r)]
+			for k := 0; k < len(word); {
+				_, size := utf8.DecodeRuneInString(word[k:])
+				rs := word[k : k+size]
 				rw := textWidth(rs)
 				if lineW > 0 && lineW+rw > lim {
 					emit(i + k)
@@ -161,6 +181,7 @@ func wrapText(dst []wline, text []byte, from int, hard bool, first, rest int) []
 				}
 				b.WriteString(rs)
 				lineW += rw
+				k += size
 			}
 		}
 		spaces = 0
@@ -392,17 +413,17 @@ func toolHeader(d *core.ToolCallData) string {
 	return title
 }
 
-// toolDetail is what a tool call shows expanded.
+// toolDetail is what a tool call shows expanded; the pane keeps its input as capped JSON text.
 func toolDetail(d *core.ToolCallData) []string {
 	var out []string
 	if d.Kind != "" || d.ToolCallID != "" {
 		out = append(out, strings.TrimSpace("call   "+d.Kind+" "+d.ToolCallID))
 	}
-	if d.Input != nil {
-		out = append(out, "input  "+capText(compactJSON(d.Input), maxDetailBytes))
+	if in, ok := d.Input.(string); ok && in != "" {
+		out = append(out, "input  "+in)
 	}
 	if d.Output != "" {
-		out = append(out, "output\n"+capText(d.Output, maxDetailBytes))
+		out = append(out, "output\n"+d.Output)
 	} else {
 		out = append(out, "output (none yet)")
 	}
