@@ -396,9 +396,7 @@ func (p *eventsPane) wrapAll(e *entry) {
 			if e.tool != nil {
 				texts = toolDetail(e.tool)
 			}
-			for _, t := range texts {
-				e.paras = append(e.paras, &para{text: []byte(cleanText(t))})
-			}
+			e.paras = []*para{{text: []byte(cleanText(strings.Join(texts, "\n")))}}
 		}
 	}
 	e.lines, e.nonEmpty = 0, 0
@@ -865,6 +863,9 @@ func (p *eventsPane) view(t Theme) string {
 			ei, eoff, _ := p.down(i, off, len(win))
 			below := p.linesFrom(ei, eoff, 1<<30)
 			note := fmt.Sprintf(" ↑ %d lines back · G follows the live tail", below)
+			if below == 0 {
+				note = " G follows the live tail"
+			}
 			for len(lines) < h-1 {
 				lines = append(lines, "")
 			}

@@ -349,8 +349,12 @@ func permissionHeader(d core.PermissionData) (label, text string) {
 		what = strings.Join(d.Paths, " ")
 	}
 	text = fmt.Sprintf("%s %s: %s", d.Decision, d.Kind, what)
-	if d.Code != "" {
-		text += " — " + d.Code
+	why := d.Code
+	if why == "" {
+		why = d.Reason
+	}
+	if why != "" {
+		text += " — " + why
 	}
 	return fmt.Sprintf("%-6s ", by), text
 }
