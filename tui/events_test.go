@@ -376,3 +376,30 @@ func TestDashboardSendsEventKeysToThePane(t *testing.T) {
 		t.Fatalf("] in the diff view: %+v", c)
 	}
 }
+
+// BenchmarkStreamIntoOneMessage adds 8-byte chunks to one ever-growing message (trimmed at the
+// buffer bound): the cost of a chunk must not grow with the message. One op is one chunk.
+func BenchmarkStreamIntoOneMessage(b *testing.B) {
+	p := newEventsPane()
+	p.setSize(100, 40)
+	words := strings.Fields("the handler returns early when the user is empty so the check belongs before the lookup")
+	evs := make([]core.Event, 0, 4096)
+	for i := range cap(evs) {
+		text := words[i%len(words)] + " "
+		if i%97 == 96 {
+			text += "\n\n"
+		}
+		evs = append(evs, core.Event{TaskID: "t", Type: core.EventAgentMessage, Data: mustJSON(core.TextData{Text: text})})
+	}
+	th := DefaultTheme()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ev := evs[i%len(evs)]
+		ev.Seq = uint64(i + 1)
+		p.add(ev)
+		if i%320 == 319 {
+			_ = p.view(th)
+		}
+	}
+}
