@@ -599,6 +599,7 @@ func (p *eventsPane) bodyHeight() int {
 
 // top is the index and line of the window's first line at body height bh.
 func (p *eventsPane) top(bh int) (int, int) {
+	bh = max(bh, 1)
 	if p.empty() {
 		return p.head, 0
 	}
@@ -634,7 +635,7 @@ func (p *eventsPane) update(msg tea.KeyMsg, k EventKeys) bool {
 			return true
 		}
 		p.pin()
-		i, off := p.at(*p.anchor)
+		i, off := p.top(p.bodyHeight())
 		i, off = p.up(i, off, page)
 		a := p.posOf(i, off)
 		p.anchor = &a
@@ -642,7 +643,7 @@ func (p *eventsPane) update(msg tea.KeyMsg, k EventKeys) bool {
 		if p.anchor == nil {
 			return true
 		}
-		i, off := p.at(*p.anchor)
+		i, off := p.top(p.bodyHeight())
 		i, off, ok := p.down(i, off, page)
 		if !ok || p.linesFrom(i, off, p.h) <= p.h-1 {
 			p.anchor = nil
