@@ -17,9 +17,11 @@ const (
 	toolOutputMax  = 2 << 10
 )
 
-// textBuffer coalesces streamed agent text.
+// textBuffer coalesces streamed text of one stream: the agent's message or its reasoning. A
+// chunk of the other stream flushes it first, so the journal keeps the order they came in.
 type textBuffer struct {
-	b strings.Builder
+	b      strings.Builder
+	stream acp.EventKind
 }
 
 // pump journals the session's events until its stream ends. It never blocks the worker: acp
@@ -51,11 +53,19 @@ func (t *liveTask) handle(ev acp.Event, flush *time.Timer) {
 	}
 	switch ev := ev.(type) {
 	case acp.Chunk:
-		if ev.Stream != acp.KindAgentMessage || ev.Text == "" {
+		if (ev.Stream != acp.KindAgentMessage && ev.Stream != acp.KindAgentThought) || ev.Text == "" {
 			return
 		}
 		t.mu.Lock()
+		switched := t.text.b.Len() > 0 && t.text.stream != ev.Stream
+		t.mu.Unlock()
+		if switched {
+			// Journaled before any of the new stream's text can be, whoever flushes next.
+			t.flushText()
+		}
+		t.mu.Lock()
 		if t.text.b.Len() == 0 {
+			t.text.stream = ev.Stream
 			flush.Reset(textFlushDelay)
 		}
 		t.text.b.WriteString(ev.Text)
@@ -104,14 +114,18 @@ func (t *liveTask) handle(ev acp.Event, flush *time.Timer) {
 	}
 }
 
-// flushText journals the coalesced agent text as one agent_message.
+// flushText journals the coalesced text as one agent_message or agent_thought.
 func (t *liveTask) flushText() {
 	t.mu.Lock()
 	text := t.text.b.String()
+	typ := EventAgentMessage
+	if t.text.stream == acp.KindAgentThought {
+		typ = EventAgentThought
+	}
 	t.text.b.Reset()
 	t.mu.Unlock()
 	if text != "" {
-		t.e.appendEvents(t.id, event(EventAgentMessage, TextData{Text: text}))
+		t.e.appendEvents(t.id, event(typ, TextData{Text: text}))
 	}
 }
 

@@ -79,7 +79,7 @@ func TestArchiveCompletedTaskKeepsBranchAndCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dry.Applied || dry.Worktree != wt || dry.Head != v.CommitHash || len(dry.Deleted) != 2 || dry.ArchivedAt != nil {
+	if dry.Applied || dry.Worktree != wt || dry.Head != v.CommitHash || len(dry.Deleted) != 3 || dry.ArchivedAt != nil {
 		t.Fatalf("dry run: %+v", dry)
 	}
 	if !exists(wt) || !exists(diff) || !exists(logs) || len(journal(t, h, "arch")) != before {

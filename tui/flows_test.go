@@ -403,18 +403,18 @@ func TestNewTaskWithBadContractSaysWhy(t *testing.T) {
 
 func TestEventsReplayThenStreamLive(t *testing.T) {
 	h := newHarness(t, scenario(), 120, 40)
-	h.requireView("I will read the login code first", "tool   read internal/auth/login.go · completed",
-		"policy allow execute: go test ./internal/auth — verification_command",
-		"policy deny execute: curl example.com — network_tool network tools",
+	h.requireView("I will read the login code first", "tool   ▸ read internal/auth/login.go · ✓ completed",
+		"policy ▸ allow execute: go test ./internal/auth — verification_command",
+		"policy ▸ deny execute: curl example.com — network_tool",
 		"state  running → review_required (codex_review)")
 	if n := strings.Count(h.view(), "read internal/auth/login.go"); n != 1 {
 		t.Fatalf("a tool call's updates render %d times, want once in place", n)
 	}
-	h.send(ev("login-fix", 11, core.EventAgentMessage, core.TextData{Text: "Second thoughts."}),
+	h.send(ev("login-fix", 11, core.EventAgentMessage, core.TextData{Text: "Second thoughts. "}),
 		ev("login-fix", 12, core.EventAgentMessage, core.TextData{Text: "And a third paragraph."}))
-	h.requireView("Second thoughts.", "  And a third paragraph.")
+	h.requireView("agent  Second thoughts. And a third paragraph.")
 	if n := strings.Count(h.view(), "agent  "); n != 2 {
-		t.Fatalf("consecutive agent messages carry %d labels, want one per block (2)", n)
+		t.Fatalf("consecutive agent messages carry %d labels, want one per message (2)", n)
 	}
 	// A duplicate delivery (replay overlapping the live stream) is shown once.
 	h.send(ev("login-fix", 12, core.EventAgentMessage, core.TextData{Text: "And a third paragraph."}))
@@ -454,27 +454,6 @@ func eventsRegion(v string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-func TestEventLogStaysBounded(t *testing.T) {
-	l := newEventLog()
-	for i := 1; i <= 20000; i++ {
-		// An unbroken monologue coalesces into one block, which must still be trimmed.
-		l.add(core.Event{TaskID: "t", Seq: uint64(i), Type: core.EventAgentMessage, Data: mustJSON(core.TextData{Text: "line"})})
-	}
-	if l.total > maxLogLines {
-		t.Fatalf("a monologue holds %d lines, bound is %d", l.total, maxLogLines)
-	}
-	for i := 1; i <= 20000; i++ {
-		l.add(core.Event{TaskID: "t", Seq: uint64(100000 + i), Type: core.EventToolCall, Data: mustJSON(core.ToolCallData{ToolCallID: "c" + strconv.Itoa(i%1000), Title: "x", Status: "completed"})})
-	}
-	if l.total > maxLogLines || len(l.tools) > maxLogLines {
-		t.Fatalf("log holds %d lines and %d tool ids, bound is %d", l.total, len(l.tools), maxLogLines)
-	}
-	lines, _ := l.window(0, 3)
-	if len(lines) != 3 {
-		t.Fatalf("window: %q", lines)
-	}
 }
 
 func TestTooSmallTerminalSaysSo(t *testing.T) {

@@ -104,3 +104,9 @@ func (k KeyMap) groups() []helpGroup {
 func hint(b key.Binding, desc string) key.Binding {
 	return bind(b.Keys(), b.Help().Key, desc)
 }
+
+// eventKeys are the events pane's bindings, taken from the key map so help and footer agree.
+func (k KeyMap) eventKeys() EventKeys {
+	return EventKeys{PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom,
+		PrevItem: k.PrevItem, NextItem: k.NextItem, Expand: k.Expand}
+}

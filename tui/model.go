@@ -103,11 +103,10 @@ type taskInfo struct {
 	repository string
 	created    time.Time
 	usage      *core.Usage
-	log        *eventLog
-	replayed   bool         // the log holds the journal from its start
+	events     *eventsPane
+	replayed   bool         // the pane holds the journal from its start
 	replaying  bool         // a replay command is in flight
 	early      []core.Event // live events seen before the replay finished
-	eventsBack int          // lines scrolled back from the live tail (0 follows)
 	getting    bool         // a Get is in flight
 	stale      bool         // the detail changed since the last Get
 	diff       *diffDoc
@@ -207,7 +206,7 @@ func (m *Model) Init() tea.Cmd { return m.refreshList() }
 func (m *Model) task(id string) *taskInfo {
 	ti := m.info[id]
 	if ti == nil {
-		ti = &taskInfo{log: newEventLog(), reviewed: map[string]bool{}}
+		ti = &taskInfo{events: newEventsPane(), reviewed: map[string]bool{}}
 		m.info[id] = ti
 	}
 	return ti
@@ -458,12 +457,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 			ti.early = append(ti.early, ev)
 		}
 	}
-	before := ti.log.total
-	ti.log.add(ev)
-	if ti.eventsBack > 0 {
-		// Keep a reader's place while the tail grows under them.
-		ti.eventsBack += ti.log.total - before
-	}
+	ti.events.add(ev)
 	ti.noteAgent(ev)
 	var cmds []tea.Cmd
 	switch ev.Type {
@@ -641,18 +635,18 @@ func (m *Model) onReplay(msg replayMsg) {
 		m.setStatus("reading the journal of "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
 		return
 	}
-	log := newEventLog()
-	log.setWidth(ti.log.width)
+	pane := newEventsPane()
+	pane.setSize(ti.events.w, ti.events.h)
 	ti.lastAgent, ti.agentStreak = "", false
 	for _, ev := range msg.events {
-		log.add(ev)
+		pane.add(ev)
 		ti.noteAgent(ev)
 	}
 	for _, ev := range ti.early {
-		log.add(ev)
+		pane.add(ev)
 		ti.noteAgent(ev)
 	}
-	ti.log, ti.early, ti.replayed, ti.eventsBack = log, nil, true, 0
+	ti.events, ti.early, ti.replayed = pane, nil, true
 }
 
 func (m *Model) onControl(msg controlMsg) tea.Cmd {
@@ -890,6 +884,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.apply(top, top.update(msg, k))
 	}
 	t := m.list.selectedTask()
+	if m.tab == tabEvents && t != nil && m.task(t.TaskID).events.update(msg, m.keys.eventKeys()) {
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
@@ -1081,18 +1078,6 @@ func (m *Model) scrollKey(msg tea.KeyMsg) {
 	k := m.keys
 	page := max(m.detailHeight()-2, 1)
 	switch m.tab {
-	case tabEvents:
-		switch {
-		case key.Matches(msg, k.PageUp):
-			ti.eventsBack += page
-		case key.Matches(msg, k.PageDown):
-			ti.eventsBack -= page
-		case key.Matches(msg, k.Top):
-			ti.eventsBack = ti.log.total
-		case key.Matches(msg, k.Bottom):
-			ti.eventsBack = 0
-		}
-		ti.eventsBack = clampInt(ti.eventsBack, 0, max(ti.log.total-page, 0))
 	case tabDiff:
 		if ti.diff == nil || len(ti.diff.files) == 0 {
 			return

@@ -360,58 +360,11 @@ func (m *Model) viewDetail(w, h int) string {
 }
 
 func (m *Model) viewEvents(ti *taskInfo, w, h int) string {
-	t := m.theme
-	ti.log.setWidth(w - 1)
-	bodyH := h
-	var note string
-	if ti.eventsBack > 0 {
-		bodyH--
-		note = t.Warn.Render(fmt.Sprintf(" ↑ %d lines back · G follows the live tail", ti.eventsBack))
+	if ti.replaying && ti.events.empty() {
+		return m.theme.Dim.Render(" reading the journal…")
 	}
-	lines, kinds := ti.log.window(ti.eventsBack, bodyH)
-	if len(lines) == 0 {
-		msg := " no events yet"
-		if ti.replaying {
-			msg = " reading the journal…"
-		}
-		return t.Dim.Render(msg)
-	}
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(" " + m.kindStyle(kinds[i]).Render(l))
-	}
-	if note != "" {
-		b.WriteString("\n" + note)
-	}
-	return b.String()
-}
-
-func (m *Model) kindStyle(k entryKind) lipgloss.Style {
-	t := m.theme
-	switch k {
-	case kindAgent:
-		return t.Agent
-	case kindThought:
-		return t.Thought
-	case kindTool:
-		return t.Tool
-	case kindAllow:
-		return t.Allow
-	case kindDeny, kindError:
-		return t.Deny
-	case kindAsk:
-		return t.Pending
-	case kindState:
-		return t.State
-	case kindUsage:
-		return t.Usage
-	case kindSteer:
-		return t.Steer
-	}
-	return t.Dim
+	ti.events.setSize(w, h)
+	return ti.events.view(m.theme)
 }
 
 // fileColumn says whether the diff's file list sits beside the diff rather than above it.

@@ -1,0 +1,908 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"reasonixctl/core"
+)
+
+// entryKind picks the style of an event entry.
+type entryKind uint8
+
+const (
+	kindInfo entryKind = iota
+	kindAgent
+	kindThought
+	kindTool
+	kindAllow
+	kindDeny
+	kindAsk
+	kindState
+	kindUsage
+	kindSteer
+	kindError
+)
+
+const (
+	// maxLogLines bounds each task's buffer, counted in wrapped lines kept (shown or folded
+	// away) and in entries; the oldest go first.
+	maxLogLines = 5000
+	// maxDetailBytes bounds each field a tool call or decision keeps for its expanded view.
+	maxDetailBytes = 4 << 10
+	// maxHeadBytes bounds the text of a one-line header.
+	maxHeadBytes = 512
+	// maxPlainBytes bounds the text of one plain entry (an unknown event, a long error).
+	maxPlainBytes = 8 << 10
+)
+
+type foldState uint8
+
+const (
+	foldAuto foldState = iota // reasoning: open while it streams, folded once anything follows
+	foldOpen
+	foldClosed
+)
+
+// entry is one item of the pane: an agent message, a reasoning block, a tool call, a decision
+// or a one-line event.
+type entry struct {
+	id    uint64
+	kind  entryKind
+	label string  // printed before the first line of a plain entry
+	paras []*para // the text; for expandable entries, what shows when open
+	cut   bool    // the oldest lines were dropped to keep the buffer bounded
+
+	expandable bool
+	open       bool      // tool calls and decisions
+	fold       foldState // reasoning blocks
+	words      int       // reasoning blocks: words so far
+	midWord    bool
+
+	head    string             // tool calls and decisions: the folded line, after the label
+	details []string           // decisions: the expanded text
+	tool    *core.ToolCallData // tool calls: the merged state, input and output capped
+
+	lines    int // wrapped lines over all paragraphs
+	nonEmpty int // paragraphs with at least one line
+	n        int // display lines at the current width and fold state
+	cost     int // lines kept, shown or not
+}
+
+// body is the number of display lines of the paragraphs, blank separators included.
+func (e *entry) body() int { return e.lines + max(e.nonEmpty-1, 0) }
+
+// dline is one display line before styling.
+type dline struct {
+	prefix string // label or indentation
+	text   string
+	e      *entry
+	header bool
+}
+
+// pos is a display line: line off of the entry with that id.
+type pos struct {
+	id  uint64
+	off int
+}
+
+// EventKeys are the keys of the events pane.
+type EventKeys struct{ PageUp, PageDown, Top, Bottom, PrevItem, NextItem, Expand key.Binding }
+
+// DefaultEventKeys is the events pane's key map.
+func DefaultEventKeys() EventKeys {
+	return EventKeys{
+		PageUp:   bind([]string{"pgup", "b", "ctrl+u"}, "pgup/b", "scroll the events up a page"),
+		PageDown: bind([]string{"pgdown", " ", "ctrl+d"}, "pgdn/space", "scroll the events down a page"),
+		Top:      bind([]string{"g", "home"}, "g/home", "go to the oldest event"),
+		Bottom:   bind([]string{"G", "end"}, "G/end", "follow the live tail (clears the selection)"),
+		PrevItem: bind([]string{"["}, "[", "select the previous tool call, decision or reasoning"),
+		NextItem: bind([]string{"]"}, "]", "select the next tool call, decision or reasoning"),
+		Expand:   bind([]string{"enter"}, "enter", "expand / collapse the selected item"),
+	}
+}
+
+// eventsPane shows one task's event stream as readable prose: streamed agent text is one
+// paragraph growing in place, reasoning folds away, tool calls are one line updated in place and
+// expand to their input and output. The reader's place is an entry and a line in it, so events
+// arriving below, folds and the buffer bound trimming above never move what they are reading.
+type eventsPane struct {
+	entries []*entry // live entries are entries[head:], ids increasing
+	head    int
+	nextID  uint64
+	cost    int // sum of entry costs
+	w, h    int
+	lastSeq uint64
+
+	tools   map[string]*entry
+	msg     *entry // the agent message text is appended to, until another entry interrupts it
+	thought *entry // the reasoning block text is appended to
+	usage   *entry
+
+	sel    uint64 // the selected entry's id, 0 for none
+	anchor *pos   // the top line while the reader is scrolled away from the live tail; nil follows
+}
+
+func newEventsPane() *eventsPane {
+	return &eventsPane{w: 81, h: 20, tools: map[string]*entry{}}
+}
+
+// following says whether the pane shows the live tail.
+func (p *eventsPane) following() bool { return p.anchor == nil }
+
+func (p *eventsPane) empty() bool { return p.head == len(p.entries) }
+
+// textWidth is the width entries wrap to: one column is the pane's left margin.
+func (p *eventsPane) textWidth() int { return max(p.w-1, 1) }
+
+// add ingests one journal event; events at or below the last seq seen are duplicates.
+func (p *eventsPane) add(ev core.Event) {
+	if ev.Seq != 0 && ev.Seq <= p.lastSeq {
+		return
+	}
+	if ev.Seq != 0 {
+		p.lastSeq = ev.Seq
+	}
+	switch ev.Type {
+	case core.EventAgentMessage:
+		p.addMessage(cleanText(textOf(ev.Data)))
+	case core.EventAgentThought:
+		p.addThought(cleanText(textOf(ev.Data)))
+	case core.EventToolCall:
+		var d core.ToolCallData
+		_ = json.Unmarshal(ev.Data, &d)
+		p.addTool(d)
+	case core.EventPermissionDecided:
+		var d core.PermissionData
+		_ = json.Unmarshal(ev.Data, &d)
+		label, head := permissionHeader(d)
+		details := permissionDetail(d)
+		for i := range details {
+			details[i] = capText(details[i], maxDetailBytes)
+		}
+		p.interrupt()
+		p.push(&entry{kind: permissionKind(d.Decision), label: flatText(label), head: flatText(capText(head, maxHeadBytes)),
+			expandable: true, details: details})
+	case core.EventUsage:
+		// Usage reports replace each other and do not interrupt a message or reasoning: they
+		// arrive whenever the worker counts, often mid-sentence.
+		kind, text := formatEvent(ev)
+		if p.usage != nil && p.last() == p.usage {
+			p.setPlain(p.usage, cleanText(text))
+		} else {
+			p.usage = p.push(plainEntry(kind, cleanText(text)))
+		}
+	default:
+		kind, text := formatEvent(ev)
+		text = cleanText(capText(text, maxPlainBytes))
+		if strings.TrimSpace(text) == "" {
+			return
+		}
+		p.interrupt()
+		p.push(plainEntry(kind, text))
+	}
+	p.trim()
+}
+
+func plainEntry(kind entryKind, text string) *entry {
+	return &entry{kind: kind, paras: []*para{{text: []byte(text)}}}
+}
+
+// interrupt ends the current message and reasoning block: what comes next starts new ones.
+func (p *eventsPane) interrupt() {
+	p.msg = nil
+	if t := p.thought; t != nil {
+		p.thought = nil
+		p.measure(t)
+	}
+}
+
+func (p *eventsPane) addMessage(text string) {
+	if p.msg == nil {
+		if strings.TrimSpace(text) == "" {
+			return
+		}
+		p.interrupt()
+		p.msg = p.push(&entry{kind: kindAgent, label: agentLabel, paras: []*para{{}}})
+	}
+	p.grow(p.msg, text)
+}
+
+func (p *eventsPane) addThought(text string) {
+	if p.thought == nil {
+		if strings.TrimSpace(text) == "" {
+			return
+		}
+		p.interrupt()
+		p.thought = p.push(&entry{kind: kindThought, expandable: true, paras: []*para{{}}})
+	}
+	e := p.thought
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c == ' ' || c == '\n' {
+			e.midWord = false
+		} else if !e.midWord {
+			e.midWord = true
+			e.words++
+		}
+	}
+	p.grow(e, text)
+}
+
+// grow appends streamed text to e: a blank line ("\n\n", even split across chunks) starts a
+// new paragraph; only the last paragraph is re-wrapped.
+func (p *eventsPane) grow(e *entry, s string) {
+	last := e.paras[len(e.paras)-1]
+	before := len(last.lines)
+	lastBefore := last
+	if n := len(last.text); n > 0 && last.text[n-1] == '\n' && strings.HasPrefix(s, "\n") {
+		last = p.newPara(e)
+		s = s[1:]
+	}
+	for i, part := range strings.Split(s, "\n\n") {
+		if i > 0 {
+			last = p.newPara(e)
+		}
+		first, rest := p.widths(e, last)
+		last.appendText(part, first, rest)
+	}
+	// Account for the paragraphs touched: the old last one and any new ones.
+	e.lines -= before
+	if before > 0 {
+		e.nonEmpty--
+	}
+	for _, q := range e.paras[p.indexOf(e, lastBefore):] {
+		e.lines += len(q.lines)
+		if len(q.lines) > 0 {
+			e.nonEmpty++
+		}
+	}
+	p.measure(e)
+}
+
+func (p *eventsPane) indexOf(e *entry, q *para) int {
+	for i := len(e.paras) - 1; i >= 0; i-- {
+		if e.paras[i] == q {
+			return i
+		}
+	}
+	return 0
+}
+
+// newPara starts a paragraph in e, unless the last one is still empty.
+func (p *eventsPane) newPara(e *entry) *para {
+	last := e.paras[len(e.paras)-1]
+	if len(last.text) == 0 {
+		return last
+	}
+	last.text = []byte(strings.TrimRight(string(last.text), "\n "))
+	last.blanks = 0
+	q := &para{}
+	e.paras = append(e.paras, q)
+	return q
+}
+
+// widths are the wrap widths of paragraph q of e: its first line and the others.
+func (p *eventsPane) widths(e *entry, q *para) (first, rest int) {
+	w := p.textWidth()
+	if e.expandable {
+		return w - 2, w - 2
+	}
+	if !e.cut && len(e.paras) > 0 && e.paras[0] == q {
+		return w - ansi.StringWidth(e.label), w - 2
+	}
+	return w - 2, w - 2
+}
+
+func (p *eventsPane) addTool(d core.ToolCallData) {
+	// Only what the expanded view shows is kept, and bounded: an edit's input can be a file.
+	d.Title = capText(d.Title, maxHeadBytes)
+	d.Kind = capText(d.Kind, maxHeadBytes)
+	d.ToolCallID = capText(d.ToolCallID, maxHeadBytes)
+	d.Output = capText(d.Output, maxDetailBytes)
+	if d.Input != nil {
+		d.Input = capText(compactJSON(d.Input), maxDetailBytes)
+	}
+	if e := p.tools[d.ToolCallID]; e != nil && d.ToolCallID != "" {
+		// Updates often carry only what changed: keep the rest.
+		t := e.tool
+		if d.Title != "" {
+			t.Title = d.Title
+		}
+		if d.Kind != "" {
+			t.Kind = d.Kind
+		}
+		if d.Status != "" {
+			t.Status = capText(d.Status, maxHeadBytes)
+		}
+		if d.Input != nil {
+			t.Input = d.Input
+		}
+		if d.Output != "" {
+			t.Output = d.Output
+		}
+		p.setToolHead(e)
+		p.wrapAll(e)
+		return
+	}
+	d.Status = capText(d.Status, maxHeadBytes)
+	p.interrupt()
+	e := &entry{kind: kindTool, label: "tool   ", expandable: true, tool: &d}
+	p.setToolHead(e)
+	p.push(e)
+	if d.ToolCallID != "" {
+		p.tools[d.ToolCallID] = e
+	}
+}
+
+func (p *eventsPane) setToolHead(e *entry) {
+	e.head = flatText(toolHeader(e.tool))
+	e.kind = kindTool
+	if e.tool.Status == "failed" {
+		e.kind = kindDeny
+	}
+}
+
+func (p *eventsPane) setPlain(e *entry, text string) {
+	e.paras = []*para{{text: []byte(text)}}
+	e.lines, e.nonEmpty = 0, 0
+	p.wrapAll(e)
+}
+
+func (p *eventsPane) push(e *entry) *entry {
+	p.nextID++
+	e.id = p.nextID
+	p.entries = append(p.entries, e)
+	p.wrapAll(e)
+	return e
+}
+
+func (p *eventsPane) last() *entry {
+	if p.empty() {
+		return nil
+	}
+	return p.entries[len(p.entries)-1]
+}
+
+// isOpen says whether an expandable entry shows its body.
+func (p *eventsPane) isOpen(e *entry) bool {
+	if e.kind == kindThought {
+		switch e.fold {
+		case foldOpen:
+			return true
+		case foldClosed:
+			return false
+		}
+		return e == p.thought
+	}
+	return e.open
+}
+
+// wrapAll wraps every paragraph of e from scratch (a new entry, a new width, a detail view
+// opened) and measures it.
+func (p *eventsPane) wrapAll(e *entry) {
+	switch {
+	case e.kind != kindThought && e.expandable:
+		// Their bodies are wrapped only while open: most are never looked at.
+		e.paras = nil
+		if e.open {
+			texts := e.details
+			if e.tool != nil {
+				texts = toolDetail(e.tool)
+			}
+			e.paras = []*para{{text: []byte(cleanText(strings.Join(texts, "\n")))}}
+		}
+	}
+	e.lines, e.nonEmpty = 0, 0
+	for _, q := range e.paras {
+		first, rest := p.widths(e, q)
+		q.rewrap(first, rest)
+		e.lines += len(q.lines)
+		if len(q.lines) > 0 {
+			e.nonEmpty++
+		}
+	}
+	p.measure(e)
+}
+
+// measure recomputes e's display lines and cost from its wrapped paragraphs.
+func (p *eventsPane) measure(e *entry) {
+	p.cost -= e.cost
+	if e.expandable {
+		e.n, e.cost = 1, 1+e.body()
+		if p.isOpen(e) {
+			e.n += e.body()
+		}
+	} else {
+		e.n = e.body()
+		e.cost = e.n
+	}
+	p.cost += e.cost
+}
+
+// trim drops the oldest entries beyond the bound. A message or reasoning block still
+// streaming loses its oldest lines instead, so that a monologue stays bounded too. Dropping
+// only advances head; the slice is compacted once half of it is dead.
+func (p *eventsPane) trim() {
+	for p.cost > maxLogLines || len(p.entries)-p.head > maxLogLines {
+		e := p.entries[p.head]
+		if excess := p.cost - maxLogLines; excess > 0 && (e == p.msg || e == p.thought) && e.cost > excess {
+			p.cutLines(e, excess)
+			break
+		}
+		if len(p.entries)-p.head == 1 {
+			p.cutLines(e, p.cost-maxLogLines)
+			break
+		}
+		p.evict(e)
+	}
+	if p.head > 64 && p.head*2 > len(p.entries) {
+		p.entries = append([]*entry(nil), p.entries[p.head:]...)
+		p.head = 0
+	}
+}
+
+func (p *eventsPane) evict(e *entry) {
+	p.cost -= e.cost
+	if e.tool != nil && p.tools[e.tool.ToolCallID] == e {
+		delete(p.tools, e.tool.ToolCallID)
+	}
+	switch e {
+	case p.msg:
+		p.msg = nil
+	case p.thought:
+		p.thought = nil
+	case p.usage:
+		p.usage = nil
+	}
+	if p.sel == e.id {
+		p.sel = 0
+	}
+	p.entries[p.head] = nil
+	p.head++
+}
+
+// cutLines drops at least n of e's oldest wrapped lines.
+func (p *eventsPane) cutLines(e *entry, n int) {
+	for n > 0 && len(e.paras) > 0 {
+		q := e.paras[0]
+		k := len(q.lines)
+		if k <= n && len(e.paras) > 1 {
+			e.paras = e.paras[1:]
+			e.lines -= k
+			if k > 0 {
+				e.nonEmpty--
+				n-- // its blank line
+			}
+			n -= k
+			continue
+		}
+		d := min(n, k)
+		q.dropLines(d)
+		e.lines -= d
+		if k > 0 && len(q.lines) == 0 {
+			e.nonEmpty--
+		}
+		break
+	}
+	if !e.cut && len(e.paras) > 0 {
+		// The label went with the first line; the first line left wraps like the others.
+		q := e.paras[0]
+		k := len(q.lines)
+		e.cut = true
+		first, rest := p.widths(e, q)
+		q.rewrap(first, rest)
+		e.lines += len(q.lines) - k
+		if k == 0 && len(q.lines) > 0 {
+			e.nonEmpty++
+		}
+	}
+	e.cut = true
+	p.measure(e)
+}
+
+// setSize sets the pane to h lines of w columns.
+func (p *eventsPane) setSize(w, h int) {
+	w, h = max(w, 0), max(h, 0)
+	p.h = h
+	if w == p.w {
+		return
+	}
+	p.w = w
+	for _, e := range p.entries[p.head:] {
+		p.wrapAll(e)
+	}
+	p.trim()
+}
+
+// ---- positions ----
+
+// find returns the index of the live entry with id, or of the first live entry after it.
+func (p *eventsPane) find(id uint64) int {
+	live := p.entries[p.head:]
+	return p.head + sort.Search(len(live), func(i int) bool { return live[i].id >= id })
+}
+
+// at resolves a position to an entry index and line, clamped to the live entries.
+func (p *eventsPane) at(q pos) (int, int) {
+	i := p.find(q.id)
+	if i >= len(p.entries) {
+		return p.tailIndex()
+	}
+	if p.entries[i].id != q.id {
+		return i, 0
+	}
+	return i, clampInt(q.off, 0, max(p.entries[i].n-1, 0))
+}
+
+func (p *eventsPane) tailIndex() (int, int) {
+	i := len(p.entries) - 1
+	if i < p.head {
+		return p.head, 0
+	}
+	return i, max(p.entries[i].n-1, 0)
+}
+
+func (p *eventsPane) posOf(i, off int) pos {
+	if i >= len(p.entries) || i < p.head {
+		return pos{}
+	}
+	return pos{id: p.entries[i].id, off: off}
+}
+
+// up moves (i, off) n display lines towards the oldest, stopping at the first line.
+func (p *eventsPane) up(i, off, n int) (int, int) {
+	off -= n
+	for off < 0 && i > p.head {
+		i--
+		off += p.entries[i].n
+	}
+	return i, max(off, 0)
+}
+
+// down moves (i, off) n display lines towards the newest; ok is false when it ran past the end.
+func (p *eventsPane) down(i, off, n int) (int, int, bool) {
+	off += n
+	for i < len(p.entries) && off >= p.entries[i].n {
+		off -= p.entries[i].n
+		i++
+	}
+	if i >= len(p.entries) {
+		return i, off, false
+	}
+	return i, off, true
+}
+
+// linesFrom counts the display lines from (i, off) to the end, stopping once past limit.
+func (p *eventsPane) linesFrom(i, off, limit int) int {
+	n := 0
+	for ; i < len(p.entries) && n <= limit; i++ {
+		n += p.entries[i].n - off
+		off = 0
+	}
+	return n
+}
+
+// bodyHeight is the number of event lines: one line goes to the note while scrolled back.
+func (p *eventsPane) bodyHeight() int {
+	if p.following() {
+		return p.h
+	}
+	return max(p.h-1, 0)
+}
+
+// top is the index and line of the window's first line at body height bh.
+func (p *eventsPane) top(bh int) (int, int) {
+	bh = max(bh, 1)
+	if p.empty() {
+		return p.head, 0
+	}
+	if p.anchor != nil {
+		i, off := p.at(*p.anchor)
+		if p.linesFrom(i, off, bh) >= bh {
+			return i, off
+		}
+	}
+	// The live tail, or an anchor too close to it to fill the window.
+	i, off := p.tailIndex()
+	return p.up(i, off, bh-1)
+}
+
+// pin stops following, keeping the window where it is.
+func (p *eventsPane) pin() {
+	if p.anchor != nil || p.empty() {
+		return
+	}
+	i, off := p.top(max(p.h-1, 1))
+	a := p.posOf(i, off)
+	p.anchor = &a
+}
+
+// ---- keys ----
+
+// update handles a key; it reports whether the key was the pane's.
+func (p *eventsPane) update(msg tea.KeyMsg, k EventKeys) bool {
+	page := max(p.h-2, 1)
+	switch {
+	case key.Matches(msg, k.PageUp):
+		if p.empty() {
+			return true
+		}
+		p.pin()
+		i, off := p.top(p.bodyHeight())
+		i, off = p.up(i, off, page)
+		a := p.posOf(i, off)
+		p.anchor = &a
+	case key.Matches(msg, k.PageDown):
+		if p.anchor == nil {
+			return true
+		}
+		i, off := p.top(p.bodyHeight())
+		i, off, ok := p.down(i, off, page)
+		if !ok || p.linesFrom(i, off, p.h) <= p.h-1 {
+			p.anchor = nil
+			return true
+		}
+		a := p.posOf(i, off)
+		p.anchor = &a
+	case key.Matches(msg, k.Top):
+		if p.empty() {
+			return true
+		}
+		p.anchor = &pos{id: p.entries[p.head].id}
+	case key.Matches(msg, k.Bottom):
+		p.anchor, p.sel = nil, 0
+	case key.Matches(msg, k.PrevItem):
+		p.selectItem(-1)
+	case key.Matches(msg, k.NextItem):
+		p.selectItem(1)
+	case key.Matches(msg, k.Expand):
+		i := p.selected()
+		if i < 0 {
+			return false
+		}
+		e := p.entries[i]
+		if e.kind == kindThought {
+			if p.isOpen(e) {
+				e.fold = foldClosed
+			} else {
+				e.fold = foldOpen
+			}
+		} else {
+			e.open = !e.open
+		}
+		p.wrapAll(e)
+		p.trim()
+		p.reveal(e)
+	default:
+		return false
+	}
+	return true
+}
+
+// selected is the index of the selected entry, or -1.
+func (p *eventsPane) selected() int {
+	if p.sel == 0 {
+		return -1
+	}
+	i := p.find(p.sel)
+	if i >= len(p.entries) || p.entries[i].id != p.sel {
+		p.sel = 0
+		return -1
+	}
+	return i
+}
+
+// selectItem moves the selection to the previous (dir -1) or next expandable entry; with
+// nothing selected it starts from the window's bottom or top line.
+func (p *eventsPane) selectItem(dir int) {
+	if p.empty() {
+		return
+	}
+	p.pin()
+	from := p.selected()
+	if from >= 0 {
+		from += dir
+	} else {
+		bh := p.bodyHeight()
+		i, off := p.top(bh)
+		if dir < 0 {
+			if j, _, ok := p.down(i, off, max(bh-1, 0)); ok {
+				i = j
+			} else {
+				i = len(p.entries) - 1
+			}
+		}
+		from = i
+	}
+	for i := from; i >= p.head && i < len(p.entries); i += dir {
+		if e := p.entries[i]; e.expandable {
+			p.sel = e.id
+			p.reveal(e)
+			return
+		}
+	}
+}
+
+// reveal scrolls so that e's first line is in the window and as much of the rest as fits.
+func (p *eventsPane) reveal(e *entry) {
+	if p.anchor == nil {
+		return
+	}
+	bh := max(p.bodyHeight(), 1)
+	ei := p.find(e.id)
+	ti, toff := p.top(bh)
+	if ei < ti || (ei == ti && toff > 0) {
+		p.anchor = &pos{id: e.id}
+		return
+	}
+	// Lines from the window's top to e's last line.
+	n := 0
+	for i := ti; i <= ei; i++ {
+		n += p.entries[i].n
+	}
+	n -= toff
+	if n <= bh {
+		return
+	}
+	// Put e's end at the bottom, but never its first line above the top.
+	start := n - p.entries[ei].n
+	shift := min(n-bh, start)
+	i, off, ok := p.down(ti, toff, shift)
+	if !ok {
+		i, off = ei, 0
+	}
+	a := p.posOf(i, off)
+	p.anchor = &a
+}
+
+// ---- drawing ----
+
+// window collects bh display lines from (i, off).
+func (p *eventsPane) window(i, off, bh int) []dline {
+	out := make([]dline, 0, bh)
+	for ; i < len(p.entries) && len(out) < bh; i++ {
+		out = p.entryLines(p.entries[i], off, off+bh-len(out), out)
+		off = 0
+	}
+	return out
+}
+
+// entryLines appends e's display lines [from, to) to dst, touching only those lines.
+func (p *eventsPane) entryLines(e *entry, from, to int, dst []dline) []dline {
+	n := 0
+	if e.expandable {
+		if from == 0 && to > 0 {
+			dst = append(dst, dline{text: p.header(e), e: e, header: true})
+		}
+		n = 1
+		if n >= to || !p.isOpen(e) {
+			return dst
+		}
+	}
+	first := !e.expandable && !e.cut
+	shown := false
+	for _, q := range e.paras {
+		if len(q.lines) == 0 {
+			continue
+		}
+		if shown {
+			// The blank line between paragraphs.
+			if n >= from {
+				dst = append(dst, dline{e: e})
+			}
+			n++
+			if n >= to {
+				return dst
+			}
+		}
+		shown = true
+		k := len(q.lines)
+		for j := max(from-n, 0); j < k && n+j < to; j++ {
+			prefix := "  "
+			if first && j == 0 {
+				prefix = e.label
+			}
+			dst = append(dst, dline{prefix: prefix, text: q.lines[j].text, e: e})
+		}
+		first = false
+		n += k
+		if n >= to {
+			return dst
+		}
+	}
+	return dst
+}
+
+// flatText makes worker text fit a one-line header.
+func flatText(s string) string { return strings.ReplaceAll(cleanText(s), "\n", " ") }
+
+func (p *eventsPane) header(e *entry) string {
+	mark := "▸ "
+	if p.isOpen(e) {
+		mark = "▾ "
+	}
+	if e.kind == kindThought {
+		return fmt.Sprintf("%sthinking (%d words)", mark, e.words)
+	}
+	return e.label + mark + e.head
+}
+
+// view draws exactly h lines, none wider than w.
+func (p *eventsPane) view(t Theme) string {
+	w, h := p.w, p.h
+	if h <= 0 {
+		return ""
+	}
+	lines := make([]string, 0, h)
+	if p.empty() {
+		lines = append(lines, t.Dim.Render(ansi.Truncate(" no events yet", w, "")))
+	} else {
+		bh := p.bodyHeight()
+		i, off := p.top(bh)
+		if p.anchor != nil {
+			// Keep the place actually shown, so the window does not jump once events arrive.
+			a := p.posOf(i, off)
+			p.anchor = &a
+		}
+		win := p.window(i, off, bh)
+		for _, d := range win {
+			s := ansi.Truncate(" "+d.prefix+d.text, w, "…")
+			if d.header && d.e.id == p.sel {
+				lines = append(lines, t.Selected.Render(padRight(s, w)))
+				continue
+			}
+			lines = append(lines, p.style(t, d).Render(s))
+		}
+		if p.anchor != nil && h > 0 {
+			ei, eoff, _ := p.down(i, off, len(win))
+			below := p.linesFrom(ei, eoff, 1<<30)
+			note := fmt.Sprintf(" ↑ %d lines back · G follows the live tail", below)
+			if below == 0 {
+				note = " G follows the live tail"
+			}
+			for len(lines) < h-1 {
+				lines = append(lines, "")
+			}
+			lines = append(lines, t.Warn.Render(ansi.Truncate(note, w, "…")))
+		}
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (p *eventsPane) style(t Theme, d dline) lipgloss.Style {
+	k := d.e.kind
+	if d.e.expandable && k != kindThought && !d.header {
+		return t.Dim
+	}
+	switch k {
+	case kindAgent:
+		return t.Agent
+	case kindThought:
+		return t.Thought
+	case kindTool:
+		return t.Tool
+	case kindAllow:
+		return t.Allow
+	case kindDeny, kindError:
+		return t.Deny
+	case kindAsk:
+		return t.Pending
+	case kindState:
+		return t.State
+	case kindUsage:
+		return t.Usage
+	case kindSteer:
+		return t.Steer
+	}
+	return t.Dim
+}

@@ -1,0 +1,504 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"reasonixctl/core"
+)
+
+// maxBlankRun bounds a run of blanks a paragraph keeps: more spaces than the widest pane are
+// never shown.
+const maxBlankRun = 320
+
+// wline is one wrapped line of a paragraph.
+type wline struct {
+	text  string
+	start int  // byte offset in the paragraph's stream (text begins at base) where the line starts
+	hard  bool // the line follows a newline of the text, so its leading spaces are indentation
+}
+
+// para is one paragraph of streamed text with its wrapped lines. Text only ever grows at the
+// end (or loses its oldest lines to the buffer bound), so appending re-wraps just the last line:
+// greedy wrapping never moves an earlier break when words are added after it.
+type para struct {
+	text   []byte
+	base   int // stream offset of text[0]: dropping old lines needs no rebasing
+	lines  []wline
+	blanks int // blanks at the end of text
+}
+
+// appendText adds s to the paragraph and re-wraps from its last line. first is the width of
+// the paragraph's first line, rest of every other; both are at least 1.
+func (p *para) appendText(s string, first, rest int) {
+	if len(p.text) == 0 {
+		s = strings.TrimLeft(s, " \n")
+	}
+	if s == "" {
+		return
+	}
+	// A run of blanks shows at most a line's width of spaces, or one empty line per newline
+	// only once text follows it: runs are cut at maxBlankRun so that a stream of blanks costs
+	// neither memory nor re-wrapping time.
+	run := p.blanks
+	for i := 0; i < len(s); i++ {
+		if isBlank(s[i]) {
+			if run >= maxBlankRun {
+				continue
+			}
+			run++
+		} else {
+			run = 0
+		}
+		p.text = append(p.text, s[i])
+	}
+	p.blanks = run
+	k := len(p.lines) - 1
+	if k < 0 {
+		p.lines = wrapText(p.lines[:0], p.text, p.base, 0, true, first, rest)
+		return
+	}
+	from, hard := p.lines[k].start-p.base, p.lines[k].hard
+	p.lines = wrapText(p.lines[:k], p.text, p.base, from, hard, first, rest)
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\n' }
+
+// rewrap wraps the whole paragraph again, after a width change.
+func (p *para) rewrap(first, rest int) {
+	p.lines = wrapText(p.lines[:0], p.text, p.base, 0, true, first, rest)
+}
+
+// dropLines forgets the paragraph's first n lines and the text they came from.
+func (p *para) dropLines(n int) {
+	if n >= len(p.lines) {
+		p.text, p.lines, p.blanks = nil, nil, 0
+		return
+	}
+	p.lines = p.lines[n:]
+	p.lines[0].hard = true
+	start := p.lines[0].start
+	p.text = p.text[start-p.base:]
+	p.base = start
+}
+
+// wrapText appends to dst the lines of text[from:] (text starts at stream offset base) wrapped greedily at word boundaries: the
+// first line of the paragraph (when dst is empty) is at most first columns wide, the others at
+// most rest. A word wider than a line is broken between runes. Spaces at a wrap are dropped,
+// as are trailing spaces and newlines (they show once text follows them); spaces after a
+// newline are kept as indentation. text holds no control characters but newlines.
+func wrapText(dst []wline, text []byte, base, from int, hard bool, first, rest int) []wline {
+	s := string(text[from:])
+	first, rest = max(first, 1), max(rest, 1)
+	limit := func() int {
+		if len(dst) == 0 {
+			return first
+		}
+		return rest
+	}
+	var b strings.Builder
+	lineStart, lineW := -1, 0
+	lineHard := hard
+	breaks, spaces, spaceStart := 0, 0, 0
+	emit := func(start int) {
+		if lineStart < 0 {
+			lineStart = start
+		}
+		dst = append(dst, wline{text: b.String(), start: base + from + lineStart, hard: lineHard})
+		b.Reset()
+		lineStart, lineW = -1, 0
+	}
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '\n':
+			breaks++
+			spaces = 0
+			i++
+			continue
+		case ' ':
+			if spaces == 0 {
+				spaceStart = i
+			}
+			spaces++
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] != ' ' && s[j] != '\n' {
+			j++
+		}
+		word := s[i:j]
+		sep := spaces
+		if breaks > 0 {
+			if lineStart >= 0 {
+				emit(i)
+			}
+			for k := 1; k < breaks; k++ {
+				emit(i)
+			}
+			lineHard = true
+			breaks = 0
+		}
+		lim := limit()
+		ww := textWidth(word)
+		if lineStart >= 0 && lineW+sep+ww > lim {
+			emit(i)
+			lineHard = false
+			lim = limit()
+		}
+		if lineStart < 0 {
+			if !lineHard {
+				sep = 0
+			}
+			sep = min(sep, lim-1)
+			if sep > 0 {
+				lineStart = spaceStart
+			} else {
+				lineStart = i
+			}
+		}
+		for range sep {
+			b.WriteByte(' ')
+		}
+		lineW += sep
+		if lineW+ww <= lim {
+			b.WriteString(word)
+			lineW += ww
+		} else {
+			for k := 0; k < len(word); {
+				_, size := utf8.DecodeRuneInString(word[k:])
+				rs := word[k : k+size]
+				rw := textWidth(rs)
+				if lineW > 0 && lineW+rw > lim {
+					emit(i + k)
+					lineHard = false
+					lim = limit()
+					lineStart = i + k
+				}
+				b.WriteString(rs)
+				lineW += rw
+				k += size
+			}
+		}
+		spaces = 0
+		i = j
+	}
+	if lineStart >= 0 {
+		emit(0)
+	}
+	return dst
+}
+
+// textWidth is the display width of clean text, rune by rune so that a word broken between
+// runes measures the same as the whole.
+func textWidth(s string) int {
+	w := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			w++
+			i++
+			continue
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		w += ansi.StringWidth(s[i : i+n])
+		i += n
+	}
+	return w
+}
+
+// cleanText makes worker text safe to draw: escape sequences and other control characters
+// would move the cursor or recolour the screen, so they are dropped; tabs become spaces and
+// invalid UTF-8 the replacement character.
+func cleanText(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\n') || c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteByte('\n')
+		case r == '\t':
+			b.WriteString("    ")
+		case r < 0x20 || (r >= 0x7f && r < 0xa0), r == '\u2028', r == '\u2029':
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// capText bounds what one entry keeps of a large field.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+}
+
+// ---- one-line formats ----
+
+const agentLabel = "agent  "
+
+func formatEvent(ev core.Event) (entryKind, string) {
+	switch ev.Type {
+	case core.EventSteered:
+		return kindSteer, "steer  " + strings.TrimSpace(textOf(ev.Data))
+	case core.EventError:
+		return kindError, "error  " + strings.TrimSpace(textOf(ev.Data))
+	case core.EventTaskCreated:
+		var d core.TaskCreatedData
+		_ = json.Unmarshal(ev.Data, &d)
+		return kindState, fmt.Sprintf("task   created in %s: %s", d.Repository, d.Objective)
+	case core.EventStateChanged:
+		var d core.StateChangedData
+		_ = json.Unmarshal(ev.Data, &d)
+		s := fmt.Sprintf("state  %s → %s", d.From, d.To)
+		if d.Phase != "" {
+			s += " (" + d.Phase + ")"
+		}
+		if d.Reason != "" {
+			s += ": " + d.Reason
+		}
+		return kindState, s
+	case core.EventInteractionWaiting:
+		var ia core.Interaction
+		_ = json.Unmarshal(ev.Data, &ia)
+		return kindAsk, "ask    " + ia.Kind + " " + ia.ID + " waits for you: " + describeRequest(ia.Request).summary()
+	case core.EventInteractionResolved:
+		var ia core.Interaction
+		_ = json.Unmarshal(ev.Data, &ia)
+		if ia.Status != core.InteractionResolved || ia.Response == nil {
+			return kindAsk, fmt.Sprintf("ask    %s %s %s", ia.Kind, ia.ID, ia.Status)
+		}
+		answer := ia.Response.Decision
+		if ia.Response.Answer != "" {
+			answer += ": " + ia.Response.Answer
+		} else if ia.Response.OptionID != "" {
+			answer += " (" + ia.Response.OptionID + ")"
+		}
+		return kindAsk, fmt.Sprintf("ask    %s %s answered %s", ia.Kind, ia.ID, answer)
+	case core.EventPlan:
+		var d core.PlanData
+		_ = json.Unmarshal(ev.Data, &d)
+		var b strings.Builder
+		b.WriteString("plan")
+		for _, e := range d.Entries {
+			mark := "[ ]"
+			switch e.Status {
+			case "completed":
+				mark = "[x]"
+			case "in_progress":
+				mark = "[>]"
+			}
+			b.WriteString("\n" + mark + " " + e.Content)
+		}
+		return kindInfo, b.String()
+	case core.EventReviewReady:
+		var d core.ReviewReadyData
+		_ = json.Unmarshal(ev.Data, &d)
+		return kindState, fmt.Sprintf("review ready: revision %d, tree %s, %d file(s) changed", d.ReviewRevision, short(d.ReviewTreeHash, 12), len(d.ChangedFiles))
+	case core.EventVerification:
+		var v core.VerificationResult
+		_ = json.Unmarshal(ev.Data, &v)
+		return verificationKind(v), "verify " + formatVerification(v)
+	case core.EventCommitted:
+		var d core.CommittedData
+		_ = json.Unmarshal(ev.Data, &d)
+		return kindAllow, fmt.Sprintf("commit %s on %s — %s", d.CommitHash, d.Branch, d.IntegrationCommand)
+	case core.EventWorkerStatus:
+		var d core.WorkerStatusData
+		_ = json.Unmarshal(ev.Data, &d)
+		return kindInfo, "worker " + strings.TrimSpace(d.State+" "+d.Phase)
+	case core.EventUsage:
+		var u core.Usage
+		_ = json.Unmarshal(ev.Data, &u)
+		return kindUsage, "usage  " + formatUsage(&u)
+	}
+	return kindInfo, strings.TrimSpace(ev.Type + " " + string(ev.Data))
+}
+
+func permissionKind(decision string) entryKind {
+	switch decision {
+	case core.DecisionAllow:
+		return kindAllow
+	case core.DecisionDeny:
+		return kindDeny
+	}
+	return kindAsk
+}
+
+// permissionHeader is the one line a decision shows folded: who decided what, on what.
+func permissionHeader(d core.PermissionData) (label, text string) {
+	by := d.By
+	if by == "" {
+		by = "policy"
+	}
+	what := d.Title
+	if len(d.Argv) > 0 {
+		what = strings.Join(d.Argv, " ")
+	}
+	if what == "" {
+		what = strings.Join(d.Paths, " ")
+	}
+	text = fmt.Sprintf("%s %s: %s", d.Decision, d.Kind, what)
+	why := d.Code
+	if why == "" {
+		why = d.Reason
+	}
+	if why != "" {
+		text += " — " + why
+	}
+	return fmt.Sprintf("%-6s ", by), text
+}
+
+// permissionDetail is what a decision shows expanded.
+func permissionDetail(d core.PermissionData) []string {
+	var out []string
+	if d.Code != "" || d.Reason != "" {
+		out = append(out, "reason "+strings.TrimSpace(d.Code+": "+d.Reason))
+	}
+	if d.Hint != "" {
+		out = append(out, "hint   "+d.Hint)
+	}
+	if len(d.Argv) > 0 {
+		out = append(out, "argv   "+compactJSON(d.Argv))
+	}
+	if len(d.Paths) > 0 {
+		out = append(out, "paths  "+strings.Join(d.Paths, " "))
+	}
+	if d.Cwd != "" {
+		out = append(out, "cwd    "+d.Cwd)
+	}
+	if d.ToolCallID != "" {
+		out = append(out, "call   "+d.ToolCallID)
+	}
+	if len(out) == 0 {
+		out = append(out, "no reason given")
+	}
+	return out
+}
+
+// toolMark is the status mark of a tool call line.
+func toolMark(status string) string {
+	switch status {
+	case "pending":
+		return "○ pending"
+	case "in_progress":
+		return "◐ in_progress"
+	case "completed":
+		return "✓ completed"
+	case "failed":
+		return "✗ failed"
+	case "":
+		return ""
+	}
+	return "• " + status
+}
+
+func toolHeader(d *core.ToolCallData) string {
+	title := d.Title
+	if title == "" {
+		title = d.Kind
+	}
+	if title == "" {
+		title = d.ToolCallID
+	}
+	if m := toolMark(d.Status); m != "" {
+		title += " · " + m
+	}
+	return title
+}
+
+// toolDetail is what a tool call shows expanded; the pane keeps its input as capped JSON text.
+func toolDetail(d *core.ToolCallData) []string {
+	var out []string
+	if d.Kind != "" || d.ToolCallID != "" {
+		out = append(out, strings.TrimSpace("call   "+d.Kind+" "+d.ToolCallID))
+	}
+	if in, ok := d.Input.(string); ok && in != "" {
+		out = append(out, "input  "+in)
+	}
+	if d.Output != "" {
+		out = append(out, "output\n"+d.Output)
+	} else {
+		out = append(out, "output (none yet)")
+	}
+	return out
+}
+
+func verificationKind(v core.VerificationResult) entryKind {
+	if v.Passed {
+		return kindAllow
+	}
+	return kindDeny
+}
+
+func formatVerification(v core.VerificationResult) string {
+	res := "FAILED"
+	if v.Passed {
+		res = "passed"
+	}
+	if v.TimedOut {
+		res = "TIMED OUT"
+	}
+	exit := "-"
+	if v.ExitCode != nil {
+		exit = fmt.Sprint(*v.ExitCode)
+	}
+	return fmt.Sprintf("%s %s: %s (exit %s)", res, v.ID, strings.Join(v.Argv, " "), exit)
+}
+
+func formatUsage(u *core.Usage) string {
+	if u == nil {
+		return "-"
+	}
+	s := fmt.Sprintf("prompt %s · completion %s", humanInt(u.PromptTokens), humanInt(u.CompletionTokens))
+	if u.ReasoningTokens > 0 {
+		s += " · reasoning " + humanInt(u.ReasoningTokens)
+	}
+	if u.CacheHitRatio != nil {
+		s += fmt.Sprintf(" · cache %.0f%%", *u.CacheHitRatio*100)
+	}
+	if u.EstimatedCost != nil {
+		s += " · " + formatCost(*u.EstimatedCost, u.Currency)
+	}
+	return s
+}
+
+// textOf is the raw text of a TextData event (no trimming: streamed text is concatenated), or
+// the data itself when it is not one.
+func textOf(data json.RawMessage) string {
+	var d core.TextData
+	if err := json.Unmarshal(data, &d); err != nil {
+		return string(data)
+	}
+	return d.Text
+}
+
+func compactJSON(v any) string {
+	if v == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
