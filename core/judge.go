@@ -195,7 +195,7 @@ func parentOf(p string) string {
 }
 
 // describeRefusals is the reason text of refused paths, grouped by reason with each hint once:
-// "reason: path (detail), path (detail). Hint: …; reason: …".
+// "reason: path (detail), path (detail). Hint: … | reason: …".
 func describeRefusals(rs []refusal) string {
 	var groups []string
 	shown := 0
@@ -220,7 +220,7 @@ func describeRefusals(rs []refusal) string {
 			groups = append(groups, reason+": "+strings.Join(items, ", ")+". Hint: "+RefusalHint(reason))
 		}
 	}
-	return strings.Join(groups, "; ")
+	return strings.Join(groups, " | ")
 }
 
 // refusalError is the finalize error for refused paths: secret_detected when content is a

@@ -1,0 +1,365 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"reasonixctl/acp/acptest"
+	"reasonixctl/core/gitx"
+)
+
+// The secret the hostile objects carry; it matches the sk- pattern.
+const plantedSecret = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
+
+// repairScenario writes result.txt in the first turn; every later (repair) turn just answers.
+func repairScenario() *acptest.Scenario {
+	return &acptest.Scenario{
+		Turns: []acptest.Turn{{Steps: []acptest.Step{writeResult()}}},
+		After: &acptest.Turn{Steps: []acptest.Step{{Text: "Repaired."}}},
+	}
+}
+
+func withScope(scope ...string) string {
+	b, _ := json.Marshal(scope)
+	return strings.Replace(happyContract, `"write_scope": ["result.txt"]`, `"write_scope": `+string(b), 1)
+}
+
+// plantAndReview delegates a task that writes result.txt, then lets plant change the worktree
+// the way a command allowed by the contract could have, and asks for a repair round whose end
+// is a new review of the planted worktree. It returns the task after that review.
+func plantAndReview(t *testing.T, h *harness, id, contractJSON string, plant func(wt string)) *taskRecord {
+	t.Helper()
+	res, err := h.delegate(id, func(r *DelegateRequest) { r.Contract = json.RawMessage(contractJSON) })
+	if err != nil || res.State != StateReviewRequired {
+		t.Fatalf("delegate: %v %+v", err, res.TaskView)
+	}
+	plant(res.Worktree)
+	msg := "repair"
+	if _, err := h.e.Control(context.Background(), ControlRequest{TaskID: id, Action: ActionSteer, Message: &msg}); err != nil {
+		t.Fatal(err)
+	}
+	r, timedOut, err := h.e.waitFor(context.Background(), id, 30*time.Second, func(r *taskRecord) bool {
+		return r.State == StatePaused || (r.State == StateReviewRequired && !r.RepairActive)
+	})
+	if err != nil || timedOut {
+		t.Fatalf("no review after the repair round: %v %+v", err, r.view())
+	}
+	return r
+}
+
+// assertRefusedAtReview checks that the review paused the task naming the path and the reason
+// (with its hint), and that nothing was committed.
+func assertRefusedAtReview(t *testing.T, h *harness, r *taskRecord, reason string, paths ...string) {
+	t.Helper()
+	if r.State != StatePaused || r.Phase != PhasePostflightFailed {
+		t.Fatalf("want paused %s, got %s %s: %s", PhasePostflightFailed, r.State, r.Phase, r.Reason)
+	}
+	if !strings.Contains(r.Reason, reason+": ") || !strings.Contains(r.Reason, RefusalHint(reason)) {
+		t.Fatalf("reason %q does not give %s and its hint", r.Reason, reason)
+	}
+	for _, p := range paths {
+		if !strings.Contains(r.Reason, p) {
+			t.Fatalf("reason %q does not name %s", r.Reason, p)
+		}
+	}
+	if strings.Contains(r.Reason, plantedSecret) {
+		t.Fatalf("reason shows the secret: %q", r.Reason)
+	}
+	if reason == RefusedHeadMoved {
+		// The worker's own commit is all the branch holds: nothing was committed on top of it.
+		if log := git(t, h.repo, "log", "--format=%s", "main..reasonix/"+r.TaskID); log != "worker committed" {
+			t.Fatalf("branch holds %q", log)
+		}
+		return
+	}
+	assertBranchAtBase(t, h, r.TaskID)
+}
+
+func assertBranchAtBase(t *testing.T, h *harness, id string) {
+	t.Helper()
+	base := git(t, h.repo, "rev-parse", "main")
+	if got := git(t, h.repo, "rev-parse", "refs/heads/reasonix/"+id); got != base {
+		t.Fatalf("branch reasonix/%s moved to %s (base %s)", id, got, base)
+	}
+}
+
+func relink(t *testing.T, target, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, path string, content []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// largeWithSecret is 11 MiB of text whose last line holds the secret.
+func largeWithSecret() []byte {
+	line := strings.Repeat("x", 1023) + "\n"
+	return []byte(strings.Repeat(line, 11<<10) + "key = " + plantedSecret + "\n")
+}
+
+// Each hostile object of issue 12, planted before review: the review refuses it with its own
+// reason and nothing is committed.
+func TestHostileObjectsAreRefusedAtReview(t *testing.T) {
+	outside := t.TempDir()
+	cases := []struct {
+		name, contract, reason string
+		paths                  []string
+		plant                  func(t *testing.T, wt string)
+	}{
+		{"symlink-to-readme", happyContract, RefusedSymlinkScope, []string{"result.txt", "README"},
+			func(t *testing.T, wt string) { relink(t, "README", filepath.Join(wt, "result.txt")) }},
+		{"dangling-symlink", happyContract, RefusedSymlinkDangling, []string{"result.txt", "missing.txt"},
+			func(t *testing.T, wt string) { relink(t, "missing.txt", filepath.Join(wt, "result.txt")) }},
+		{"symlink-out-of-repo", withScope("result.txt", "link"), RefusedSymlinkEscape, []string{"link"},
+			func(t *testing.T, wt string) {
+				relink(t, outside, filepath.Join(wt, "link"))
+				writeFile(t, filepath.Join(wt, "link", "nested", "new.txt"), []byte("written through the link\n"))
+			}},
+		{"symlink-secret-target", happyContract, RefusedSecret, []string{"result.txt", "symlink target text"},
+			func(t *testing.T, wt string) { relink(t, plantedSecret, filepath.Join(wt, "result.txt")) }},
+		{"large-file-with-secret", happyContract, RefusedTooLarge, []string{"result.txt", "bytes, over the 10485760-byte limit"},
+			func(t *testing.T, wt string) { writeFile(t, filepath.Join(wt, "result.txt"), largeWithSecret()) }},
+		{"secret-in-file", happyContract, RefusedSecret, []string{"result.txt", "line 2"},
+			func(t *testing.T, wt string) {
+				writeFile(t, filepath.Join(wt, "result.txt"), []byte("ok\nkey = "+plantedSecret+"\n"))
+			}},
+		{"nested-repository", withScope("result.txt", "vendor", "vendor/**"), RefusedNestedRepository, []string{"vendor/evil", "gitlink"},
+			func(t *testing.T, wt string) {
+				nested := filepath.Join(wt, "vendor", "evil")
+				git(t, wt, "init", "-q", nested)
+				writeFile(t, filepath.Join(nested, "evil.go"), []byte("package evil\n"))
+				git(t, nested, "add", "evil.go")
+				git(t, nested, "commit", "-q", "-m", "evil")
+			}},
+		{"nested-repository-without-commit", withScope("result.txt", "vendor", "vendor/**"), RefusedNestedRepository, []string{"vendor/empty"},
+			func(t *testing.T, wt string) {
+				git(t, wt, "init", "-q", filepath.Join(wt, "vendor", "empty"))
+				writeFile(t, filepath.Join(wt, "vendor", "empty", "x.txt"), []byte("x\n"))
+			}},
+		{"credential-under-wide-scope", withScope("**"), RefusedSensitive, []string{".env"},
+			func(t *testing.T, wt string) { writeFile(t, filepath.Join(wt, ".env"), []byte("TOKEN=abc\n")) }},
+		{"symlink-to-credential", withScope("**"), RefusedSymlinkSensitive, []string{"result.txt", "conf/.npmrc"},
+			func(t *testing.T, wt string) {
+				writeFile(t, filepath.Join(wt, "conf", "notes.txt"), []byte("n\n"))
+				relink(t, "conf/.npmrc", filepath.Join(wt, "result.txt"))
+			}},
+		{"worker-commit", happyContract, RefusedHeadMoved, []string{"commits since the base"},
+			func(t *testing.T, wt string) {
+				git(t, wt, "add", "result.txt")
+				git(t, wt, "commit", "-q", "-m", "worker committed")
+			}},
+		{"detached-head", happyContract, RefusedWrongBranch, []string{"detached"},
+			func(t *testing.T, wt string) { git(t, wt, "switch", "-q", "--detach") }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, repairScenario())
+			r := plantAndReview(t, h, tc.name, tc.contract, func(wt string) { tc.plant(t, wt) })
+			assertRefusedAtReview(t, h, r, tc.reason, tc.paths...)
+			if tc.reason == RefusedHeadMoved || tc.reason == RefusedWrongBranch {
+				if !strings.HasPrefix(r.Reason, "ownership_ambiguous: ") {
+					t.Fatalf("reason %q", r.Reason)
+				}
+			}
+			if tc.reason == RefusedSensitive && strings.Contains(r.Reason, RefusedOutsideScope) {
+				t.Fatalf("a credential file is reported as out of scope: %q", r.Reason)
+			}
+		})
+	}
+}
+
+// A path under a directory that became a symlink is refused as such, and the link itself for
+// where it leads.
+func TestPathUnderSymlinkedDirectoryIsRefused(t *testing.T) {
+	h := newHarness(t, repairScenario())
+	writeFile(t, filepath.Join(h.repo, "lib", "a.txt"), []byte("a\n"))
+	writeFile(t, filepath.Join(h.repo, "docs", "a.txt"), []byte("d\n"))
+	git(t, h.repo, "add", "-A")
+	git(t, h.repo, "commit", "-q", "-m", "lib and docs")
+	r := plantAndReview(t, h, "under-link", withScope("result.txt", "lib", "lib/**"), func(wt string) {
+		relink(t, "docs", filepath.Join(wt, "lib"))
+	})
+	assertRefusedAtReview(t, h, r, RefusedUnderSymlink, "lib/a.txt")
+	if !strings.Contains(r.Reason, RefusedSymlinkScope+": lib (links to docs") {
+		t.Fatalf("reason %q does not refuse the link itself", r.Reason)
+	}
+}
+
+// A file just under the size limit is scanned to its last line.
+func TestLargeFileUnderTheLimitIsScannedToTheEnd(t *testing.T) {
+	h := newHarness(t, repairScenario())
+	line := strings.Repeat("x", 1023) + "\n"
+	content := []byte(strings.Repeat(line, 9<<10) + "key = " + plantedSecret + "\n")
+	r := plantAndReview(t, h, "nine-mib", happyContract, func(wt string) {
+		writeFile(t, filepath.Join(wt, "result.txt"), content)
+	})
+	assertRefusedAtReview(t, h, r, RefusedSecret, "result.txt", "line 9217")
+}
+
+// saveUncheckedReview records the worktree as the task's review without judging it, as a
+// review stored by a version without these checks would be; finalize must judge it itself.
+func saveUncheckedReview(t *testing.T, h *harness, id string) TaskView {
+	t.Helper()
+	r, err := h.e.load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := gitx.BuildReview(context.Background(), h.e.worktreeOf(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.e.saveReview(id, rev, func(*taskRecord) ([]newEvent, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	d, err := h.e.Get(context.Background(), id)
+	if err != nil || d.View.State != StateReviewRequired {
+		t.Fatalf("%v %+v", err, d.View)
+	}
+	return d.View
+}
+
+// Finalize judges the objects it would commit, whatever the stored review says.
+func TestFinalizeRefusesHostileObjectsInTheReviewedTree(t *testing.T) {
+	outside := t.TempDir()
+	cases := []struct {
+		name, contract string
+		code           Code
+		reason         string
+		plant          func(t *testing.T, wt string)
+	}{
+		{"fin-symlink-escape", withScope("result.txt", "link"), CodeScopeViolation, RefusedSymlinkEscape,
+			func(t *testing.T, wt string) { relink(t, outside, filepath.Join(wt, "link")) }},
+		{"fin-symlink-readme", happyContract, CodeScopeViolation, RefusedSymlinkScope,
+			func(t *testing.T, wt string) { relink(t, "README", filepath.Join(wt, "result.txt")) }},
+		{"fin-symlink-secret", happyContract, CodeSecretDetected, RefusedSecret,
+			func(t *testing.T, wt string) { relink(t, plantedSecret, filepath.Join(wt, "result.txt")) }},
+		{"fin-large", happyContract, CodeVerificationFailed, RefusedTooLarge,
+			func(t *testing.T, wt string) { writeFile(t, filepath.Join(wt, "result.txt"), largeWithSecret()) }},
+		{"fin-gitlink", withScope("result.txt", "vendor", "vendor/**"), CodeScopeViolation, RefusedNestedRepository,
+			func(t *testing.T, wt string) {
+				nested := filepath.Join(wt, "vendor", "evil")
+				git(t, wt, "init", "-q", nested)
+				writeFile(t, filepath.Join(nested, "evil.go"), []byte("package evil\n"))
+				git(t, nested, "add", "evil.go")
+				git(t, nested, "commit", "-q", "-m", "evil")
+			}},
+		{"fin-credential", withScope("**"), CodeScopeViolation, RefusedSensitive,
+			func(t *testing.T, wt string) { writeFile(t, filepath.Join(wt, ".env"), []byte("TOKEN=abc\n")) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			res, err := h.delegate(tc.name, func(r *DelegateRequest) { r.Contract = json.RawMessage(tc.contract) })
+			if err != nil || res.State != StateReviewRequired {
+				t.Fatalf("delegate: %v %+v", err, res.TaskView)
+			}
+			tc.plant(t, res.Worktree)
+			v := saveUncheckedReview(t, h, tc.name)
+			_, err = h.finalize(v, "looks-right")
+			ce := mustCode(t, err, tc.code)
+			if ce.Details["reason"] != tc.reason || !strings.Contains(ce.Message, RefusalHint(tc.reason)) {
+				t.Fatalf("error %s %q details %s", ce.Code, ce.Message, toJSON(ce.Details))
+			}
+			if strings.Contains(toJSON(ce), plantedSecret) {
+				t.Fatalf("the error shows the secret: %s", toJSON(ce))
+			}
+			d, _ := h.e.Get(context.Background(), tc.name)
+			if d.View.State != StateReviewRequired || d.View.Phase != PhaseRepairRequired || len(d.Verification) != 0 {
+				t.Fatalf("after: %+v, verification %v", d.View, d.Verification)
+			}
+			assertBranchAtBase(t, h, tc.name)
+			if staged := git(t, res.Worktree, "diff", "--cached", "--name-only"); staged != "" {
+				t.Fatalf("staged: %s", staged)
+			}
+		})
+	}
+}
+
+// A source edit in the write scope made at any finalize checkpoint pauses the task with that
+// checkpoint and the collision payload, before the next step runs; nothing is committed.
+func TestEveryFinalizeCheckpointGuardsAgainstSourceCollisions(t *testing.T) {
+	for _, cp := range []string{"finalize_start", "after_verification", "before_staging", "before_commit", "immediately_before_commit"} {
+		t.Run(cp, func(t *testing.T) {
+			h := newHarness(t, nil)
+			id := strings.ReplaceAll(cp, "_", "-")
+			res, err := h.delegate(id)
+			if err != nil || res.State != StateReviewRequired {
+				t.Fatalf("delegate: %v %+v", err, res.TaskView)
+			}
+			hits := 0
+			hook := func(task, at string) {
+				if task == id && at == cp {
+					hits++
+					writeFile(t, filepath.Join(h.repo, "result.txt"), []byte("mine\n"))
+				}
+			}
+			checkpointHook.Store(&hook)
+			t.Cleanup(func() { checkpointHook.Store(nil) })
+			_, err = h.finalize(res.TaskView, "looks-right")
+			ce := mustCode(t, err, CodeOwnershipAmbiguous)
+			if ce.NextAction != NextResolveSourceCollision || hits != 1 {
+				t.Fatalf("next action %s, hook ran %d times", ce.NextAction, hits)
+			}
+			d, _ := h.e.Get(context.Background(), id)
+			sc := d.View.SourceCollision
+			if d.View.State != StatePaused || d.View.Phase != PhaseSourceCollision || sc == nil {
+				t.Fatalf("view %+v", d.View)
+			}
+			if sc.Checkpoint != cp || strings.Join(sc.DirtyPaths, ",") != "result.txt" || len(sc.CommittedPaths) != 0 ||
+				strings.Join(sc.OverlappingPaths, ",") != "result.txt" || sc.Unavailable || sc.BaseCommit != sc.SourceHead {
+				t.Fatalf("collision %+v", sc)
+			}
+			if got, ok := ce.Details["source_collision"].(*SourceCollision); !ok || got.Checkpoint != cp {
+				t.Fatalf("error details %s", toJSON(ce.Details))
+			}
+			// Verification runs only after finalize_start has passed.
+			if ran := len(d.Verification) > 0; ran != (cp != "finalize_start") {
+				t.Fatalf("verification ran: %v at %s", ran, cp)
+			}
+			assertBranchAtBase(t, h, id)
+		})
+	}
+}
+
+// A commit in the source checkout that touches the write scope is reported as committed paths.
+func TestCommittedSourceCollisionAtFinalizeStart(t *testing.T) {
+	h := newHarness(t, nil)
+	res, err := h.delegate("committed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(h.repo, "result.txt"), []byte("mine\n"))
+	git(t, h.repo, "add", "result.txt")
+	git(t, h.repo, "commit", "-q", "-m", "mine")
+	_, err = h.finalize(res.TaskView, "looks-right")
+	mustCode(t, err, CodeOwnershipAmbiguous)
+	d, _ := h.e.Get(context.Background(), "committed")
+	sc := d.View.SourceCollision
+	if sc == nil || sc.Checkpoint != "finalize_start" || strings.Join(sc.CommittedPaths, ",") != "result.txt" ||
+		len(sc.DirtyPaths) != 0 || sc.SourceHead == sc.BaseCommit {
+		t.Fatalf("collision %+v", sc)
+	}
+	if got := git(t, h.repo, "rev-parse", "refs/heads/reasonix/committed"); got != sc.BaseCommit {
+		t.Fatalf("branch moved to %s", got)
+	}
+}
