@@ -149,6 +149,9 @@ func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
 		if t == nil || t.session == nil {
 			return TaskView{}, Errorf(CodeInvalidState, nil, "task %s has no live worker session", id)
 		}
+		if err := e.collisionCheck(ctx, r, "before_steer"); err != nil {
+			return TaskView{}, err
+		}
 		if _, err := t.session.Steer(ctx, steerText(0, msg)); err != nil {
 			if errors.Is(err, acp.ErrNoActiveTurn) {
 				return TaskView{}, Errorf(CodeInvalidState, nil, "the worker is between turns; steer again in a moment")
@@ -170,6 +173,9 @@ func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
 		c, err := parseStoredContract(r.Contract)
 		if err != nil {
 			return TaskView{}, Errorf(CodeInvalidState, nil, "stored contract: %v", err)
+		}
+		if err := e.collisionCheck(ctx, r, "before_steer"); err != nil {
+			return TaskView{}, err
 		}
 		if t == nil || t.session == nil {
 			// The worker is gone (a restart, or the last turn ended it): start a fresh one.

@@ -363,3 +363,53 @@ func TestCommittedSourceCollisionAtFinalizeStart(t *testing.T) {
 		t.Fatalf("branch moved to %s", got)
 	}
 }
+
+// Content the scan cannot read is refused, naming the file, not skipped: here the reviewed blob
+// has gone from the object database.
+func TestUnreadableContentFailsClosedAtFinalize(t *testing.T) {
+	h := newHarness(t, nil)
+	res, err := h.delegate("unreadable")
+	if err != nil || res.State != StateReviewRequired {
+		t.Fatalf("delegate: %v %+v", err, res.TaskView)
+	}
+	blob := git(t, res.Worktree, "rev-parse", res.ReviewTreeHash+":result.txt")
+	common := git(t, res.Worktree, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err := os.Remove(filepath.Join(common, "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.finalize(res.TaskView, "looks-right")
+	ce := mustCode(t, err, CodeSecretDetected)
+	if ce.Details["reason"] != RefusedUnscannable || !strings.Contains(ce.Message, "result.txt") ||
+		!strings.Contains(ce.Message, RefusalHint(RefusedUnscannable)) {
+		t.Fatalf("error %q details %s", ce.Message, toJSON(ce.Details))
+	}
+	d, _ := h.e.Get(context.Background(), "unreadable")
+	if d.View.State != StateReviewRequired || len(d.Verification) != 0 {
+		t.Fatalf("after: %+v", d.View)
+	}
+	assertBranchAtBase(t, h, "unreadable")
+}
+
+// A repair steer is guarded too: a collision at before_steer pauses the task without using a
+// repair round.
+func TestSteerIsGuardedAgainstSourceCollisions(t *testing.T) {
+	h := newHarness(t, repairScenario())
+	res, err := h.delegate("steer-guard")
+	if err != nil || res.State != StateReviewRequired {
+		t.Fatalf("delegate: %v %+v", err, res.TaskView)
+	}
+	hook := func(task, at string) {
+		if task == "steer-guard" && at == "before_steer" {
+			writeFile(t, filepath.Join(h.repo, "result.txt"), []byte("mine\n"))
+		}
+	}
+	checkpointHook.Store(&hook)
+	t.Cleanup(func() { checkpointHook.Store(nil) })
+	msg := "repair"
+	_, err = h.e.Control(context.Background(), ControlRequest{TaskID: "steer-guard", Action: ActionSteer, Message: &msg})
+	mustCode(t, err, CodeOwnershipAmbiguous)
+	d, _ := h.e.Get(context.Background(), "steer-guard")
+	if d.View.State != StatePaused || d.View.SourceCollision == nil || d.View.SourceCollision.Checkpoint != "before_steer" || d.View.RepairRounds != 0 {
+		t.Fatalf("view %+v", d.View)
+	}
+}
