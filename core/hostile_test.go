@@ -253,6 +253,10 @@ func TestFinalizeRefusesHostileObjectsInTheReviewedTree(t *testing.T) {
 			func(t *testing.T, wt string) { relink(t, "README", filepath.Join(wt, "result.txt")) }},
 		{"fin-symlink-secret", happyContract, CodeSecretDetected, RefusedSecret,
 			func(t *testing.T, wt string) { relink(t, plantedSecret, filepath.Join(wt, "result.txt")) }},
+		{"fin-secret", happyContract, CodeSecretDetected, RefusedSecret,
+			func(t *testing.T, wt string) {
+				writeFile(t, filepath.Join(wt, "result.txt"), []byte("ok\nkey = "+plantedSecret+"\n"))
+			}},
 		{"fin-large", happyContract, CodeVerificationFailed, RefusedTooLarge,
 			func(t *testing.T, wt string) { writeFile(t, filepath.Join(wt, "result.txt"), largeWithSecret()) }},
 		{"fin-gitlink", withScope("result.txt", "vendor", "vendor/**"), CodeScopeViolation, RefusedNestedRepository,
@@ -411,5 +415,28 @@ func TestSteerIsGuardedAgainstSourceCollisions(t *testing.T) {
 	d, _ := h.e.Get(context.Background(), "steer-guard")
 	if d.View.State != StatePaused || d.View.SourceCollision == nil || d.View.SourceCollision.Checkpoint != "before_steer" || d.View.RepairRounds != 0 {
 		t.Fatalf("view %+v", d.View)
+	}
+}
+
+// The external scanner still runs after the built-in scan, on the changed files.
+func TestExternalSecretScannerCanRefuse(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		ok   bool
+	}{{[]string{"false"}, false}, {[]string{"test", "-f"}, true}} {
+		h := newHarness(t, nil, func(c *Config) { c.SecretScannerArgv = tc.argv })
+		res, err := h.delegate("scanner")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := h.finalize(res.TaskView, "looks-right")
+		if tc.ok {
+			if err != nil || v.State != StateCompleted {
+				t.Fatalf("%v: %v %+v", tc.argv, err, v)
+			}
+			continue
+		}
+		mustCode(t, err, CodeSecretDetected)
+		assertBranchAtBase(t, h, "scanner")
 	}
 }
