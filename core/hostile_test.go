@@ -156,6 +156,8 @@ func TestHostileObjectsAreRefusedAtReview(t *testing.T) {
 				git(t, wt, "init", "-q", filepath.Join(wt, "vendor", "empty"))
 				writeFile(t, filepath.Join(wt, "vendor", "empty", "x.txt"), []byte("x\n"))
 			}},
+		{"secret-in-a-path-name", withScope("**"), RefusedSensitive, []string{"[REDACTED].pem"},
+			func(t *testing.T, wt string) { writeFile(t, filepath.Join(wt, plantedSecret+".pem"), []byte("x\n")) }},
 		{"credential-under-wide-scope", withScope("**"), RefusedSensitive, []string{".env"},
 			func(t *testing.T, wt string) { writeFile(t, filepath.Join(wt, ".env"), []byte("TOKEN=abc\n")) }},
 		{"symlink-to-credential", withScope("**"), RefusedSymlinkSensitive, []string{"result.txt", "conf/.npmrc"},

@@ -26,7 +26,8 @@ type refusal struct {
 }
 
 func refuse(path, reason, format string, args ...any) refusal {
-	return refusal{Path: path, Reason: reason, Detail: redact.String(fmt.Sprintf(format, args...)), Hint: RefusalHint(reason)}
+	// A path name can hold a secret as well as a file can.
+	return refusal{Path: redact.String(path), Reason: reason, Detail: redact.String(fmt.Sprintf(format, args...)), Hint: RefusalHint(reason)}
 }
 
 // judgeTree judges every changed path of tree by what it is — its name, its type (file,

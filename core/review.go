@@ -15,6 +15,7 @@ import (
 
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
+	"reasonixctl/core/redact"
 )
 
 // Review bundle limits: the whole bundle stays under 12 KiB of JSON, the diff getting what the
@@ -50,7 +51,7 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 	}
 	refused, err := judgeTree(ctx, r.Worktree, c, rev.Tree, rev.Files, rev.ReasonixChanges, rev.NestedRepositories)
 	if err != nil {
-		e.pause(id, PhasePostflightFailed, "the change could not be checked, so it is refused: "+err.Error())
+		e.pause(id, PhasePostflightFailed, "the change could not be checked, so it is refused: "+redact.String(err.Error()))
 		return
 	}
 	if len(refused) > 0 {
