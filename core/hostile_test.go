@@ -173,11 +173,30 @@ func TestHostileObjectsAreRefusedAtReview(t *testing.T) {
 		{"detached-head", happyContract, RefusedWrongBranch, []string{"detached"},
 			func(t *testing.T, wt string) { git(t, wt, "switch", "-q", "--detach") }},
 	}
+	// The whole reason text of the cases with one refusal: "path (detail)" after the reason.
+	exact := map[string]string{
+		"symlink-to-readme":                "result.txt (links to README, which write_scope does not allow)",
+		"dangling-symlink":                 `result.txt (links to "missing.txt"; missing.txt does not exist in the change)`,
+		"symlink-out-of-repo":              `link (links to "` + outside + `", outside the repository)`,
+		"symlink-secret-target":            "result.txt (symlink target text, line 1)",
+		"large-file-with-secret":           "result.txt (11534387 bytes, over the 10485760-byte limit; not scanned)",
+		"secret-in-file":                   "result.txt (line 2)",
+		"nested-repository":                "vendor/evil (a gitlink (mode 160000) to a commit of another repository)",
+		"nested-repository-without-commit": "vendor/empty (a repository of its own without a commit checked out)",
+		"secret-in-a-path-name":            "[REDACTED].pem (a credential file)",
+		"credential-under-wide-scope":      ".env (a credential file)",
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, repairScenario())
 			r := plantAndReview(t, h, tc.name, tc.contract, func(wt string) { tc.plant(t, wt) })
 			assertRefusedAtReview(t, h, r, tc.reason, tc.paths...)
+			if item, ok := exact[tc.name]; ok {
+				want := "the change cannot be committed: " + tc.reason + ": " + item + ". Hint: " + RefusalHint(tc.reason)
+				if r.Reason != want {
+					t.Fatalf("reason\n got %q\nwant %q", r.Reason, want)
+				}
+			}
 			if tc.reason == RefusedHeadMoved || tc.reason == RefusedWrongBranch {
 				if !strings.HasPrefix(r.Reason, "ownership_ambiguous: ") {
 					t.Fatalf("reason %q", r.Reason)

@@ -80,7 +80,7 @@ func judgeTree(ctx context.Context, dir string, c *contract.Contract, tree strin
 			case o.Type != "blob":
 				out = append(out, refuse(f.Path, RefusedUnscannable, "its object %s is %s, not a readable blob", o.Hash, o.Type))
 			case o.Content == nil:
-				out = append(out, refuse(f.Path, RefusedTooLarge, "%d bytes, over the %d-byte limit (not scanned)", o.Size, maxFileBytes))
+				out = append(out, refuse(f.Path, RefusedTooLarge, "%d bytes, over the %d-byte limit; not scanned", o.Size, maxFileBytes))
 			default:
 				if lines := secretLines(o.Content); len(lines) > 0 {
 					what := "line"
