@@ -125,7 +125,7 @@ func (e *Engine) Control(ctx context.Context, req ControlRequest) (TaskView, err
 	case ActionSteer:
 		return e.steer(ctx, req.TaskID, *req.Message)
 	case ActionRespond:
-		return e.respond(req)
+		return e.respond(ctx, req)
 	case ActionCancel:
 		return e.cancel(req.TaskID)
 	case ActionClose:
@@ -202,7 +202,7 @@ func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
 }
 
 // respond answers a pending interaction.
-func (e *Engine) respond(req ControlRequest) (TaskView, error) {
+func (e *Engine) respond(ctx context.Context, req ControlRequest) (TaskView, error) {
 	id := req.TaskID
 	t := e.liveTask(id)
 	var ch chan interactionAnswer
@@ -210,6 +210,19 @@ func (e *Engine) respond(req ControlRequest) (TaskView, error) {
 		t.mu.Lock()
 		ch = t.answers[req.InteractionID]
 		t.mu.Unlock()
+	}
+	// Answering the last pending interaction lets the worker go on: guard that like a resume. A
+	// collision pauses the task and the waiting request is answered as cancelled.
+	if r, err := e.load(id); err == nil && ch != nil && (r.State == StateWaitingPermission || r.State == StateWaitingInput) {
+		if ia := r.pendingInteraction(); ia != nil && ia.ID == req.InteractionID {
+			if err := e.collisionCheck(ctx, r, "resume_after_interaction"); err != nil {
+				select {
+				case ch <- interactionAnswer{}:
+				default:
+				}
+				return TaskView{}, err
+			}
+		}
 	}
 	var answer interactionAnswer
 	r, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {

@@ -461,3 +461,116 @@ func TestExternalSecretScannerCanRefuse(t *testing.T) {
 		assertBranchAtBase(t, h, "scanner")
 	}
 }
+
+// hookAt edits result.txt in the source checkout when task id reaches checkpoint cp.
+func hookAt(t *testing.T, h *harness, id, cp string) *int {
+	t.Helper()
+	hits := new(int)
+	hook := func(task, at string) {
+		if task == id && at == cp {
+			*hits++
+			writeFile(t, filepath.Join(h.repo, "result.txt"), []byte("mine\n"))
+		}
+	}
+	checkpointHook.Store(&hook)
+	t.Cleanup(func() { checkpointHook.Store(nil) })
+	return hits
+}
+
+func assertCollisionPause(t *testing.T, h *harness, id, cp string) TaskDetail {
+	t.Helper()
+	d, err := h.e.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := d.View.SourceCollision
+	if d.View.State != StatePaused || d.View.Phase != PhaseSourceCollision || sc == nil || sc.Checkpoint != cp ||
+		strings.Join(sc.OverlappingPaths, ",") != "result.txt" || strings.Join(sc.DirtyPaths, ",") != "result.txt" {
+		t.Fatalf("view %+v collision %+v", d.View, sc)
+	}
+	assertBranchAtBase(t, h, id)
+	return d
+}
+
+// The worker-side checkpoints of the specification: before the worker starts, before and after
+// a mutating tool call, and when an answered interaction lets the worker go on.
+func TestWorkerSideCheckpointsGuardAgainstSourceCollisions(t *testing.T) {
+	t.Run("before_worker_start", func(t *testing.T) {
+		h := newHarness(t, nil)
+		hits := hookAt(t, h, "start", "before_worker_start")
+		_, err := h.delegate("start")
+		mustCode(t, err, CodeOwnershipAmbiguous)
+		d := assertCollisionPause(t, h, "start", "before_worker_start")
+		if *hits != 1 || d.View.SessionID != "" {
+			t.Fatalf("hook ran %d times, session %q", *hits, d.View.SessionID)
+		}
+	})
+	t.Run("before_worker_mutation", func(t *testing.T) {
+		h := newHarness(t, nil)
+		hookAt(t, h, "mutation", "before_worker_mutation")
+		res, err := h.delegate("mutation")
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertCollisionPause(t, h, "mutation", "before_worker_mutation")
+		if _, err := os.Lstat(filepath.Join(res.Worktree, "result.txt")); !os.IsNotExist(err) {
+			t.Fatalf("the refused write happened: %v", err)
+		}
+		// The denial is journaled right after the pause the delegate returned on.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		sub, err := h.e.Subscribe(ctx, SubscribeOptions{TaskID: "mutation", FromSeq: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ev := range sub.C {
+			var p PermissionData
+			if ev.Type == EventPermissionDecided && json.Unmarshal(ev.Data, &p) == nil && p.Decision == DecisionDeny && p.Code == "source_collision" {
+				return
+			}
+		}
+		t.Fatal("no source_collision denial in the journal")
+	})
+	t.Run("after_worker_mutation", func(t *testing.T) {
+		// One mutation only: a later one's before_worker_mutation guard would race this one.
+		h := newHarness(t, writeTurn(writeResult()))
+		hookAt(t, h, "after", "after_worker_mutation")
+		if _, err := h.delegate("after"); err != nil {
+			t.Fatal(err)
+		}
+		assertCollisionPause(t, h, "after", "after_worker_mutation")
+	})
+	t.Run("resume_after_interaction", func(t *testing.T) {
+		h := newHarness(t, writeTurn(
+			acptest.Step{Shell: &acptest.Shell{Command: "make lint", Output: "fine"}, Permission: "ask"},
+			writeResult()))
+		res, err := h.delegate("answer", func(r *DelegateRequest) { r.PermissionMode = PermissionSupervised })
+		if err != nil || res.ActiveInteraction == nil {
+			t.Fatalf("%v %+v", err, res.TaskView)
+		}
+		hookAt(t, h, "answer", "resume_after_interaction")
+		_, err = h.e.Control(context.Background(), ControlRequest{TaskID: "answer", Action: ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: "allow"})
+		mustCode(t, err, CodeOwnershipAmbiguous)
+		d := assertCollisionPause(t, h, "answer", "resume_after_interaction")
+		if ia := d.Interactions[len(d.Interactions)-1]; ia.Status != InteractionCancelled {
+			t.Fatalf("interaction %+v", ia)
+		}
+		// The worker was told no and its turn cancelled; once the turn has settled the task is
+		// still paused.
+		if lt := h.e.liveTask("answer"); lt != nil {
+			lt.mu.Lock()
+			end := lt.turnEnd
+			lt.mu.Unlock()
+			if end != nil {
+				select {
+				case <-end:
+				case <-time.After(30 * time.Second):
+					t.Fatal("the cancelled turn never settled")
+				}
+			}
+		}
+		if d, _ := h.e.Get(context.Background(), "answer"); d.View.State != StatePaused {
+			t.Fatalf("the task left the pause: %+v", d.View)
+		}
+	})
+}
