@@ -106,8 +106,9 @@ func judgeTree(ctx context.Context, dir string, c *contract.Contract, tree strin
 			}
 		}
 	}
+	resolver := gitx.NewLinkResolver(dir, tree)
 	for _, f := range linkTexts {
-		rs, err := judgeLink(ctx, dir, c, tree, f.Path, texts[f.Path])
+		rs, err := judgeLink(ctx, resolver, c, f.Path, texts[f.Path])
 		if err != nil {
 			return nil, err
 		}
@@ -138,8 +139,8 @@ func judgeName(c *contract.Contract, p string) []refusal {
 }
 
 // judgeLink judges where a symlink leads inside the committed tree.
-func judgeLink(ctx context.Context, dir string, c *contract.Contract, tree, path, text string) ([]refusal, error) {
-	lt, err := gitx.ResolveLink(ctx, dir, tree, path, text)
+func judgeLink(ctx context.Context, links *gitx.LinkResolver, c *contract.Contract, path, text string) ([]refusal, error) {
+	lt, err := links.Resolve(ctx, path, text)
 	if err != nil {
 		return nil, err
 	}

@@ -203,15 +203,34 @@ const maxLinkHops = 40
 // reads only the object database (ls-tree per path component it has to look up, cat-file for
 // further links on the way), so the answer is the same whatever the worktree holds now.
 func ResolveLink(ctx context.Context, dir, tree, linkPath, text string) (LinkTarget, error) {
+	return NewLinkResolver(dir, tree).Resolve(ctx, linkPath, text)
+}
+
+// LinkResolver resolves symlinks inside one tree, remembering the paths it has looked up, so
+// that many links of one change cost few git processes.
+type LinkResolver struct {
+	dir, tree string
+	cache     map[string]TreeEntry
+	missing   map[string]bool
+}
+
+// NewLinkResolver returns a resolver for tree, reading objects in the repository at dir.
+func NewLinkResolver(dir, tree string) *LinkResolver {
+	return &LinkResolver{dir: dir, tree: tree, cache: map[string]TreeEntry{}, missing: map[string]bool{}}
+}
+
+// Resolve is ResolveLink with the resolver's cache.
+func (lr *LinkResolver) Resolve(ctx context.Context, linkPath, text string) (LinkTarget, error) {
 	res := LinkTarget{Text: text}
-	if !hex40.MatchString(tree) {
+	if !hex40.MatchString(lr.tree) {
 		return res, badInput("ResolveLink needs a 40-hex tree")
 	}
 	if strings.HasPrefix(text, "/") {
 		res.Escapes = true
 		return res, nil
 	}
-	lookup := treeLookup(ctx, dir, tree)
+	dir := lr.dir
+	lookup := func(path string) (TreeEntry, bool, error) { return lr.lookup(ctx, path) }
 	var stack []string
 	if i := strings.LastIndexByte(linkPath, '/'); i >= 0 {
 		stack = strings.Split(linkPath[:i], "/")
@@ -280,35 +299,31 @@ func ResolveLink(ctx context.Context, dir, tree, linkPath, text string) (LinkTar
 	return res, nil
 }
 
-// treeLookup returns a cached lookup of paths in tree through `ls-tree`.
-func treeLookup(ctx context.Context, dir, tree string) func(path string) (TreeEntry, bool, error) {
-	cache := map[string]TreeEntry{}
-	missing := map[string]bool{}
-	return func(path string) (TreeEntry, bool, error) {
-		if e, ok := cache[path]; ok {
-			return e, true, nil
-		}
-		if missing[path] {
-			return TreeEntry{}, false, nil
-		}
-		out, err := gitCmd{dir: dir, env: []string{"GIT_LITERAL_PATHSPECS=1"},
-			args: []string{"ls-tree", "-z", "--full-tree", tree, "--", path}}.must(ctx, CodeInternal, ReasonGitFailed)
-		if err != nil {
-			return TreeEntry{}, false, err
-		}
-		for _, rec := range bytes.Split(out, []byte{0}) {
-			head, name, ok := strings.Cut(string(rec), "\t")
-			f := strings.Fields(head)
-			if !ok || name != path || len(f) != 3 {
-				continue
-			}
-			e := TreeEntry{Mode: f[0], Type: f[1], Hash: f[2]}
-			cache[path] = e
-			return e, true, nil
-		}
-		missing[path] = true
+// lookup finds path in the tree through `ls-tree`, once per path.
+func (lr *LinkResolver) lookup(ctx context.Context, path string) (TreeEntry, bool, error) {
+	if e, ok := lr.cache[path]; ok {
+		return e, true, nil
+	}
+	if lr.missing[path] {
 		return TreeEntry{}, false, nil
 	}
+	out, err := gitCmd{dir: lr.dir, env: []string{"GIT_LITERAL_PATHSPECS=1"},
+		args: []string{"ls-tree", "-z", "--full-tree", lr.tree, "--", path}}.must(ctx, CodeInternal, ReasonGitFailed)
+	if err != nil {
+		return TreeEntry{}, false, err
+	}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		head, name, ok := strings.Cut(string(rec), "\t")
+		f := strings.Fields(head)
+		if !ok || name != path || len(f) != 3 {
+			continue
+		}
+		e := TreeEntry{Mode: f[0], Type: f[1], Hash: f[2]}
+		lr.cache[path] = e
+		return e, true, nil
+	}
+	lr.missing[path] = true
+	return TreeEntry{}, false, nil
 }
 
 func catBlob(ctx context.Context, dir, hash string) (string, error) {

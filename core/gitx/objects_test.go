@@ -206,3 +206,25 @@ func TestResolveLinkInsideTheTree(t *testing.T) {
 		}
 	}
 }
+
+func TestLinkResolverLooksEachPathUpOnce(t *testing.T) {
+	f := newFixture(t)
+	wt := f.task(t, "resolver")
+	symlink(t, "lib/b.txt", filepath.Join(wt.Path, "one"))
+	symlink(t, "lib/b.txt", filepath.Join(wt.Path, "two"))
+	r, err := gitx.BuildReview(ctx, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr := gitx.NewLinkResolver(wt.Path, r.Tree)
+	if got, err := lr.Resolve(ctx, "one", "lib/b.txt"); err != nil || got.Resolved != "lib/b.txt" {
+		t.Fatalf("%+v %v", got, err)
+	}
+	before := gitx.Execs()
+	if got, err := lr.Resolve(ctx, "two", "lib/b.txt"); err != nil || got.Resolved != "lib/b.txt" {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if n := gitx.Execs() - before; n != 0 {
+		t.Fatalf("the second link to the same target took %d git processes", n)
+	}
+}
