@@ -532,8 +532,9 @@ func TestWorkerSideCheckpointsGuardAgainstSourceCollisions(t *testing.T) {
 		t.Fatal("no source_collision denial in the journal")
 	})
 	t.Run("after_worker_mutation", func(t *testing.T) {
-		// One mutation only: a later one's before_worker_mutation guard would race this one.
-		h := newHarness(t, writeTurn(writeResult()))
+		// One mutation, and a turn that does not end: neither a later before_worker_mutation nor
+		// review_readiness can see the edit first.
+		h := newHarness(t, writeTurn(writeResult(), acptest.Step{Hang: true}))
 		hookAt(t, h, "after", "after_worker_mutation")
 		if _, err := h.delegate("after"); err != nil {
 			t.Fatal(err)
