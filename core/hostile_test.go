@@ -575,3 +575,27 @@ func TestWorkerSideCheckpointsGuardAgainstSourceCollisions(t *testing.T) {
 		}
 	})
 }
+
+// A refused review loses nothing: once the object is replaced, resuming with the pause tokens
+// reviews the repaired worktree and finalize commits it.
+func TestRefusedReviewCanBeRepairedAndFinalized(t *testing.T) {
+	h := newHarness(t, repairScenario())
+	r := plantAndReview(t, h, "repaired", happyContract, func(wt string) { relink(t, "README", filepath.Join(wt, "result.txt")) })
+	assertRefusedAtReview(t, h, r, RefusedSymlinkScope, "result.txt")
+	if err := os.Remove(filepath.Join(r.Worktree, "result.txt")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(r.Worktree, "result.txt"), []byte("ok\n"))
+	rev, hash := r.PauseRevision, r.PauseReasonHash
+	res, err := h.delegate("repaired", func(d *DelegateRequest) { d.PauseRevision, d.PauseReasonHash = &rev, hash })
+	if err != nil || res.State != StateReviewRequired {
+		t.Fatalf("resume: %v %+v", err, res.TaskView)
+	}
+	v, err := h.finalize(res.TaskView, "looks-right")
+	if err != nil || v.State != StateCompleted {
+		t.Fatalf("finalize: %v %+v", err, v)
+	}
+	if mode := git(t, h.repo, "ls-tree", v.CommitHash, "result.txt"); !strings.HasPrefix(mode, "100644 blob") {
+		t.Fatalf("committed %q", mode)
+	}
+}
