@@ -125,7 +125,7 @@ func (e *Engine) Control(ctx context.Context, req ControlRequest) (TaskView, err
 	case ActionSteer:
 		return e.steer(ctx, req.TaskID, *req.Message)
 	case ActionRespond:
-		return e.respond(req)
+		return e.respond(ctx, req)
 	case ActionCancel:
 		return e.cancel(req.TaskID)
 	case ActionClose:
@@ -149,6 +149,9 @@ func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
 		if t == nil || t.session == nil {
 			return TaskView{}, Errorf(CodeInvalidState, nil, "task %s has no live worker session", id)
 		}
+		if err := e.collisionCheck(ctx, r, "before_steer"); err != nil {
+			return TaskView{}, err
+		}
 		if _, err := t.session.Steer(ctx, steerText(0, msg)); err != nil {
 			if errors.Is(err, acp.ErrNoActiveTurn) {
 				return TaskView{}, Errorf(CodeInvalidState, nil, "the worker is between turns; steer again in a moment")
@@ -170,6 +173,9 @@ func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
 		c, err := parseStoredContract(r.Contract)
 		if err != nil {
 			return TaskView{}, Errorf(CodeInvalidState, nil, "stored contract: %v", err)
+		}
+		if err := e.collisionCheck(ctx, r, "before_steer"); err != nil {
+			return TaskView{}, err
 		}
 		if t == nil || t.session == nil {
 			// The worker is gone (a restart, or the last turn ended it): start a fresh one.
@@ -196,7 +202,7 @@ func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
 }
 
 // respond answers a pending interaction.
-func (e *Engine) respond(req ControlRequest) (TaskView, error) {
+func (e *Engine) respond(ctx context.Context, req ControlRequest) (TaskView, error) {
 	id := req.TaskID
 	t := e.liveTask(id)
 	var ch chan interactionAnswer
@@ -204,6 +210,19 @@ func (e *Engine) respond(req ControlRequest) (TaskView, error) {
 		t.mu.Lock()
 		ch = t.answers[req.InteractionID]
 		t.mu.Unlock()
+	}
+	// Answering the last pending interaction lets the worker go on: guard that like a resume. A
+	// collision pauses the task and the waiting request is answered as cancelled.
+	if r, err := e.load(id); err == nil && ch != nil && (r.State == StateWaitingPermission || r.State == StateWaitingInput) {
+		if ia := r.pendingInteraction(); ia != nil && ia.ID == req.InteractionID {
+			if err := e.collisionCheck(ctx, r, "resume_after_interaction"); err != nil {
+				select {
+				case ch <- interactionAnswer{}:
+				default:
+				}
+				return TaskView{}, err
+			}
+		}
 	}
 	var answer interactionAnswer
 	r, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {

@@ -228,6 +228,10 @@ func (e *Engine) launch(ctx context.Context, r *taskRecord, c *contract.Contract
 			return err
 		}
 	}
+	if err := e.collisionCheck(ctx, r, "before_worker_start"); err != nil {
+		e.detachThis(t)
+		return err
+	}
 	if err := e.startWorker(sctx, t, r); err != nil {
 		e.detachThis(t)
 		ce := AsError(err)

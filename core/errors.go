@@ -123,3 +123,54 @@ type Issue struct {
 	Path    string `json:"path"`
 	Message string `json:"message"`
 }
+
+// Refusal reasons: why a changed path cannot enter a commit. They travel as the reason text of
+// a paused task and in the details of scope_violation, secret_detected and verification_failed
+// (the error codes stay the closed set), each with a hint.
+const (
+	RefusedOutsideScope     = "outside_write_scope"
+	RefusedForbidden        = "forbidden_path"
+	RefusedSensitive        = "sensitive_path"
+	RefusedGitControl       = "git_control_path"
+	RefusedRuntimeMetadata  = "runtime_metadata"
+	RefusedSymlinkEscape    = "symlink_escape"
+	RefusedSymlinkDangling  = "symlink_dangling"
+	RefusedSymlinkScope     = "symlink_target_outside_scope"
+	RefusedSymlinkSensitive = "symlink_to_sensitive_path"
+	RefusedUnderSymlink     = "under_symlinked_directory"
+	RefusedNestedRepository = "nested_repository"
+	RefusedTooLarge         = "file_too_large"
+	RefusedUnscannable      = "unscannable"
+	RefusedSecret           = "secret"
+	RefusedHeadMoved        = "head_moved"   // the task branch has commits since the base
+	RefusedWrongBranch      = "wrong_branch" // the worktree left the task branch
+)
+
+// refusalOrder is the order reasons are reported in: the most serious first.
+var refusalOrder = []string{
+	RefusedSecret, RefusedUnscannable, RefusedSensitive, RefusedSymlinkSensitive, RefusedGitControl,
+	RefusedNestedRepository, RefusedSymlinkEscape, RefusedUnderSymlink, RefusedSymlinkDangling,
+	RefusedSymlinkScope, RefusedForbidden, RefusedOutsideScope, RefusedRuntimeMetadata, RefusedTooLarge,
+}
+
+var refusalHints = map[string]string{
+	RefusedOutsideScope:     "Revert the change to this path, or create a new task whose write_scope includes it.",
+	RefusedForbidden:        "The contract forbids this path: revert the change to it.",
+	RefusedSensitive:        "Credential files are never committed: delete the file from the worktree and keep secrets out of the repository.",
+	RefusedGitControl:       "Git control files belong to the supervisor: remove the change.",
+	RefusedRuntimeMetadata:  ".reasonix holds runtime metadata and is never part of the result: revert the tracked change there.",
+	RefusedSymlinkEscape:    "Links that leave the repository are never committed: replace the symlink with a regular file inside the write scope.",
+	RefusedSymlinkDangling:  "Remove the symlink, or point it at a file the change contains.",
+	RefusedSymlinkScope:     "A symlink may only lead to a path in the write scope: replace it with a regular file, or point it inside the scope.",
+	RefusedSymlinkSensitive: "Remove the symlink: it leads to a credential, .git or .reasonix path.",
+	RefusedUnderSymlink:     "Paths reached through a symlinked directory are never committed: keep a real directory there.",
+	RefusedNestedRepository: "Nested repositories, gitlinks and submodules are never committed: remove the nested .git, or add the files as plain files.",
+	RefusedTooLarge:         "Files over 10 MiB are never committed: shrink the file or keep it out of the repository.",
+	RefusedUnscannable:      "The secret scan could not read this content, so it is refused: check the file and review again.",
+	RefusedSecret:           "Remove the secret from the file (read it from the environment or use a placeholder) and review again.",
+	RefusedHeadMoved:        "Only the supervisor commits: reset the task branch to its base keeping the changes (git reset --soft <base>) and review again, or create a new task.",
+	RefusedWrongBranch:      "Switch the worktree back to its task branch and review again, or create a new task.",
+}
+
+// RefusalHint is the hint for a refusal reason.
+func RefusalHint(reason string) string { return refusalHints[reason] }

@@ -37,6 +37,14 @@ func (e *Engine) finalize(ctx context.Context, req ControlRequest) (TaskView, er
 		unlock()
 		return TaskView{}, err
 	}
+	if err := finalizable(r); err != nil {
+		unlock()
+		return TaskView{}, err
+	}
+	if err := e.collisionCheck(ctx, r, "finalize_start"); err != nil {
+		unlock()
+		return TaskView{}, err
+	}
 	c, msg, err := e.checkFinalize(r, req)
 	if err != nil {
 		unlock()
@@ -87,9 +95,8 @@ func (e *Engine) finalize(ctx context.Context, req ControlRequest) (TaskView, er
 // checkFinalize is the synchronous part: state, approvals, commit message and the bound
 // snapshot. It writes nothing.
 func (e *Engine) checkFinalize(r *taskRecord, req ControlRequest) (*contract.Contract, string, error) {
-	if r.State != StateReviewRequired || r.RepairActive {
-		return nil, "", Errorf(CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase},
-			"task %s is %s; only a task in review_required can be finalized", r.TaskID, r.State)
+	if err := finalizable(r); err != nil {
+		return nil, "", err
 	}
 	if req.Authority.Cwd != "" && !req.Authority.Writable {
 		return nil, "", Errorf(CodeReadOnlySandbox, nil, "the supervisor's sandbox is read-only")
@@ -135,17 +142,31 @@ func (e *Engine) checkFinalize(r *taskRecord, req ControlRequest) (*contract.Con
 	return c, msg, nil
 }
 
+// finalizable is the first check of a finalize: only a task in review, not under repair.
+func finalizable(r *taskRecord) error {
+	if r.State != StateReviewRequired || r.RepairActive {
+		return Errorf(CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase},
+			"task %s is %s; only a task in review_required can be finalized", r.TaskID, r.State)
+	}
+	return nil
+}
+
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(line)
 }
 
-// finalizeTx is the transaction: verification, file assertions, evidence, secret scans and the
-// compare-and-swap commit.
+// finalizeTx is the transaction: the reviewed tree judged from its objects (scope, type,
+// target, size, secrets), verification, file assertions, evidence, the external scanner and the
+// compare-and-swap commit, with a source-collision guard at each checkpoint of the
+// specification. A collision pauses the task and ends the transaction.
 func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract, req ControlRequest, msg string) error {
 	r, err := e.load(id)
 	if err != nil {
 		return err
+	}
+	if err := e.judgeReviewed(ctx, r, c); err != nil {
+		return e.backToReview(ctx, id, err)
 	}
 	results, err := e.verify(ctx, r, c)
 	if err != nil {
@@ -160,6 +181,9 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 		ev, err := setState(r, StateVerifying, "assertions", "")
 		return append(evs, ev), err
 	})
+	if err := e.collisionCheck(ctx, r, "after_verification"); err != nil {
+		return err
+	}
 	for _, v := range results {
 		if !v.Passed {
 			return e.backToReview(ctx, id, verificationFailure(v))
@@ -173,6 +197,13 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 	if err != nil {
 		return e.backToReview(ctx, id, err)
 	}
+	_, _ = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		ev, err := setState(r, StateVerifying, "staging", "")
+		return []newEvent{ev}, err
+	})
+	if err := e.collisionCheck(ctx, r, "before_staging"); err != nil {
+		return err
+	}
 	diff, err := e.reviewDiff(ctx, r)
 	if err != nil {
 		return e.backToReview(ctx, id, Errorf(CodeInternalError, nil, "review diff: %v", err))
@@ -181,8 +212,11 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 		return e.backToReview(ctx, id, Errorf(CodeVerificationFailed, map[string]any{"whitespace": bad},
 			"the change adds whitespace errors at %s", strings.Join(bad, ", ")))
 	}
-	if err := e.scanSecrets(ctx, r); err != nil {
+	if err := e.externalScan(ctx, r); err != nil {
 		return e.backToReview(ctx, id, err)
+	}
+	if err := e.collisionCheck(ctx, r, "before_commit"); err != nil {
+		return err
 	}
 	_, _ = e.update(id, func(r *taskRecord) ([]newEvent, error) {
 		r.Acceptance = evidence
@@ -346,19 +380,9 @@ func acceptanceEvidence(c *contract.Contract, approved []string, results []Verif
 	return out, nil
 }
 
-// scanSecrets scans the changed files for secrets, then runs the external scanner if one is
-// configured.
-func (e *Engine) scanSecrets(ctx context.Context, r *taskRecord) error {
-	var hits []string
-	for _, p := range r.ChangedFiles {
-		findings, err := redact.ScanFile(filepath.Join(r.Worktree, filepath.FromSlash(p)))
-		if err == nil && len(findings) > 0 {
-			hits = append(hits, p)
-		}
-	}
-	if len(hits) > 0 {
-		return Errorf(CodeSecretDetected, map[string]any{"paths": hits}, "changed files contain secrets: %s", strings.Join(hits, ", "))
-	}
+// externalScan runs the configured secret scanner, if any, over the changed files. The built-in
+// scan has run by then on the objects the commit will hold (judgeReviewed).
+func (e *Engine) externalScan(ctx context.Context, r *taskRecord) error {
 	if len(e.cfg.SecretScannerArgv) == 0 || len(r.ChangedFiles) == 0 {
 		return nil
 	}

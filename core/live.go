@@ -46,6 +46,7 @@ type liveTask struct {
 	cancelled bool          // the running turn was cancelled by us
 	answers   map[string]chan interactionAnswer
 	watchdogs map[string]*time.Timer
+	mutations map[string]bool // allowed mutating tool calls not finished yet (after_worker_mutation)
 	text      textBuffer
 
 	pumpDone chan struct{}

@@ -50,6 +50,24 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		Paths: paths, Code: d.Code, Reason: d.Reason, Hint: d.Hint, By: "policy",
 	}
 
+	if d.Allow && mutating(req.ToolKind) {
+		if err := e.collisionCheck(ctx, r, "before_worker_mutation"); err != nil {
+			data.Decision, data.Code, data.Reason = DecisionDeny, "source_collision", AsError(err).Message
+			e.appendEvents(t.id, event(EventPermissionDecided, data))
+			return req.Choose("reject_once")
+		}
+		t.mu.Lock()
+		if t.mutations == nil {
+			t.mutations = map[string]bool{}
+		}
+		// Keyed like the watchdog: by the tool call when the request could be matched to it.
+		key := req.CallID
+		if key == "" {
+			key = req.ToolCallID
+		}
+		t.mutations[key] = true
+		t.mu.Unlock()
+	}
 	if d.Allow {
 		data.Decision = DecisionAllow
 		e.appendEvents(t.id, event(EventPermissionDecided, data))
@@ -84,6 +102,27 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		go t.steerQuietly(msg)
 	}
 	return req.Choose("reject_once")
+}
+
+// mutating reports whether an allowed tool call of this kind may change the worktree: anything
+// but reading, searching and thinking.
+func mutating(kind string) bool {
+	return kind != policy.KindRead && kind != policy.KindSearch && kind != policy.KindThink
+}
+
+// mutationFinished runs the after_worker_mutation guard when an allowed mutating tool call
+// ends.
+func (t *liveTask) mutationFinished(id string) {
+	t.mu.Lock()
+	was := t.mutations[id]
+	delete(t.mutations, id)
+	t.mu.Unlock()
+	if !was {
+		return
+	}
+	if r, err := t.e.load(t.id); err == nil && !r.State.Terminal() && r.State != StatePaused {
+		_ = t.e.collisionCheck(context.Background(), r, "after_worker_mutation")
+	}
 }
 
 // isQuestion reports whether the request is the worker's ask tool rather than a gated action.

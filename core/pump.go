@@ -88,6 +88,7 @@ func (t *liveTask) handle(ev acp.Event, flush *time.Timer) {
 		}))
 		if ev.Status == "completed" || ev.Status == "failed" {
 			t.commandFinished(ev)
+			t.mutationFinished(ev.ID)
 		}
 	case acp.Plan:
 		entries := make([]PlanEntry, len(ev.Entries))

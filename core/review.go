@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
@@ -40,12 +41,21 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 		return
 	}
 	rev, err := gitx.BuildReview(ctx, e.worktreeOf(r))
+	if _, text := headRefusal(err); text != "" {
+		e.pause(id, PhasePostflightFailed, text)
+		return
+	}
 	if err != nil {
 		e.pause(id, PhasePostflightFailed, "the worktree could not be snapshotted: "+err.Error())
 		return
 	}
-	if bad := scopeViolations(c, rev); len(bad) > 0 {
-		e.pause(id, PhasePostflightFailed, "the worker changed paths outside the write scope: "+strings.Join(limitStrings(bad, 20), ", "))
+	refused, err := judgeTree(ctx, r.Worktree, c, rev.Tree, rev.Files, rev.ReasonixChanges, rev.NestedRepositories)
+	if err != nil {
+		e.pause(id, PhasePostflightFailed, "the change could not be checked, so it is refused: "+redact.String(err.Error()))
+		return
+	}
+	if len(refused) > 0 {
+		e.pause(id, PhasePostflightFailed, "the change cannot be committed: "+describeRefusals(refused))
 		return
 	}
 	if err := e.collisionCheck(ctx, r, "review_readiness"); err != nil {
@@ -85,18 +95,6 @@ func (e *Engine) saveReview(id string, rev gitx.Review, then func(r *taskRecord)
 		return append(evs, more...), err
 	})
 	return err
-}
-
-// scopeViolations lists changed paths the contract does not let the worker write, and tracked
-// runtime metadata it changed.
-func scopeViolations(c *contract.Contract, rev gitx.Review) []string {
-	var bad []string
-	for _, f := range rev.Files {
-		if !c.WriteAllowed(f.Path) || redact.IsGitControlPath(f.Path) || redact.IsCredentialPath(f.Path) {
-			bad = append(bad, f.Path)
-		}
-	}
-	return append(bad, rev.ReasonixChanges...)
 }
 
 func diffStat(rev gitx.Review) string {
@@ -145,10 +143,17 @@ func (e *Engine) reviewDiff(_ context.Context, r *taskRecord) (string, error) {
 	return string(b), err
 }
 
+// checkpointHook, when set, runs at every collision checkpoint before its scan: tests use it to
+// change the source checkout exactly there.
+var checkpointHook atomic.Pointer[func(taskID, checkpoint string)]
+
 // collisionCheck scans the source checkout for changes that overlap the task's write scope. A
 // collision (or a scan that could not read the source) pauses the task and is returned as
 // ownership_ambiguous; a clean scan clears a previously recorded collision.
 func (e *Engine) collisionCheck(ctx context.Context, r *taskRecord, checkpoint string) error {
+	if h := checkpointHook.Load(); h != nil {
+		(*h)(r.TaskID, checkpoint)
+	}
 	c, err := parseStoredContract(r.Contract)
 	if err != nil {
 		return Errorf(CodeInvalidState, nil, "stored contract: %v", err)

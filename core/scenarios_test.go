@@ -186,7 +186,7 @@ func TestSourceEditInScopePausesWithTheCheckpoint(t *testing.T) {
 	if d.View.State != StatePaused || d.View.Phase != PhaseSourceCollision || d.View.SourceCollision == nil {
 		t.Fatalf("view %+v (%v)", d.View, ce)
 	}
-	if sc := d.View.SourceCollision; sc.Checkpoint != "immediately_before_commit" || len(sc.OverlappingPaths) != 1 {
+	if sc := d.View.SourceCollision; sc.Checkpoint != "finalize_start" || len(sc.OverlappingPaths) != 1 {
 		t.Fatalf("collision %+v", sc)
 	}
 }

@@ -1,6 +1,7 @@
 // Package gitx is the git plumbing of a task, through the git CLI with a sanitised environment:
 // repository identity, the clean check, author identity, base resolution, the task branch and
-// worktree, the canonical review tree and its diff, the source-collision scan, and the
+// worktree, the canonical review tree and its diff, the objects a commit would hold (modes,
+// sizes, content, symlinks resolved inside the tree), the source-collision scan, and the
 // compare-and-swap commit of exactly the reviewed tree.
 //
 // It never writes the caller's checkout: apart from `git worktree add` (which creates the task

@@ -18,7 +18,8 @@ type FileChange struct {
 	Path    string
 	Status  byte   // 'A' added, 'M' modified (content or mode), 'D' deleted, 'T' type changed
 	OldMode string // "000000" when added
-	NewMode string // "000000" when deleted
+	NewMode string // "000000" when deleted; 120000 a symlink, 160000 a gitlink
+	NewHash string // the object the path will hold (all zeros when deleted)
 	Added   int    // lines; 0 for binary files
 	Deleted int
 	Binary  bool
@@ -29,7 +30,11 @@ type Review struct {
 	Tree            string       // 40 hex
 	Files           []FileChange // every change except those under .reasonix
 	ReasonixChanges []string     // changes under .reasonix still in the tree: tracked files (a scope violation)
-	Diff            []byte       // binary-safe patch from the base to Tree
+	// NestedRepositories are untracked directories holding a repository of their own without a
+	// commit checked out: git cannot snapshot them, so they are left out of Tree and listed here
+	// (a nested repository with a commit shows up in Files as a gitlink, mode 160000).
+	NestedRepositories []string
+	Diff               []byte // binary-safe patch from the base to Tree
 }
 
 // Paths lists the changed files.
@@ -86,15 +91,20 @@ func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
 	if !hex40.MatchString(wt.Base) || !filepath.IsAbs(wt.Path) {
 		return Review{}, badInput("BuildReview needs a worktree with an absolute path and a resolved base")
 	}
+	if err := CheckHead(ctx, wt); err != nil {
+		return Review{}, err
+	}
 	tx, err := newReviewTx()
 	if err != nil {
 		return Review{}, err
 	}
 	defer tx.close()
-	for _, args := range [][]string{{"read-tree", wt.Base}, {"add", "-A"}} {
-		if _, err := tx.cmd(wt.Path, args...).must(ctx, CodeInternal, ReasonGitFailed); err != nil {
-			return Review{}, err
-		}
+	if _, err := tx.cmd(wt.Path, "read-tree", wt.Base).must(ctx, CodeInternal, ReasonGitFailed); err != nil {
+		return Review{}, err
+	}
+	nested, err := tx.addAll(ctx, wt.Path)
+	if err != nil {
+		return Review{}, err
 	}
 	out, err := tx.cmd(wt.Path, "write-tree").must(ctx, CodeInternal, ReasonGitFailed)
 	if err != nil {
@@ -114,7 +124,85 @@ func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
 		return Review{}, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "unexpected diff-tree output", Err: err}
 	}
 	r.Tree = tree
+	r.NestedRepositories = nested
 	return r, nil
+}
+
+// addAll stages every change into the disposable index. git refuses a whole `add -A` when an
+// untracked directory is a repository without a commit; those directories are found, excluded
+// and returned, and the add is repeated without them.
+func (tx *reviewTx) addAll(ctx context.Context, dir string) ([]string, error) {
+	_, err := tx.cmd(dir, "add", "-A").run(ctx)
+	if err == nil {
+		return nil, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	out, serr := tx.cmd(dir, "status", "--porcelain=v2", "-z", "--untracked-files=all").run(ctx)
+	st, perr := parseStatus(out)
+	if serr != nil || perr != nil {
+		return nil, wrap(CodeInternal, ReasonGitFailed, err)
+	}
+	var nested []string
+	for _, e := range st.entries {
+		// With --untracked-files=all, git shows a directory only when it is a repository.
+		if e.kind == '?' && strings.HasSuffix(e.path, "/") {
+			nested = append(nested, strings.TrimSuffix(e.path, "/"))
+		}
+	}
+	if len(nested) == 0 {
+		return nil, wrap(CodeInternal, ReasonGitFailed, err)
+	}
+	f, ferr := os.OpenFile(tx.exclude, os.O_APPEND|os.O_WRONLY, 0o600)
+	if ferr != nil {
+		return nil, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "temporary file", Err: ferr}
+	}
+	for _, p := range nested {
+		fmt.Fprintf(f, "/%s/\n", escapeGlob(p))
+	}
+	if ferr := f.Close(); ferr != nil {
+		return nil, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "temporary file", Err: ferr}
+	}
+	if _, err := tx.cmd(dir, "add", "-A").must(ctx, CodeInternal, ReasonGitFailed); err != nil {
+		return nil, err
+	}
+	return sortedUnique(nested), nil
+}
+
+// escapeGlob quotes the characters that are special in an exclude pattern.
+func escapeGlob(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`\*?[`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// CheckHead refuses a worktree whose HEAD is not the task branch at the base: a commit made
+// there, or a switch to another branch, means the worktree no longer holds only the task's
+// uncommitted change (ownership_ambiguous, reason head_moved or wrong_branch). One git process.
+func CheckHead(ctx context.Context, wt Worktree) error {
+	out, err := git(ctx, CodeInternal, ReasonGitFailed, wt.Path, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+	if err != nil {
+		return err
+	}
+	l := lines(out)
+	if len(l) != 2 {
+		return newErr(CodeInternal, ReasonGitFailed, "rev-parse HEAD returned %q", out)
+	}
+	switch {
+	case l[1] == "HEAD":
+		return newErr(CodeOwnershipAmbiguous, ReasonWrongBranch, "the worktree's HEAD is detached, not on %s", BranchPrefix+wt.Task)
+	case l[1] != wt.Ref():
+		return newErr(CodeOwnershipAmbiguous, ReasonWrongBranch, "the worktree is on %s, not %s", strings.TrimPrefix(l[1], "refs/heads/"), BranchPrefix+wt.Task)
+	case l[0] != wt.Base:
+		return newErr(CodeOwnershipAmbiguous, ReasonHeadMoved, "the task branch has commits since the base: HEAD is %s, the base %s", l[0], wt.Base)
+	}
+	return nil
 }
 
 // parseTreeDiff reads `diff-tree -z --raw --numstat -p`: NUL-separated raw records (header, path),
@@ -133,13 +221,11 @@ func parseTreeDiff(out []byte) (Review, error) {
 		return f, true
 	}
 	for len(rest) > 0 && rest[0] == ':' {
-		head, ok1 := next()
-		path, ok2 := next()
-		h := strings.Fields(head)
-		if !ok1 || !ok2 || len(h) != 5 || len(h[4]) != 1 {
-			return r, fmt.Errorf("raw record %q", head)
+		rec, err := nextRawRecord(&rest)
+		if err != nil {
+			return r, err
 		}
-		all = append(all, FileChange{Path: path, Status: h[4][0], OldMode: strings.TrimPrefix(h[0], ":"), NewMode: h[1]})
+		all = append(all, rec)
 	}
 	for i := range all {
 		rec, ok := next()
