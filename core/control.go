@@ -169,7 +169,7 @@ func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
 		}
 		c, err := parseStoredContract(r.Contract)
 		if err != nil {
-			return TaskView{}, Errorf(CodeInvalidState, nil, "stored contract: %v", err)
+			return TaskView{}, Errorf(CodeInvalidState, nil, "stored contract: %w", err)
 		}
 		if t == nil || t.session == nil {
 			// The worker is gone (a restart, or the last turn ended it): start a fresh one.

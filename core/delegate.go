@@ -88,7 +88,7 @@ func (e *Engine) Delegate(ctx context.Context, req DelegateRequest) (DelegateRes
 	}
 	cwd, err := filepath.EvalSymlinks(req.Authority.Cwd)
 	if err != nil {
-		return DelegateResult{}, Errorf(CodeNotGitRepository, nil, "%s cannot be resolved: %v", req.Authority.Cwd, err)
+		return DelegateResult{}, Errorf(CodeNotGitRepository, nil, "%s cannot be resolved: %w", req.Authority.Cwd, err)
 	}
 	parsed, err := contract.Parse(req.Contract)
 	if err != nil {
@@ -121,7 +121,7 @@ func contractError(err error) error {
 	if errors.As(err, &inv) {
 		return Errorf(CodeInvalidContract, map[string]any{"issues": toIssues(inv.Issues)}, "The contract is invalid")
 	}
-	return Errorf(CodeInvalidContract, nil, "The contract is invalid: %v", err)
+	return Errorf(CodeInvalidContract, nil, "The contract is invalid: %w", err)
 }
 
 func toIssues(in []contract.Issue) []Issue {
@@ -151,7 +151,7 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 	}
 	c, err := contract.ApplyPathBase(parsed, base, src.Root, cwd)
 	if err != nil {
-		return nil, nil, Errorf(CodeInvalidRequest, nil, "%v", err)
+		return nil, nil, Errorf(CodeInvalidRequest, nil, "%w", err)
 	}
 	if issues := policy.GateContract(c); len(issues) > 0 {
 		return nil, nil, Errorf(CodeInvalidContract, map[string]any{"issues": toIssues(issues)},
@@ -360,7 +360,7 @@ func (e *Engine) redelegate(ctx context.Context, req DelegateRequest, r *taskRec
 func gitError(err error) error {
 	var ge *gitx.Error
 	if !errors.As(err, &ge) {
-		return Errorf(CodeInternalError, nil, "git: %v", err)
+		return Errorf(CodeInternalError, nil, "git: %w", err)
 	}
 	var details map[string]any
 	if len(ge.Paths) > 0 {

@@ -150,9 +150,13 @@ func (e *Engine) startWorker(ctx context.Context, t *liveTask, r *taskRecord) er
 	t.mu.Lock()
 	t.worker, t.session = w, s
 	t.pumpDone = make(chan struct{})
+	pumpDone := t.pumpDone
 	t.mu.Unlock()
-	e.bg.Add(1)
-	go t.pump(s)
+	if !e.spawn(func() { t.pump(s) }) {
+		close(pumpDone)
+		_ = w.Close()
+		return Errorf(CodeReasonixUnavailable, nil, "reasonixctl is shutting down")
+	}
 	_, err = e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
 		r.SessionID = s.ID()
 		eff := s.Effective()
@@ -187,13 +191,13 @@ func workerError(err error) error {
 	}
 	var inc *acp.IncompatibleError
 	if errors.As(err, &inc) {
-		return Errorf(CodeReasonixIncompatible, nil, "%v", err)
+		return Errorf(CodeReasonixIncompatible, nil, "%w", err)
 	}
 	var oe *acp.OptionError
 	if errors.As(err, &oe) {
-		return Errorf(CodeReasonixIncompatible, nil, "%v", err)
+		return Errorf(CodeReasonixIncompatible, nil, "%w", err)
 	}
-	return Errorf(CodeReasonixUnavailable, nil, "%v", err)
+	return Errorf(CodeReasonixUnavailable, nil, "%w", err)
 }
 
 // startTurn sends a prompt and settles the turn when it ends. The deadline is the task's
@@ -204,9 +208,7 @@ func (e *Engine) startTurn(t *liveTask, text string, timeout time.Duration) {
 	done := make(chan struct{})
 	t.turnEnd, t.cancelled = done, false
 	t.mu.Unlock()
-	e.bg.Add(1)
-	go func() {
-		defer e.bg.Done()
+	if !e.spawn(func() {
 		defer close(done)
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
@@ -222,7 +224,13 @@ func (e *Engine) startTurn(t *liveTask, text string, timeout time.Duration) {
 		scancel()
 		t.flushText()
 		e.settleTurn(t, turnResult{stop: string(stop), err: err, deadline: deadline, status: status, statusErr: serr})
-	}()
+	}) {
+		// Shutting down: no turn runs; the next start pauses the task for recovery.
+		t.mu.Lock()
+		t.turnEnd = nil
+		t.mu.Unlock()
+		close(done)
+	}
 }
 
 type turnResult struct {
@@ -331,11 +339,10 @@ func (e *Engine) detachLater(id string) {
 	if t == nil {
 		return
 	}
-	e.bg.Add(1)
-	go func() {
-		defer e.bg.Done()
-		e.detachThis(t)
-	}()
+	if !e.spawn(func() { e.detachThis(t) }) {
+		// Close stops every live task itself.
+		return
+	}
 }
 
 func (e *Engine) resetDenials(id string) {
