@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"reasonixctl/sandbox"
 	"reasonixctl/store"
 )
 
@@ -45,6 +46,7 @@ type Engine struct {
 	store   *store.Store
 	changes *changes
 	key     []byte
+	procs   *sandbox.Ledger // the process groups of workers and verifiers this engine runs
 
 	locks taskLocks
 
@@ -90,8 +92,13 @@ func Open(cfg Config) (*Engine, error) {
 		st.Close()
 		return nil, Errorf(CodeInternalError, nil, "cursor key: %w", err)
 	}
+	procs, err := sandbox.OpenLedger(filepath.Join(cfg.StateDir, "processes"))
+	if err != nil {
+		st.Close()
+		return nil, Errorf(CodeInternalError, nil, "%w", err)
+	}
 	e := &Engine{
-		cfg: cfg, log: cfg.Logger, store: st, changes: newChanges(), key: key,
+		cfg: cfg, log: cfg.Logger, store: st, changes: newChanges(), key: key, procs: procs,
 		live: map[string]*liveTask{}, closing: make(chan struct{}),
 	}
 	if err := e.recover(); err != nil {
@@ -161,38 +168,6 @@ func (e *Engine) spawn(f func()) bool {
 		f()
 	}()
 	return true
-}
-
-// recover pauses every task a previous run left in flight: its worker is gone, so it cannot
-// stay running, waiting or provisioning. review_required stays finalizable (finalize needs only
-// the worktree); paused stays paused.
-func (e *Engine) recover() error {
-	recs, err := e.store.List()
-	if err != nil {
-		return Errorf(CodeInternalError, nil, "listing tasks: %w", err)
-	}
-	for _, rec := range recs {
-		r, err := decodeRecord(rec.Data)
-		if err != nil {
-			e.log.Warn("skipping unreadable task at startup", "task", rec.TaskID, "err", err)
-			continue
-		}
-		if r.State.Terminal() || r.State == StatePaused || r.State == StateReviewRequired {
-			continue
-		}
-		_, err = e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
-			evs := cancelInteractions(r, e.now())
-			ev, err := setState(r, StatePaused, PhaseRestartRecovery, "reasonixctl restarted while the task was "+string(r.State))
-			if err != nil {
-				return nil, err
-			}
-			return append(evs, ev), nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // cancelInteractions cancels every pending interaction of r.

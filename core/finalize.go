@@ -227,7 +227,7 @@ func exitText(code *int) string {
 
 // sandbox is the runner for verification, the secret scanner and hooks.
 func (e *Engine) sandbox() *sandbox.Runner {
-	return &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log}
+	return &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log, Ledger: e.procs}
 }
 
 // verify runs every verification command in the sandbox and keeps each log as evidence.

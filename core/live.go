@@ -20,6 +20,9 @@ type WorkerSpec struct {
 	TaskID   string
 	Worktree string
 	Network  bool
+	// Track records the worker's process group until it is killed, so that the next owner can
+	// end it after a crash (see acp.LaunchConfig.Track).
+	Track func(pgid int) (forget func())
 }
 
 // WorkerLauncher starts one worker for one task: the real binary (acp.Start) or, for the demo and
@@ -128,7 +131,7 @@ func (e *Engine) startWorker(ctx context.Context, t *liveTask, r *taskRecord) er
 	if e.cfg.Worker == nil {
 		return Errorf(CodeReasonixUnavailable, nil, "no worker is configured")
 	}
-	w, err := e.cfg.Worker(ctx, WorkerSpec{TaskID: r.TaskID, Worktree: r.Worktree, Network: r.Network})
+	w, err := e.cfg.Worker(ctx, WorkerSpec{TaskID: r.TaskID, Worktree: r.Worktree, Network: r.Network, Track: e.procs.Track})
 	if err != nil {
 		return workerError(err)
 	}
@@ -462,7 +465,7 @@ func PipeWorker(serve func(ctx context.Context, r io.Reader, w io.Writer) error)
 func BinaryWorker(bin string, envAllow []string, log *slog.Logger) WorkerLauncher {
 	return func(ctx context.Context, spec WorkerSpec) (*acp.Worker, error) {
 		return acp.Start(ctx, acp.LaunchConfig{
-			Bin: bin, Dir: spec.Worktree, Network: spec.Network, EnvAllow: envAllow, Logger: log,
+			Bin: bin, Dir: spec.Worktree, Network: spec.Network, EnvAllow: envAllow, Logger: log, Track: spec.Track,
 		})
 	}
 }
