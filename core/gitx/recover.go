@@ -14,11 +14,11 @@ import (
 // file of the task's index or branch is stale.
 
 // removeStaleLocks deletes the lock files a killed git leaves on the task's branch and, when the
-// worktree exists, on its index.
+// worktree exists, on its index and its HEAD (moving the branch checked out there locks HEAD too).
 func removeStaleLocks(wt Worktree) error {
 	locks := []string{filepath.Join(wt.CommonDir, filepath.FromSlash(wt.Ref())+".lock")}
 	if gitDir, err := gitDirOf(wt.Path); err == nil {
-		locks = append(locks, filepath.Join(gitDir, "index.lock"))
+		locks = append(locks, filepath.Join(gitDir, "index.lock"), filepath.Join(gitDir, "HEAD.lock"))
 	}
 	for _, l := range locks {
 		if err := os.Remove(l); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -13,7 +13,8 @@ import (
 func staleLocks(t *testing.T, wt gitx.Worktree) []string {
 	t.Helper()
 	gitDir := strings.TrimSpace(sh(t, wt.Path, "rev-parse", "--absolute-git-dir"))
-	locks := []string{filepath.Join(wt.CommonDir, "refs", "heads", "reasonix", wt.Task+".lock"), filepath.Join(gitDir, "index.lock")}
+	locks := []string{filepath.Join(wt.CommonDir, "refs", "heads", "reasonix", wt.Task+".lock"),
+		filepath.Join(gitDir, "index.lock"), filepath.Join(gitDir, "HEAD.lock")}
 	for _, l := range locks {
 		write(t, l, "", 0o644)
 	}
