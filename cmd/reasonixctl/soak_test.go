@@ -151,6 +151,17 @@ func (s *soak) round(n int) {
 	o := startOwner(t, s.bin, s.state, s.env)
 	defer o.kill()
 	o.handshake()
+	if s.rng.IntN(8) == 0 {
+		// The server opens the engine, which recovers the last kill's tasks, as soon as
+		// tools/list is answered: interrupt that recovery. The next start must finish it.
+		after := time.Duration(s.rng.IntN(40)) * time.Millisecond
+		o.awaitFor(0, after) // no request has id 0: this only lets the owner run
+		o.kill()
+		s.landed["start-up recovery"]++
+		t.Logf("round %d: killed %s into start-up recovery", n, after)
+		s.checkStore(n)
+		return
+	}
 	tasks := s.checkAfterRestart(o, true)
 	if t.Failed() {
 		return
@@ -522,6 +533,7 @@ func (o *owner) request(method string, params any) int {
 }
 
 // awaitFor waits up to d for the answer to request id; false means none came in time.
+// Other answers are dropped.
 func (o *owner) awaitFor(id int, d time.Duration) (toolResult, bool) {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
