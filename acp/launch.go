@@ -37,6 +37,10 @@ type LaunchConfig struct {
 	Logger *slog.Logger
 	// ClientName and ClientVersion are sent at initialize.
 	ClientName, ClientVersion string
+	// Track, when set, is told the worker's process group as soon as it exists; the function it
+	// returns is called once the group has been killed. The caller keeps the groups of a process
+	// that may die without stopping them (see sandbox.Ledger).
+	Track func(pgid int) (forget func())
 }
 
 // Start launches `BIN acp` with the supervisor flags the binary advertises, in its own process
@@ -61,7 +65,7 @@ func Start(ctx context.Context, cfg LaunchConfig) (*Worker, error) {
 	}
 	args := append([]string{"acp"}, supervisorArgs(flags, cfg.Network)...)
 
-	proc, stdout, stdin, ring, err := spawn(path, args, cfg.Dir, env)
+	proc, stdout, stdin, ring, err := spawn(path, args, cfg.Dir, env, cfg.Track)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
@@ -139,9 +143,10 @@ type process struct {
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	waitErr error
+	forget  func()
 }
 
-func spawn(path string, args []string, dir string, env []string) (*process, *os.File, *os.File, *stderrRing, error) {
+func spawn(path string, args []string, dir string, env []string, track func(int) func()) (*process, *os.File, *os.File, *stderrRing, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -159,10 +164,14 @@ func spawn(path string, args []string, dir string, env []string) (*process, *os.
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupLeaderAttr()
 	if err := cmd.Start(); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, nil, nil, nil, err
+	}
+	forget := func() {}
+	if track != nil {
+		forget = track(cmd.Process.Pid)
 	}
 	closeAll(inR, outW, errW)
 	ring := &stderrRing{}
@@ -170,7 +179,7 @@ func spawn(path string, args []string, dir string, env []string) (*process, *os.
 		_, _ = io.Copy(ring, errR)
 		_ = errR.Close()
 	}()
-	p := &process{cmd: cmd, exited: make(chan struct{})}
+	p := &process{cmd: cmd, exited: make(chan struct{}), forget: forget}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
@@ -220,4 +229,5 @@ func (p *process) stop() {
 	}
 	// Descendants that ignored SIGTERM outlive the leader; the group id stays theirs.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	p.forget()
 }

@@ -172,7 +172,7 @@ func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
 		}
 		c, err := parseStoredContract(r.Contract)
 		if err != nil {
-			return TaskView{}, Errorf(CodeInvalidState, nil, "stored contract: %v", err)
+			return TaskView{}, Errorf(CodeInvalidState, nil, "stored contract: %w", err)
 		}
 		if err := e.collisionCheck(ctx, r, "before_steer"); err != nil {
 			return TaskView{}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -88,7 +89,7 @@ func (e *Engine) Delegate(ctx context.Context, req DelegateRequest) (DelegateRes
 	}
 	cwd, err := filepath.EvalSymlinks(req.Authority.Cwd)
 	if err != nil {
-		return DelegateResult{}, Errorf(CodeNotGitRepository, nil, "%s cannot be resolved: %v", req.Authority.Cwd, err)
+		return DelegateResult{}, Errorf(CodeNotGitRepository, nil, "%s cannot be resolved: %w", req.Authority.Cwd, err)
 	}
 	parsed, err := contract.Parse(req.Contract)
 	if err != nil {
@@ -121,7 +122,7 @@ func contractError(err error) error {
 	if errors.As(err, &inv) {
 		return Errorf(CodeInvalidContract, map[string]any{"issues": toIssues(inv.Issues)}, "The contract is invalid")
 	}
-	return Errorf(CodeInvalidContract, nil, "The contract is invalid: %v", err)
+	return Errorf(CodeInvalidContract, nil, "The contract is invalid: %w", err)
 }
 
 func toIssues(in []contract.Issue) []Issue {
@@ -151,7 +152,7 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 	}
 	c, err := contract.ApplyPathBase(parsed, base, src.Root, cwd)
 	if err != nil {
-		return nil, nil, Errorf(CodeInvalidRequest, nil, "%v", err)
+		return nil, nil, Errorf(CodeInvalidRequest, nil, "%w", err)
 	}
 	if issues := policy.GateContract(c); len(issues) > 0 {
 		return nil, nil, Errorf(CodeInvalidContract, map[string]any{"issues": toIssues(issues)},
@@ -194,19 +195,48 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 		Lane: lane, RequestedEffort: effort, EffectiveEffort: effort, ExecutionTimeout: timeout, PermissionMode: mode,
 		State: StateProvisioning, Phase: "creating_worktree", CreatedAt: now, UpdatedAt: now,
 	}
-	wt, err := gitx.CreateWorktree(gctx, src, filepath.Join(e.cfg.StateDir, "worktrees"), req.TaskID)
+	// The task is stored before its branch and worktree exist, so that an owner killed while
+	// creating them leaves a record from which the next start undoes them (see recover).
+	root := filepath.Join(e.cfg.StateDir, "worktrees")
+	r.Worktree, err = plannedWorktree(root, src.ID, req.TaskID)
 	if err != nil {
-		return nil, nil, gitError(err)
+		return nil, nil, err
 	}
-	r.Worktree = wt.Path
 	created := event(EventTaskCreated, TaskCreatedData{
 		State: StateProvisioning, ContractHash: r.ContractHash, RepositoryID: r.RepoID, Repository: r.RepoRoot, Objective: truncateText(r.Objective, 2048),
 	})
 	if err := e.create(r, []newEvent{created}); err != nil {
-		_ = gitx.RemoveWorktree(context.Background(), e.worktreeOf(r))
 		return nil, nil, err
 	}
+	wt, err := gitx.CreateWorktree(gctx, src, root, req.TaskID)
+	if err == nil && wt.Path != r.Worktree {
+		_ = gitx.DiscardWorktree(context.Background(), wt)
+		err = Errorf(CodeInternalError, nil, "the worktree was created at %s, not at %s", wt.Path, r.Worktree)
+	}
+	if err != nil {
+		// CreateWorktree left nothing (it never adopts an existing path or branch): only the
+		// record goes.
+		if derr := e.store.Delete(r.TaskID); derr != nil {
+			e.log.Warn("could not remove the record of a task whose worktree failed", "task", r.TaskID, "err", derr)
+		}
+		e.changes.notify(r.TaskID)
+		return nil, nil, gitError(err)
+	}
 	return r, c, nil
+}
+
+// plannedWorktree is where CreateWorktree puts a task's worktree: <root>/<repo id>/<task>, with
+// the parent's symbolic links resolved.
+func plannedWorktree(root, repoID, task string) (string, error) {
+	parent := filepath.Join(root, repoID)
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return "", Errorf(CodeInternalError, nil, "worktree folder: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(parent)
+	if err != nil {
+		return "", Errorf(CodeInternalError, nil, "worktree folder: %w", err)
+	}
+	return filepath.Join(real, task), nil
 }
 
 // worktreeOf rebuilds the gitx handle of a task's worktree from its record.
@@ -364,7 +394,7 @@ func (e *Engine) redelegate(ctx context.Context, req DelegateRequest, r *taskRec
 func gitError(err error) error {
 	var ge *gitx.Error
 	if !errors.As(err, &ge) {
-		return Errorf(CodeInternalError, nil, "git: %v", err)
+		return Errorf(CodeInternalError, nil, "git: %w", err)
 	}
 	var details map[string]any
 	if len(ge.Paths) > 0 {

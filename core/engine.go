@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"reasonixctl/sandbox"
 	"reasonixctl/store"
 )
 
@@ -45,6 +46,7 @@ type Engine struct {
 	store   *store.Store
 	changes *changes
 	key     []byte
+	procs   *sandbox.Ledger // the process groups of workers and verifiers this engine runs
 
 	locks taskLocks
 
@@ -53,7 +55,12 @@ type Engine struct {
 
 	closing   chan struct{}
 	closeOnce sync.Once
-	bg        sync.WaitGroup
+	// bg owns every goroutine the engine starts and every callback (permission decisions,
+	// watchdog timers) that reaches the store; bgMu and bgClosed make joining it after Close
+	// began impossible, so the store is never used once closed.
+	bg       sync.WaitGroup
+	bgMu     sync.Mutex
+	bgClosed bool
 }
 
 var _ Service = (*Engine)(nil)
@@ -74,7 +81,7 @@ func Open(cfg Config) (*Engine, error) {
 		cfg.Mode = "engine"
 	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
-		return nil, Errorf(CodeInternalError, nil, "state directory: %v", err)
+		return nil, Errorf(CodeInternalError, nil, "state directory: %w", err)
 	}
 	st, err := store.Open(store.Options{Dir: cfg.StateDir, Mode: cfg.Mode, Logger: cfg.Logger})
 	if err != nil {
@@ -83,10 +90,15 @@ func Open(cfg Config) (*Engine, error) {
 	key, err := st.CursorKey()
 	if err != nil {
 		st.Close()
-		return nil, Errorf(CodeInternalError, nil, "cursor key: %v", err)
+		return nil, Errorf(CodeInternalError, nil, "cursor key: %w", err)
+	}
+	procs, err := sandbox.OpenLedger(filepath.Join(cfg.StateDir, "processes"))
+	if err != nil {
+		st.Close()
+		return nil, Errorf(CodeInternalError, nil, "%w", err)
 	}
 	e := &Engine{
-		cfg: cfg, log: cfg.Logger, store: st, changes: newChanges(), key: key,
+		cfg: cfg, log: cfg.Logger, store: st, changes: newChanges(), key: key, procs: procs,
 		live: map[string]*liveTask{}, closing: make(chan struct{}),
 	}
 	if err := e.recover(); err != nil {
@@ -104,6 +116,9 @@ const closeGrace = 15 * time.Second
 func (e *Engine) Close() error {
 	var err error
 	e.closeOnce.Do(func() {
+		e.bgMu.Lock()
+		e.bgClosed = true
+		e.bgMu.Unlock()
 		close(e.closing)
 		e.mu.Lock()
 		live := make([]*liveTask, 0, len(e.live))
@@ -130,36 +145,29 @@ func (e *Engine) Close() error {
 	return err
 }
 
-// recover pauses every task a previous run left in flight: its worker is gone, so it cannot
-// stay running, waiting or provisioning. review_required stays finalizable (finalize needs only
-// the worktree); paused stays paused.
-func (e *Engine) recover() error {
-	recs, err := e.store.List()
-	if err != nil {
-		return Errorf(CodeInternalError, nil, "listing tasks: %v", err)
+// enterBG joins the engine's wait group for work about to start, unless Close has begun; the
+// caller calls e.bg.Done when the work ends.
+func (e *Engine) enterBG() bool {
+	e.bgMu.Lock()
+	defer e.bgMu.Unlock()
+	if e.bgClosed {
+		return false
 	}
-	for _, rec := range recs {
-		r, err := decodeRecord(rec.Data)
-		if err != nil {
-			e.log.Warn("skipping unreadable task at startup", "task", rec.TaskID, "err", err)
-			continue
-		}
-		if r.State.Terminal() || r.State == StatePaused || r.State == StateReviewRequired {
-			continue
-		}
-		_, err = e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
-			evs := cancelInteractions(r, e.now())
-			ev, err := setState(r, StatePaused, PhaseRestartRecovery, "reasonixctl restarted while the task was "+string(r.State))
-			if err != nil {
-				return nil, err
-			}
-			return append(evs, ev), nil
-		})
-		if err != nil {
-			return err
-		}
+	e.bg.Add(1)
+	return true
+}
+
+// spawn runs f on a goroutine owned by the wait group. Once Close has begun it reports false
+// and f never runs.
+func (e *Engine) spawn(f func()) bool {
+	if !e.enterBG() {
+		return false
 	}
-	return nil
+	go func() {
+		defer e.bg.Done()
+		f()
+	}()
+	return true
 }
 
 // cancelInteractions cancels every pending interaction of r.
@@ -179,7 +187,7 @@ func cancelInteractions(r *taskRecord, now time.Time) []newEvent {
 func (e *Engine) List(ctx context.Context, f ListFilter) ([]TaskView, error) {
 	recs, err := e.store.List()
 	if err != nil {
-		return nil, Errorf(CodeInternalError, nil, "listing tasks: %v", err)
+		return nil, Errorf(CodeInternalError, nil, "listing tasks: %w", err)
 	}
 	type item struct {
 		v       TaskView
@@ -243,10 +251,10 @@ func (e *Engine) Subscribe(ctx context.Context, opts SubscribeOptions) (*Subscri
 	}
 	sub, err := e.store.Subscribe(ctx, opts.TaskID, from)
 	if err != nil {
-		return nil, Errorf(CodeInternalError, nil, "subscribe: %v", err)
+		return nil, Errorf(CodeInternalError, nil, "subscribe: %w", err)
 	}
 	out := make(chan Event, 256)
-	go func() {
+	relay := func() {
 		defer close(out)
 		for ev := range sub.Events() {
 			select {
@@ -254,9 +262,16 @@ func (e *Engine) Subscribe(ctx context.Context, opts SubscribeOptions) (*Subscri
 			case <-ctx.Done():
 				sub.Close()
 				return
+			case <-e.closing:
+				sub.Close()
+				return
 			}
 		}
-	}()
+	}
+	if !e.spawn(relay) {
+		sub.Close()
+		return nil, Errorf(CodeInternalError, nil, "reasonixctl is shutting down")
+	}
 	return &Subscription{C: out, Err: sub.Err}, nil
 }
 
@@ -312,7 +327,7 @@ func (e *Engine) Inspect(ctx context.Context, req InspectRequest) (InspectResult
 		case "events":
 			evs, err := e.store.Journal(r.TaskID, 1, maxJournalRead)
 			if err != nil {
-				return nil, Errorf(CodeInternalError, nil, "journal: %v", err)
+				return nil, Errorf(CodeInternalError, nil, "journal: %w", err)
 			}
 			out := make([]inspectEvent, len(evs))
 			for i, ev := range evs {

@@ -87,22 +87,38 @@ type Error struct {
 	Retryable  bool           `json:"retryable"`
 	NextAction NextAction     `json:"next_action"`
 	Details    map[string]any `json:"details,omitempty"`
+	// Cause is the error this one reports, for errors.Is and errors.As in the process that
+	// made it; it never crosses the wire.
+	Cause error `json:"-"`
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
 
-// Errorf builds an Error whose next action and retryability follow from its code.
+// Unwrap returns the cause, so callers can test for the underlying failure.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Errorf builds an Error whose next action and retryability follow from its code. A %w verb
+// in format makes the wrapped error its Cause, as with fmt.Errorf.
 func Errorf(code Code, details map[string]any, format string, args ...any) *Error {
 	next, ok := nextActions[code]
 	if !ok {
 		code, next = CodeInternalError, NextNone
 	}
+	formatted := fmt.Errorf(format, args...)
+	var cause error
+	switch u := formatted.(type) {
+	case interface{ Unwrap() error }:
+		cause = u.Unwrap()
+	case interface{ Unwrap() []error }:
+		cause = formatted // several %w: keep them all reachable
+	}
 	return &Error{
 		Code:       code,
-		Message:    fmt.Sprintf(format, args...),
+		Message:    formatted.Error(),
 		Retryable:  next == NextRetry,
 		NextAction: next,
 		Details:    details,
+		Cause:      cause,
 	}
 }
 
@@ -115,7 +131,7 @@ func AsError(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	return Errorf(CodeInternalError, nil, "%s", err.Error())
+	return Errorf(CodeInternalError, nil, "%w", err)
 }
 
 // Issue is one validation problem at a JSON path.

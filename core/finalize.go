@@ -62,12 +62,15 @@ func (e *Engine) finalize(ctx context.Context, req ControlRequest) (TaskView, er
 	// The transaction runs to its end even if the caller stops waiting: a half-finished
 	// finalize would leave the task in verifying.
 	done := make(chan error, 1)
-	e.bg.Add(1)
-	go func() {
-		defer e.bg.Done()
+	if !e.spawn(func() {
 		defer unlock()
 		done <- e.finalizeTx(context.Background(), id, c, req, msg)
-	}()
+	}) {
+		// Close began between the check and the transaction: the next start finds the task in
+		// verifying and returns it to review.
+		unlock()
+		return TaskView{}, Errorf(CodeInternalError, nil, "reasonixctl is shutting down; finalize did not start")
+	}
 	wait := defaultWaitSeconds
 	if req.WaitTimeoutSeconds != nil {
 		wait = *req.WaitTimeoutSeconds
@@ -103,7 +106,7 @@ func (e *Engine) checkFinalize(r *taskRecord, req ControlRequest) (*contract.Con
 	}
 	c, err := parseStoredContract(r.Contract)
 	if err != nil {
-		return nil, "", Errorf(CodeInvalidState, nil, "stored contract: %v", err)
+		return nil, "", Errorf(CodeInvalidState, nil, "stored contract: %w", err)
 	}
 	required := c.CriteriaIDs(contract.EvidenceReview)
 	var missing, foreign []string
@@ -127,7 +130,7 @@ func (e *Engine) checkFinalize(r *taskRecord, req ControlRequest) (*contract.Con
 		msg = truncateText(r.TaskID+": "+firstLine(r.Objective), commitSubjectMax)
 	}
 	if err := gitx.ValidateMessage(msg); err != nil {
-		return nil, "", Errorf(CodeInvalidRequest, nil, "commit_message: %v", err)
+		return nil, "", Errorf(CodeInvalidRequest, nil, "commit_message: %w", err)
 	}
 	if redact.ContainsSecret(msg) {
 		return nil, "", Errorf(CodeSecretDetected, nil, "the commit message contains a secret")
@@ -206,7 +209,7 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 	}
 	diff, err := e.reviewDiff(ctx, r)
 	if err != nil {
-		return e.backToReview(ctx, id, Errorf(CodeInternalError, nil, "review diff: %v", err))
+		return e.backToReview(ctx, id, Errorf(CodeInternalError, nil, "review diff: %w", err))
 	}
 	if bad := whitespaceErrors([]byte(diff)); len(bad) > 0 {
 		return e.backToReview(ctx, id, Errorf(CodeVerificationFailed, map[string]any{"whitespace": bad},
@@ -257,7 +260,7 @@ func exitText(code *int) string {
 
 // sandbox is the runner for verification, the secret scanner and hooks.
 func (e *Engine) sandbox() *sandbox.Runner {
-	return &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log}
+	return &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log, Ledger: e.procs}
 }
 
 // verify runs every verification command in the sandbox and keeps each log as evidence.
@@ -265,7 +268,7 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 	runner := e.sandbox()
 	logDir := filepath.Join(e.cfg.StateDir, "verification", r.TaskID)
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
-		return nil, Errorf(CodeInternalError, nil, "verification logs: %v", err)
+		return nil, Errorf(CodeInternalError, nil, "verification logs: %w", err)
 	}
 	var out []VerificationResult
 	for _, v := range c.Verification {
@@ -280,7 +283,7 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 			if errors.As(err, &se) && se.Code == sandbox.CodeUnavailable {
 				return nil, Errorf(CodeSandboxUnavailable, nil, "%s", se.Message)
 			}
-			return nil, Errorf(CodeVerificationFailed, map[string]any{"verification": v.ID}, "verification %s could not run: %v", v.ID, err)
+			return nil, Errorf(CodeVerificationFailed, map[string]any{"verification": v.ID}, "verification %s could not run: %w", v.ID, err)
 		}
 		argvJSON, _ := json.Marshal(v.Argv)
 		var log bytes.Buffer
@@ -294,7 +297,7 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 		}
 		logPath := filepath.Join(logDir, v.ID+".log")
 		if err := os.WriteFile(logPath, text, 0o600); err != nil {
-			return nil, Errorf(CodeInternalError, nil, "verification log: %v", err)
+			return nil, Errorf(CodeInternalError, nil, "verification log: %w", err)
 		}
 		sum := sha256.Sum256(text)
 		var exit *int
@@ -453,7 +456,7 @@ func (e *Engine) commitFailed(ctx context.Context, id string, err error) error {
 		return e.backToReview(ctx, id, Errorf(CodeOwnershipAmbiguous, map[string]any{"reason": ge.Reason},
 			"the worktree changed after review (%s); review the new snapshot and finalize again", ge.Message))
 	}
-	return e.backToReview(ctx, id, Errorf(CodeCommitFailed, nil, "%v", err))
+	return e.backToReview(ctx, id, Errorf(CodeCommitFailed, nil, "%w", err))
 }
 
 // verificationTailLines is how much of a failed verification's log its error quotes.

@@ -134,7 +134,7 @@ func sectionText(src inspectSources, sec string) (string, error) {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return "", Errorf(CodeInternalError, nil, "encoding section %s: %v", sec, err)
+		return "", Errorf(CodeInternalError, nil, "encoding section %s: %w", sec, err)
 	}
 	return string(b), nil
 }

@@ -113,9 +113,9 @@ func (e *Engine) storeError(id string, err error) error {
 	}
 	var sv *store.SchemaVersionError
 	if errors.As(err, &sv) {
-		return Errorf(CodeInvalidState, nil, "%v", err)
+		return Errorf(CodeInvalidState, nil, "%w", err)
 	}
-	return Errorf(CodeInternalError, nil, "state store: %v", err)
+	return Errorf(CodeInternalError, nil, "state store: %w", err)
 }
 
 func toEvent(ev store.Event) Event {

@@ -20,6 +20,9 @@ type WorkerSpec struct {
 	TaskID   string
 	Worktree string
 	Network  bool
+	// Track records the worker's process group until it is killed, so that the next owner can
+	// end it after a crash (see acp.LaunchConfig.Track).
+	Track func(pgid int) (forget func())
 }
 
 // WorkerLauncher starts one worker for one task: the real binary (acp.Start) or, for the demo and
@@ -129,7 +132,7 @@ func (e *Engine) startWorker(ctx context.Context, t *liveTask, r *taskRecord) er
 	if e.cfg.Worker == nil {
 		return Errorf(CodeReasonixUnavailable, nil, "no worker is configured")
 	}
-	w, err := e.cfg.Worker(ctx, WorkerSpec{TaskID: r.TaskID, Worktree: r.Worktree, Network: r.Network})
+	w, err := e.cfg.Worker(ctx, WorkerSpec{TaskID: r.TaskID, Worktree: r.Worktree, Network: r.Network, Track: e.procs.Track})
 	if err != nil {
 		return workerError(err)
 	}
@@ -151,9 +154,13 @@ func (e *Engine) startWorker(ctx context.Context, t *liveTask, r *taskRecord) er
 	t.mu.Lock()
 	t.worker, t.session = w, s
 	t.pumpDone = make(chan struct{})
+	pumpDone := t.pumpDone
 	t.mu.Unlock()
-	e.bg.Add(1)
-	go t.pump(s)
+	if !e.spawn(func() { t.pump(s) }) {
+		close(pumpDone)
+		_ = w.Close()
+		return Errorf(CodeReasonixUnavailable, nil, "reasonixctl is shutting down")
+	}
 	_, err = e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
 		r.SessionID = s.ID()
 		eff := s.Effective()
@@ -188,13 +195,13 @@ func workerError(err error) error {
 	}
 	var inc *acp.IncompatibleError
 	if errors.As(err, &inc) {
-		return Errorf(CodeReasonixIncompatible, nil, "%v", err)
+		return Errorf(CodeReasonixIncompatible, nil, "%w", err)
 	}
 	var oe *acp.OptionError
 	if errors.As(err, &oe) {
-		return Errorf(CodeReasonixIncompatible, nil, "%v", err)
+		return Errorf(CodeReasonixIncompatible, nil, "%w", err)
 	}
-	return Errorf(CodeReasonixUnavailable, nil, "%v", err)
+	return Errorf(CodeReasonixUnavailable, nil, "%w", err)
 }
 
 // startTurn sends a prompt and settles the turn when it ends. The deadline is the task's
@@ -205,9 +212,7 @@ func (e *Engine) startTurn(t *liveTask, text string, timeout time.Duration) {
 	done := make(chan struct{})
 	t.turnEnd, t.cancelled = done, false
 	t.mu.Unlock()
-	e.bg.Add(1)
-	go func() {
-		defer e.bg.Done()
+	if !e.spawn(func() {
 		defer close(done)
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
@@ -223,7 +228,13 @@ func (e *Engine) startTurn(t *liveTask, text string, timeout time.Duration) {
 		scancel()
 		t.flushText()
 		e.settleTurn(t, turnResult{stop: string(stop), err: err, deadline: deadline, status: status, statusErr: serr})
-	}()
+	}) {
+		// Shutting down: no turn runs; the next start pauses the task for recovery.
+		t.mu.Lock()
+		t.turnEnd = nil
+		t.mu.Unlock()
+		close(done)
+	}
 }
 
 type turnResult struct {
@@ -332,11 +343,10 @@ func (e *Engine) detachLater(id string) {
 	if t == nil {
 		return
 	}
-	e.bg.Add(1)
-	go func() {
-		defer e.bg.Done()
-		e.detachThis(t)
-	}()
+	if !e.spawn(func() { e.detachThis(t) }) {
+		// Close stops every live task itself.
+		return
+	}
 }
 
 func (e *Engine) resetDenials(id string) {
@@ -456,7 +466,7 @@ func PipeWorker(serve func(ctx context.Context, r io.Reader, w io.Writer) error)
 func BinaryWorker(bin string, envAllow []string, log *slog.Logger) WorkerLauncher {
 	return func(ctx context.Context, spec WorkerSpec) (*acp.Worker, error) {
 		return acp.Start(ctx, acp.LaunchConfig{
-			Bin: bin, Dir: spec.Worktree, Network: spec.Network, EnvAllow: envAllow, Logger: log,
+			Bin: bin, Dir: spec.Worktree, Network: spec.Network, EnvAllow: envAllow, Logger: log, Track: spec.Track,
 		})
 	}
 }

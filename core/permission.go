@@ -20,6 +20,10 @@ const denialLoopLimit = 3
 // It runs on the connection's goroutine for this request, so it may block on an answer.
 func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.PermissionOutcome {
 	e := t.e
+	if !e.enterBG() {
+		return acp.PermissionOutcome{} // shutting down: the request is cancelled
+	}
+	defer e.bg.Done()
 	r, err := e.load(t.id)
 	if err != nil || r.State.Terminal() || r.State == StatePaused {
 		return acp.PermissionOutcome{}
@@ -96,10 +100,10 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 	switch {
 	case count >= denialLoopLimit:
 		e.pause(t.id, PhaseRepeatedDenial, fmt.Sprintf("the worker repeated a denied request %d times (%s)", count, d.Code))
-		go t.cancelTurn()
+		e.spawn(t.cancelTurn)
 	case count == 1:
 		msg := "The previous tool request was rejected by immutable supervisor policy: " + d.Reason + " " + d.Hint
-		go t.steerQuietly(msg)
+		e.spawn(func() { t.steerQuietly(msg) })
 	}
 	return req.Choose("reject_once")
 }
@@ -257,6 +261,10 @@ func (t *liveTask) armWatchdog(req acp.PermissionRequest, d time.Duration) {
 	subject := req.Title
 	var timer *time.Timer
 	timer = time.AfterFunc(d, func() {
+		if !t.e.enterBG() {
+			return // Close stops the turn itself
+		}
+		defer t.e.bg.Done()
 		t.mu.Lock()
 		if t.watchdogs[key] == timer {
 			delete(t.watchdogs, key)

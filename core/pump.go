@@ -27,7 +27,6 @@ type textBuffer struct {
 // pump journals the session's events until its stream ends. It never blocks the worker: acp
 // queues events without bound up to its flood limit, and this goroutine drains that queue.
 func (t *liveTask) pump(s *acp.Session) {
-	defer t.e.bg.Done()
 	defer close(t.pumpDone)
 	flush := time.NewTimer(time.Hour)
 	flush.Stop()

@@ -81,7 +81,7 @@ type taskRecord struct {
 func decodeRecord(b []byte) (*taskRecord, error) {
 	var r taskRecord
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, Errorf(CodeInvalidState, nil, "stored task record is unreadable: %v", err)
+		return nil, Errorf(CodeInvalidState, nil, "stored task record is unreadable: %w", err)
 	}
 	if r.Version != recordVersion {
 		return nil, Errorf(CodeInvalidState, map[string]any{"version": r.Version},

@@ -67,7 +67,7 @@ type StoredTask struct {
 func (e *Engine) ListStored(ctx context.Context, f ListFilter) ([]StoredTask, error) {
 	recs, err := e.store.List()
 	if err != nil {
-		return nil, Errorf(CodeInternalError, nil, "listing tasks: %v", err)
+		return nil, Errorf(CodeInternalError, nil, "listing tasks: %w", err)
 	}
 	var out []StoredTask
 	for _, rec := range recs {
@@ -124,7 +124,7 @@ func (e *Engine) Archive(ctx context.Context, id string, apply bool) (ArchiveRes
 	res := ArchiveResult{TaskID: id, State: r.State, Branch: r.Branch, Head: want}
 	present, err := worktreePresent(r.Worktree)
 	if err != nil {
-		return ArchiveResult{}, Errorf(CodeInternalError, nil, "worktree %s: %v", r.Worktree, err)
+		return ArchiveResult{}, Errorf(CodeInternalError, nil, "worktree %s: %w", r.Worktree, err)
 	}
 	if present {
 		if err := checkArchivable(ctx, r.Worktree, want); err != nil {
@@ -146,12 +146,12 @@ func (e *Engine) Archive(ctx context.Context, id string, apply bool) (ArchiveRes
 	if _, err := os.Stat(r.RepoCommonDir); present || err == nil {
 		// Also when the folder is gone: git's bookkeeping of the worktree is pruned.
 		if err := gitx.RemoveWorktree(ctx, e.worktreeOf(r)); err != nil {
-			return ArchiveResult{}, Errorf(CodeInternalError, nil, "removing worktree %s: %v", r.Worktree, err)
+			return ArchiveResult{}, Errorf(CodeInternalError, nil, "removing worktree %s: %w", r.Worktree, err)
 		}
 	}
 	for _, p := range res.Deleted {
 		if err := os.RemoveAll(p); err != nil {
-			return ArchiveResult{}, Errorf(CodeInternalError, nil, "removing %s: %v", p, err)
+			return ArchiveResult{}, Errorf(CodeInternalError, nil, "removing %s: %w", p, err)
 		}
 	}
 	now := e.now().UTC()
@@ -195,7 +195,7 @@ func checkArchivable(ctx context.Context, worktree, want string) error {
 	}
 	out, err := readGit(ctx, worktree, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none")
 	if err != nil {
-		return Errorf(CodeInvalidState, map[string]any{"worktree": worktree}, "cannot read the status of worktree %s: %v", worktree, err)
+		return Errorf(CodeInvalidState, map[string]any{"worktree": worktree}, "cannot read the status of worktree %s: %w", worktree, err)
 	}
 	if dirty := dirtyPaths(out); len(dirty) > 0 {
 		return Errorf(CodeInvalidState, map[string]any{"worktree": worktree, "paths": dirty},
@@ -273,7 +273,7 @@ func (e *Engine) Prune(ctx context.Context, olderThan time.Duration, apply bool)
 	}
 	recs, err := e.store.List()
 	if err != nil {
-		return nil, Errorf(CodeInternalError, nil, "listing tasks: %v", err)
+		return nil, Errorf(CodeInternalError, nil, "listing tasks: %w", err)
 	}
 	cutoff := e.now().Add(-olderThan)
 	eligible := func(r *taskRecord) bool {

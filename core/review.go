@@ -156,7 +156,7 @@ func (e *Engine) collisionCheck(ctx context.Context, r *taskRecord, checkpoint s
 	}
 	c, err := parseStoredContract(r.Contract)
 	if err != nil {
-		return Errorf(CodeInvalidState, nil, "stored contract: %v", err)
+		return Errorf(CodeInvalidState, nil, "stored contract: %w", err)
 	}
 	col := gitx.ScanSource(ctx, r.RepoRoot, r.BaseCommit, c.WriteAllowed)
 	if !col.Collides() {
@@ -189,7 +189,7 @@ func (e *Engine) collisionCheck(ctx context.Context, r *taskRecord, checkpoint s
 		return append(cancelInteractions(r, e.now()), ev), nil
 	})
 	if t := e.liveTask(r.TaskID); t != nil {
-		go t.cancelTurn()
+		e.spawn(t.cancelTurn)
 	}
 	return Errorf(CodeOwnershipAmbiguous, map[string]any{"source_collision": sc}, "%s", reason)
 }

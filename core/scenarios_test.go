@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -641,15 +642,85 @@ func TestVerifierSeesNoHomeAndNoSecrets(t *testing.T) {
 	}
 }
 
-// A worker flooding updates is stopped and pauses its task; nothing hangs.
-func TestFloodingWorkerPausesItsTask(t *testing.T) {
-	h := newHarness(t, writeTurn(acptest.Step{Flood: 200000}))
-	res, err := h.delegate("flood")
-	if err != nil {
+// floodGate runs the scripted worker in process and holds its first flood update until the test
+// has stalled the engine's consumer (by holding the engine's lock, which every event handler
+// takes first). ended closes once the worker has written its answer to the prompt: every update
+// before it has then been read and queued, because the pipe hands over a line only when the
+// reader has handled the lines before it.
+type floodGate struct {
+	w                       io.Writer
+	started, proceed, ended chan struct{}
+	startOnce, endOnce      sync.Once
+}
+
+func (g *floodGate) Write(p []byte) (int, error) {
+	line := string(p)
+	if strings.Contains(line, `flood 0\n`) || strings.Contains(line, `"flood_0"`) {
+		g.startOnce.Do(func() { close(g.started) })
+		<-g.proceed
+	}
+	n, err := g.w.Write(p)
+	if strings.Contains(line, `"stopReason"`) {
+		g.endOnce.Do(func() { close(g.ended) })
+	}
+	return n, err
+}
+
+// floodWithStalledConsumer delegates a task whose worker floods while the engine reads none of
+// its events, then lets the engine read again and returns the task once it settles.
+func floodWithStalledConsumer(t *testing.T, flood acptest.Step) *taskRecord {
+	t.Helper()
+	g := &floodGate{started: make(chan struct{}), proceed: make(chan struct{}), ended: make(chan struct{})}
+	scn := writeTurn(writeResult(), flood)
+	h := newHarness(t, nil, func(c *Config) {
+		c.Worker = PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+			g.w = w
+			return acptest.Serve(ctx, r, g, acptest.Options{Scenario: scn})
+		})
+	})
+	bg := 0
+	if _, err := h.delegate("flood", func(r *DelegateRequest) { r.WaitTimeoutSeconds = &bg }); err != nil {
 		t.Fatal(err)
 	}
-	if res.State != StatePaused && res.State != StateReviewRequired {
-		t.Fatalf("view %+v", res.TaskView)
+	wait := func(ch chan struct{}, what string) {
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the worker never %s", what)
+		}
+	}
+	wait(g.started, "started its flood")
+	h.e.mu.Lock()
+	close(g.proceed)
+	wait(g.ended, "answered the prompt")
+	h.e.mu.Unlock()
+	r, timedOut, err := h.e.waitFor(context.Background(), "flood", 30*time.Second, func(r *taskRecord) bool {
+		return r.State == StatePaused || r.State == StateReviewRequired || r.State.Terminal()
+	})
+	if err != nil || timedOut {
+		t.Fatalf("the task did not settle: %v, timed out %v", err, timedOut)
+	}
+	// Nothing hangs: the task still takes a supervisor's action.
+	if _, err := h.e.Control(context.Background(), ControlRequest{TaskID: "flood", Action: ActionCancel}); err != nil {
+		t.Fatalf("cancel after the flood: %v", err)
+	}
+	return r
+}
+
+// A worker flooding updates the client cannot merge, while the engine reads none, overflows the
+// session's queue: the session is dropped and the task pauses as a crashed worker.
+func TestFloodingWorkerPausesItsTask(t *testing.T) {
+	r := floodWithStalledConsumer(t, acptest.Step{Flood: 3 * 4096, FloodKind: "tool_call"})
+	if r.State != StatePaused || r.Phase != PhaseWorkerCrashed || !strings.Contains(r.Reason, "event queue overflow") {
+		t.Fatalf("state %s phase %s reason %q", r.State, r.Phase, r.Reason)
+	}
+}
+
+// A flood of text, even unread, merges in the queue: the turn ends normally in review.
+func TestFloodOfTextIsMergedAndReachesReview(t *testing.T) {
+	r := floodWithStalledConsumer(t, acptest.Step{Flood: 3 * 4096})
+	if r.State != StateReviewRequired || r.Phase != PhaseReview {
+		t.Fatalf("state %s phase %s reason %q", r.State, r.Phase, r.Reason)
 	}
 }
 

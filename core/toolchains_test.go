@@ -115,7 +115,7 @@ func TestVerificationWorksOnRealProjects(t *testing.T) {
 			}}}
 			h := newHarness(t, scn)
 			for name, body := range lr.committed {
-				writeFile(t, filepath.Join(h.repo, name), body)
+				writeFile(t, filepath.Join(h.repo, name), []byte(body))
 				git(t, h.repo, "add", name)
 			}
 			if lr.lockfile != nil {
@@ -123,7 +123,7 @@ func TestVerificationWorksOnRealProjects(t *testing.T) {
 			}
 			git(t, h.repo, "commit", "-q", "-m", "project")
 			for name, body := range lr.installed {
-				writeFile(t, filepath.Join(h.repo, name), body)
+				writeFile(t, filepath.Join(h.repo, name), []byte(body))
 			}
 			res, err := h.delegate("lang", func(r *DelegateRequest) { r.Contract = languageContract(lr.verify) })
 			if err != nil {
@@ -188,15 +188,6 @@ func languageContract(verify [][]string) json.RawMessage {
 	return b
 }
 
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func intPtr(n int) *int { return &n }
 
@@ -210,7 +201,7 @@ func TestFailedVerificationCarriesItsEvidence(t *testing.T) {
 		Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "NOTES.md", Content: "checked\n"}}},
 	}}}
 	h := newHarness(t, scn)
-	writeFile(t, filepath.Join(h.repo, "test_calc.py"), "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 2, 4, 'the sum is off by one')\n")
+	writeFile(t, filepath.Join(h.repo, "test_calc.py"), []byte("import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 2, 4, 'the sum is off by one')\n"))
 	git(t, h.repo, "add", "test_calc.py")
 	git(t, h.repo, "commit", "-q", "-m", "project")
 	res, err := h.delegate("failing", func(r *DelegateRequest) { r.Contract = languageContract([][]string{{"python3", "-m", "unittest"}}) })

@@ -62,6 +62,9 @@ type Runner struct {
 	HideDirs         []string
 	HideFiles        []string // with HideDirs nil, DefaultHidden is used
 	Logger           *slog.Logger
+	// Ledger, when set, records each command's process group while it runs, so that the next
+	// owner can end it if this process is killed.
+	Ledger *Ledger
 
 	// Escalation delays; zero means 2 s from SIGTERM to SIGKILL, then 3 s before a forced result.
 	killGrace, forceAfter time.Duration
@@ -334,6 +337,7 @@ func (r *Runner) execute(ctx context.Context, s Spec, path string, argv, env []s
 		return res, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("cannot start %q", s.Argv[0]), Err: err}
 	}
 	pgid := cmd.Process.Pid
+	forget := r.Ledger.Track(pgid)
 	killGroup := func(sig syscall.Signal) { _ = syscall.Kill(-pgid, sig) }
 
 	overflow := make(chan struct{})
@@ -393,6 +397,7 @@ func (r *Runner) execute(ctx context.Context, s Spec, path string, argv, env []s
 	}
 	// Whatever the command left behind in its group dies with it.
 	killGroup(syscall.SIGKILL)
+	forget()
 
 	drained := make(chan struct{})
 	go func() {

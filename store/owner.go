@@ -1,11 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -53,12 +56,24 @@ func lockOwner(dir, mode string) (*ownerLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open owner lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &OwnedError{Dir: dir, Owner: readOwner(dir)}
+	deadline := time.Now().Add(deadOwnerGrace)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
 		}
-		return nil, fmt.Errorf("store: lock %s: %w", filepath.Join(dir, ownerLockName), err)
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("store: lock %s: %w", filepath.Join(dir, ownerLockName), err)
+		}
+		owner := readOwner(dir)
+		if owner == nil || processAlive(owner.PID) || time.Now().After(deadline) {
+			f.Close()
+			return nil, &OwnedError{Dir: dir, Owner: owner}
+		}
+		// The owner is dead, but a child it was forking when it died still holds a copy of the
+		// lock until it finishes dying.
+		time.Sleep(deadOwnerPoll)
 	}
 	l := &ownerLock{f: f, info: filepath.Join(dir, ownerInfoName)}
 	data, _ := json.Marshal(OwnerInfo{PID: os.Getpid(), Mode: mode, StartedAt: time.Now().UTC()})
@@ -73,6 +88,26 @@ func lockOwner(dir, mode string) (*ownerLock, error) {
 		return nil, fmt.Errorf("store: write owner info: %w", err)
 	}
 	return l, nil
+}
+
+// A dead owner's lock is waited for this long, polling: a process killed while forking leaves
+// a child that shares its descriptors until the child, killed with it, exits a moment later.
+const (
+	deadOwnerGrace = 3 * time.Second
+	deadOwnerPoll  = 10 * time.Millisecond
+)
+
+// processAlive reports whether pid is a live (not zombie) process.
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist) || runtime.GOOS != "linux"
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
 
 func readOwner(dir string) *OwnerInfo {

@@ -3,12 +3,14 @@ package store
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -186,4 +188,40 @@ func TestCrashKeepsRecordAndJournalConsistent(t *testing.T) {
 		last = n
 	}
 	t.Logf("%d events over 20 crashes", last)
+}
+
+// A lock still held after its owner died (by a child the owner was forking when it was killed)
+// is waited for, not reported as in use: the child dies a moment later.
+func TestOpenWaitsForTheLockOfADeadOwner(t *testing.T) {
+	dir := t.TempDir()
+	_, lines, stdin := startChild(t, "own", dir)
+	if line := readLine(t, lines); line != "ready" {
+		t.Fatalf("child said %q", line)
+	}
+	// owner.json now names a process that is gone, as after a crash.
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := json.Marshal(OwnerInfo{PID: gone.Process.Pid, Mode: "mcp", StartedAt: time.Now()})
+	if err := os.WriteFile(filepath.Join(dir, ownerInfoName), info, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan error, 1)
+	go func() {
+		s, err := Open(Options{Dir: dir, Mode: "tui"})
+		if err == nil {
+			s.Close()
+		}
+		opened <- err
+	}()
+	stdin.Close() // the lock's last holder goes away
+	select {
+	case err := <-opened:
+		if err != nil {
+			t.Fatalf("Open after the dead owner's lock was released: %v", err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("Open did not return")
+	}
 }

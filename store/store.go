@@ -151,6 +151,10 @@ func Open(opts Options) (*Store, error) {
 		owner.release()
 		return nil, fmt.Errorf("store: create %s: %w", dbDir, err)
 	}
+	if err := removeEmptyLogs(dbDir); err != nil {
+		owner.release()
+		return nil, err
+	}
 	// Commits are synced explicitly by Update (see there), so badger itself never syncs.
 	db, err := badger.Open(badgerOptions(dbDir, false, opts.Logger))
 	if err != nil {
@@ -173,6 +177,29 @@ func Open(opts Options) (*Store, error) {
 	s.bg.Add(1)
 	go s.gcLoop()
 	return s, nil
+}
+
+// removeEmptyLogs deletes value logs and memtable logs of length zero. Badger creates such a file
+// and then sizes it and writes its header; a process killed in between leaves an empty file, and
+// badger then refuses to open the directory ever again ("… Create a new file"). An empty file
+// holds no entry, so nothing refers to it.
+func removeEmptyLogs(dbDir string) error {
+	vlogs, err := filepath.Glob(filepath.Join(dbDir, "*.vlog"))
+	if err != nil {
+		return fmt.Errorf("store: list value logs: %w", err)
+	}
+	mems, err := filepath.Glob(filepath.Join(dbDir, "*.mem"))
+	if err != nil {
+		return fmt.Errorf("store: list memtable logs: %w", err)
+	}
+	for _, p := range append(vlogs, mems...) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+			if err := os.Remove(p); err != nil {
+				return fmt.Errorf("store: remove empty log: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // Close ends every subscription with ErrClosed, stops value-log GC, closes badger and releases

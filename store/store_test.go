@@ -420,3 +420,39 @@ func TestBadgerLogsGoToTheGivenLogger(t *testing.T) {
 		}
 	}
 }
+
+// A value log or memtable log a crash left empty (created, header not yet written) neither stops
+// the store from opening nor loses what was committed.
+func TestOpenAfterACrashLeftAnEmptyLog(t *testing.T) {
+	for _, name := range []string{"000099.vlog", "00099.mem"} {
+		t.Run(name, func(t *testing.T) { openWithEmptyLog(t, name) })
+	}
+}
+
+func openWithEmptyLog(t *testing.T, name string) {
+	dir := t.TempDir()
+	s, err := Open(Options{Dir: dir, Mode: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := s.Update("t1", increment); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "badger", name)
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(Options{Dir: dir, Mode: "test"})
+	if err != nil {
+		t.Fatalf("Open with an empty %s: %v", name, err)
+	}
+	defer s.Close()
+	if n := checkCounterTask(t, s, "t1"); n != 3 {
+		t.Fatalf("%d events after reopening, want 3", n)
+	}
+}

@@ -57,6 +57,9 @@ type Step struct {
 	Crash *Crash `json:"crash,omitempty"`
 	// Flood sends that many agent_message_chunk updates as fast as possible.
 	Flood int `json:"flood,omitempty"`
+	// FloodKind "tool_call" floods with finished tool calls instead, which a client cannot
+	// merge the way it merges text chunks.
+	FloodKind string `json:"flood_kind,omitempty"`
 	// Garbage is written to the output as one raw line (malformed JSON, usually).
 	Garbage string `json:"garbage,omitempty"`
 	// Fail ends the turn with a JSON-RPC error for the prompt, like a failed model call.
@@ -194,6 +197,8 @@ func (st *Step) problem() string {
 		return "step has no action"
 	case st.DelayMS < 0 || st.Chunks < 0 || st.Flood < 0:
 		return "negative delay, chunks or flood"
+	case st.FloodKind != "" && (st.Flood == 0 || st.FloodKind != "tool_call"):
+		return fmt.Sprintf("flood_kind %q needs a flood and must be \"tool_call\"", st.FloodKind)
 	case st.Permission != "" && st.Permission != "ask" && st.Permission != "never":
 		return fmt.Sprintf("permission %q is not \"ask\" or \"never\"", st.Permission)
 	case st.Write != nil && st.Write.Path == "", st.Edit != nil && st.Edit.Path == "":

@@ -75,6 +75,7 @@ func (c gitCmd) run(ctx context.Context) ([]byte, error) {
 	execs.Add(1)
 	cmd := exec.CommandContext(ctx, git, args...)
 	cmd.Dir = c.dir
+	cmd.SysProcAttr = childAttr()
 	cmd.Env = c.fullEnv
 	if cmd.Env == nil {
 		cmd.Env = append(sanitisedEnv(), c.env...)

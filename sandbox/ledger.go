@@ -1,0 +1,96 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// Ledger records in a directory every process group its owner starts (a worker, a verifier), one
+// file per group. An owner killed with SIGKILL cannot stop its groups; the next owner of the state
+// directory calls Reap to end what is left. A nil *Ledger records nothing.
+type Ledger struct {
+	dir string
+}
+
+// OpenLedger uses dir, creating it owner-only.
+func OpenLedger(dir string) (*Ledger, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("process ledger: %w", err)
+	}
+	return &Ledger{dir: dir}, nil
+}
+
+// Track records the group led by pid, with the leader's start time so that a reused pid is never
+// taken for it. The returned function forgets the group; call it once the group has been killed.
+func (l *Ledger) Track(pid int) (forget func()) {
+	if l == nil || pid <= 0 {
+		return func() {}
+	}
+	path := filepath.Join(l.dir, strconv.Itoa(pid))
+	// Losing the entry only loses the clean-up after a crash, so a write error is not fatal.
+	_ = os.WriteFile(path, []byte(startTime(pid)), 0o600)
+	return func() { _ = os.Remove(path) }
+}
+
+// Reap kills every group recorded by an earlier owner and forgets it; it must run before this
+// owner starts any group. A group whose leader's pid now belongs to another process is only
+// forgotten. It returns the groups it signalled.
+func (l *Ledger) Reap() ([]int, error) {
+	if l == nil {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(l.dir)
+	if err != nil {
+		return nil, fmt.Errorf("process ledger: %w", err)
+	}
+	var killed []int
+	var errs []error
+	for _, e := range entries {
+		path := filepath.Join(l.dir, e.Name())
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 0 {
+			_ = os.Remove(path)
+			continue
+		}
+		recorded, _ := os.ReadFile(path)
+		if now := startTime(pid); now == "" || now == string(recorded) {
+			// The leader is ours, or gone: a pgid stays reserved while any member of its group
+			// lives, so what answers to -pid is what is left of our group.
+			if err := syscall.Kill(-pid, syscall.SIGKILL); err == nil {
+				killed = append(killed, pid)
+			} else if !errors.Is(err, syscall.ESRCH) {
+				errs = append(errs, fmt.Errorf("killing process group %d: %w", pid, err))
+				continue
+			}
+		}
+		if err := os.Remove(path); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return killed, errors.Join(errs...)
+}
+
+// startTime is the process's start time in clock ticks since boot (field 22 of /proc/PID/stat),
+// or "" when there is no such process.
+func startTime(pid int) string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return ""
+	}
+	// The command name may hold spaces and parentheses: fields start after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return ""
+	}
+	fields := bytes.Fields(b[i+1:])
+	const startField = 22 - 3 // fields 1 and 2 precede ')'; field 3 is fields[0]
+	if len(fields) <= startField {
+		return ""
+	}
+	return string(fields[startField])
+}
