@@ -188,7 +188,6 @@ func languageContract(verify [][]string) json.RawMessage {
 	return b
 }
 
-
 func intPtr(n int) *int { return &n }
 
 // A failing test's own words reach the supervisor in the error, with the command, its exit
