@@ -217,6 +217,9 @@ type ConfigOption struct {
 // PermissionRequest is a `session/request_permission` from the worker.
 type PermissionRequest struct {
 	SessionID string
+	// Delivered is closed once the session's consumer has taken every event the worker sent
+	// before this request, so what the worker said before asking can be recorded first.
+	Delivered <-chan struct{} `json:"-"`
 	// ToolCallID is the gate id (`gate-N` on Reasonix), not the id of the tool call.
 	ToolCallID string
 	// CallID is the `call_…` id of the pending tool call with the same kind and input, if any.

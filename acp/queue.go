@@ -86,6 +86,32 @@ func (q *eventQueue) run() {
 		q.buf[0] = nil
 		q.buf = q.buf[1:]
 		q.mu.Unlock()
+		if m, ok := e.(drainMarker); ok {
+			// out is unbuffered: everything queued before the marker has been taken.
+			close(m.done)
+			continue
+		}
 		q.out <- e
 	}
+}
+
+// drainMarker is queued behind the events already waiting; the queue closes done, without
+// delivering the marker, once the consumer has taken every one of them.
+type drainMarker struct{ done chan struct{} }
+
+func (drainMarker) Kind() EventKind { return "" }
+func (drainMarker) Session() string { return "" }
+
+// drained returns a channel closed once the consumer has taken every event queued so far.
+func (q *eventQueue) drained() <-chan struct{} {
+	done := make(chan struct{})
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.ended {
+		close(done)
+		return done
+	}
+	q.buf = append(q.buf, drainMarker{done})
+	q.signal()
+	return done
 }

@@ -587,6 +587,7 @@ func canonicalJSON(raw json.RawMessage) string {
 func (s *Session) decide(sdkCtx context.Context, p sdk.RequestPermissionRequest) PermissionOutcome {
 	req := permissionRequest(p)
 	req.CallID = s.matchCall(req.ToolKind, req.RawInput)
+	req.Delivered = s.q.drained()
 
 	s.mu.Lock()
 	parent := s.turnCtx

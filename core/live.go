@@ -51,6 +51,11 @@ type liveTask struct {
 	watchdogs map[string]*time.Timer
 	mutations map[string]bool // allowed mutating tool calls not finished yet (after_worker_mutation)
 	text      textBuffer
+	// flushing orders journal writes of buffered text: the pump and a permission request may
+	// both flush, and text must reach the journal in the order it was streamed.
+	flushing sync.Mutex
+	// handling is held by the pump while it handles one event.
+	handling sync.Mutex
 
 	pumpDone chan struct{}
 	stopOnce sync.Once

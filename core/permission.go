@@ -28,6 +28,7 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 	if err != nil || r.State.Terminal() || r.State == StatePaused {
 		return acp.PermissionOutcome{}
 	}
+	t.catchUp(ctx, req)
 	if isQuestion(req) {
 		return t.ask(ctx, req, InteractionInput, policy.Decision{Reason: "the worker asks a question"})
 	}
@@ -127,6 +128,27 @@ func (t *liveTask) mutationFinished(id string) {
 	if r, err := t.e.load(t.id); err == nil && !r.State.Terminal() && r.State != StatePaused {
 		_ = t.e.collisionCheck(context.Background(), r, "after_worker_mutation")
 	}
+}
+
+// catchUpWait bounds how long a request waits for the events the worker sent before it.
+const catchUpWait = time.Second
+
+// catchUp journals what the worker streamed before this request (its last words before asking)
+// ahead of the request: the pump takes every earlier event, finishes handling it, and the text
+// it buffered is flushed.
+func (t *liveTask) catchUp(ctx context.Context, req acp.PermissionRequest) {
+	if req.Delivered != nil {
+		timer := time.NewTimer(catchUpWait)
+		defer timer.Stop()
+		select {
+		case <-req.Delivered:
+			t.handling.Lock()
+			t.handling.Unlock()
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+	}
+	t.flushText()
 }
 
 // isQuestion reports whether the request is the worker's ask tool rather than a gated action.

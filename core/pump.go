@@ -37,7 +37,9 @@ func (t *liveTask) pump(s *acp.Session) {
 				t.flushText()
 				return
 			}
+			t.handling.Lock()
 			t.handle(ev, flush)
+			t.handling.Unlock()
 		case <-flush.C:
 			t.flushText()
 		}
@@ -116,6 +118,8 @@ func (t *liveTask) handle(ev acp.Event, flush *time.Timer) {
 
 // flushText journals the coalesced text as one agent_message or agent_thought.
 func (t *liveTask) flushText() {
+	t.flushing.Lock()
+	defer t.flushing.Unlock()
 	t.mu.Lock()
 	text := t.text.b.String()
 	typ := EventAgentMessage

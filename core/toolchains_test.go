@@ -222,3 +222,29 @@ func TestFailedVerificationCarriesItsEvidence(t *testing.T) {
 		t.Fatalf("state %s, want review_required", d.View.State)
 	}
 }
+
+// What the worker says before asking is journaled before the question, so the person reads the
+// agent's last words first (and the prompt can quote them).
+func TestTextBeforeAQuestionIsJournaledFirst(t *testing.T) {
+	scn := &acptest.Scenario{Name: "ask", Turns: []acptest.Turn{{Steps: []acptest.Step{
+		{Text: "I need to know which greeting you prefer before writing it.", Chunks: 6},
+		{Ask: &acptest.Question{Question: "Which greeting?", Options: []acptest.Choice{{Label: "hello"}, {Label: "hi"}}}},
+	}}}}
+	h := newHarness(t, scn)
+	res, err := h.delegate("asks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != StateWaitingInput {
+		t.Fatalf("state %s", res.State)
+	}
+	var order []string
+	for _, ev := range journal(t, h, "asks") {
+		if ev.Type == EventAgentMessage || ev.Type == EventInteractionWaiting {
+			order = append(order, ev.Type)
+		}
+	}
+	if len(order) < 2 || order[0] != EventAgentMessage || order[len(order)-1] != EventInteractionWaiting {
+		t.Fatalf("journal order %v", order)
+	}
+}
