@@ -33,6 +33,7 @@ func FuzzStdioLine(f *testing.F) {
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"reasonix_control","arguments":{"task_id":"t1","action":"steer","message":"x"},"_meta":{"progressToken":7}}}`,
 		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"reasonix_delegate","arguments":{"task_id":"t1","cwd":"/r","contract":{}}}}`,
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"reasonix_inspect","arguments":{"task_id":1e400,"max_bytes":-0.5}}}`,
+		`{"id":11,"jsonrpc":"2.0","method":"tools/call","params":{"_meta":{"codex/sandbox-state-meta":{"permissionProfile":{"file_system":{"entries":[{"access":"read","path":{"type":"special","value":{"kind":"root"}}},{"access":"write","path":{"type":"special","value":{"kind":"project_roots"}}}],"type":"restricted"},"network":"restricted","type":"managed"},"sandboxCwd":"file:///repo/sub"}},"arguments":{"contract":{"acceptance_criteria":[{"evidence":"review","id":"a1","requirement":"file exists"}],"objective":"Create result.txt","schema_version":1,"user_outcome":"result.txt exists","verification":[],"write_scope":["result.txt"]},"task_id":"t1"},"name":"reasonix_delegate"}}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":99,"result":{}}`,

@@ -16,6 +16,7 @@ import (
 func FuzzValidateInput(f *testing.F) {
 	for _, s := range []string{
 		`{"task_id":"t1","action":"status"}`,
+		`{"contract":{"acceptance_criteria":[{"evidence":"review","id":"a1","requirement":"file exists"}],"objective":"Create result.txt","schema_version":1,"user_outcome":"result.txt exists","verification":[],"write_scope":["result.txt"]},"task_id":"t1"}`,
 		`{"task_id":"t1","action":"pause","pause_revision":1e400}`,
 		`{"task_id":"t1","include":["events","diff"],"max_bytes":4096,"cursor":"x.y"}`,
 		`{"task_id":"t1","cwd":"/r","contract":{"schema_version":1,"objective":"o","verification":[{"argv":[1]}]}}`,
