@@ -370,17 +370,38 @@ func FuzzDecodeLine(f *testing.F) {
 			if !errors.Is(err, ErrProtocol) {
 				t.Fatalf("error %v does not wrap ErrProtocol", err)
 			}
+			if len(err.Error()) > 1024 {
+				t.Fatalf("protocol error of %d bytes: the excerpt is not bounded", len(err.Error()))
+			}
 			return
+		}
+		trimmed := bytes.TrimSpace(line)
+		if !json.Valid(trimmed) || trimmed[0] != '{' {
+			t.Fatalf("accepted %q, which is not a JSON object", line)
+		}
+		var env envelope
+		if err := json.Unmarshal(trimmed, &env); err != nil {
+			t.Fatal(err)
 		}
 		switch in.class {
 		case classRequest, classResponse:
 			if in.event != nil {
 				t.Fatalf("request/response with event %#v", in.event)
 			}
+			if len(env.ID) == 0 || (in.class == classRequest) != (env.Method != "") {
+				t.Fatalf("%q classed as %d", line, in.class)
+			}
 		case classNotification:
 			if in.event == nil || in.event.Kind() == "" {
 				t.Fatalf("notification without event: %#v", in)
 			}
+			if len(env.ID) != 0 || in.method == "" || in.method != env.Method {
+				t.Fatalf("%q classed as a notification of %q", line, in.method)
+			}
+			if sid := in.event.Session(); sid != "" && sid != sessionIDOf(env.Params) {
+				t.Fatalf("event routed to session %q, the line names %q", sid, sessionIDOf(env.Params))
+			}
+			checkEvent(t, in.method, in.event)
 			if _, err := json.Marshal(in.event); err != nil {
 				t.Fatalf("event %#v does not encode for the journal: %v", in.event, err)
 			}
@@ -388,6 +409,48 @@ func FuzzDecodeLine(f *testing.F) {
 			t.Fatalf("no class for %q", line)
 		}
 	})
+}
+
+// checkEvent asserts what consumers of each event type rely on without checking again.
+func checkEvent(t *testing.T, method string, e Event) {
+	t.Helper()
+	if u, ok := e.(Unknown); ok {
+		if u.Method != method || u.Reason == "" {
+			t.Fatalf("unknown event %#v for method %q", u, method)
+		}
+		return
+	}
+	if e.Session() == "" {
+		t.Fatalf("typed event without session: %#v", e)
+	}
+	switch x := e.(type) {
+	case Chunk:
+		if method != methodSessionUpdate || (x.Stream != KindAgentMessage && x.Stream != KindAgentThought && x.Stream != KindUserMessage) {
+			t.Fatalf("chunk %#v from %q", x, method)
+		}
+	case ToolCall:
+		if x.ID == "" {
+			t.Fatalf("tool call without id: %#v", x)
+		}
+	case ToolCallUpdate:
+		if x.ID == "" {
+			t.Fatalf("tool call update without id: %#v", x)
+		}
+	case ModeUpdate:
+		if x.ModeID == "" {
+			t.Fatalf("mode update without mode: %#v", x)
+		}
+	case StatusUpdate:
+		if method != methodStatusUpdate || x.Status.SessionID != x.SessionID || x.Status.State == "" || x.Status.Phase == "" || !json.Valid(x.Status.Raw) {
+			t.Fatalf("status update %#v from %q", x, method)
+		}
+	case Plan, CommandsUpdate, ConfigUpdate:
+		if method != methodSessionUpdate {
+			t.Fatalf("%T from %q", x, method)
+		}
+	default:
+		t.Fatalf("decodeLine produced %T", e)
+	}
 }
 
 func fileExists(p string) bool {

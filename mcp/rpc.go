@@ -146,6 +146,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	return err
 }
 
+// jsonSpace is the whitespace JSON allows around a value. Only such a line is blank: one of
+// form feeds or Unicode spaces is not JSON, and gets a parse error like any other.
+const jsonSpace = " \t\r\n"
+
 // readLoop handles one line at a time until in ends; a broken line is answered and skipped.
 func (c *session) readLoop(in io.Reader) error {
 	r := bufio.NewReaderSize(in, 1<<20)
@@ -165,7 +169,7 @@ func (c *session) readLoop(in io.Reader) error {
 		}
 		if tooLong {
 			c.replyError(nullID, codeInvalidRequest, fmt.Sprintf("message longer than %d bytes", maxMessageBytes))
-		} else if len(bytes.TrimSpace(line)) > 0 && c.ctx.Err() == nil {
+		} else if len(bytes.Trim(line, jsonSpace)) > 0 && c.ctx.Err() == nil {
 			c.handle(line)
 		}
 		line, tooLong = line[:0], false
@@ -351,6 +355,9 @@ func idKey(id json.RawMessage) (string, bool) {
 		return "s:" + s, true
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		f, err := strconv.ParseFloat(string(id), 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return "r:" + string(id), true // a JSON number beyond float64 is still a valid id
+		}
 		if err != nil {
 			return "", false
 		}

@@ -61,7 +61,9 @@ func (p *stdioPeer) nextRaw() []byte {
 			p.t.Fatal("stdout closed")
 		}
 		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil || m["jsonrpc"] != "2.0" {
+		d := json.NewDecoder(strings.NewReader(line))
+		d.UseNumber() // an id may be any JSON number, also one beyond float64
+		if err := d.Decode(&m); err != nil || d.More() || m["jsonrpc"] != "2.0" {
 			p.t.Fatalf("stdout carried something other than JSON-RPC: %q", line)
 		}
 		return []byte(line)
