@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"reasonixctl/acp/acptest"
+	"reasonixctl/core/scaffold"
 )
 
 // languageRepo is a small real project of one language: what is committed, what is installed
@@ -42,12 +44,12 @@ func languageRepos() []languageRepo {
 		},
 		{
 			name:  "node package tested with node --test",
-			tools: []string{"node"},
+			tools: []string{"node", "npm"},
 			committed: map[string]string{
-				"package.json": `{"name":"n","version":"1.0.0","private":true}` + "\n",
+				"package.json": `{"name":"n","version":"1.0.0","private":true,"scripts":{"test":"node --test"}}` + "\n",
 				"sum.test.js":  "const test = require('node:test');\nconst assert = require('node:assert');\ntest('sum', () => assert.strictEqual(1 + 1, 2));\n",
 			},
-			verify: [][]string{{"node", "--test"}},
+			verify: [][]string{{"npm", "test"}},
 		},
 		{
 			name:  "npm package with a dependency in node_modules",
@@ -67,8 +69,9 @@ func languageRepos() []languageRepo {
 			name:  "python package tested with unittest",
 			tools: []string{"python3"},
 			committed: map[string]string{
-				"calc.py":      "def add(a, b):\n    return a + b\n",
-				"test_calc.py": "import unittest\nimport calc\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(1, 2), 3)\n\nif __name__ == '__main__':\n    unittest.main()\n",
+				"pyproject.toml": "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n",
+				"calc.py":        "def add(a, b):\n    return a + b\n",
+				"test_calc.py":   "import unittest\nimport calc\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(1, 2), 3)\n\nif __name__ == '__main__':\n    unittest.main()\n",
 			},
 			verify: [][]string{{"python3", "-m", "unittest"}},
 		},
@@ -125,7 +128,19 @@ func TestVerificationWorksOnRealProjects(t *testing.T) {
 			for name, body := range lr.installed {
 				writeFile(t, filepath.Join(h.repo, name), []byte(body))
 			}
-			res, err := h.delegate("lang", func(r *DelegateRequest) { r.Contract = languageContract(lr.verify) })
+			// The contract is the one `reasonixctl contract init` drafts for the repository.
+			draft, err := scaffold.New(scaffold.Options{Dir: h.repo, Objective: "Note that the project was checked", WriteScope: []string{"NOTES.md"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found [][]string
+			for _, c := range draft.Checks {
+				found = append(found, c.Argv)
+			}
+			if !reflect.DeepEqual(found, lr.verify) {
+				t.Fatalf("contract init found %v, want %v", found, lr.verify)
+			}
+			res, err := h.delegate("lang", func(r *DelegateRequest) { r.Contract = draft.JSON })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +153,7 @@ func TestVerificationWorksOnRealProjects(t *testing.T) {
 			defer cancel()
 			rev := res.ReviewRevision
 			v, err := h.e.Control(ctx, ControlRequest{
-				TaskID: "lang", Action: ActionFinalize, ReviewSummary: "checked", ApprovedReviewCriteria: []string{"reads-well"},
+				TaskID: "lang", Action: ActionFinalize, ReviewSummary: "checked", ApprovedReviewCriteria: []string{"objective-met"},
 				ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash, WaitTimeoutSeconds: intPtr(600),
 			})
 			if err != nil {
