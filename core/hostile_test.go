@@ -117,7 +117,7 @@ func largeWithSecret() []byte {
 	return []byte(strings.Repeat(line, 11<<10) + "key = " + plantedSecret + "\n")
 }
 
-// Each hostile object of issue 12, planted before review: the review refuses it with its own
+// Each hostile object, planted before review: the review refuses it with its own
 // reason and nothing is committed.
 func TestHostileObjectsAreRefusedAtReview(t *testing.T) {
 	outside := t.TempDir()
