@@ -58,7 +58,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 
 	readDone := make(chan error, 1)
 	go func() {
-		readDone <- a.conn.readLoop(r, a.handleRequest, a.handleNotification)
+		readDone <- a.conn.readLoop(r, a)
 	}()
 	var err error
 	select {

@@ -126,12 +126,12 @@ func (c *conn) call(ctx context.Context, method string, params any) (json.RawMes
 // readLoop dispatches every inbound line until r ends. Requests are handled concurrently, each
 // on its own goroutine; notifications run in order on the reading goroutine, so their handlers
 // must not block.
-func (c *conn) readLoop(r io.Reader, onRequest func(*request), onNotify func(method string, params json.RawMessage)) error {
+func (c *conn) readLoop(r io.Reader, h handler) error {
 	br := bufio.NewReaderSize(r, 1<<16)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 && !c.frozen.Load() {
-			c.dispatch(line, onRequest, onNotify)
+			c.dispatch(line, h)
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -142,7 +142,15 @@ func (c *conn) readLoop(r io.Reader, onRequest func(*request), onNotify func(met
 	}
 }
 
-func (c *conn) dispatch(line []byte, onRequest func(*request), onNotify func(string, json.RawMessage)) {
+// handler answers what the connection reads. It is an interface rather than two func values:
+// a method value handed to a go statement is a closure the new goroutine reads after it starts,
+// and the race detector then reports the closure's memory when it is reused.
+type handler interface {
+	handleRequest(*request)
+	handleNotification(method string, params json.RawMessage)
+}
+
+func (c *conn) dispatch(line []byte, h handler) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
@@ -155,9 +163,9 @@ func (c *conn) dispatch(line []byte, onRequest func(*request), onNotify func(str
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
 	case m.Method != "" && hasID:
-		go onRequest(&request{c: c, id: m.ID, method: m.Method, params: m.Params})
+		go h.handleRequest(&request{c: c, id: m.ID, method: m.Method, params: m.Params})
 	case m.Method != "":
-		onNotify(m.Method, m.Params)
+		h.handleNotification(m.Method, m.Params)
 	case hasID:
 		var key any
 		_ = json.Unmarshal(m.ID, &key)
