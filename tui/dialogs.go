@@ -76,7 +76,7 @@ func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 }
 
 func (d *confirmDialog) view(t Theme, k KeyMap, width int) (string, string) {
-	return t.Warn.Render(d.title) + "\n\n" + wrapIndent(d.body, width, 0), shortHelp(t, width, k.Yes, k.No)
+	return t.Warn.Render(d.title) + "\n\n" + wrapIndent(d.body, width, 0), keyLines(t, width, k.Yes, k.No)
 }
 
 func (d *confirmDialog) typing() bool { return false }
@@ -117,7 +117,7 @@ func (d *steerDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	if d.err != "" {
 		s += "\n" + t.Error.Render(d.err)
 	}
-	return s, shortHelp(t, width, bind(nil, "enter", "send"), bind(nil, "esc", "cancel"))
+	return s, keyLines(t, width, bind(nil, "enter", "send"), bind(nil, "esc", "cancel"))
 }
 
 func (d *steerDialog) typing() bool { return true }
@@ -233,7 +233,7 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	if f.err != "" {
 		b.WriteString("\n" + t.Error.Render(wrapIndent(f.err, width, 0)))
 	}
-	return strings.TrimRight(b.String(), "\n"), shortHelp(t, width, k.FocusNext, hint(k.Toggle, "tick"), k.Submit, bind(nil, "esc", "cancel"))
+	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, k.FocusNext, hint(k.Toggle, "tick"), k.Submit, bind(nil, "esc", "cancel"))
 }
 
 func (f *finalizeDialog) typing() bool { return f.focus == 0 }
@@ -357,7 +357,7 @@ func (d *newTaskDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	if d.err != "" {
 		b.WriteString("\n" + t.Error.Render(wrapIndent(d.err, width, 0)))
 	}
-	return strings.TrimRight(b.String(), "\n"), shortHelp(t, width, k.FocusNext, bind(nil, "ctrl+s", "start"),
+	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, k.FocusNext, bind(nil, "ctrl+s", "start"),
 		bind(nil, "ctrl+d", "draft contract"), bind(nil, "esc", "cancel"))
 }
 
@@ -393,7 +393,7 @@ func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		// Never wrapped, so it copies as one line.
 		b.WriteString("\n" + d.command)
 	}
-	return b.String(), shortHelp(t, width, k.Dismiss)
+	return b.String(), keyLines(t, width, k.Dismiss)
 }
 
 func (d *noticeDialog) typing() bool { return false }

@@ -32,6 +32,32 @@ func shortHelp(t Theme, width int, bindings ...key.Binding) string {
 	return s
 }
 
+// keyLines renders "key help · key help" wrapped onto as many lines as width needs, so a
+// dialog's keys are all shown even on a narrow screen.
+func keyLines(t Theme, width int, bindings ...key.Binding) string {
+	sep := t.Help.Render(" · ")
+	var lines []string
+	line, lineW := "", 0
+	for _, b := range bindings {
+		h := b.Help()
+		item := t.HelpKey.Render(h.Key) + " " + t.Help.Render(h.Desc)
+		w := ansi.StringWidth(h.Key) + 1 + ansi.StringWidth(h.Desc)
+		switch {
+		case lineW == 0:
+			line, lineW = item, w
+		case width > 0 && lineW+3+w > width:
+			lines = append(lines, line)
+			line, lineW = item, w
+		default:
+			line, lineW = line+sep+item, lineW+3+w
+		}
+	}
+	if lineW > 0 {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // helpDialog is the full key list; it scrolls in a viewport and says where it is.
 type helpDialog struct {
 	vp     viewport.Model

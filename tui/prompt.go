@@ -134,7 +134,7 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		b.WriteString("\n\n" + t.Error.Render(d.err))
 	}
 	if d.answering {
-		return b.String(), shortHelp(t, width, bind(nil, "enter", "send"), bind(nil, "esc", "back"))
+		return b.String(), keyLines(t, width, bind(nil, "enter", "send"), bind(nil, "esc", "back"))
 	}
 	var keys []key.Binding
 	if d.ia.Kind == core.InteractionPermission {
@@ -149,7 +149,7 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		keys = append(keys, hint(k.FreeText, "type answer"))
 	}
 	keys = append(keys, k.Deny, hint(k.Later, "later"), hint(k.Help, "help"))
-	return b.String(), shortHelp(t, width, keys...)
+	return b.String(), keyLines(t, width, keys...)
 }
 
 // lastLines keeps the end of s within n bytes, cut at a word boundary.
