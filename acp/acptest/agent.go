@@ -74,7 +74,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 			_ = cl.Close()
 		}
 	}
-	a.wg.Wait()
+	if !a.conn.stopRequests(handlerGrace) {
+		a.log.Warn("acptest: request handlers still running after the worker stopped")
+	}
 	return err
 }
 
@@ -83,7 +85,6 @@ type agent struct {
 	log     *slog.Logger
 	conn    *conn
 	ctx     context.Context
-	wg      sync.WaitGroup
 	crashed chan *CrashError
 
 	mu       sync.Mutex
@@ -112,9 +113,10 @@ func (a *agent) handleNotification(method string, params json.RawMessage) {
 	}
 }
 
+// handlerGrace bounds how long Serve waits for its request handlers once it stops.
+const handlerGrace = 5 * time.Second
+
 func (a *agent) handleRequest(req *request) {
-	a.wg.Add(1)
-	defer a.wg.Done()
 	if a.ctx.Err() != nil {
 		return
 	}

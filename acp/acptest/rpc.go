@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // rpcError is a JSON-RPC error object.
@@ -63,6 +64,12 @@ type conn struct {
 	mu      sync.Mutex
 	nextID  int
 	pending map[string]chan message
+
+	// handlers counts the request goroutines. A handler is only started while the connection
+	// has not stopped, under handlersMu, so the count never rises while Serve waits for it.
+	handlersMu sync.Mutex
+	stopped    bool
+	handlers   sync.WaitGroup
 }
 
 func newConn(w io.Writer, log *slog.Logger) *conn {
@@ -150,6 +157,40 @@ type handler interface {
 	handleNotification(method string, params json.RawMessage)
 }
 
+// startRequest handles req on its own goroutine, unless the connection has stopped.
+func (c *conn) startRequest(h handler, req *request) {
+	c.handlersMu.Lock()
+	defer c.handlersMu.Unlock()
+	if c.stopped {
+		return
+	}
+	c.handlers.Add(1)
+	go c.runRequest(h, req)
+}
+
+func (c *conn) runRequest(h handler, req *request) {
+	defer c.handlers.Done()
+	h.handleRequest(req)
+}
+
+// stopRequests starts no further handler and waits up to grace for the running ones.
+func (c *conn) stopRequests(grace time.Duration) bool {
+	c.handlersMu.Lock()
+	c.stopped = true
+	c.handlersMu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		c.handlers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(grace):
+		return false
+	}
+}
+
 func (c *conn) dispatch(line []byte, h handler) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
@@ -163,7 +204,7 @@ func (c *conn) dispatch(line []byte, h handler) {
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
 	case m.Method != "" && hasID:
-		go h.handleRequest(&request{c: c, id: m.ID, method: m.Method, params: m.Params})
+		c.startRequest(h, &request{c: c, id: m.ID, method: m.Method, params: m.Params})
 	case m.Method != "":
 		h.handleNotification(m.Method, m.Params)
 	case hasID:
