@@ -15,6 +15,7 @@ import (
 
 	"reasonixctl/assets"
 	"reasonixctl/core"
+	"reasonixctl/mcp/internal/jsonrpc"
 )
 
 // Tool names Codex calls.
@@ -114,7 +115,7 @@ func encodeToolsList(specs []toolSpec) ([]byte, error) {
 
 // callTool runs one call: input validation, waiting for the service, progress while the call
 // runs and the error envelope. Everything task-specific lives in the service.
-func (s *Server) callTool(ctx context.Context, c *session, run toolRun, p callParams) (res *mcp.CallToolResult) {
+func (s *Server) callTool(ctx context.Context, conn *jsonrpc.Conn, run toolRun, p callParams) (res *mcp.CallToolResult) {
 	name := p.Name
 	start := time.Now()
 	defer func() {
@@ -123,7 +124,7 @@ func (s *Server) callTool(ctx context.Context, c *session, run toolRun, p callPa
 			res = errorResult(core.Errorf(core.CodeInternalError, nil, "%s failed unexpectedly", name))
 		}
 	}()
-	raw, err := s.call(ctx, c, run, p)
+	raw, err := s.call(ctx, conn, run, p)
 	took := time.Since(start).Round(time.Millisecond)
 	if err != nil {
 		e := core.AsError(err)
@@ -136,7 +137,7 @@ func (s *Server) callTool(ctx context.Context, c *session, run toolRun, p callPa
 
 // call runs one tool call and returns its result as JSON. The result is not checked against the
 // advertised output schema here: the tests check every result the tools produce.
-func (s *Server) call(ctx context.Context, c *session, run toolRun, p callParams) ([]byte, error) {
+func (s *Server) call(ctx context.Context, conn *jsonrpc.Conn, run toolRun, p callParams) ([]byte, error) {
 	name := p.Name
 	rules, err := inputRules()
 	if err != nil {
@@ -158,7 +159,7 @@ func (s *Server) call(ctx context.Context, c *session, run toolRun, p callParams
 			return nil, invalidRequest(name, []core.Issue{{Path: "_meta", Message: "got a non-object, want object"}})
 		}
 	}
-	stop := c.progress(ctx, meta.ProgressToken, name)
+	stop := s.progress(ctx, conn, meta.ProgressToken, name)
 	defer stop()
 
 	svc, err := s.service.get(ctx)
