@@ -127,7 +127,7 @@ func (c *session) Route(req *jsonrpc.Request) (jsonrpc.Serve, bool) {
 		if !era.modern {
 			return fail(jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "%q requires protocol version %s or later", req.Method, mcp.ProtocolVersion20260728)), false
 		}
-		return answer(c.srv.stamp(c.srv.discoverResult(), true)), false
+		return answer(json.RawMessage(c.srv.stamp(c.srv.discoverResult(), true))), false
 	case methodToolsList:
 		return c.toolsList(req.Params, era), false
 	case methodToolsCall:
