@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -399,8 +400,9 @@ func (c *Conn) start(req *Request, key string, serve Serve) {
 	}()
 }
 
-// IDKey names a request id so that 7 and "7" stay distinct and 7 and 7.0 do not; ok is false
-// for anything but a string or a number.
+// IDKey names a request id so that 7 and "7" stay distinct and 7, 7.0 and 70e-1 do not; ok is
+// false for anything but a string or a number. Numbers are compared by their exact decimal value:
+// as float64, 2^53+1 and 2^53 would be one id, so a cancellation could reach the wrong call.
 func IDKey(id json.RawMessage) (key string, ok bool) {
 	if len(id) == 0 {
 		return "", false
@@ -413,16 +415,40 @@ func IDKey(id json.RawMessage) (key string, ok bool) {
 		}
 		return "s:" + s, true
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		f, err := strconv.ParseFloat(string(id), 64)
-		if errors.Is(err, strconv.ErrRange) {
-			return "r:" + string(id), true // a JSON number beyond float64 is still a valid id
-		}
-		if err != nil {
-			return "", false
-		}
-		return "n:" + strconv.FormatFloat(f, 'g', -1, 64), true
+		return numberKey(string(id))
 	}
 	return "", false
+}
+
+// numberKey writes a JSON number as sign, significant digits and exponent.
+func numberKey(n string) (string, bool) {
+	if !json.Valid([]byte(n)) {
+		return "", false
+	}
+	sign := ""
+	if n[0] == '-' {
+		sign, n = "-", n[1:]
+	}
+	exp := 0
+	if i := strings.IndexAny(n, "eE"); i >= 0 {
+		e, err := strconv.Atoi(strings.TrimPrefix(n[i+1:], "+"))
+		if err != nil {
+			return "r:" + sign + n, true // an exponent beyond int: kept as written
+		}
+		exp, n = e, n[:i]
+	}
+	digits := n
+	if i := strings.IndexByte(n, '.'); i >= 0 {
+		digits = n[:i] + n[i+1:]
+		exp -= len(n) - i - 1
+	}
+	digits = strings.TrimLeft(digits, "0")
+	if digits == "" {
+		return "n:0", true // -0 and 0.00 are 0
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	return "n:" + sign + trimmed + "e" + strconv.Itoa(exp), true
 }
 
 func replyID(id json.RawMessage, ok bool) json.RawMessage {
