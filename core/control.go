@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -14,7 +15,7 @@ import (
 
 const maxRepairRounds = 2
 
-var hex40 = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var hex40 = regexp.MustCompile(ReviewTreeHashPattern)
 
 // taskLocks serialises operations on one task id across goroutines (creation, finalize, steer).
 type taskLocks struct {
@@ -41,7 +42,7 @@ func validateControl(req *ControlRequest) error {
 	var issues []Issue
 	add := func(path, msg string) { issues = append(issues, Issue{path, msg}) }
 	if !validTaskID(req.TaskID) {
-		add("task_id", "must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+		add("task_id", "must match "+TaskIDPattern)
 	}
 	has := map[string]bool{
 		"message": req.Message != nil, "interaction_id": req.InteractionID != "", "decision": req.Decision != "",
@@ -50,44 +51,21 @@ func validateControl(req *ControlRequest) error {
 		"expected_review_tree_hash": req.ExpectedReviewTreeHash != "", "commit_message": req.CommitMessage != "",
 		"wait_timeout_seconds": req.WaitTimeoutSeconds != nil,
 	}
-	allowed := map[string][]string{
-		ActionSteer:    {"message"},
-		ActionRespond:  {"interaction_id", "decision", "option_id", "answer"},
-		ActionFinalize: {"review_summary", "approved_review_criteria", "expected_review_revision", "expected_review_tree_hash", "commit_message", "wait_timeout_seconds"},
-		ActionCancel:   {},
-		ActionClose:    {},
-	}
-	required := map[string][]string{
-		ActionSteer:    {"message"},
-		ActionRespond:  {"interaction_id", "decision"},
-		ActionFinalize: {"review_summary", "approved_review_criteria", "expected_review_revision", "expected_review_tree_hash"},
-	}
-	fields, ok := allowed[req.Action]
-	if !ok {
+	if _, ok := ControlFields[req.Action]; !ok {
 		add("action", "must be steer, respond, cancel, finalize or close")
-	} else {
-		for _, f := range required[req.Action] {
-			if !has[f] {
-				add(f, "Required")
-			}
-		}
-		for f, set := range has {
-			if set && !slices.Contains(fields, f) {
-				add(f, "not allowed for action "+req.Action)
-			}
-		}
 	}
-	if req.Message != nil && (len(*req.Message) == 0 || len(*req.Message) > 20000) {
-		add("message", "must be 1..20000 characters")
+	issues = append(issues, ControlFieldIssues(req.Action, has)...)
+	if req.Message != nil && (len(*req.Message) == 0 || len(*req.Message) > MaxSteerMessageLen) {
+		add("message", fmt.Sprintf("must be 1..%d characters", MaxSteerMessageLen))
 	}
 	if req.Decision != "" && req.Decision != DecisionAllow && req.Decision != DecisionDeny {
 		add("decision", "must be allow or deny")
 	}
-	if len(req.InteractionID) > 256 || len(req.OptionID) > 1024 || len(req.Answer) > 10000 {
-		add("interaction_id", "interaction_id ≤256, option_id ≤1024, answer ≤10000 characters")
+	if len(req.InteractionID) > MaxInteractionIDLen || len(req.OptionID) > MaxOptionIDLen || len(req.Answer) > MaxAnswerLen {
+		add("interaction_id", fmt.Sprintf("interaction_id ≤%d, option_id ≤%d, answer ≤%d characters", MaxInteractionIDLen, MaxOptionIDLen, MaxAnswerLen))
 	}
-	if len(req.ReviewSummary) > 20000 || len(req.CommitMessage) > 5000 || len(req.ApprovedReviewCriteria) > 1000 {
-		add("review_summary", "review_summary ≤20000, commit_message ≤5000, approved_review_criteria ≤1000 items")
+	if len(req.ReviewSummary) > MaxReviewSummaryLen || len(req.CommitMessage) > MaxCommitMessageLen || len(req.ApprovedReviewCriteria) > MaxApprovedCriteria {
+		add("review_summary", fmt.Sprintf("review_summary ≤%d, commit_message ≤%d, approved_review_criteria ≤%d items", MaxReviewSummaryLen, MaxCommitMessageLen, MaxApprovedCriteria))
 	}
 	if p := req.ExpectedReviewRevision; p != nil && *p < 0 {
 		add("expected_review_revision", "must be ≥ 0")
@@ -96,7 +74,7 @@ func validateControl(req *ControlRequest) error {
 		add("expected_review_tree_hash", "must be 40 lowercase hex digits")
 	}
 	if w := req.WaitTimeoutSeconds; w != nil && (*w < 0 || *w > maxWaitSeconds) {
-		add("wait_timeout_seconds", "must be 0..600")
+		add("wait_timeout_seconds", fmt.Sprintf("must be 0..%d", maxWaitSeconds))
 	}
 	slices.SortFunc(issues, func(a, b Issue) int {
 		if a.Path < b.Path {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,17 +18,17 @@ import (
 )
 
 const (
-	defaultWaitSeconds    = 600
-	maxWaitSeconds        = 600
+	defaultWaitSeconds    = DefaultWaitSeconds
+	maxWaitSeconds        = MaxWaitSeconds
 	defaultFastTimeout    = 600
 	defaultDeepTimeout    = 3600
-	minExecutionTimeout   = 60
-	maxExecutionTimeout   = 14400
+	minExecutionTimeout   = MinExecutionTimeoutSeconds
+	maxExecutionTimeout   = MaxExecutionTimeoutSeconds
 	workerStartTimeout    = 60 * time.Second
 	provisioningGitBudget = 30 * time.Second
 )
 
-var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var hex64 = regexp.MustCompile(PauseReasonPattern)
 
 var efforts = []string{"low", "medium", "high", "max"}
 
@@ -35,13 +36,13 @@ func validateDelegate(req *DelegateRequest) error {
 	var issues []Issue
 	add := func(path, msg string) { issues = append(issues, Issue{path, msg}) }
 	if !validTaskID(req.TaskID) {
-		add("task_id", "must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$, without '..' or a '.lock' suffix")
+		add("task_id", "must match "+TaskIDPattern+", without '..' or a '.lock' suffix")
 	}
 	if len(req.Contract) == 0 {
 		add("contract", "Required")
 	}
-	if len(req.BaseRef) > 1024 {
-		add("base_ref", "at most 1024 characters")
+	if len(req.BaseRef) > MaxBaseRefLen {
+		add("base_ref", fmt.Sprintf("at most %d characters", MaxBaseRefLen))
 	}
 	if req.WorkerLane != "" && req.WorkerLane != LaneFast && req.WorkerLane != LaneDeep {
 		add("worker_lane", "must be fast or deep")
@@ -50,13 +51,13 @@ func validateDelegate(req *DelegateRequest) error {
 		add("reasoning_effort", "must be low, medium, high or max")
 	}
 	if t := req.ExecutionTimeoutSeconds; t != 0 && (t < minExecutionTimeout || t > maxExecutionTimeout) {
-		add("execution_timeout_seconds", "must be 60..14400")
+		add("execution_timeout_seconds", fmt.Sprintf("must be %d..%d", minExecutionTimeout, maxExecutionTimeout))
 	}
 	if req.WaitMode != "" && req.WaitMode != "review" && req.WaitMode != "background" {
 		add("wait_mode", "must be review or background")
 	}
 	if w := req.WaitTimeoutSeconds; w != nil && (*w < 0 || *w > maxWaitSeconds) {
-		add("wait_timeout_seconds", "must be 0..600")
+		add("wait_timeout_seconds", fmt.Sprintf("must be 0..%d", maxWaitSeconds))
 	}
 	if p := req.PauseRevision; p != nil && *p < 0 {
 		add("pause_revision", "must be ≥ 0")

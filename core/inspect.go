@@ -10,9 +10,9 @@ const inspectEnvelopeReserve = 512
 
 const (
 	defaultInspectMaxBytes = 64 << 10
-	minInspectMaxBytes     = 1024
-	maxInspectMaxBytes     = 64 << 10
-	maxInspectWaitMS       = 30000
+	minInspectMaxBytes     = MinInspectMaxBytes
+	maxInspectMaxBytes     = MaxInspectMaxBytes
+	maxInspectWaitMS       = MaxInspectWaitMS
 )
 
 var defaultInspectInclude = []string{
@@ -27,7 +27,7 @@ type inspectSources func(section string) (any, error)
 func validateInspect(req *InspectRequest) error {
 	var issues []Issue
 	if !validTaskID(req.TaskID) {
-		issues = append(issues, Issue{"task_id", "must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"})
+		issues = append(issues, Issue{"task_id", "must match " + TaskIDPattern})
 	}
 	if len(req.Include) > len(InspectSections) {
 		issues = append(issues, Issue{"include", "too many sections"})
@@ -48,7 +48,7 @@ func validateInspect(req *InspectRequest) error {
 	if req.MaxBytes != 0 && (req.MaxBytes < minInspectMaxBytes || req.MaxBytes > maxInspectMaxBytes) {
 		issues = append(issues, Issue{"max_bytes", "must be 1024..65536"})
 	}
-	if len(req.Cursor) > 8192 {
+	if len(req.Cursor) > MaxInspectCursorLen {
 		issues = append(issues, Issue{"cursor", "too long"})
 	}
 	switch req.WaitUntil {

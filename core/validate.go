@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-var taskIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var taskIDPattern = regexp.MustCompile(TaskIDPattern)
 
 // validTaskID keeps task ids usable as branch names and directory names.
 func validTaskID(id string) bool {

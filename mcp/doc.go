@@ -1,9 +1,11 @@
 // Package mcp serves core.Service to Codex as the stdio MCP server reasonix_worker with exactly
 // three tools: reasonix_delegate, reasonix_control and reasonix_inspect.
 //
-// The package holds no task logic. It speaks the part of MCP Codex uses (newline-delimited
-// JSON-RPC 2.0: initialize, ping, tools/list, tools/call, notifications/cancelled, and
-// notifications/progress towards Codex) with its own small loop, using the mcp-go types. It
+// The package holds no task logic. It speaks the part of MCP Codex uses (initialize, ping,
+// tools/list, tools/call, notifications/cancelled, notifications/progress towards Codex, and
+// server/discover with the per-request protocol version of 2026-07-28) over its own stdio
+// transport, mcp/internal/jsonrpc (whose doc says why it is not mcp-go's server), using the
+// mcp-go types. It
 // advertises the tools with the schemas Codex already knows (names, types, enums, limits and
 // required lists of the earlier bridge; our own descriptions from package assets), validates
 // every call's arguments against them, derives the repository authority from Codex's

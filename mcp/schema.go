@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"reasonixctl/core"
+	"reasonixctl/core/contract"
 )
 
 // The schemas stay inside the JSON Schema subset Codex converts for its model: draft-07 keywords,
@@ -168,51 +169,51 @@ func nullable(s object) object { return anyOf(s, object{kv("type", "null")}) }
 // stringPage is the string form a section takes when it did not fit and was paged.
 var stringPage = object{kv("type", "string")}
 
+// Every limit and pattern below is core's or core/contract's; schema_test ties each to its
+// constant.
 const (
-	taskIDPattern    = `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`
-	criterionPattern = `^[A-Za-z][A-Za-z0-9._-]{0,63}$`
-	sha256Pattern    = `^[0-9a-f]{64}$`
-	treeHashPattern  = `^[0-9a-f]{40}$`
+	sha256Pattern   = core.PauseReasonPattern
+	treeHashPattern = core.ReviewTreeHashPattern
 )
 
 var (
-	text       = str(1, 20000)
-	relPath    = str(1, 1024)
-	criterion  = pattern(criterionPattern)
-	argv       = array(str(0, 4096), 1, 128)
-	timeoutSec = integer(1, 1800)
-	proves     = array(criterion, 1, 256)
-	waitSecs   = integer(0, 600)
-	taskIDIn   = str(1, 64).with(kv("pattern", taskIDPattern))
+	text       = str(1, contract.MaxTextLen)
+	relPath    = str(1, contract.MaxPathLen)
+	criterion  = pattern(contract.CriterionIDPattern)
+	argv       = array(str(0, contract.MaxArgLen), 1, contract.MaxArgv)
+	timeoutSec = integer(1, contract.MaxTimeoutSeconds)
+	proves     = array(criterion, 1, contract.MaxProves)
+	waitSecs   = integer(0, core.MaxWaitSeconds)
+	taskIDIn   = str(1, core.MaxTaskIDLen).with(kv("pattern", core.TaskIDPattern))
 	effortEnum = []string{"low", "medium", "high", "max"}
 )
 
 func contractSchema() object {
 	return closed(
 		[]string{"schema_version", "objective", "user_outcome", "write_scope", "acceptance_criteria", "verification"},
-		kv("schema_version", object{kv("type", "number"), kv("const", 1)}),
+		kv("schema_version", object{kv("type", "number"), kv("const", contract.SchemaVersion)}),
 		kv("objective", text),
 		kv("user_outcome", text),
 		kv("verified_context", array(closed([]string{"path", "reason"},
-			kv("path", relPath), kv("reason", text)), 0, 1000).with(kv("default", []any{}))),
-		kv("write_scope", describe(array(relPath, 1, 1000),
+			kv("path", relPath), kv("reason", text)), 0, contract.MaxListLen).with(kv("default", []any{}))),
+		kv("write_scope", describe(array(relPath, 1, contract.MaxListLen),
 			"Exclusive write allowlist (repository paths or globs); everything else is denied.")),
-		kv("forbidden_scope", describe(array(relPath, 0, 1000).with(kv("default", []any{})),
+		kv("forbidden_scope", describe(array(relPath, 0, contract.MaxListLen).with(kv("default", []any{})),
 			"Sensitive carve-outs inside broader write_scope globs; never a catch-all.")),
-		kv("invariants", array(text, 0, 1000).with(kv("default", []any{}))),
-		kv("non_goals", array(text, 0, 1000).with(kv("default", []any{}))),
+		kv("invariants", array(text, 0, contract.MaxListLen).with(kv("default", []any{}))),
+		kv("non_goals", array(text, 0, contract.MaxListLen).with(kv("default", []any{}))),
 		kv("acceptance_criteria", array(closed([]string{"id", "requirement", "evidence"},
-			kv("id", criterion), kv("requirement", text), kv("evidence", enum("automated", "review"))), 1, 1000)),
+			kv("id", criterion), kv("requirement", text), kv("evidence", enum(contract.EvidenceAutomated, contract.EvidenceReview))), 1, contract.MaxListLen)),
 		kv("verification", array(closed([]string{"id", "argv", "proves"},
-			kv("id", criterion), kv("argv", argv), kv("cwd", str(0, 1024)),
-			kv("timeout_seconds", timeoutSec), kv("proves", proves)), 0, 256)),
+			kv("id", criterion), kv("argv", argv), kv("cwd", str(0, contract.MaxPathLen)),
+			kv("timeout_seconds", timeoutSec), kv("proves", proves)), 0, contract.MaxCommands)),
 		kv("allowed_commands", array(closed([]string{"id", "argv"},
-			kv("id", criterion), kv("argv", argv), kv("cwd", str(0, 1024)),
-			kv("timeout_seconds", timeoutSec)), 0, 256)),
+			kv("id", criterion), kv("argv", argv), kv("cwd", str(0, contract.MaxPathLen)),
+			kv("timeout_seconds", timeoutSec)), 0, contract.MaxCommands)),
 		kv("file_assertions", array(closed([]string{"id", "path", "expected_utf8", "proves"},
-			kv("id", criterion), kv("path", relPath), kv("expected_utf8", str(0, 65536)),
-			kv("proves", proves)), 0, 256)),
-		kv("pause_conditions", array(text, 0, 1000).with(kv("default", []any{}))),
+			kv("id", criterion), kv("path", relPath), kv("expected_utf8", str(0, contract.MaxExpectedBytes)),
+			kv("proves", proves)), 0, contract.MaxCommands)),
+		kv("pause_conditions", array(text, 0, contract.MaxListLen).with(kv("default", []any{}))),
 	)
 }
 
@@ -220,14 +221,14 @@ func delegateInput() object {
 	return root(closed([]string{"task_id", "contract"},
 		kv("task_id", taskIDIn),
 		kv("contract", contractSchema()),
-		kv("base_ref", str(1, 1024)),
+		kv("base_ref", str(1, core.MaxBaseRefLen)),
 		kv("worker_lane", describe(enum("fast", "deep"),
 			"fast (default): direct edits. deep: long multi-step Goal session. Omitted on resume: unchanged.")),
 		kv("reasoning_effort", describe(enum(effortEnum...), "Lowest adequate; low is the lowest.")),
-		kv("execution_timeout_seconds", describe(integer(60, 14400),
+		kv("execution_timeout_seconds", describe(integer(core.MinExecutionTimeoutSeconds, core.MaxExecutionTimeoutSeconds),
 			"Worker deadline; default fast 600, deep 3600. Omitted on resume: unchanged.")),
 		kv("wait_mode", enum("review", "background").with(kv("default", "review"))),
-		kv("wait_timeout_seconds", waitSecs.with(kv("default", 600))),
+		kv("wait_timeout_seconds", waitSecs.with(kv("default", core.DefaultWaitSeconds))),
 		kv("pause_revision", integer(0, 0)),
 		kv("pause_reason_hash", pattern(sha256Pattern)),
 		kv("path_base", describe(enum("cwd", "repository"),
@@ -240,17 +241,17 @@ func controlInput() object {
 	return root(closed([]string{"task_id", "action"},
 		kv("task_id", taskIDIn),
 		kv("action", enum(core.ActionSteer, core.ActionRespond, core.ActionCancel, core.ActionFinalize, core.ActionClose)),
-		kv("message", describe(str(0, 20000), "steer: required.")),
-		kv("interaction_id", describe(str(1, 256), "respond: required.")),
+		kv("message", describe(str(0, core.MaxSteerMessageLen), "steer: required.")),
+		kv("interaction_id", describe(str(1, core.MaxInteractionIDLen), "respond: required.")),
 		kv("decision", describe(enum(core.DecisionAllow, core.DecisionDeny), "respond: required.")),
-		kv("option_id", describe(str(1, 1024), "respond: optional offered option.")),
-		kv("answer", describe(str(1, 10000), "respond: optional free-form answer.")),
-		kv("review_summary", describe(str(1, 20000), "finalize: required.")),
-		kv("approved_review_criteria", describe(array(str(1, 64), 0, 1000),
+		kv("option_id", describe(str(1, core.MaxOptionIDLen), "respond: optional offered option.")),
+		kv("answer", describe(str(1, core.MaxAnswerLen), "respond: optional free-form answer.")),
+		kv("review_summary", describe(str(1, core.MaxReviewSummaryLen), "finalize: required.")),
+		kv("approved_review_criteria", describe(array(str(1, contract.MaxCriterionIDLen), 0, core.MaxApprovedCriteria),
 			"finalize: required; must include every id of required_review_criteria.")),
 		kv("expected_review_revision", describe(integer(0, 0), "finalize: required; the reviewed review_revision.")),
 		kv("expected_review_tree_hash", describe(pattern(treeHashPattern), "finalize: required; the reviewed review_tree_hash.")),
-		kv("commit_message", describe(str(1, 5000), "finalize: optional.")),
+		kv("commit_message", describe(str(1, core.MaxCommitMessageLen), "finalize: optional.")),
 		kv("wait_timeout_seconds", describe(waitSecs, "finalize: optional, default 600.")),
 	))
 }
@@ -259,9 +260,9 @@ func inspectInput() object {
 	return root(closed([]string{"task_id"},
 		kv("task_id", taskIDIn),
 		kv("include", array(enum(core.InspectSections...), 0, len(core.InspectSections))),
-		kv("wait_ms", integer(0, 30000)),
-		kv("cursor", str(1, 8192)),
-		kv("max_bytes", integer(1024, 65536)),
+		kv("wait_ms", integer(0, core.MaxInspectWaitMS)),
+		kv("cursor", str(1, core.MaxInspectCursorLen)),
+		kv("max_bytes", integer(core.MinInspectMaxBytes, core.MaxInspectMaxBytes)),
 		kv("wait_until", enum("change", "review_required", "interaction", "terminal").with(kv("default", "change"))),
 	))
 }
@@ -280,7 +281,7 @@ func taskViewFields() []field {
 	effort := enum(append([]string{"minimal"}, effortEnum...)...)
 	paths := array(object{kv("type", "string")}, 0, 0)
 	return []field{
-		kv("task_id", str(1, 64)),
+		kv("task_id", str(1, core.MaxTaskIDLen)),
 		kv("state", enum(states...)),
 		kv("phase", object{kv("type", "string")}),
 		kv("contract_hash", pattern(sha256Pattern)),
@@ -290,7 +291,7 @@ func taskViewFields() []field {
 		kv("worker_lane", enum(string(core.LaneFast), string(core.LaneDeep))),
 		kv("requested_reasoning_effort", effort),
 		kv("effective_reasoning_effort", effort),
-		kv("execution_timeout_seconds", integer(60, 14400)),
+		kv("execution_timeout_seconds", integer(core.MinExecutionTimeoutSeconds, core.MaxExecutionTimeoutSeconds)),
 		kv("source_checkout_integrated", object{kv("type", "boolean"), kv("const", false)}),
 		kv("integration_command", str(1, 1024)),
 		kv("session_id", str(1, 0)),
@@ -366,7 +367,7 @@ func delegateOutput() object {
 		kv("risks", array(str(0, 2048), 0, 128)),
 		kv("usage", usageSchema()),
 		kv("active_interaction", interactionSchema()),
-		kv("required_review_criteria", array(str(1, 64), 0, 1000)),
+		kv("required_review_criteria", array(str(1, contract.MaxCriterionIDLen), 0, core.MaxApprovedCriteria)),
 		kv("review_diff_sha256", pattern(sha256Pattern)),
 	}
 	return root(closed(taskViewRequired, append(taskViewFields(), bundle...)...))
@@ -420,7 +421,7 @@ func inspectOutput() object {
 		kv("events", anyOf(array(event, 0, 0), stringPage)),
 	)
 	return root(closed([]string{"task_id", "sections", "truncated", "updated_at"},
-		kv("task_id", str(1, 64)),
+		kv("task_id", str(1, core.MaxTaskIDLen)),
 		kv("sections", sections),
 		kv("truncated", object{kv("type", "boolean")}),
 		kv("next_cursor", plain),

@@ -492,3 +492,46 @@ func TestStdioBoundsRunningCalls(t *testing.T) {
 	}
 	p.close()
 }
+
+// The answers issue 16 asked for: responses are never answered, a cursor never issued and an
+// initialize without protocolVersion are invalid params, and 2026-07-28 is served beside
+// Codex's 2025-06-18.
+func TestStdioRevisionsAndProbes(t *testing.T) {
+	srv := NewServer(func(context.Context) (core.Service, error) { return &fakeService{}, nil }, Options{Version: "v"})
+	p := startStdio(t, context.Background(), srv)
+	p.send(codexInitialize)
+	if m := p.next(); m["result"].(map[string]any)["protocolVersion"] != "2025-06-18" {
+		t.Fatalf("codex initialize: %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"bm9wZQ=="}}`)
+	if m := p.next(); m["id"] != 1.0 || m["error"].(map[string]any)["code"] != float64(codeInvalidParams) {
+		t.Fatalf("cursor never issued (or the null-id response was answered): %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"capabilities":{}}}`)
+	if m := p.next(); m["id"] != 2.0 || m["error"].(map[string]any)["code"] != float64(codeInvalidParams) {
+		t.Fatalf("initialize without protocolVersion: %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{` + modernMeta("2026-07-28") + `}}`)
+	m := p.next()
+	r, _ := m["result"].(map[string]any)
+	if r == nil || r["resultType"] != "complete" || r["ttlMs"] != 0.0 || r["cacheScope"] != "private" ||
+		fmt.Sprint(r["supportedVersions"]) != "[2026-07-28 2025-11-25 2025-06-18 2025-03-26 2024-11-05]" {
+		t.Fatalf("server/discover: %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{` + modernMeta("2026-07-28") + `}}`)
+	r, _ = p.next()["result"].(map[string]any)
+	info, _ := r["_meta"].(map[string]any)[mcp.MetaKeyServerInfo].(map[string]any)
+	if len(r["tools"].([]any)) != 3 || r["resultType"] != "complete" || info["name"] != ServerName || info["version"] != "v" {
+		t.Fatalf("tools/list at 2026-07-28: %v", r)
+	}
+	p.send(`{"jsonrpc":"2.0","id":5,"method":"ping","params":{` + modernMeta("2026-07-28") + `}}`)
+	if m := p.next(); m["error"].(map[string]any)["code"] != float64(codeMethodNotFound) {
+		t.Fatalf("ping at 2026-07-28: %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{` + modernMeta("2099-01-01") + `}}`)
+	if m := p.next(); m["error"].(map[string]any)["code"] != float64(codeUnsupportedProtocolVersion) {
+		t.Fatalf("unknown later revision: %v", m)
+	}
+	p.close()
+}

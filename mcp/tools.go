@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"reasonixctl/assets"
 	"reasonixctl/core"
+	"reasonixctl/mcp/internal/jsonrpc"
 )
 
 // Tool names Codex calls.
@@ -114,7 +114,7 @@ func encodeToolsList(specs []toolSpec) ([]byte, error) {
 
 // callTool runs one call: input validation, waiting for the service, progress while the call
 // runs and the error envelope. Everything task-specific lives in the service.
-func (s *Server) callTool(ctx context.Context, c *session, run toolRun, p callParams) (res *mcp.CallToolResult) {
+func (s *Server) callTool(ctx context.Context, conn *jsonrpc.Conn, run toolRun, p callParams) (res *mcp.CallToolResult) {
 	name := p.Name
 	start := time.Now()
 	defer func() {
@@ -123,7 +123,7 @@ func (s *Server) callTool(ctx context.Context, c *session, run toolRun, p callPa
 			res = errorResult(core.Errorf(core.CodeInternalError, nil, "%s failed unexpectedly", name))
 		}
 	}()
-	raw, err := s.call(ctx, c, run, p)
+	raw, err := s.call(ctx, conn, run, p)
 	took := time.Since(start).Round(time.Millisecond)
 	if err != nil {
 		e := core.AsError(err)
@@ -136,7 +136,7 @@ func (s *Server) callTool(ctx context.Context, c *session, run toolRun, p callPa
 
 // call runs one tool call and returns its result as JSON. The result is not checked against the
 // advertised output schema here: the tests check every result the tools produce.
-func (s *Server) call(ctx context.Context, c *session, run toolRun, p callParams) ([]byte, error) {
+func (s *Server) call(ctx context.Context, conn *jsonrpc.Conn, run toolRun, p callParams) ([]byte, error) {
 	name := p.Name
 	rules, err := inputRules()
 	if err != nil {
@@ -158,7 +158,7 @@ func (s *Server) call(ctx context.Context, c *session, run toolRun, p callParams
 			return nil, invalidRequest(name, []core.Issue{{Path: "_meta", Message: "got a non-object, want object"}})
 		}
 	}
-	stop := c.progress(ctx, meta.ProgressToken, name)
+	stop := s.progress(ctx, conn, meta.ProgressToken, name)
 	defer stop()
 
 	svc, err := s.service.get(ctx)
@@ -221,37 +221,14 @@ func (s *Server) inspect(ctx context.Context, svc core.Service, call toolCall) (
 	return svc.Inspect(ctx, req)
 }
 
-// controlFields says which optional fields each control action takes and which it requires;
-// task_id and action are always there.
-var controlFields = map[string]struct{ required, optional []string }{
-	core.ActionSteer:   {required: []string{"message"}},
-	core.ActionRespond: {required: []string{"interaction_id", "decision"}, optional: []string{"option_id", "answer"}},
-	core.ActionCancel:  {},
-	core.ActionClose:   {},
-	core.ActionFinalize: {
-		required: []string{"review_summary", "approved_review_criteria", "expected_review_revision", "expected_review_tree_hash"},
-		optional: []string{"commit_message", "wait_timeout_seconds"},
-	},
-}
-
-// controlUnionIssues applies the strict per-action union on top of the flat wire schema.
+// controlUnionIssues applies core's per-action union on top of the flat wire schema. A field
+// counts as set when its key is there, whatever its value.
 func controlUnionIssues(req core.ControlRequest, fields map[string]json.RawMessage) []core.Issue {
-	spec := controlFields[req.Action]
-	var issues []core.Issue
-	for _, f := range spec.required {
-		if _, ok := fields[f]; !ok {
-			issues = append(issues, core.Issue{Path: f, Message: "Required"})
-		}
+	present := make(map[string]bool, len(fields))
+	for f := range fields {
+		present[f] = true
 	}
-	allowed := map[string]bool{"task_id": true, "action": true}
-	for _, f := range append(spec.required, spec.optional...) {
-		allowed[f] = true
-	}
-	for _, f := range slices.Sorted(maps.Keys(fields)) {
-		if !allowed[f] {
-			issues = append(issues, core.Issue{Path: f, Message: fmt.Sprintf("Not allowed for action %s", req.Action)})
-		}
-	}
+	issues := core.ControlFieldIssues(req.Action, present)
 	if _, ok := fields["review_summary"]; ok && req.Action == core.ActionFinalize && strings.TrimSpace(req.ReviewSummary) == "" {
 		issues = append(issues, core.Issue{Path: "review_summary", Message: "Must not be blank"})
 	}

@@ -278,7 +278,7 @@ func TestWireViolations(t *testing.T) {
 		{"unknown key", ToolInspect, map[string]any{"task_id": "t", "repository": "/etc"},
 			[]core.Issue{{Path: "repository", Message: "Unrecognized key"}}},
 		{"bad task id", ToolInspect, map[string]any{"task_id": "../x"},
-			[]core.Issue{{Path: "task_id", Message: "'../x' does not match pattern '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'"}}},
+			[]core.Issue{{Path: "task_id", Message: "'../x' does not match pattern '" + core.TaskIDPattern + "'"}}},
 		{"contract incomplete", ToolDelegate, map[string]any{"task_id": "t", "contract": map[string]any{"schema_version": 1}},
 			[]core.Issue{{Path: "contract.acceptance_criteria", Message: "Required"}, {Path: "contract.objective", Message: "Required"},
 				{Path: "contract.user_outcome", Message: "Required"}, {Path: "contract.verification", Message: "Required"},

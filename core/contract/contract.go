@@ -20,8 +20,12 @@ const (
 	DefaultVerifyTimeout  = 600 // seconds, verification entries without timeout_seconds
 	DefaultCommandTimeout = 120 // seconds, allowed_commands entries without timeout_seconds
 	MaxExpectedBytes      = 64 << 10
-	EvidenceAutomated     = "automated"
-	EvidenceReview        = "review"
+	// CriterionIDPattern is the form of every id in a contract (criteria, commands, file
+	// assertions); MaxCriterionIDLen is the length it allows.
+	CriterionIDPattern = `^[A-Za-z][A-Za-z0-9._-]{0,63}$`
+	MaxCriterionIDLen  = 64
+	EvidenceAutomated  = "automated"
+	EvidenceReview     = "review"
 )
 
 // Names used in issue paths.

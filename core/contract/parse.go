@@ -14,7 +14,7 @@ import (
 )
 
 // idPattern is compiled on first use: at start-up it cost about 1 ms of every process.
-var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]{0,63}$`) })
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(CriterionIDPattern) })
 
 // Parse decodes a TaskContractV1 document strictly (unknown fields, wrong types and limits are
 // all refused), normalises it and checks its internal consistency. Every problem is returned at

@@ -1,0 +1,76 @@
+package core
+
+import (
+	"maps"
+	"slices"
+)
+
+// The request rules both front ends enforce: the engine validates requests with them, and package
+// mcp builds the schemas it advertises from them (its tests tie every schema limit to one of
+// these). Contract limits live in core/contract.
+const (
+	// TaskIDPattern keeps a task id usable as a branch name and a directory name; validTaskID
+	// adds what a regular expression says badly ('..', a '.lock' suffix).
+	TaskIDPattern = `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`
+	MaxTaskIDLen  = 64
+
+	MaxBaseRefLen              = 1024
+	MinExecutionTimeoutSeconds = 60
+	MaxExecutionTimeoutSeconds = 14400
+	DefaultWaitSeconds         = 600
+	MaxWaitSeconds             = 600 // delegate and finalize block at most this long
+
+	MaxSteerMessageLen    = 20000
+	MaxInteractionIDLen   = 256
+	MaxOptionIDLen        = 1024
+	MaxAnswerLen          = 10000
+	MaxReviewSummaryLen   = 20000
+	MaxCommitMessageLen   = 5000
+	MaxApprovedCriteria   = 1000
+	MaxInspectWaitMS      = 30000
+	MinInspectMaxBytes    = 1024
+	MaxInspectMaxBytes    = 64 << 10
+	MaxInspectCursorLen   = 8192
+	ReviewTreeHashPattern = `^[0-9a-f]{40}$`
+	PauseReasonPattern    = `^[0-9a-f]{64}$`
+)
+
+// ControlFieldRule is what one reasonix_control action takes besides task_id and action.
+type ControlFieldRule struct {
+	Required, Optional []string
+}
+
+// ControlFields is the per-action union of reasonix_control: the one place its fields are
+// assigned to actions.
+var ControlFields = map[string]ControlFieldRule{
+	ActionSteer:   {Required: []string{"message"}},
+	ActionRespond: {Required: []string{"interaction_id", "decision"}, Optional: []string{"option_id", "answer"}},
+	ActionCancel:  {},
+	ActionClose:   {},
+	ActionFinalize: {
+		Required: []string{"review_summary", "approved_review_criteria", "expected_review_revision", "expected_review_tree_hash"},
+		Optional: []string{"commit_message", "wait_timeout_seconds"},
+	},
+}
+
+// ControlFieldIssues applies ControlFields to the fields a request sets: each required one that
+// is missing (in rule order), then each one the action does not take (by name). present lists
+// every field set, task_id and action included. An unknown action gets no issue here.
+func ControlFieldIssues(action string, present map[string]bool) []Issue {
+	rule, ok := ControlFields[action]
+	if !ok {
+		return nil
+	}
+	var issues []Issue
+	for _, f := range rule.Required {
+		if !present[f] {
+			issues = append(issues, Issue{Path: f, Message: "Required"})
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(present)) {
+		if present[f] && f != "task_id" && f != "action" && !slices.Contains(rule.Required, f) && !slices.Contains(rule.Optional, f) {
+			issues = append(issues, Issue{Path: f, Message: "Not allowed for action " + action})
+		}
+	}
+	return issues
+}
