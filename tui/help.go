@@ -75,16 +75,24 @@ func (d *helpDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		d.vp.ScrollDown(1)
 	case key.Matches(msg, k.Up):
 		d.vp.ScrollUp(1)
-	case key.Matches(msg, k.PageDown):
-		d.vp.PageDown()
-	case key.Matches(msg, k.PageUp):
-		d.vp.PageUp()
-	case key.Matches(msg, k.Top):
-		d.vp.GotoTop()
-	case key.Matches(msg, k.Bottom):
-		d.vp.GotoBottom()
+	default:
+		scrollViewport(&d.vp, msg, k)
 	}
 	return dialogResult{}
+}
+
+// scrollViewport pages a viewport with the detail keys: page up and down, top and bottom.
+func scrollViewport(vp *viewport.Model, msg tea.KeyMsg, k KeyMap) {
+	switch {
+	case key.Matches(msg, k.PageDown):
+		vp.PageDown()
+	case key.Matches(msg, k.PageUp):
+		vp.PageUp()
+	case key.Matches(msg, k.Top):
+		vp.GotoTop()
+	case key.Matches(msg, k.Bottom):
+		vp.GotoBottom()
+	}
 }
 
 // setHeight is called by the frame before view with the lines the body may use.

@@ -1112,16 +1112,7 @@ func (m *Model) scrollKey(msg tea.KeyMsg) {
 		}
 		ti.diffCur = ti.diff.clamp(c)
 	case tabContract:
-		switch {
-		case key.Matches(msg, k.PageDown):
-			ti.contract.PageDown()
-		case key.Matches(msg, k.PageUp):
-			ti.contract.PageUp()
-		case key.Matches(msg, k.Top):
-			ti.contract.GotoTop()
-		case key.Matches(msg, k.Bottom):
-			ti.contract.GotoBottom()
-		}
+		scrollViewport(&ti.contract, msg, k)
 	}
 }
 
