@@ -35,14 +35,14 @@ var buildBinaries = sync.OnceValues(func() (string, error) {
 
 // mcpSession is reasonixctl --mcp over real stdio, spoken to as raw JSON-RPC lines.
 type mcpSession struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	lines  chan []byte
 	nextID int
 }
 
-func startMCP(t *testing.T, stateDir string, extraEnv ...string) *mcpSession {
+func startMCP(t testing.TB, stateDir string, extraEnv ...string) *mcpSession {
 	t.Helper()
 	bin, err := buildBinaries()
 	if err != nil {
@@ -182,7 +182,7 @@ func codexMeta(cwd string, writable bool) map[string]any {
 	}}
 }
 
-func gitIn(t *testing.T, dir string, args ...string) string {
+func gitIn(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -194,7 +194,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func testRepo(t *testing.T) string {
+func testRepo(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	gitIn(t, dir, "init", "-q", "-b", "main")
