@@ -125,6 +125,13 @@ func (s *Server) callTool(ctx context.Context, conn *jsonrpc.Conn, run toolRun, 
 	}()
 	raw, err := s.call(ctx, conn, run, p)
 	took := time.Since(start).Round(time.Millisecond)
+	if err != nil && ctx.Err() != nil {
+		// The call's context ends only when the client cancels it (then no answer is sent at
+		// all) or when serving ends: the session is ending under the call. Say so, retryably,
+		// rather than what the interrupted wait happened to report. Work already done is stored.
+		err = core.Errorf(core.CodeReasonixUnavailable, map[string]any{"shutdown": true},
+			"reasonixctl is shutting down; the task is kept as it was; call again once the server is back")
+	}
 	if err != nil {
 		e := core.AsError(err)
 		s.log.Info("mcp: call failed", "tool", name, "duration", took, "code", e.Code, "err", e.Message)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -117,4 +118,77 @@ func BenchmarkShutdownAfterTask(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(max(n, 1)), "ms-to-exit")
+}
+
+// A call still waiting when the session ends is answered first, with a retryable error that
+// says what happened, and the process still exits within Codex's grace.
+func TestCallInFlightAtShutdownIsAnsweredRetryably(t *testing.T) {
+	repo := testRepo(t)
+	state := t.TempDir()
+	s := startMCP(t, state)
+	s.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "codex", "version": "0.169.0"}})
+	s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	if res := s.tool("reasonix_delegate", map[string]any{"task_id": "waiting", "contract": e2eContract}, codexMeta(repo, true)); res.IsError {
+		t.Fatalf("delegate: %s", res.Content[0].Text)
+	}
+	// A wait for the task to end: it is in review, so this waits until the server stops.
+	s.send(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": map[string]any{
+		"name": "reasonix_inspect", "arguments": map[string]any{"task_id": "waiting", "wait_until": "terminal", "wait_ms": 30000},
+	}})
+	exited := make(chan error, 1)
+	go func() { exited <- s.cmd.Wait() }()
+	// Make sure the wait has started: a ping is answered only after the call above was read.
+	s.send(map[string]any{"jsonrpc": "2.0", "id": 100, "method": "ping"})
+	var answer json.RawMessage
+	deadline := time.After(10 * time.Second)
+	for answer == nil {
+		select {
+		case line, ok := <-s.lines:
+			if !ok {
+				t.Fatal("stdout closed before the waiting call was answered")
+			}
+			var msg struct {
+				ID     int             `json:"id"`
+				Result json.RawMessage `json:"result"`
+			}
+			if json.Unmarshal(line, &msg) != nil {
+				continue
+			}
+			if msg.ID == 100 {
+				if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if msg.ID == 99 {
+				answer = msg.Result
+			}
+		case <-deadline:
+			t.Fatal("the waiting call was never answered")
+		}
+	}
+	var r toolResult
+	if err := json.Unmarshal(answer, &r); err != nil || !r.IsError || len(r.Content) == 0 {
+		t.Fatalf("answer %s", answer)
+	}
+	var env struct {
+		Error struct {
+			Code      string `json:"code"`
+			Retryable bool   `json:"retryable"`
+			Message   string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(r.Content[0].Text), &env); err != nil {
+		t.Fatal(err)
+	}
+	if env.Error.Code != "reasonix_unavailable" || !env.Error.Retryable || !strings.Contains(env.Error.Message, "shutting down") {
+		t.Fatalf("error %+v", env.Error)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("did not exit after answering")
+	}
 }
