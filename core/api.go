@@ -62,6 +62,12 @@ func (s State) Terminal() bool {
 	return false
 }
 
+// Working reports whether a worker or a finalize is busy with a task in state s: stopping the
+// owner interrupts it, and the next start pauses or rolls it back.
+func (s State) Working() bool {
+	return !s.Terminal() && s != StatePaused && s != StateReviewRequired
+}
+
 // Lane is the worker's execution lane: fast maps to the session mode normal, deep to goal.
 type Lane string
 

@@ -308,7 +308,7 @@ func isWorkerGone(err error) bool {
 // pause moves a task to paused unless it is already past running.
 func (e *Engine) pause(id, phase, reason string) {
 	_, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
-		if r.State.Terminal() || r.State == StatePaused || r.State == StateReviewRequired {
+		if !r.State.Working() {
 			return nil, nil
 		}
 		evs := cancelInteractions(r, e.now())

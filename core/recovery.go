@@ -36,7 +36,7 @@ func (e *Engine) recover() error {
 			e.log.Warn("skipping unreadable task at startup", "task", rec.TaskID, "err", err)
 			continue
 		}
-		if r.State.Terminal() || r.State == StatePaused || r.State == StateReviewRequired {
+		if !r.State.Working() {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), recoveryGitBudget)

@@ -72,7 +72,7 @@ func (d *promptDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 			return d.respond(core.DecisionAllow, opts[n].OptionID, "")
 		}
 		d.err = fmt.Sprintf("there is no option %d", n+1)
-	case key.Matches(msg, k.FreeText) && freeTextAllowed(d.ia.Kind, r):
+	case key.Matches(msg, k.FreeText) && freeTextAllowed(d.ia.Kind):
 		d.answering = true
 		d.input.Focus()
 	case key.Matches(msg, k.AllowOnce) && d.ia.Kind == core.InteractionPermission:
@@ -145,7 +145,7 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	} else if len(opts) > 0 {
 		keys = append(keys, hint(k.Option, "choose"))
 	}
-	if freeTextAllowed(d.ia.Kind, r) {
+	if freeTextAllowed(d.ia.Kind) {
 		keys = append(keys, hint(k.FreeText, "type answer"))
 	}
 	keys = append(keys, k.Deny, hint(k.Later, "later"), hint(k.Help, "help"))

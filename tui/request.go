@@ -18,7 +18,7 @@ func choices(kind string, r core.InteractionRequest) []core.InteractionOption {
 
 // freeTextAllowed says whether a question takes a typed answer: the engine passes a typed
 // answer through when no offered option matches, so any question without options takes one.
-func freeTextAllowed(kind string, r core.InteractionRequest) bool {
+func freeTextAllowed(kind string) bool {
 	return kind == core.InteractionInput
 }
 

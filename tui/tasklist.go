@@ -63,23 +63,22 @@ func (l *taskList) move(delta int) bool {
 	return changed
 }
 
-// working are the tasks that would be interrupted by quitting.
+// working are the tasks that quitting would interrupt.
 func (l *taskList) working() int {
 	n := 0
 	for _, t := range l.tasks {
-		switch t.State {
-		case core.StateProvisioning, core.StateRunning, core.StateWaitingPermission, core.StateWaitingInput, core.StateVerifying:
+		if t.State.Working() {
 			n++
 		}
 	}
 	return n
 }
 
-// resumable are the paused tasks.
+// resumable are the tasks core would let the person resume.
 func (l *taskList) resumable() int {
 	n := 0
 	for _, t := range l.tasks {
-		if t.State == core.StatePaused {
+		if core.Allows(t, core.ActionResume) {
 			n++
 		}
 	}
