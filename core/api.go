@@ -131,6 +131,9 @@ type ControlRequest struct {
 	WaitTimeoutSeconds     *int     `json:"wait_timeout_seconds,omitempty"`
 
 	Authority Authority `json:"-"` // finalize only
+	// answeredBy names who answered an interaction in its permission_decided event, when it
+	// was not a supervisor (the person an Asker asked).
+	answeredBy string
 }
 
 // Control actions.

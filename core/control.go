@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -224,7 +225,7 @@ func (e *Engine) respond(ctx context.Context, req ControlRequest) (TaskView, err
 			evs = append(evs, event(EventPermissionDecided, PermissionData{
 				ToolCallID: ia.Request.ToolCallID, Kind: ia.Request.Tool, Title: ia.Request.Title,
 				Argv: ia.Request.Argv, Cwd: ia.Request.Cwd, Paths: ia.Request.Paths,
-				Decision: req.Decision, By: "supervisor",
+				Decision: req.Decision, By: cmp.Or(req.answeredBy, "supervisor"),
 			}))
 		}
 		if r.pendingInteraction() == nil && (r.State == StateWaitingPermission || r.State == StateWaitingInput) {

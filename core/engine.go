@@ -35,6 +35,9 @@ type Config struct {
 	RunGitHooks bool
 	// SecretScannerArgv is an external secret scanner run on the changed files before commit.
 	SecretScannerArgv []string
+	// AskTimeout bounds how long an automatic-mode task waits for a person it asks (see
+	// AttachSupervisor and SetAsker); zero means DefaultAskTimeout.
+	AskTimeout time.Duration
 
 	Now func() time.Time
 }
@@ -61,6 +64,8 @@ type Engine struct {
 	bg       sync.WaitGroup
 	bgMu     sync.Mutex
 	bgClosed bool
+
+	askers askers
 }
 
 var _ Service = (*Engine)(nil)
@@ -79,6 +84,9 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	if cfg.Mode == "" {
 		cfg.Mode = "engine"
+	}
+	if cfg.AskTimeout <= 0 {
+		cfg.AskTimeout = DefaultAskTimeout
 	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, Errorf(CodeInternalError, nil, "state directory: %w", err)

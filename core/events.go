@@ -86,7 +86,7 @@ type PermissionData struct {
 	Code       string   `json:"code,omitempty"`
 	Reason     string   `json:"reason,omitempty"`
 	Hint       string   `json:"hint,omitempty"`
-	By         string   `json:"by"` // policy | supervisor
+	By         string   `json:"by"` // policy | supervisor | asked_user (the person an Asker asked)
 }
 
 // ReviewReadyData is the data of review_ready.

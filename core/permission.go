@@ -30,7 +30,8 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 	}
 	t.catchUp(ctx, req)
 	if isQuestion(req) {
-		return t.ask(ctx, req, InteractionInput, policy.Decision{Reason: "the worker asks a question"})
+		out, _ := t.ask(ctx, req, InteractionInput, policy.Decision{Reason: "the worker asks a question"}, askLimit{})
+		return out
 	}
 
 	var d policy.Decision
@@ -84,7 +85,18 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 	if d.Askable() && r.PermissionMode == PermissionSupervised {
 		data.Decision = DecisionInteraction
 		e.appendEvents(t.id, event(EventPermissionDecided, data))
-		return t.ask(ctx, req, InteractionPermission, d)
+		out, _ := t.ask(ctx, req, InteractionPermission, d, askLimit{})
+		return out
+	}
+	if ok, asker, timeout := e.askFor(); ok && d.Askable() {
+		data.Decision = DecisionInteraction
+		e.appendEvents(t.id, event(EventPermissionDecided, data))
+		out, unanswered := t.ask(ctx, req, InteractionPermission, d, askLimit{timeout: timeout, asker: asker})
+		if !unanswered {
+			return out
+		}
+		// Nobody said yes in time: the automatic denial applies, with its recovery steer.
+		data.Reason = d.Reason + " (no one allowed it within " + timeout.String() + ")"
 	}
 
 	data.Decision = DecisionDeny
@@ -103,7 +115,7 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		e.pause(t.id, PhaseRepeatedDenial, fmt.Sprintf("the worker repeated a denied request %d times (%s)", count, d.Code))
 		e.spawn(t.cancelTurn)
 	case count == 1:
-		msg := "The previous tool request was rejected by immutable supervisor policy: " + d.Reason + " " + d.Hint
+		msg := "The previous tool request was rejected by immutable supervisor policy: " + data.Reason + " " + d.Hint
 		e.spawn(func() { t.steerQuietly(msg) })
 	}
 	return req.Choose("reject_once")
@@ -165,9 +177,17 @@ func rawExecInput(raw json.RawMessage) ([]string, string) {
 	return in.Argv, in.Cwd
 }
 
+// askLimit bounds an interaction of an automatic-mode task: it waits at most timeout, and asker,
+// when set, is asked alongside whoever else may answer.
+type askLimit struct {
+	timeout time.Duration
+	asker   Asker
+}
+
 // ask opens an interaction and waits for a supervisor's answer, the turn's end, or the task
-// leaving its waiting state.
-func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind string, d policy.Decision) acp.PermissionOutcome {
+// leaving its waiting state. unanswered reports that the limit's timeout passed or its asker
+// declined: the interaction is cancelled and the caller denies.
+func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind string, d policy.Decision, limit askLimit) (out acp.PermissionOutcome, unanswered bool) {
 	e := t.e
 	request := InteractionRequest{
 		ToolCallID: req.ToolCallID, Tool: req.ToolKind, Title: truncateText(req.Title, 512),
@@ -231,30 +251,90 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 	}
 	t.mu.Unlock()
 	if err != nil {
-		return acp.PermissionOutcome{}
+		return acp.PermissionOutcome{}, false
+	}
+	var expired <-chan time.Time
+	if limit.timeout > 0 {
+		timer := time.NewTimer(limit.timeout)
+		defer timer.Stop()
+		expired = timer.C
+	}
+	declined := make(chan struct{}, 1)
+	if limit.asker != nil {
+		actx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		q := Question{TaskID: t.id, Timeout: limit.timeout, Interaction: Interaction{
+			ID: id, Kind: kind, Status: InteractionPending, Request: request}}
+		e.spawn(func() { t.askOutside(actx, limit.asker, q, declined) })
 	}
 	select {
 	case a := <-ch:
-		return a.outcome
+		return a.outcome, false
+	case <-expired:
+	case <-declined:
 	case <-ctx.Done():
-		_, _ = e.update(t.id, func(r *taskRecord) ([]newEvent, error) {
-			for i := range r.Interactions {
-				if r.Interactions[i].ID == id && r.Interactions[i].Status == InteractionPending {
-					r.Interactions[i].Status, r.Interactions[i].ResolvedAt = InteractionCancelled, formatTime(e.now())
-					evs := []newEvent{event(EventInteractionResolved, r.Interactions[i])}
-					if r.State == state {
-						ev, err := setState(r, StateRunning, "implementing", "")
-						if err == nil {
-							evs = append(evs, ev)
-						}
-					}
-					return evs, nil
-				}
-			}
-			return nil, nil
-		})
-		return acp.PermissionOutcome{}
+		t.cancelInteraction(id, state)
+		return acp.PermissionOutcome{}, false
 	}
+	if !t.cancelInteraction(id, state) {
+		// An answer won the race with the timeout: it was journaled, so it is what the worker
+		// gets. respond sends on ch right after journaling it.
+		select {
+		case a := <-ch:
+			return a.outcome, false
+		case <-ctx.Done():
+			return acp.PermissionOutcome{}, false
+		}
+	}
+	return acp.PermissionOutcome{}, true
+}
+
+// askOutside puts q to the asker and answers the interaction with what it says; a decline, an
+// error or an answer that cannot be given signals declined.
+func (t *liveTask) askOutside(ctx context.Context, asker Asker, q Question, declined chan<- struct{}) {
+	resp, err := asker(ctx, q)
+	if ctx.Err() != nil {
+		return // answered elsewhere, timed out, or the turn ended
+	}
+	if err == nil && resp.Decision == DecisionAllow {
+		_, err = t.e.Control(ctx, ControlRequest{TaskID: t.id, Action: ActionRespond, InteractionID: q.Interaction.ID,
+			Decision: DecisionAllow, OptionID: resp.OptionID, answeredBy: "asked_user"})
+		if err == nil {
+			return
+		}
+	}
+	if err != nil {
+		t.e.log.Info("asking outside the engine gave no answer", "task", t.id, "interaction", q.Interaction.ID, "err", err)
+	}
+	select {
+	case declined <- struct{}{}:
+	default:
+	}
+}
+
+// cancelInteraction cancels interaction id if it is still pending and puts a task waiting in
+// state back to running. It reports whether it cancelled it.
+func (t *liveTask) cancelInteraction(id string, state State) bool {
+	e := t.e
+	cancelled := false
+	_, _ = e.update(t.id, func(r *taskRecord) ([]newEvent, error) {
+		for i := range r.Interactions {
+			if r.Interactions[i].ID == id && r.Interactions[i].Status == InteractionPending {
+				cancelled = true
+				r.Interactions[i].Status, r.Interactions[i].ResolvedAt = InteractionCancelled, formatTime(e.now())
+				evs := []newEvent{event(EventInteractionResolved, r.Interactions[i])}
+				if r.pendingInteraction() == nil && r.State == state {
+					ev, err := setState(r, StateRunning, "implementing", "")
+					if err == nil {
+						evs = append(evs, ev)
+					}
+				}
+				return evs, nil
+			}
+		}
+		return nil, nil
+	})
+	return cancelled
 }
 
 // steerQuietly sends a recovery steer; a turn that already ended makes it moot.

@@ -1,0 +1,191 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"reasonixctl/acp/acptest"
+)
+
+// askTurn is a turn whose one command the policy does not know.
+func askTurn() *acptest.Scenario {
+	return writeTurn(acptest.Step{Shell: &acptest.Shell{Command: "make lint", Output: "fine"}, Permission: "ask"}, writeResult())
+}
+
+// decisions returns the by/decision pairs of the task's permission_decided events, but for
+// the allowed write of the result file that ends each scenario.
+func decisions(t *testing.T, h *harness, id string) []string {
+	var out []string
+	for _, ev := range journal(t, h, id) {
+		if ev.Type == EventPermissionDecided {
+			var d PermissionData
+			if err := json.Unmarshal(ev.Data, &d); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, d.By+":"+d.Decision)
+		}
+	}
+	if n := len(out); n > 0 && out[n-1] == "policy:allow" {
+		out = out[:n-1]
+	}
+	return out
+}
+
+// With no supervisor and no asker, an automatic-mode task denies at once (the earlier
+// behaviour).
+func TestAutomaticDeniesWithNobodyToAsk(t *testing.T) {
+	h := newHarness(t, askTurn())
+	res, err := h.delegate("auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != StateReviewRequired {
+		t.Fatalf("view %+v", res.TaskView)
+	}
+	if got := strings.Join(decisions(t, h, "auto"), ","); got != "policy:deny" {
+		t.Fatalf("decisions %s", got)
+	}
+}
+
+// An attached supervisor is asked; the answer reaches the worker.
+func TestAttachedSupervisorIsAskedAboutAutomaticTasks(t *testing.T) {
+	h := newHarness(t, askTurn())
+	detach := h.e.AttachSupervisor()
+	defer detach()
+	res, err := h.delegate("asked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != StateWaitingPermission || res.ActiveInteraction == nil {
+		t.Fatalf("view %+v", res.TaskView)
+	}
+	if _, err := h.e.Control(context.Background(), ControlRequest{TaskID: "asked", Action: ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: DecisionAllow}); err != nil {
+		t.Fatal(err)
+	}
+	if _, timedOut, err := h.e.waitFor(context.Background(), "asked", 30*time.Second, func(r *taskRecord) bool { return r.State == StateReviewRequired }); err != nil || timedOut {
+		t.Fatalf("no review: %v", err)
+	}
+	if got := strings.Join(decisions(t, h, "asked"), ","); got != "policy:interaction,supervisor:allow" {
+		t.Fatalf("decisions %s", got)
+	}
+	detach()
+	detach() // idempotent
+	if n := h.e.Supervisors(); n != 0 {
+		t.Fatalf("supervisors %d", n)
+	}
+}
+
+// With no answer within the ask timeout the automatic denial applies, with its steer.
+func TestUnansweredAskFallsBackToTheAutomaticDenial(t *testing.T) {
+	h := newHarness(t, askTurn(), func(c *Config) { c.AskTimeout = 50 * time.Millisecond })
+	defer h.e.AttachSupervisor()()
+	res, err := h.delegate("timeout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State == StateWaitingPermission {
+		// The delegate returned while the interaction waited: wait for the fallback.
+		if _, timedOut, err := h.e.waitFor(context.Background(), "timeout", 30*time.Second, func(r *taskRecord) bool { return r.State == StateReviewRequired }); err != nil || timedOut {
+			t.Fatalf("no review: %v", err)
+		}
+	}
+	got := decisions(t, h, "timeout")
+	if strings.Join(got, ",") != "policy:interaction,policy:deny" {
+		t.Fatalf("decisions %v", got)
+	}
+	d, err := h.e.Get(context.Background(), "timeout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Interactions) != 1 || d.Interactions[0].Status != InteractionCancelled {
+		t.Fatalf("interactions %+v", d.Interactions)
+	}
+	steered := false
+	for _, ev := range journal(t, h, "timeout") {
+		if ev.Type == EventSteered && strings.Contains(string(ev.Data), "no one allowed it within 50ms") {
+			steered = true
+		}
+	}
+	if !steered {
+		t.Fatalf("no recovery steer naming the timeout: %s", toJSON(journal(t, h, "timeout")))
+	}
+}
+
+// The asker is consulted when no supervisor is attached: an allow answers the interaction, a
+// decline or an error denies at once without waiting for the timeout.
+func TestAskerAnswersOrFallsBack(t *testing.T) {
+	cases := []struct {
+		name   string
+		answer func(ctx context.Context, q Question) (InteractionResponse, error)
+		want   string
+	}{
+		{"allow", func(ctx context.Context, q Question) (InteractionResponse, error) {
+			return InteractionResponse{Decision: DecisionAllow}, nil
+		}, "policy:interaction,asked_user:allow"},
+		{"decline", func(ctx context.Context, q Question) (InteractionResponse, error) {
+			return InteractionResponse{Decision: DecisionDeny}, nil
+		}, "policy:interaction,policy:deny"},
+		{"error", func(ctx context.Context, q Question) (InteractionResponse, error) {
+			return InteractionResponse{}, errors.New("client went away")
+		}, "policy:interaction,policy:deny"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			// An hour: a fallback that waited for the timeout would fail the test's deadline.
+			h := newHarness(t, askTurn(), func(cfg *Config) { cfg.AskTimeout = time.Hour })
+			asked := make(chan Question, 1)
+			h.e.SetAsker(func(ctx context.Context, q Question) (InteractionResponse, error) {
+				asked <- q
+				return c.answer(ctx, q)
+			})
+			bg := 0
+			if _, err := h.delegate("elicited", func(r *DelegateRequest) { r.WaitTimeoutSeconds = &bg }); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case q := <-asked:
+				if q.TaskID != "elicited" || q.Timeout != time.Hour || strings.Join(q.Interaction.Request.Argv, " ") != "make lint" {
+					t.Fatalf("question %+v", q)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the asker was not asked")
+			}
+			if _, timedOut, err := h.e.waitFor(context.Background(), "elicited", 30*time.Second, func(r *taskRecord) bool { return r.State == StateReviewRequired }); err != nil || timedOut {
+				t.Fatalf("no review: %v", err)
+			}
+			if got := strings.Join(decisions(t, h, "elicited"), ","); got != c.want {
+				t.Fatalf("decisions %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+// An answer given elsewhere ends the asker's wait.
+func TestAnswerElsewhereCancelsTheAsker(t *testing.T) {
+	h := newHarness(t, askTurn(), func(cfg *Config) { cfg.AskTimeout = time.Hour })
+	ended := make(chan error, 1)
+	h.e.SetAsker(func(ctx context.Context, q Question) (InteractionResponse, error) {
+		<-ctx.Done()
+		ended <- ctx.Err()
+		return InteractionResponse{}, ctx.Err()
+	})
+	res, err := h.delegate("elsewhere")
+	if err != nil || res.ActiveInteraction == nil {
+		t.Fatalf("%v %+v", err, res.TaskView)
+	}
+	if _, err := h.e.Control(context.Background(), ControlRequest{TaskID: "elsewhere", Action: ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: DecisionAllow}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the asker still waits after the interaction was answered")
+	}
+	if got := strings.Join(decisions(t, h, "elsewhere"), ","); got != "policy:interaction,supervisor:allow" {
+		t.Fatalf("decisions %s", got)
+	}
+}
