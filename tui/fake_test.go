@@ -39,6 +39,8 @@ type fakeService struct {
 	live    []chan core.Event
 	liveErr []error
 	subs    int
+	// listErr fails List, as calls fail while an attached dashboard's owner is gone.
+	listErr error
 }
 
 func newFake() *fakeService {
@@ -80,6 +82,9 @@ func (f *fakeService) Inspect(ctx context.Context, req core.InspectRequest) (cor
 func (f *fakeService) List(ctx context.Context, filter core.ListFilter) ([]core.TaskView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.listErr != nil {
+		return nil, f.listErr
+	}
 	var out []core.TaskView
 	for _, t := range f.tasks {
 		if filter.All || !t.State.Terminal() {

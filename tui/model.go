@@ -38,6 +38,9 @@ type Options struct {
 	// Monochrome draws without colour (NO_COLOR): reverse, bold and underline still mark the
 	// selection and the active tab.
 	Monochrome bool
+	// Attached, when set, says the service forwards to another process that owns the state
+	// directory; the header names it and follows it leaving and a new one arriving.
+	Attached Attachment
 
 	// animate lets the model schedule its own timers (spinner frames, the end of a prompt's key
 	// grace). Run sets it; tests leave it off and move a fake clock instead.
@@ -169,6 +172,7 @@ type Model struct {
 	spinning      bool
 	graceTimer    bool
 	lastForm      newTaskInput
+	attach        attachState
 }
 
 // NewModel builds the dashboard model over svc; Run wraps it in a program.
@@ -192,8 +196,13 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 		theme = MonochromeTheme()
 	}
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(theme.Pending))
+	var attach attachState
+	if opts.Attached != nil {
+		owner, ok := opts.Attached.Owner()
+		attach = attachState{owner: owner, gone: !ok}
+	}
 	return &Model{
-		svc: svc, ctx: ctx, opts: opts, now: opts.Now, log: lg,
+		svc: svc, ctx: ctx, opts: opts, now: opts.Now, log: lg, attach: attach,
 		theme: theme, keys: DefaultKeyMap(), spin: sp,
 		info: map[string]*taskInfo{}, finalizing: map[string]time.Time{}, announced: map[string]bool{},
 		lastForm: newTaskInput{RepoDir: opts.Dir, Lane: core.LaneFast},
@@ -247,6 +256,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onDelegate(msg))
 	case draftMsg:
 		m.onDraft(msg)
+	case ownerMsg:
+		cmds = append(cmds, m.onOwner())
 	}
 	m.surfacePrompt()
 	m.trackStates()
@@ -496,6 +507,10 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 	case core.EventInteractionResolved:
 		var ia core.Interaction
 		if json.Unmarshal(ev.Data, &ia) == nil {
+			if p := m.findPending(ia.ID); p != nil && !p.answering && ia.Status == core.InteractionResolved {
+				// First answer wins: someone else (Codex, another dashboard) answered it.
+				m.setStatus(ia.ID+" of "+ev.TaskID+" was answered elsewhere: "+answerText(ia.Response), false, ev.TaskID)
+			}
 			m.dropPending(ia.ID)
 		}
 	case core.EventReviewReady, core.EventVerification:
@@ -546,6 +561,10 @@ func (m *Model) detailIfSelected(id string) tea.Cmd {
 
 // resync follows a lost subscription: events may have been missed, so reload what is shown.
 func (m *Model) resync(err error) tea.Cmd {
+	if m.attach.gone {
+		// Nothing answers until a new owner starts: keep what is shown as it was.
+		return nil
+	}
 	if err != nil {
 		m.setStatus("event stream restarted after: "+err.Error(), true, "")
 	}
@@ -659,6 +678,8 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 				p.answering = false
 				if e.Code == core.CodeInteractionNotFound {
 					m.dropPending(req.InteractionID)
+					m.setStatus(req.InteractionID+" was already answered elsewhere; the first answer counts", false, req.TaskID)
+					return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
 				}
 			}
 		case core.ActionFinalize:

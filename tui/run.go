@@ -48,6 +48,18 @@ func Run(ctx context.Context, svc core.Service, opts Options) error {
 		defer close(done)
 		relay(relayCtx, svc, p.Send, time.Second)
 	}()
+	if a := opts.Attached; a != nil {
+		go func() {
+			for {
+				select {
+				case <-relayCtx.Done():
+					return
+				case <-a.Changed():
+					p.Send(ownerMsg{})
+				}
+			}
+		}()
+	}
 	_, err := p.Run()
 	stop()
 	<-done

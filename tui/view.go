@@ -43,6 +43,9 @@ func (m *Model) View() string {
 func (m *Model) viewHeader() string {
 	t := m.theme
 	left := " reasonixctl  state " + m.opts.StateDir + "  worker " + orDash(m.opts.WorkerVersion)
+	if a := m.attachLabel(); a != "" {
+		left = " reasonixctl  " + a + "  state " + m.opts.StateDir
+	}
 	var right []string
 	if n := m.pendingCount(); n > 0 {
 		right = append(right, fmt.Sprintf("%d waiting for you (i)", n))

@@ -1,0 +1,92 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"reasonixctl/core"
+)
+
+// Owner is the process that owns the state directory a dashboard is attached to.
+type Owner struct {
+	PID  int
+	Mode string // as core.Config.Mode: mcp, tui, demo, …
+}
+
+// Describe names the owner the way a person started it.
+func (o Owner) Describe() string {
+	switch o.Mode {
+	case "mcp":
+		return fmt.Sprintf("reasonixctl --mcp (pid %d)", o.PID)
+	case "tui":
+		return fmt.Sprintf("another reasonixctl dashboard (pid %d)", o.PID)
+	}
+	return fmt.Sprintf("reasonixctl %s (pid %d)", o.Mode, o.PID)
+}
+
+// Attachment is a dashboard's link to another process that owns the state directory: the
+// service it was given forwards every call there.
+type Attachment interface {
+	// Owner returns the owning process; ok is false while none answers.
+	Owner() (owner Owner, ok bool)
+	// Changed receives a value whenever the owner goes away or a new one answers.
+	Changed() <-chan struct{}
+}
+
+// ownerMsg says the attachment changed: the owner went away or a new one answered.
+type ownerMsg struct{}
+
+// attachState is what the model remembers of its attachment.
+type attachState struct {
+	owner Owner
+	gone  bool
+}
+
+// onOwner takes in a change of the attachment. When the owner leaves, everything shown stays as
+// it was and the header says so; when a new one answers, the views are reloaded from it.
+func (m *Model) onOwner() tea.Cmd {
+	a := m.opts.Attached
+	if a == nil {
+		return nil
+	}
+	owner, ok := a.Owner()
+	switch {
+	case !ok && !m.attach.gone:
+		m.attach.gone = true
+		m.setStatus(m.attach.owner.Describe()+" exited; what is shown is as it was, and the dashboard reconnects when a new owner starts", true, "")
+	case ok && (m.attach.gone || owner != m.attach.owner):
+		m.attach = attachState{owner: owner}
+		m.setStatus("attached to "+owner.Describe(), false, "")
+		// The relay re-subscribes by itself too; reloading here does not depend on which of
+		// the two arrives first.
+		return m.resync(nil)
+	}
+	return nil
+}
+
+// attachLabel is the header's account of where the engine runs.
+func (m *Model) attachLabel() string {
+	if m.opts.Attached == nil {
+		return ""
+	}
+	if m.attach.gone {
+		return "owner " + strings.TrimPrefix(m.attach.owner.Describe(), "reasonixctl ") + " exited, waiting"
+	}
+	return "attached to " + m.attach.owner.Describe()
+}
+
+// answerText is an interaction's answer in a few words.
+func answerText(r *core.InteractionResponse) string {
+	if r == nil {
+		return "no answer"
+	}
+	switch {
+	case r.Answer != "":
+		return r.Decision + ": " + r.Answer
+	case r.OptionID != "":
+		return r.Decision + " (" + r.OptionID + ")"
+	}
+	return r.Decision
+}
