@@ -36,7 +36,7 @@ func validateDelegate(req *DelegateRequest) error {
 	var issues []Issue
 	add := func(path, msg string) { issues = append(issues, Issue{path, msg}) }
 	if !validTaskID(req.TaskID) {
-		add("task_id", "must match "+TaskIDPattern+", without '..' or a '.lock' suffix")
+		add("task_id", "must match "+TaskIDPattern+", without '..' or a trailing '.' or '.lock'")
 	}
 	if len(req.Contract) == 0 {
 		add("contract", "Required")

@@ -3,6 +3,8 @@ package core
 import (
 	"maps"
 	"slices"
+
+	"reasonixctl/core/gitx"
 )
 
 // The request rules both front ends enforce: the engine validates requests with them, and package
@@ -10,9 +12,10 @@ import (
 // these). Contract limits live in core/contract.
 const (
 	// TaskIDPattern keeps a task id usable as a branch name and a directory name; validTaskID
-	// adds what a regular expression says badly ('..', a '.lock' suffix).
-	TaskIDPattern = `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`
-	MaxTaskIDLen  = 64
+	// adds what a regular expression says badly ('..', a trailing '.' or '.lock'). The rule is
+	// gitx's, which creates the branch and the directory.
+	TaskIDPattern = gitx.TaskIDPattern
+	MaxTaskIDLen  = gitx.MaxTaskIDLen
 
 	MaxBaseRefLen              = 1024
 	MinExecutionTimeoutSeconds = 60

@@ -1,18 +1,13 @@
 package core
 
 import (
-	"regexp"
 	"strconv"
-	"strings"
+
+	"reasonixctl/core/gitx"
 )
 
-var taskIDPattern = regexp.MustCompile(TaskIDPattern)
-
 // validTaskID keeps task ids usable as branch names and directory names.
-func validTaskID(id string) bool {
-	return taskIDPattern.MatchString(id) && !strings.Contains(id, "..") &&
-		!strings.HasSuffix(id, ".lock") && id != "."
-}
+func validTaskID(id string) bool { return gitx.ValidTaskID(id) == nil }
 
 func pathIndex(field string, i int) string { return field + "." + strconv.Itoa(i) }
 

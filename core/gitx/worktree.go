@@ -26,13 +26,21 @@ type Worktree struct {
 // Ref is the full name of the task branch.
 func (w Worktree) Ref() string { return "refs/heads/" + BranchPrefix + w.Task }
 
+// The task id rule, here because a task id names a branch and a directory; core exports it
+// to the front ends. ValidTaskID adds what the expression says badly: '..', a trailing '.' or
+// '.lock', which git refuses in a ref.
+const (
+	TaskIDPattern = `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`
+	MaxTaskIDLen  = 64
+)
+
 // taskID is compiled on first use: at start-up it cost about 1 ms of every process.
-var taskID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`) })
+var taskID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(TaskIDPattern) })
 
 // ValidTaskID accepts ids that are both one path component and one ref component.
 func ValidTaskID(id string) error {
 	if !taskID().MatchString(id) || strings.Contains(id, "..") || strings.HasSuffix(id, ".") || strings.HasSuffix(id, ".lock") {
-		return badInput("task id %q must be 1-128 of [A-Za-z0-9._-], start alphanumeric, without '..' or a trailing '.' or '.lock'", id)
+		return badInput("task id %q must be 1-%d of [A-Za-z0-9._-], start alphanumeric, without '..' or a trailing '.' or '.lock'", id, MaxTaskIDLen)
 	}
 	return nil
 }
