@@ -20,8 +20,8 @@ import (
 const (
 	defaultWaitSeconds    = DefaultWaitSeconds
 	maxWaitSeconds        = MaxWaitSeconds
-	defaultFastTimeout    = 600
-	defaultDeepTimeout    = 3600
+	defaultFastTimeout    = DefaultFastTimeoutSeconds
+	defaultDeepTimeout    = DefaultDeepTimeoutSeconds
 	minExecutionTimeout   = MinExecutionTimeoutSeconds
 	maxExecutionTimeout   = MaxExecutionTimeoutSeconds
 	workerStartTimeout    = 60 * time.Second

@@ -252,8 +252,8 @@ func refusalError(rs []refusal) *Error {
 }
 
 func limitRefusals(rs []refusal) []refusal {
-	if len(rs) > bundleFilesMax {
-		return rs[:bundleFilesMax]
+	if len(rs) > MaxBundleFiles {
+		return rs[:MaxBundleFiles]
 	}
 	return rs
 }

@@ -18,15 +18,6 @@ import (
 	"reasonixctl/core/redact"
 )
 
-// Review bundle limits: the whole bundle stays under 12 KiB of JSON, the diff getting what the
-// other fields leave.
-const (
-	bundleMaxBytes      = 12 << 10
-	bundleSummaryMax    = 2048
-	bundleStatMax       = 2048
-	bundleFilesMax      = 100
-	bundleInteractionMx = 2048
-)
 
 // reviewReady captures the worktree as the canonical review tree, checks what the worker changed
 // against the contract, and moves the task to review_required with a new review revision.
@@ -88,7 +79,7 @@ func (e *Engine) saveReview(id string, rev gitx.Review, then func(r *taskRecord)
 			r.DiffSHA256 = diffSHA
 			evs = append(evs, event(EventReviewReady, ReviewReadyData{
 				ReviewRevision: r.ReviewRevision, ReviewTreeHash: r.ReviewTreeHash,
-				ChangedFiles: limitStrings(r.ChangedFiles, bundleFilesMax), DiffStat: r.DiffStat,
+				ChangedFiles: limitStrings(r.ChangedFiles, MaxBundleFiles), DiffStat: r.DiffStat,
 			}))
 		}
 		more, err := then(r)
@@ -202,9 +193,9 @@ func (e *Engine) delegateResult(ctx context.Context, r *taskRecord, timedOut boo
 		return res
 	}
 	b := &ReviewBundle{
-		Summary:          truncateText(redactText(r.Summary), bundleSummaryMax),
-		ChangedFiles:     limitStrings(nonNil(r.ChangedFiles), bundleFilesMax),
-		DiffStat:         truncateText(r.DiffStat, bundleStatMax),
+		Summary:          truncateText(redactText(r.Summary), MaxBundleSummaryLen),
+		ChangedFiles:     limitStrings(nonNil(r.ChangedFiles), MaxBundleFiles),
+		DiffStat:         truncateText(r.DiffStat, MaxBundleDiffStatLen),
 		Risks:            nonNil(r.Risks),
 		ReviewDiffSHA256: r.DiffSHA256,
 	}
@@ -217,7 +208,7 @@ func (e *Engine) delegateResult(ctx context.Context, r *taskRecord, timedOut boo
 	b.RequiredReviewCriteria = nonNil(b.RequiredReviewCriteria)
 	if ia != nil {
 		cp := *ia
-		if raw, _ := json.Marshal(cp.Request); len(raw) > bundleInteractionMx {
+		if raw, _ := json.Marshal(cp.Request); len(raw) > MaxBundleRequestBytes {
 			cp.Request = InteractionRequest{Truncated: true, Title: cp.Request.Title, Options: []InteractionOption{}}
 		}
 		b.ActiveInteraction = &cp
@@ -226,7 +217,7 @@ func (e *Engine) delegateResult(ctx context.Context, r *taskRecord, timedOut boo
 	if r.State == StateReviewRequired {
 		diff, _ := e.reviewDiff(ctx, r)
 		fixed, _ := json.Marshal(res)
-		if room := bundleMaxBytes - len(fixed) - 64; room > 0 {
+		if room := MaxBundleBytes - len(fixed) - 64; room > 0 {
 			b.Diff = fitJSONString(redactText(diff), room)
 		}
 	}

@@ -18,6 +18,8 @@ const (
 	MaxTaskIDLen  = gitx.MaxTaskIDLen
 
 	MaxBaseRefLen              = 1024
+	DefaultFastTimeoutSeconds  = 600  // a fast-lane task's worker deadline when none is asked
+	DefaultDeepTimeoutSeconds  = 3600 // a deep-lane task's
 	MinExecutionTimeoutSeconds = 60
 	MaxExecutionTimeoutSeconds = 14400
 	DefaultWaitSeconds         = 600
@@ -35,6 +37,15 @@ const (
 	MaxInspectMaxBytes    = 64 << 10
 	MaxInspectCursorLen   = 8192
 	ReviewTreeHashPattern = `^[0-9a-f]{40}$`
+
+	// The review bundle of reasonix_delegate stays under MaxBundleBytes of JSON, the diff
+	// getting what the other fields leave. The output schema Codex knows allows more; a test
+	// of package mcp checks these stay within it.
+	MaxBundleBytes        = 12 << 10
+	MaxBundleSummaryLen   = 2048
+	MaxBundleDiffStatLen  = 2048
+	MaxBundleFiles        = 100
+	MaxBundleRequestBytes = 2048 // an active interaction's request, else cut to its title
 	PauseReasonPattern    = `^[0-9a-f]{64}$`
 )
 

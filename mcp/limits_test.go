@@ -163,3 +163,36 @@ func TestIDPatternsAllowTheirLengths(t *testing.T) {
 		}
 	}
 }
+
+// The output schema is the one Codex knows, with the earlier bridge's bounds; what core puts in
+// a review bundle must stay within them.
+func TestReviewBundleFitsTheOutputSchema(t *testing.T) {
+	var list struct {
+		Tools []struct {
+			Name         string         `json:"name"`
+			OutputSchema map[string]any `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(toolsListResult(), &list); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{}
+	for _, tool := range list.Tools {
+		schemaLimits(tool.Name, tool.OutputSchema, got)
+	}
+	for key, coreMax := range map[string]int{
+		"reasonix_delegate.summary/maxLength":      core.MaxBundleSummaryLen,
+		"reasonix_delegate.diff_stat/maxLength":    core.MaxBundleDiffStatLen,
+		"reasonix_delegate.changed_files/maxItems": core.MaxBundleFiles,
+		"reasonix_delegate.diff/maxLength":         core.MaxBundleBytes,
+	} {
+		limit, ok := got[key].(float64)
+		if !ok {
+			t.Errorf("%s: no such limit in the output schema", key)
+			continue
+		}
+		if int(limit) < coreMax {
+			t.Errorf("%s is %v, but core puts up to %d there", key, limit, coreMax)
+		}
+	}
+}

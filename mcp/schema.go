@@ -226,7 +226,7 @@ func delegateInput() object {
 			"fast (default): direct edits. deep: long multi-step Goal session. Omitted on resume: unchanged.")),
 		kv("reasoning_effort", describe(enum(effortEnum...), "Lowest adequate; low is the lowest.")),
 		kv("execution_timeout_seconds", describe(integer(core.MinExecutionTimeoutSeconds, core.MaxExecutionTimeoutSeconds),
-			"Worker deadline; default fast 600, deep 3600. Omitted on resume: unchanged.")),
+			fmt.Sprintf("Worker deadline; default fast %d, deep %d. Omitted on resume: unchanged.", core.DefaultFastTimeoutSeconds, core.DefaultDeepTimeoutSeconds))),
 		kv("wait_mode", enum("review", "background").with(kv("default", "review"))),
 		kv("wait_timeout_seconds", waitSecs.with(kv("default", core.DefaultWaitSeconds))),
 		kv("pause_revision", integer(0, 0)),
@@ -252,7 +252,7 @@ func controlInput() object {
 		kv("expected_review_revision", describe(integer(0, 0), "finalize: required; the reviewed review_revision.")),
 		kv("expected_review_tree_hash", describe(pattern(treeHashPattern), "finalize: required; the reviewed review_tree_hash.")),
 		kv("commit_message", describe(str(1, core.MaxCommitMessageLen), "finalize: optional.")),
-		kv("wait_timeout_seconds", describe(waitSecs, "finalize: optional, default 600.")),
+		kv("wait_timeout_seconds", describe(waitSecs, fmt.Sprintf("finalize: optional, default %d.", core.DefaultWaitSeconds))),
 	))
 }
 
