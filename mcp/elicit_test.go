@@ -56,10 +56,10 @@ func parseMessage(t testing.TB, raw []byte) serverMessage {
 	t.Helper()
 	var m struct {
 		JSONRPC string          `json:"jsonrpc"`
-		ID     any             `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-		Result map[string]any  `json:"result"`
+		ID      any             `json:"id"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params"`
+		Result  map[string]any  `json:"result"`
 	}
 	if err := json.Unmarshal(raw, &m); err != nil || m.JSONRPC != "2.0" {
 		t.Fatalf("not JSON-RPC: %q (%v)", raw, err)
@@ -352,8 +352,8 @@ func TestElicitationEndToEnd(t *testing.T) {
 // askerService is a fake service that records the Asker the server installs.
 type askerService struct {
 	fakeService
-	mu     sync.Mutex
-	asker  core.Asker
+	mu       sync.Mutex
+	asker    core.Asker
 	installs chan core.Asker
 }
 
