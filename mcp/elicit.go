@@ -160,11 +160,11 @@ func elicitationParams(q core.Question) mcp.ElicitationParams {
 func elicitationMessage(q core.Question) string {
 	r := q.Interaction.Request
 	var b strings.Builder
-	fmt.Fprintf(&b, "Reasonix task %s wants to run a command the policy does not know.\n\n", q.TaskID)
-	switch {
-	case len(r.Argv) > 0:
+	if len(r.Argv) > 0 {
+		fmt.Fprintf(&b, "Reasonix task %s wants to run a command the policy does not know.\n\n", q.TaskID)
 		fmt.Fprintf(&b, "Command: %s\n", truncateRunes(shellQuote(r.Argv), maxElicitCommand))
-	case r.Title != "":
+	} else {
+		fmt.Fprintf(&b, "Reasonix task %s asks for something the policy does not know.\n\n", q.TaskID)
 		fmt.Fprintf(&b, "Request: %s\n", r.Title)
 	}
 	if r.Cwd != "" {
@@ -177,16 +177,29 @@ func elicitationMessage(q core.Question) string {
 		fmt.Fprintf(&b, "Why you are asked: %s\n", r.Reason)
 	}
 	if r.Hint != "" {
-		fmt.Fprintf(&b, "Hint: %s\n", r.Hint)
+		fmt.Fprintf(&b, "Policy hint: %s\n", r.Hint)
 	}
 	if q.Timeout > 0 {
-		d := q.Timeout
-		if d >= time.Second {
-			d = d.Round(time.Second)
-		}
-		fmt.Fprintf(&b, "\nWithout an answer within %s the command is denied.", d)
+		fmt.Fprintf(&b, "\nWithout an answer within %s the command is denied.", spell(q.Timeout))
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// spell writes a timeout for a person: "2 minutes", "90 seconds".
+func spell(d time.Duration) string {
+	plural := func(n int64, unit string) string {
+		if n == 1 {
+			return "1 " + unit
+		}
+		return fmt.Sprintf("%d %ss", n, unit)
+	}
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		return plural(int64(d/time.Minute), "minute")
+	case d >= time.Second:
+		return plural(int64(d.Round(time.Second)/time.Second), "second")
+	}
+	return d.String()
 }
 
 // shellQuote writes argv as a person would type it, quoting every word that needs it.

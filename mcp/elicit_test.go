@@ -423,7 +423,7 @@ func TestElicitationAskerAnswers(t *testing.T) {
 		m := p.nextMessage()
 		id, params := checkElicitation(t, m)
 		for _, want := range []string{"Command: sh -c 'echo '\\''hi there'\\'' > out'", "In: /work/repo", "task t-9",
-			"Why you are asked: the policy does not know this command", "Hint: allow it if you expect it", "within 2m0s"} {
+			"Why you are asked: the policy does not know this command", "Policy hint: allow it if you expect it", "within 2 minutes the command is denied"} {
 			if !strings.Contains(params.Message, want) {
 				t.Errorf("%s: message lacks %q:\n%s", tc.name, want, params.Message)
 			}
@@ -492,5 +492,36 @@ func TestElicitationNeedsAnAskerAndAPermission(t *testing.T) {
 	_, err := srv.elicitAsker(nil)(context.Background(), q)
 	if err == nil || !strings.Contains(err.Error(), "only permission") {
 		t.Fatalf("input interaction: %v", err)
+	}
+}
+
+func TestElicitationWording(t *testing.T) {
+	for argv, want := range map[string]string{
+		`["make","lint"]`:                `make lint`,
+		`["git","log","--format=%H %s"]`: `git log '--format=%H %s'`,
+		`["printf",""]`:                  `printf ''`,
+		`["echo","it's"]`:                `echo 'it'\''s'`,
+		`["ls","$HOME","*.go"]`:          `ls '$HOME' '*.go'`,
+	} {
+		var a []string
+		if err := json.Unmarshal([]byte(argv), &a); err != nil {
+			t.Fatal(err)
+		}
+		if got := shellQuote(a); got != want {
+			t.Errorf("%s: %s, want %s", argv, got, want)
+		}
+	}
+	for d, want := range map[time.Duration]string{
+		2 * time.Minute: "2 minutes", time.Minute: "1 minute", 90 * time.Second: "90 seconds",
+		time.Second: "1 second", 50 * time.Millisecond: "50ms",
+	} {
+		if got := spell(d); got != want {
+			t.Errorf("%v: %s, want %s", d, got, want)
+		}
+	}
+	q := question(time.Minute)
+	q.Interaction.Request.Argv, q.Interaction.Request.Title = nil, "edit ../outside.txt"
+	if msg := elicitationMessage(q); !strings.Contains(msg, "asks for something the policy does not know") || !strings.Contains(msg, "Request: edit ../outside.txt") {
+		t.Errorf("a request without argv:\n%s", msg)
 	}
 }
