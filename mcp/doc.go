@@ -16,4 +16,9 @@
 //
 // Initialize and tools/list are answered without waiting for the service, which starts opening
 // in the background once tools/list has been answered; tool calls wait for it.
+//
+// With Options.AskUser (CODEX_REASONIX_PERMISSIONS=ask) and a client whose initialize
+// advertises form elicitation, the session gives the service a core.Asker that puts commands
+// the policy does not know to the client's user with elicitation/create (elicit.go), the one
+// request this server sends to the client.
 package mcp

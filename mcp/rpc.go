@@ -48,6 +48,7 @@ type callParams struct {
 type session struct {
 	srv   *Server
 	slots chan struct{} // one per running tool call
+	asker askerSlot
 }
 
 // ServeStdio serves one client over in/out until in closes or ctx ends, then cancels the calls
@@ -58,6 +59,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	s.service.bind(ctx)
 	go toolsListResult() // encoded while initialize is read and answered
 	sess := &session{srv: s, slots: make(chan struct{}, toolWorkers)}
+	defer sess.asker.end()
 	return jsonrpc.Run(ctx, in, out, sess, jsonrpc.Options{
 		Logger:          s.log,
 		MaxMessageBytes: maxMessageBytes,
@@ -147,7 +149,14 @@ func (c *session) initialize(params json.RawMessage) jsonrpc.Serve {
 		// The schema requires it; guessing a revision would hide a broken client.
 		return fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: protocolVersion is required"))
 	}
-	return answer(c.srv.initializeResult(*p.ProtocolVersion))
+	result := c.srv.initializeResult(*p.ProtocolVersion)
+	if !c.srv.opts.AskUser || !elicitsForms(params) {
+		return answer(result)
+	}
+	return func(_ context.Context, conn *jsonrpc.Conn) jsonrpc.Reply {
+		c.offerAsker(conn)
+		return jsonrpc.Reply{Result: result}
+	}
 }
 
 func (c *session) toolsList(params json.RawMessage, era requestEra) jsonrpc.Serve {

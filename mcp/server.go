@@ -36,6 +36,10 @@ type Options struct {
 	Network bool
 	// PermissionMode for tasks created over MCP; empty means automatic (BEHAVIOUR §0.4).
 	PermissionMode core.PermissionMode
+	// AskUser (CODEX_REASONIX_PERMISSIONS=ask) asks the client's own user, through MCP form
+	// elicitation, about commands the policy does not know, when the client supports it and the
+	// service can take a core.Asker; otherwise such commands are denied automatically.
+	AskUser bool
 	// ProgressInterval between notifications/progress during a call; 0 means 15 s.
 	ProgressInterval time.Duration
 }
@@ -78,6 +82,7 @@ type opener struct {
 	baseCtx context.Context
 	svc     core.Service
 	attempt *openAttempt
+	onOpen  []func(core.Service)
 }
 
 type openAttempt struct {
@@ -119,14 +124,33 @@ func (o *opener) begin() *openAttempt {
 		}
 		o.mu.Lock()
 		a.svc, a.err = svc, err
+		var hooks []func(core.Service)
 		if err == nil {
 			o.svc = svc
+			hooks, o.onOpen = o.onOpen, nil
 		}
 		o.attempt = nil
 		o.mu.Unlock()
+		// Before any call gets the service: a task it starts already finds what they set up.
+		for _, f := range hooks {
+			f(svc)
+		}
 		close(a.done)
 	}()
 	return a
+}
+
+// whenOpen runs f with the service once it is open (now, if it is), without starting to open it.
+func (o *opener) whenOpen(f func(core.Service)) {
+	o.mu.Lock()
+	svc := o.svc
+	if svc == nil {
+		o.onOpen = append(o.onOpen, f)
+	}
+	o.mu.Unlock()
+	if svc != nil {
+		f(svc)
+	}
 }
 
 // get waits for the service, or for ctx.

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"reasonixctl/core"
 )
@@ -22,7 +24,15 @@ type settings struct {
 	runHooks         bool
 	allowUnsandboxed bool
 	envAllow         []string
+	// askUser: CODEX_REASONIX_PERMISSIONS=ask puts commands the policy does not know to Codex's
+	// user (MCP elicitation) instead of denying them at once.
+	askUser    bool
+	askTimeout time.Duration
 }
+
+// maxAskTimeoutSeconds bounds CODEX_REASONIX_ASK_TIMEOUT: a day; a worker's turn waiting longer
+// for a person is a configuration mistake.
+const maxAskTimeoutSeconds = 86400
 
 func readSettings() (settings, error) {
 	s := settings{
@@ -43,6 +53,22 @@ func readSettings() (settings, error) {
 		if err := json.Unmarshal([]byte(v), &s.scannerArgv); err != nil || len(s.scannerArgv) == 0 {
 			return s, fmt.Errorf("CODEX_REASONIX_SECRET_SCANNER_ARGV must be a non-empty JSON array of strings")
 		}
+	}
+	switch v := os.Getenv("CODEX_REASONIX_PERMISSIONS"); v {
+	case "", "auto":
+	case "ask":
+		s.askUser = true
+	default:
+		return s, fmt.Errorf("CODEX_REASONIX_PERMISSIONS=%q: use auto (deny commands the policy does not know) or ask (ask Codex's user about them)", v)
+	}
+	s.askTimeout = core.DefaultAskTimeout
+	if v := os.Getenv("CODEX_REASONIX_ASK_TIMEOUT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > maxAskTimeoutSeconds {
+			return s, fmt.Errorf("CODEX_REASONIX_ASK_TIMEOUT=%q: use a whole number of seconds from 1 to %d (default %d)",
+				v, maxAskTimeoutSeconds, int(core.DefaultAskTimeout/time.Second))
+		}
+		s.askTimeout = time.Duration(n) * time.Second
 	}
 	for _, g := range strings.Split(os.Getenv("CODEX_REASONIX_ENV_ALLOWLIST"), ",") {
 		if g = strings.TrimSpace(g); g != "" {
@@ -65,5 +91,6 @@ func (s settings) engineConfig(dir, mode string, log *slog.Logger, pm core.Permi
 		AllowUnsandboxed:  s.allowUnsandboxed,
 		RunGitHooks:       s.runHooks,
 		SecretScannerArgv: s.scannerArgv,
+		AskTimeout:        s.askTimeout,
 	}
 }

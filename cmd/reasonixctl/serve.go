@@ -48,7 +48,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		engine = e
 		return e, nil
 	}
-	srv := mcp.NewServer(open, mcp.Options{Version: version, Logger: log, Network: s.network})
+	srv := mcp.NewServer(open, mcp.Options{Version: version, Logger: log, Network: s.network, AskUser: s.askUser})
 	err = srv.ServeStdio(ctx, os.Stdin, stdout)
 	if engine != nil {
 		engine.Close()

@@ -116,6 +116,16 @@ type Conn struct {
 	mu       sync.Mutex
 	inFlight map[string]*inFlight
 	closing  bool // no request starts once serving is ending
+
+	// Requests this side sent to the peer, by id key. Their ids are strings with a prefix of
+	// their own ("rx-1", "rx-2", …), so a peer's response can only reach the call it answers.
+	lastOut  uint64
+	outCalls map[string]chan callResult
+}
+
+type callResult struct {
+	result json.RawMessage
+	err    *Error
 }
 
 type outgoing struct {
@@ -143,6 +153,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 		out:      make(chan outgoing, 64),
 		stop:     make(chan struct{}),
 		inFlight: map[string]*inFlight{},
+		outCalls: map[string]chan callResult{},
 	}
 	written := make(chan struct{})
 	go func() { defer close(written); c.writeLoop(out) }()
@@ -261,12 +272,15 @@ func (c *Conn) send(msg any, done <-chan struct{}, written func()) {
 	c.sendRaw(append(b, '\n'), done, written)
 }
 
-func (c *Conn) sendRaw(line []byte, done <-chan struct{}, written func()) {
+// sendRaw queues a line for the writer; it reports false when serving ended or done closed first.
+func (c *Conn) sendRaw(line []byte, done <-chan struct{}, written func()) bool {
 	select {
 	case c.out <- outgoing{line, written}:
+		return true
 	case <-c.stop:
 	case <-done:
 	}
+	return false
 }
 
 // encodeResponse writes a response around an already encoded result, which json.Marshal would
@@ -310,7 +324,9 @@ func (c *Conn) handle(line []byte) {
 	switch {
 	case m.Method == "" && (m.Result != nil || m.Error != nil):
 		// A response, whatever its id (an error response to an unparsable message carries
-		// null): answering it could start an endless exchange, and this side sends no requests.
+		// null): answering it could start an endless exchange. It goes to the call it answers,
+		// if this side is still waiting for one with its id.
+		c.answered(m)
 		return
 	case m.JSONRPC != "2.0":
 		c.replyError(replyID(m.ID, idOK), Errorf(CodeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`))
@@ -337,6 +353,102 @@ func (c *Conn) handle(line []byte) {
 	default:
 		c.reply(m.ID, serve(c.ctx, c))
 	}
+}
+
+// CallIDPrefix starts the id of every request this side sends.
+const CallIDPrefix = "rx-"
+
+// ErrClosed is what Call returns when serving ends before the peer answers.
+var ErrClosed = errors.New("jsonrpc: the connection closed before the peer answered")
+
+// CallError is a peer's error response to a Call.
+type CallError struct {
+	Method string
+	Err    *Error
+}
+
+func (e *CallError) Error() string {
+	return fmt.Sprintf("the peer answered %s with error %d: %s", e.Method, e.Err.Code, e.Err.Message)
+}
+
+// Call sends a request to the peer and waits for its response. When ctx ends first, a request
+// already on its way is withdrawn with notifications/cancelled (a late response is ignored);
+// when serving ends, Call returns ErrClosed.
+func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	ch := make(chan callResult, 1)
+	c.mu.Lock()
+	if c.closing || c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	c.lastOut++
+	id := CallIDPrefix + strconv.FormatUint(c.lastOut, 10)
+	key := "s:" + id
+	c.outCalls[key] = ch
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		delete(c.outCalls, key)
+		c.mu.Unlock()
+	}
+	line, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      string `json:"id"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", id, method, params})
+	if err != nil {
+		forget()
+		return nil, fmt.Errorf("jsonrpc: encoding %s: %w", method, err)
+	}
+	if !c.sendRaw(append(line, '\n'), ctx.Done(), nil) {
+		forget()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, ErrClosed
+	}
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, &CallError{Method: method, Err: r.err}
+		}
+		return r.result, nil
+	case <-ctx.Done():
+		forget()
+		// The peer may be showing the request to someone: tell it no answer is wanted any more.
+		c.Notify(c.ctx, CancelMethod, map[string]any{"requestId": id, "reason": ctx.Err().Error()})
+		return nil, ctx.Err()
+	case <-c.ctx.Done():
+		forget()
+		return nil, ErrClosed
+	}
+}
+
+// answered hands a response to the Call waiting for its id; any other response is dropped.
+func (c *Conn) answered(m Message) {
+	key, ok := IDKey(m.ID)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	ch := c.outCalls[key]
+	delete(c.outCalls, key)
+	c.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	r := callResult{result: m.Result}
+	if m.Error != nil {
+		var e Error
+		if json.Unmarshal(m.Error, &e) != nil {
+			e = Error{Code: CodeInternalError, Message: "malformed error object: " + string(m.Error)}
+		}
+		r.err = &e
+	} else if m.JSONRPC != "2.0" {
+		r.err = Errorf(CodeInvalidRequest, `response with jsonrpc other than "2.0"`)
+	}
+	ch <- r // buffered, and only one response is delivered per id
 }
 
 // cancelled withdraws the request a notifications/cancelled names, when it is still running.

@@ -1,0 +1,223 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"reasonixctl/core"
+	"reasonixctl/mcp/internal/jsonrpc"
+)
+
+// With Options.AskUser, a command the policy does not know is put to the client's own user as
+// an MCP form elicitation (elicitation/create, revision 2025-06-18 and later) instead of being
+// denied at once. The engine keeps the interaction open for Codex as well, and falls back to the
+// automatic denial on anything but an allow within its ask timeout.
+
+// The form's one field and its values.
+const (
+	elicitField     = "decision"
+	elicitAllowOnce = "allow_once"
+	elicitDeny      = "deny"
+)
+
+// maxElicitCommand bounds the command as shown; the worker's full argv stays in the interaction.
+const maxElicitCommand = 2000
+
+// askerSetter is the part of a service that can take an Asker (core.Engine).
+type askerSetter interface{ SetAsker(core.Asker) }
+
+// elicitsForms says whether an initialize's client capabilities include form elicitation:
+// "elicitation":{} (2025-06-18) or one with "form" (2025-11-25); a client offering only "url"
+// cannot show a form.
+func elicitsForms(params json.RawMessage) bool {
+	var p struct {
+		Capabilities struct {
+			Elicitation *mcp.ElicitationCapability `json:"elicitation"`
+		} `json:"capabilities"`
+	}
+	// A malformed capability is the client's business; it only means no elicitation.
+	if unmarshalParams(params, &p) != nil || p.Capabilities.Elicitation == nil {
+		return false
+	}
+	e := p.Capabilities.Elicitation
+	return e.Form != nil || e.URL == nil
+}
+
+// askerSlot is a session's asker: installed in the service once both the client (at initialize)
+// and the service (once opened) are ready, removed when the session ends.
+type askerSlot struct {
+	mu        sync.Mutex
+	once      sync.Once
+	installed askerSetter
+	ended     bool
+}
+
+// offer installs an Asker that elicits through conn, now or when the service opens.
+func (c *session) offerAsker(conn *jsonrpc.Conn) {
+	c.asker.once.Do(func() {
+		ask := c.srv.elicitAsker(conn)
+		c.srv.service.whenOpen(func(svc core.Service) {
+			setter, ok := svc.(askerSetter)
+			if !ok {
+				c.srv.log.Warn("the service cannot take an asker; unknown commands are denied automatically")
+				return
+			}
+			c.asker.mu.Lock()
+			defer c.asker.mu.Unlock()
+			if c.asker.ended {
+				return
+			}
+			setter.SetAsker(ask)
+			c.asker.installed = setter
+			c.srv.log.Info("unknown commands are asked of the client's user through elicitation")
+		})
+	})
+}
+
+// end removes the session's asker: nobody is left to answer an elicitation.
+func (s *askerSlot) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended = true
+	if s.installed != nil {
+		s.installed.SetAsker(nil)
+		s.installed = nil
+	}
+}
+
+// elicitAsker asks the client's user about a permission interaction. Only an accepted allow_once
+// allows; a deny, a decline or a cancel answers deny, and a JSON-RPC error, a malformed result
+// or ctx ending (answered elsewhere, timed out, session over) returns an error. The engine falls
+// back to the automatic denial on all of them.
+func (s *Server) elicitAsker(conn *jsonrpc.Conn) core.Asker {
+	return func(ctx context.Context, q core.Question) (core.InteractionResponse, error) {
+		if q.Interaction.Kind != core.InteractionPermission {
+			return core.InteractionResponse{}, fmt.Errorf("only permission requests are elicited, not %q", q.Interaction.Kind)
+		}
+		raw, err := conn.Call(ctx, string(mcp.MethodElicitationCreate), elicitationParams(q))
+		if err != nil {
+			s.log.Info("elicitation gave no answer", "task", q.TaskID, "interaction", q.Interaction.ID, "err", err)
+			return core.InteractionResponse{}, err
+		}
+		var res mcp.ElicitationResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return core.InteractionResponse{}, fmt.Errorf("malformed elicitation result: %w", err)
+		}
+		s.log.Info("elicitation answered", "task", q.TaskID, "interaction", q.Interaction.ID, "action", res.Action)
+		switch res.Action {
+		case mcp.ElicitationResponseActionAccept:
+			content, _ := res.Content.(map[string]any)
+			if content[elicitField] == elicitAllowOnce {
+				return core.InteractionResponse{Decision: core.DecisionAllow, OptionID: allowOnceOption(q.Interaction.Request)}, nil
+			}
+			return core.InteractionResponse{Decision: core.DecisionDeny}, nil
+		case mcp.ElicitationResponseActionDecline, mcp.ElicitationResponseActionCancel:
+			return core.InteractionResponse{Decision: core.DecisionDeny}, nil
+		}
+		return core.InteractionResponse{}, fmt.Errorf("elicitation answered with unknown action %q", res.Action)
+	}
+}
+
+// allowOnceOption is the worker's allow-once option; empty lets the engine choose its default
+// allow.
+func allowOnceOption(r core.InteractionRequest) string {
+	for _, o := range r.Options {
+		if o.Kind == core.OptionAllowOnce {
+			return o.OptionID
+		}
+	}
+	return ""
+}
+
+// elicitationParams is the form: the command, where it runs, why the policy asks, and a single
+// required choice. The schema keeps to the restricted subset of both 2025-06-18 and 2025-11-25
+// (a flat object of primitives; enumNames is the titled enum the earlier revision knows).
+func elicitationParams(q core.Question) mcp.ElicitationParams {
+	return mcp.ElicitationParams{
+		Message: elicitationMessage(q),
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				elicitField: map[string]any{
+					"type":        "string",
+					"title":       "Run this command?",
+					"description": "Allow it once, or deny it: the worker is then told to find another way.",
+					"enum":        []string{elicitAllowOnce, elicitDeny},
+					"enumNames":   []string{"Allow once", "Deny"},
+				},
+			},
+			"required": []string{elicitField},
+		},
+	}
+}
+
+func elicitationMessage(q core.Question) string {
+	r := q.Interaction.Request
+	var b strings.Builder
+	if len(r.Argv) > 0 {
+		fmt.Fprintf(&b, "Reasonix task %s wants to run a command the policy does not know.\n\n", q.TaskID)
+		fmt.Fprintf(&b, "Command: %s\n", truncateRunes(shellQuote(r.Argv), maxElicitCommand))
+	} else {
+		fmt.Fprintf(&b, "Reasonix task %s asks for something the policy does not know.\n\n", q.TaskID)
+		fmt.Fprintf(&b, "Request: %s\n", r.Title)
+	}
+	if r.Cwd != "" {
+		fmt.Fprintf(&b, "In: %s\n", r.Cwd)
+	}
+	if len(r.Paths) > 0 {
+		fmt.Fprintf(&b, "Paths: %s\n", truncateRunes(strings.Join(r.Paths, ", "), maxElicitCommand))
+	}
+	if r.Reason != "" {
+		fmt.Fprintf(&b, "Why you are asked: %s\n", r.Reason)
+	}
+	if r.Hint != "" {
+		fmt.Fprintf(&b, "Policy hint: %s\n", r.Hint)
+	}
+	if q.Timeout > 0 {
+		fmt.Fprintf(&b, "\nWithout an answer within %s the command is denied.", spell(q.Timeout))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// spell writes a timeout for a person: "2 minutes", "90 seconds".
+func spell(d time.Duration) string {
+	plural := func(n int64, unit string) string {
+		if n == 1 {
+			return "1 " + unit
+		}
+		return fmt.Sprintf("%d %ss", n, unit)
+	}
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		return plural(int64(d/time.Minute), "minute")
+	case d >= time.Second:
+		return plural(int64(d.Round(time.Second)/time.Second), "second")
+	}
+	return d.String()
+}
+
+// shellQuote writes argv as a person would type it, quoting every word that needs it.
+func shellQuote(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+			words[i] = a
+			continue
+		}
+		words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(words, " ")
+}
+
+func truncateRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
