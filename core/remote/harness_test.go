@@ -81,7 +81,7 @@ type owner struct {
 	repo string
 }
 
-func newOwner(t testing.TB, scn *acptest.Scenario) *owner {
+func newOwner(t testing.TB, scn *acptest.Scenario, tweaks ...func(*Server)) *owner {
 	t.Helper()
 	o := &owner{dir: shortDir(t), repo: newRepo(t)}
 	e, err := core.Open(core.Config{StateDir: o.dir, Mode: "mcp", Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
@@ -92,7 +92,7 @@ func newOwner(t testing.TB, scn *acptest.Scenario) *owner {
 	}
 	o.e = e
 	t.Cleanup(func() { e.Close() })
-	o.srv, err = Serve(context.Background(), e, o.dir, Info{Mode: "mcp", Version: "test", StartedAt: time.Now().UTC()}, nil)
+	o.srv, err = serve(context.Background(), e, o.dir, Info{Mode: "mcp", Version: "test", StartedAt: time.Now().UTC()}, nil, tweaks...)
 	if err != nil {
 		t.Fatal(err)
 	}

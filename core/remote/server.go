@@ -81,7 +81,9 @@ func Serve(ctx context.Context, e *core.Engine, dir string, info Info, log *slog
 	return serve(ctx, e, dir, info, log)
 }
 
-func serve(ctx context.Context, e backend, dir string, info Info, log *slog.Logger) (*Server, error) {
+// serve is Serve for any backend; tweaks adjust the server before it starts (tests shrink its
+// limits).
+func serve(ctx context.Context, e backend, dir string, info Info, log *slog.Logger, tweaks ...func(*Server)) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -93,6 +95,9 @@ func serve(ctx context.Context, e backend, dir string, info Info, log *slog.Logg
 	}
 	s := &Server{e: e, path: SocketPath(dir), info: info, log: log,
 		frameTimeout: frameTimeout, streamBuffer: streamBuffer, done: make(chan struct{})}
+	for _, t := range tweaks {
+		t(s)
+	}
 	if err := s.listen(dir); err != nil {
 		return nil, err
 	}
