@@ -8,9 +8,11 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"reasonixctl/acp"
 	"reasonixctl/sandbox"
+	"reasonixctl/store"
 )
 
 // Check statuses.
@@ -37,6 +39,17 @@ type DoctorOptions struct {
 	EnvAllow []string
 	// RepoDir is the repository whose verification toolchains are checked ("" skips them).
 	RepoDir string
+	// AskOwner dials the process that owns StateDir and returns what it says about itself; nil
+	// skips asking. (The owner's socket client lives in core/remote, which imports core.)
+	AskOwner func(ctx context.Context, dir string) (OwnerAnswer, error)
+}
+
+// OwnerAnswer is what the owner of a state directory answers on its socket.
+type OwnerAnswer struct {
+	PID       int
+	Mode      string
+	StartedAt time.Time
+	Protocol  int
 }
 
 // Doctor checks the machine for what a first run needs: the platform, git, a worker that
@@ -53,7 +66,7 @@ func Doctor(ctx context.Context, o DoctorOptions) []Check {
 		provider, keyVar = providerChecks(ctx, path, o.EnvAllow)
 		checks = append(checks, provider...)
 	}
-	checks = append(checks, envCheck(o.EnvAllow), sandboxCheck(), stateCheck(o.StateDir))
+	checks = append(checks, envCheck(o.EnvAllow), sandboxCheck(), stateCheck(o.StateDir), ownerCheck(ctx, o))
 	if o.RepoDir != "" {
 		checks = append(checks, toolchainCheck(o.RepoDir))
 	}
@@ -109,6 +122,40 @@ func stateCheck(dir string) Check {
 		return Check{"state_directory", CheckFail, fmt.Sprintf("%s has mode %04o: run chmod 700 %s", dir, fi.Mode().Perm(), dir)}
 	}
 	return Check{"state_directory", CheckOK, dir}
+}
+
+// ownerAskTimeout bounds how long the doctor waits for an owner's socket to answer.
+const ownerAskTimeout = 5 * time.Second
+
+// ownerCheck says who owns the state directory and whether its socket answers: while another
+// process owns it, the task commands run through that socket.
+func ownerCheck(ctx context.Context, o DoctorOptions) Check {
+	info := store.CurrentOwner(o.StateDir)
+	if info == nil {
+		return Check{"owner", CheckOK, "no reasonixctl owns the state directory; commands open it directly"}
+	}
+	who := fmt.Sprintf("owned by %s (pid %d, since %s)", OwnerName(info.Mode), info.PID, info.StartedAt.Local().Format(time.DateTime))
+	if o.AskOwner == nil {
+		return Check{"owner", CheckWarn, who}
+	}
+	ctx, cancel := context.WithTimeout(ctx, ownerAskTimeout)
+	defer cancel()
+	ans, err := o.AskOwner(ctx, o.StateDir)
+	if err != nil {
+		return Check{"owner", CheckFail, fmt.Sprintf("%s, but its socket does not answer: %v; task commands cannot run beside it: stop that process (or let it finish) and run again", who, err)}
+	}
+	return Check{"owner", CheckOK, fmt.Sprintf("%s, socket answers (protocol %d)", who, ans.Protocol)}
+}
+
+// OwnerName names an owner by how it was started, from its mode (core.Config.Mode).
+func OwnerName(mode string) string {
+	switch mode {
+	case "mcp":
+		return "reasonixctl --mcp"
+	case "tui":
+		return "the reasonixctl dashboard"
+	}
+	return "reasonixctl (" + mode + ")"
 }
 
 // WorkerVersion is the worker binary's own version line, or a word saying why there is none;

@@ -127,3 +127,13 @@ func (l *ownerLock) release() {
 	os.Remove(l.info)
 	l.f.Close() // closing the last descriptor drops the flock
 }
+
+// CurrentOwner returns what the process owning dir published in owner.json, or nil when no
+// live process owns it. It takes no lock, so it never gets in the way of an owner starting.
+func CurrentOwner(dir string) *OwnerInfo {
+	info := readOwner(dir)
+	if info == nil || !processAlive(info.PID) {
+		return nil
+	}
+	return info
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonixctl/core"
+	"reasonixctl/core/remote"
 )
 
 // newDoctorCmd is `reasonixctl doctor [--json]`: exit 1 when any check fails.
@@ -34,6 +35,17 @@ Each problem comes with its fix. Exit 1 when any check fails.`,
 	return cmd
 }
 
+// askOwner is the doctor's owner check: attach to the owner's socket as a command would.
+func askOwner(ctx context.Context, dir string) (core.OwnerAnswer, error) {
+	c, err := remote.Dial(ctx, dir, remote.RoleCLI)
+	if err != nil {
+		return core.OwnerAnswer{}, err
+	}
+	defer c.Close()
+	o := c.Owner()
+	return core.OwnerAnswer{PID: o.PID, Mode: o.Mode, StartedAt: o.StartedAt, Protocol: o.Protocol}, nil
+}
+
 func runDoctor(asJSON bool, stdout, stderr io.Writer) int {
 	dir, err := stateDir()
 	if err != nil {
@@ -46,7 +58,8 @@ func runDoctor(asJSON bool, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cwd, _ := os.Getwd()
-	checks := core.Doctor(context.Background(), core.DoctorOptions{WorkerBin: s.bin, StateDir: dir, EnvAllow: s.envAllow, RepoDir: cwd})
+	checks := core.Doctor(context.Background(), core.DoctorOptions{WorkerBin: s.bin, StateDir: dir, EnvAllow: s.envAllow, RepoDir: cwd,
+		AskOwner: askOwner})
 	ok := true
 	for _, c := range checks {
 		ok = ok && c.Status != core.CheckFail

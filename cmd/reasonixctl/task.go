@@ -15,16 +15,45 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonixctl/core"
+	"reasonixctl/core/remote"
+	"reasonixctl/store"
 )
 
-// withEngine opens the state directory for one task command and runs fn with it.
-func withEngine(mode string, stderr io.Writer, fn func(*core.Engine) int) int {
+// retention is what the task commands need of an engine: the one this process opens, or the
+// owner's through its socket when another process owns the state directory.
+type retention interface {
+	ListStored(ctx context.Context, f core.ListFilter) ([]core.StoredTask, error)
+	Archive(ctx context.Context, id string, apply bool) (core.ArchiveResult, error)
+	Prune(ctx context.Context, olderThan time.Duration, apply bool) ([]core.PruneResult, error)
+}
+
+var (
+	_ retention = (*core.Engine)(nil)
+	_ retention = (*remote.Client)(nil)
+)
+
+// withEngine opens the state directory for one task command and runs fn with it; when another
+// process owns the directory, fn runs through that owner's socket instead.
+func withEngine(mode string, stderr io.Writer, fn func(retention) int) int {
 	dir, log, closeLog, code := stateAndLog(stderr, false)
 	if code != 0 {
 		return code
 	}
 	defer closeLog()
 	e, err := core.Open(core.Config{StateDir: dir, Mode: mode, Logger: log})
+	var owned *store.OwnedError
+	if errors.As(err, &owned) {
+		c, derr := remote.Dial(context.Background(), dir, remote.RoleCLI)
+		if derr == nil {
+			defer c.Close()
+			log.Info("running through the owner's socket", "command", mode, "owner_pid", c.Owner().PID)
+			return fn(c)
+		}
+		// The owner may have exited between the two: then the directory is ours to open.
+		if e, err = core.Open(core.Config{StateDir: dir, Mode: mode, Logger: log}); errors.As(err, &owned) {
+			return failed(stderr, fmt.Errorf("%w, and its socket does not answer: %w", err, derr))
+		}
+	}
 	if err != nil {
 		return failed(stderr, err)
 	}
@@ -76,7 +105,7 @@ func newTaskListCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func taskList(all, asJSON bool, stdout, stderr io.Writer) int {
-	return withEngine("task list", stderr, func(e *core.Engine) int {
+	return withEngine("task list", stderr, func(e retention) int {
 		tasks, err := e.ListStored(context.Background(), core.ListFilter{All: all})
 		if err != nil {
 			return failed(stderr, err)
@@ -122,7 +151,7 @@ func newTaskArchiveCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func taskArchive(id string, apply bool, stdout, stderr io.Writer) int {
-	return withEngine("task archive", stderr, func(e *core.Engine) int {
+	return withEngine("task archive", stderr, func(e retention) int {
 		res, err := e.Archive(context.Background(), id, apply)
 		if err != nil {
 			return failed(stderr, err)
@@ -188,7 +217,7 @@ func newTaskPruneCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func taskPrune(age time.Duration, olderThan string, apply bool, stdout, stderr io.Writer) int {
-	return withEngine("task prune", stderr, func(e *core.Engine) int {
+	return withEngine("task prune", stderr, func(e retention) int {
 		res, err := e.Prune(context.Background(), age, apply)
 		if err != nil && (len(res) == 0 || !apply) {
 			return failed(stderr, err)

@@ -1,0 +1,386 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"reasonixctl/core"
+	"reasonixctl/store"
+)
+
+// backend is what the server needs of the engine; *core.Engine is the only production one.
+type backend interface {
+	core.Service
+	ListStored(ctx context.Context, f core.ListFilter) ([]core.StoredTask, error)
+	Archive(ctx context.Context, id string, apply bool) (core.ArchiveResult, error)
+	Prune(ctx context.Context, olderThan time.Duration, apply bool) ([]core.PruneResult, error)
+	AttachSupervisor() (detach func())
+}
+
+var _ backend = (*core.Engine)(nil)
+
+// Limits on a peer. A client is our own uid, but a wedged or buggy one must not hold the
+// owner's goroutines or memory: each stage of a request has a deadline.
+const (
+	// headerTimeout and bodyTimeout bound how long a peer may take to send a request (a
+	// slow-loris peer is cut off); maxHeaderBytes bounds its headers.
+	headerTimeout  = 5 * time.Second
+	bodyTimeout    = 10 * time.Second
+	maxHeaderBytes = 16 << 10
+	// idleTimeout closes kept-alive connections nobody uses.
+	idleTimeout = 2 * time.Minute
+	// frameTimeout is how long one response or stream frame may wait for a peer that does not
+	// read before the connection is dropped.
+	frameTimeout = 10 * time.Second
+	// streamBuffer is how many events a Subscribe stream queues for a slow peer before it is
+	// dropped with a lag error (the engine's own subscription queue comes before it).
+	streamBuffer = 1024
+	// closeGrace bounds how long Close waits for handlers to finish their last frame.
+	closeGrace = 2 * time.Second
+)
+
+// Server serves one engine on its state directory's socket.
+type Server struct {
+	e    backend
+	path string
+	info Info
+	log  *slog.Logger
+
+	ln    net.Listener
+	sock  os.FileInfo // the socket file we created, so Close removes only that one
+	srv   *http.Server
+	ctx   context.Context
+	stop  context.CancelFunc
+	done  chan struct{} // closed when http.Server.Serve has returned
+	close sync.Once
+	err   error
+
+	// Tunables; tests shrink them.
+	frameTimeout time.Duration
+	streamBuffer int
+	tune         func(net.Conn)
+
+	refused atomic.Int64 // connections closed because the peer was another uid
+	dropped atomic.Int64 // Subscribe streams ended because their peer fell behind
+	streams atomic.Int64 // Subscribe streams open now
+}
+
+// Serve listens on <dir>/owner.sock and serves e until ctx ends or Close. The caller owns e
+// (holds the owner lock), which is what makes a socket file already there a dead owner's.
+func Serve(ctx context.Context, e *core.Engine, dir string, info Info, log *slog.Logger) (*Server, error) {
+	return serve(ctx, e, dir, info, log)
+}
+
+// serve is Serve for any backend; tweaks adjust the server before it starts (tests shrink its
+// limits).
+func serve(ctx context.Context, e backend, dir string, info Info, log *slog.Logger, tweaks ...func(*Server)) (*Server, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if info.Protocol == 0 {
+		info.Protocol = Protocol
+	}
+	if info.PID == 0 {
+		info.PID = os.Getpid()
+	}
+	s := &Server{e: e, path: SocketPath(dir), info: info, log: log,
+		frameTimeout: frameTimeout, streamBuffer: streamBuffer, done: make(chan struct{})}
+	for _, t := range tweaks {
+		t(s)
+	}
+	if err := s.listen(dir); err != nil {
+		return nil, err
+	}
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	s.srv = &http.Server{
+		Handler:           s.routes(),
+		ReadHeaderTimeout: headerTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		IdleTimeout:       idleTimeout,
+		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	go func() {
+		defer close(s.done)
+		s.srv.Serve(s.ln)
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.Close()
+		case <-s.ctx.Done():
+		}
+	}()
+	log.Info("serving the engine on the owner socket", "path", s.path, "protocol", Protocol)
+	return s, nil
+}
+
+// listen creates the socket, replacing a dead owner's and refusing anything else.
+func (s *Server) listen(dir string) error {
+	if len(s.path) > maxSocketPath {
+		return core.Errorf(core.CodeInternalError, map[string]any{"path": s.path},
+			"owner socket path %s is %d bytes, longer than a Unix socket allows (%d); use a shorter state directory", s.path, len(s.path), maxSocketPath)
+	}
+	if err := checkDir(dir); err != nil {
+		return err
+	}
+	stale, err := inspectSocket(s.path)
+	if err != nil {
+		return err
+	}
+	if stale {
+		// We hold the owner lock, so whoever made this socket is gone.
+		if err := os.Remove(s.path); err != nil {
+			return core.Errorf(core.CodeInternalError, nil, "remove a dead owner's socket: %w", err)
+		}
+		s.log.Info("replaced a dead owner's socket", "path", s.path)
+	}
+	ln, err := net.Listen("unix", s.path)
+	if err != nil {
+		return core.Errorf(core.CodeInternalError, nil, "listen on the owner socket: %w", err)
+	}
+	if err := os.Chmod(s.path, 0o600); err != nil {
+		ln.Close()
+		return core.Errorf(core.CodeInternalError, nil, "owner socket: %w", err)
+	}
+	s.sock, _ = os.Lstat(s.path)
+	s.ln = &peerListener{Listener: ln, uid: os.Getuid(), tune: func(c net.Conn) {
+		if s.tune != nil {
+			s.tune(c)
+		}
+	}, refuse: func(err error) {
+		s.refused.Add(1)
+		s.log.Warn("refused a connection to the owner socket", "err", err)
+	}}
+	return nil
+}
+
+// Path is the socket the server listens on.
+func (s *Server) Path() string { return s.path }
+
+// Close stops accepting, ends streams and removes the socket file.
+func (s *Server) Close() error {
+	s.close.Do(func() {
+		s.stop() // every handler's context: Hello and Subscribe streams end now
+		ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+		defer cancel()
+		if err := s.srv.Shutdown(ctx); err != nil {
+			s.srv.Close()
+		}
+		<-s.done
+		if fi, err := os.Lstat(s.path); err == nil && s.sock != nil && os.SameFile(fi, s.sock) {
+			if err := os.Remove(s.path); err != nil {
+				s.err = err
+			}
+		}
+	})
+	return s.err
+}
+
+type connKey struct{}
+
+// routes mounts the procedures behind a wrapper that bounds how long a request body may take
+// and gives handlers the connection's deadlines.
+func (s *Server) routes() http.Handler {
+	opts := []connect.HandlerOption{
+		connect.WithCodec(jsonCodec{}),
+		connect.WithReadMaxBytes(maxMessageBytes),
+		connect.WithSendMaxBytes(maxMessageBytes),
+	}
+	mux := http.NewServeMux()
+	mux.Handle(procHello, connect.NewServerStreamHandler(procHello, s.hello, opts...))
+	mux.Handle(procSubscribe, connect.NewServerStreamHandler(procSubscribe, s.subscribe, opts...))
+	mux.Handle(unary(s, procList, opts, func(ctx context.Context, r *listRequest) (*tasksReply, error) {
+		tasks, err := s.e.List(ctx, r.Filter)
+		return &tasksReply{Tasks: tasks}, err
+	}))
+	mux.Handle(unary(s, procGet, opts, func(ctx context.Context, r *getRequest) (*core.TaskDetail, error) {
+		d, err := s.e.Get(ctx, r.TaskID)
+		return &d, err
+	}))
+	mux.Handle(unary(s, procDelegate, opts, func(ctx context.Context, r *delegateRequest) (*delegateReply, error) {
+		req := r.Request
+		req.Authority, req.PermissionMode = r.Authority, r.PermissionMode
+		res, err := s.e.Delegate(ctx, req)
+		return &delegateReply{View: res.TaskView, TimedOut: res.TimedOut, Bundle: res.ReviewBundle}, err
+	}))
+	mux.Handle(unary(s, procControl, opts, func(ctx context.Context, r *controlRequest) (*core.TaskView, error) {
+		req := r.Request
+		req.Authority = r.Authority
+		v, err := s.e.Control(ctx, req)
+		return &v, err
+	}))
+	mux.Handle(unary(s, procInspect, opts, func(ctx context.Context, r *core.InspectRequest) (*core.InspectResult, error) {
+		res, err := s.e.Inspect(ctx, *r)
+		return &res, err
+	}))
+	mux.Handle(unary(s, procListStored, opts, func(ctx context.Context, r *listRequest) (*storedReply, error) {
+		tasks, err := s.e.ListStored(ctx, r.Filter)
+		return &storedReply{Tasks: tasks}, err
+	}))
+	mux.Handle(unary(s, procArchive, opts, func(ctx context.Context, r *archiveRequest) (*core.ArchiveResult, error) {
+		res, err := s.e.Archive(ctx, r.TaskID, r.Apply)
+		return &res, err
+	}))
+	mux.Handle(unary(s, procPrune, opts, func(ctx context.Context, r *pruneRequest) (*pruneReply, error) {
+		res, err := s.e.Prune(ctx, r.OlderThan, r.Apply)
+		if err != nil && len(res) > 0 {
+			// The tasks pruned before the error travel with it, as Engine.Prune returns both.
+			return &pruneReply{Results: res, Error: core.AsError(err)}, nil
+		}
+		return &pruneReply{Results: res}, err
+	}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		// A kept-alive connection carries the last request's write deadline; clear it, and give
+		// this request's body its own.
+		rc.SetWriteDeadline(time.Time{})
+		rc.SetReadDeadline(time.Now().Add(bodyTimeout))
+		mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), connKey{}, rc)))
+	})
+}
+
+// unary mounts one request-response procedure whose errors travel as core.Error.
+func unary[Req, Res any](s *Server, proc string, opts []connect.HandlerOption, fn func(context.Context, *Req) (*Res, error)) (string, http.Handler) {
+	return proc, connect.NewUnaryHandler(proc, func(ctx context.Context, req *connect.Request[Req]) (*connect.Response[Res], error) {
+		s.bodyRead(ctx)
+		res, err := fn(ctx, req.Msg)
+		s.frameDeadline(ctx)
+		if err != nil {
+			return nil, toWire(err)
+		}
+		return connect.NewResponse(res), nil
+	}, opts...)
+}
+
+// bodyRead lifts the body deadline once the request is read: a Delegate may wait for minutes,
+// and a stream lasts as long as its client.
+func (s *Server) bodyRead(ctx context.Context) {
+	if rc, ok := ctx.Value(connKey{}).(*http.ResponseController); ok {
+		rc.SetReadDeadline(time.Time{})
+	}
+}
+
+// frameDeadline gives the next write frameTimeout to reach a peer that may have stopped
+// reading; a zero frameTimeout clears the deadline.
+func (s *Server) frameDeadline(ctx context.Context) {
+	rc, ok := ctx.Value(connKey{}).(*http.ResponseController)
+	if !ok {
+		return
+	}
+	if s.frameTimeout == 0 {
+		rc.SetWriteDeadline(time.Time{})
+		return
+	}
+	rc.SetWriteDeadline(time.Now().Add(s.frameTimeout))
+}
+
+func send[T any](s *Server, ctx context.Context, stream *connect.ServerStream[T], msg *T) error {
+	s.frameDeadline(ctx)
+	err := stream.Send(msg)
+	if rc, ok := ctx.Value(connKey{}).(*http.ResponseController); ok {
+		rc.SetWriteDeadline(time.Time{})
+	}
+	return err
+}
+
+func (s *Server) shuttingDown() error {
+	return toWire(core.Errorf(core.CodeReasonixUnavailable, map[string]any{"pid": s.info.PID},
+		"the owner (pid %d) is shutting down", s.info.PID))
+}
+
+// hello answers the handshake and then holds the stream open for the client's life: its end
+// is how each side learns the other went away.
+func (s *Server) hello(ctx context.Context, req *connect.Request[helloRequest], stream *connect.ServerStream[Info]) error {
+	s.bodyRead(ctx)
+	m := req.Msg
+	if m.Protocol != Protocol {
+		return wireError(connect.CodeFailedPrecondition, incompatible(
+			"this reasonixctl speaks owner protocol %d but the owner (pid %d) speaks %d: run the same reasonixctl version as the owner, or stop the owner",
+			m.Protocol, s.info.PID, Protocol))
+	}
+	switch m.Role {
+	case RoleDashboard, RoleMCP, RoleCLI:
+	default:
+		return toWire(core.Errorf(core.CodeInvalidRequest, nil, "unknown client role %q: use dashboard, mcp or cli", m.Role))
+	}
+	if m.Role == RoleDashboard {
+		detach := s.e.AttachSupervisor()
+		defer detach()
+	}
+	s.log.Debug("client attached", "role", m.Role, "pid", m.PID)
+	defer s.log.Debug("client detached", "role", m.Role, "pid", m.PID)
+	info := s.info
+	if err := send(s, ctx, stream, &info); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// subscribe relays an engine subscription. The engine's events are moved into a bounded queue
+// on their own goroutine, and this one writes them to the peer: a peer that stops reading
+// fills the queue and is dropped, and the engine's subscription is closed at once, so the
+// owner never waits for it.
+func (s *Server) subscribe(ctx context.Context, req *connect.Request[subscribeRequest], stream *connect.ServerStream[subscribeFrame]) error {
+	s.bodyRead(ctx)
+	s.streams.Add(1)
+	defer s.streams.Add(-1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sub, err := s.e.Subscribe(ctx, req.Msg.Options)
+	if err != nil {
+		return toWire(err)
+	}
+	queue := make(chan core.Event, s.streamBuffer)
+	var lagged bool
+	var subErr error
+	go func() {
+		defer close(queue)
+		for ev := range sub.C {
+			select {
+			case queue <- ev:
+			default:
+				lagged = true
+				s.dropped.Add(1)
+				cancel()
+				return
+			}
+		}
+		subErr = sub.Err()
+	}()
+	if err := send(s, ctx, stream, &subscribeFrame{Ready: true}); err != nil {
+		return err
+	}
+	for ev := range queue {
+		if err := send(s, ctx, stream, &subscribeFrame{Event: &ev}); err != nil {
+			return err
+		}
+	}
+	// queue is closed, so lagged and subErr are settled.
+	switch {
+	case lagged || errors.Is(subErr, store.ErrSubscriberOverflow):
+		if !lagged {
+			s.dropped.Add(1)
+		}
+		s.log.Debug("dropped a subscriber that fell behind", "task", req.Msg.Options.TaskID)
+		return lagError()
+	case s.ctx.Err() != nil:
+		return s.shuttingDown()
+	case ctx.Err() != nil:
+		return nil // the client went away
+	case subErr == nil:
+		return s.shuttingDown() // the engine ended the subscription: it is closing
+	}
+	return toWire(fmt.Errorf("subscription: %w", subErr))
+}

@@ -1,0 +1,212 @@
+package remote
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"reasonixctl/core"
+)
+
+// Protocol is the version of the procedures below; Hello refuses a peer speaking another one.
+const Protocol = 1
+
+// SocketName is the owner's socket inside the state directory.
+const SocketName = "owner.sock"
+
+// maxMessageBytes bounds one message either way. The largest legitimate message is a
+// TaskDetail, which carries the full review diff and the interactions of a task; 32 MiB is far
+// above any diff a reviewer can read, and small enough that a confused or hostile peer cannot
+// make the other side buffer without limit.
+const maxMessageBytes = 32 << 20
+
+// Procedure paths. The service name is versioned with Protocol so that a future, incompatible
+// server answers an old client with "unimplemented" rather than misreading its messages.
+const (
+	service        = "/reasonixctl.remote.v1.Owner/"
+	procHello      = service + "Hello"
+	procList       = service + "List"
+	procGet        = service + "Get"
+	procSubscribe  = service + "Subscribe"
+	procDelegate   = service + "Delegate"
+	procControl    = service + "Control"
+	procInspect    = service + "Inspect"
+	procListStored = service + "ListStored"
+	procArchive    = service + "Archive"
+	procPrune      = service + "Prune"
+)
+
+// Info describes the process that owns a state directory and serves its socket.
+type Info struct {
+	PID       int       `json:"pid"`
+	Mode      string    `json:"mode"` // "tui" | "mcp" | … as core.Config.Mode
+	Version   string    `json:"version"`
+	Protocol  int       `json:"protocol"`
+	StartedAt time.Time `json:"started_at"`
+}
+
+// Client roles.
+const (
+	RoleDashboard = "dashboard"
+	RoleMCP       = "mcp"
+	RoleCLI       = "cli"
+)
+
+// jsonCodec carries any Go value as encoding/json, replacing Connect's protobuf JSON codec of
+// the same name: the wire types are core's own structs, which already have JSON forms.
+type jsonCodec struct{}
+
+func (jsonCodec) Name() string                    { return "json" }
+func (jsonCodec) Marshal(v any) ([]byte, error)   { return json.Marshal(v) }
+func (jsonCodec) Unmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+type helloRequest struct {
+	Protocol int    `json:"protocol"`
+	Role     string `json:"role"`
+	PID      int    `json:"pid"`
+}
+
+type listRequest struct {
+	Filter core.ListFilter `json:"filter"`
+}
+
+type tasksReply struct {
+	Tasks []core.TaskView `json:"tasks"`
+}
+
+type getRequest struct {
+	TaskID string `json:"task_id"`
+}
+
+type subscribeRequest struct {
+	Options core.SubscribeOptions `json:"options"`
+}
+
+// subscribeFrame is one message of the Subscribe stream: the first says the subscription is
+// in place, every other carries one event.
+type subscribeFrame struct {
+	Ready bool        `json:"ready,omitempty"`
+	Event *core.Event `json:"event,omitempty"`
+}
+
+// delegateRequest carries the fields core keeps out of the JSON form (json:"-") because an MCP
+// client must not choose them. The peer runs as our uid and could open the directory itself,
+// so trusting its Authority grants nothing it does not have.
+type delegateRequest struct {
+	Request        core.DelegateRequest `json:"request"`
+	Authority      core.Authority       `json:"authority"`
+	PermissionMode core.PermissionMode  `json:"permission_mode"`
+}
+
+// delegateReply keeps the view and the bundle apart: core.DelegateResult embeds both, and a
+// bundle whose fields are all empty would not survive the flattened form.
+type delegateReply struct {
+	View     core.TaskView      `json:"view"`
+	TimedOut bool               `json:"timed_out"`
+	Bundle   *core.ReviewBundle `json:"bundle,omitempty"`
+}
+
+type controlRequest struct {
+	Request   core.ControlRequest `json:"request"`
+	Authority core.Authority      `json:"authority"`
+}
+
+type storedReply struct {
+	Tasks []core.StoredTask `json:"tasks"`
+}
+
+type archiveRequest struct {
+	TaskID string `json:"task_id"`
+	Apply  bool   `json:"apply"`
+}
+
+type pruneRequest struct {
+	OlderThan time.Duration `json:"older_than"`
+	Apply     bool          `json:"apply"`
+}
+
+// pruneReply carries the tasks pruned before an error along with it, as Engine.Prune returns
+// both.
+type pruneReply struct {
+	Results []core.PruneResult `json:"results"`
+	Error   *core.Error        `json:"error,omitempty"`
+}
+
+// The Connect code each core code travels with; the code itself travels in the error detail.
+var connectCodes = map[core.Code]connect.Code{
+	core.CodeInvalidContract:      connect.CodeInvalidArgument,
+	core.CodeInvalidRequest:       connect.CodeInvalidArgument,
+	core.CodeTaskNotFound:         connect.CodeNotFound,
+	core.CodeInteractionNotFound:  connect.CodeNotFound,
+	core.CodeTaskConflict:         connect.CodeAlreadyExists,
+	core.CodeInvalidState:         connect.CodeFailedPrecondition,
+	core.CodeReasonixUnavailable:  connect.CodeUnavailable,
+	core.CodeReasonixIncompatible: connect.CodeFailedPrecondition,
+	core.CodeInternalError:        connect.CodeInternal,
+}
+
+// toWire turns any error into a Connect error whose detail is the core.Error's JSON form.
+func toWire(err error) error {
+	if err == nil {
+		return nil
+	}
+	ce := core.AsError(err)
+	code, ok := connectCodes[ce.Code]
+	if !ok {
+		code = connect.CodeUnknown
+	}
+	return wireError(code, ce)
+}
+
+func wireError(code connect.Code, ce *core.Error) error {
+	cerr := connect.NewError(code, errors.New(ce.Message))
+	data, err := json.Marshal(ce)
+	if err == nil {
+		if d, err := connect.NewErrorDetail(wrapperspb.Bytes(data)); err == nil {
+			cerr.AddDetail(d)
+		}
+	}
+	return cerr
+}
+
+// coreDetail returns the core.Error a Connect error carries, if it carries one.
+func coreDetail(err error) (*core.Error, *connect.Error) {
+	var cerr *connect.Error
+	if !errors.As(err, &cerr) {
+		return nil, nil
+	}
+	for _, d := range cerr.Details() {
+		v, err := d.Value()
+		if err != nil {
+			continue
+		}
+		b, ok := v.(*wrapperspb.BytesValue)
+		if !ok {
+			continue
+		}
+		var ce core.Error
+		if json.Unmarshal(b.Value, &ce) == nil && ce.Code != "" {
+			return &ce, cerr
+		}
+	}
+	return nil, cerr
+}
+
+// lagError ends a Subscribe stream whose client fell behind.
+func lagError() error {
+	return wireError(connect.CodeResourceExhausted, core.Errorf(core.CodeReasonixUnavailable,
+		map[string]any{"reason": "subscriber_lagged"},
+		"the subscriber fell behind the owner's events and was dropped; subscribe again from the last seq received + 1"))
+}
+
+func isLag(err error) bool {
+	return connect.CodeOf(err) == connect.CodeResourceExhausted
+}
+
+func incompatible(format string, args ...any) *core.Error {
+	return core.Errorf(core.CodeReasonixIncompatible, nil, "%s", fmt.Sprintf(format, args...))
+}
