@@ -2,15 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"reasonixctl/core"
+	"reasonixctl/core/remote"
 	"reasonixctl/mcp"
+	"reasonixctl/store"
 	"reasonixctl/tui"
 )
 
@@ -38,20 +43,23 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var engine *core.Engine
+	// The MCP server owns the state directory when it is free. When another process (a
+	// dashboard) owns it, the server attaches through its socket, and takes the directory over
+	// if that owner exits.
+	var att *attachment
 	open := func(context.Context) (core.Service, error) {
-		e, err := core.Open(s.engineConfig(dir, "mcp", log, core.PermissionAutomatic))
+		a, err := newAttachment(ctx, log, ownOrDial(ctx, s, dir, log))
 		if err != nil {
 			log.Error("opening the state directory failed", "err", err)
 			return nil, err
 		}
-		engine = e
-		return e, nil
+		att = a
+		return a, nil
 	}
 	srv := mcp.NewServer(open, mcp.Options{Version: version, Logger: log, Network: s.network, AskUser: s.askUser})
 	err = srv.ServeStdio(ctx, os.Stdin, stdout)
-	if engine != nil {
-		engine.Close()
+	if att != nil {
+		att.Close()
 	}
 	if err != nil {
 		log.Error("mcp server stopped", "err", err)
@@ -73,17 +81,77 @@ func runDashboard(stderr io.Writer) int {
 		return code
 	}
 	defer closeLog()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	e, err := core.Open(s.engineConfig(dir, "tui", log, core.PermissionSupervised))
+	var owned *store.OwnedError
+	if errors.As(err, &owned) {
+		return runAttachedDashboard(ctx, dir, owned, log, stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1
 	}
 	defer e.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// The person at this dashboard is asked about the commands of tasks Codex delegates
+	// through an attached MCP server too.
+	defer e.AttachSupervisor()()
+	if srv := serveOwnerSocket(ctx, e, dir, "tui", log); srv != nil {
+		defer srv.Close()
+	}
 	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: core.WorkerVersion(ctx, s.bin), Logger: log}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1
 	}
 	return 0
+}
+
+// runAttachedDashboard runs the dashboard on the engine of the process that owns the state
+// directory, through its socket.
+func runAttachedDashboard(ctx context.Context, dir string, owned *store.OwnedError, log *slog.Logger, stderr io.Writer) int {
+	a, err := newAttachment(ctx, log, dialOwner(dir, "dashboard"))
+	if err != nil {
+		fmt.Fprintf(stderr, "reasonixctl: %v, and attaching to it failed: %v\n", owned, err)
+		return 1
+	}
+	defer a.Close()
+	if err := tui.Run(ctx, a, tui.Options{StateDir: dir, Logger: log, Attached: a}); err != nil {
+		fmt.Fprintln(stderr, "reasonixctl:", err)
+		return 1
+	}
+	return 0
+}
+
+// serveOwnerSocket lets other processes attach to the engine this process owns. Without the
+// socket everything still works here; others are refused as before, so a failure is logged.
+func serveOwnerSocket(ctx context.Context, e *core.Engine, dir, mode string, log *slog.Logger) *remote.Server {
+	srv, err := remote.Serve(ctx, e, dir, remote.Info{PID: os.Getpid(), Mode: mode, Version: version, StartedAt: time.Now().UTC()}, log)
+	if err != nil {
+		log.Warn("serving the owner socket failed; other processes cannot attach", "err", err)
+		return nil
+	}
+	return srv
+}
+
+// ownOrDial is the MCP server's connect: it owns the state directory when it can, and else
+// attaches to the process that does.
+func ownOrDial(ctx context.Context, s settings, dir string, log *slog.Logger) func(context.Context) (link, error) {
+	dial := dialOwner(dir, "mcp")
+	return func(context.Context) (link, error) {
+		e, err := core.Open(s.engineConfig(dir, "mcp", log, core.PermissionAutomatic))
+		var owned *store.OwnedError
+		if errors.As(err, &owned) {
+			return dial(ctx)
+		}
+		if err != nil {
+			return link{}, err
+		}
+		srv := serveOwnerSocket(ctx, e, dir, "mcp", log)
+		return link{svc: e, owner: tui.Owner{PID: os.Getpid(), Mode: "mcp"}, close: func() {
+			if srv != nil {
+				srv.Close()
+			}
+			e.Close()
+		}}, nil
+	}
 }

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"reasonixctl/core"
+	"reasonixctl/core/remote"
+	"reasonixctl/tui"
+)
+
+// link is one connection to the engine: the service to call, who owns the directory, and a
+// channel closed when that owner goes away (nil when this process owns it and never loses it).
+type link struct {
+	svc   core.Service
+	owner tui.Owner
+	gone  <-chan struct{}
+	close func()
+}
+
+// attachment is a core.Service that forwards to whichever process owns the state directory and
+// follows the owner leaving and a new one arriving. connect makes a link: the dashboard dials
+// the owner's socket; the MCP server first tries to become the owner itself.
+type attachment struct {
+	connect func(ctx context.Context) (link, error)
+	log     *slog.Logger
+	ctx     context.Context
+	stop    context.CancelFunc
+	done    chan struct{}
+
+	mu      sync.Mutex
+	cur     link
+	present bool
+	lastPID int
+	changed chan struct{}
+	// asker is the MCP server's elicitation asker: given to every link that can use one (an
+	// engine this process owns), so it survives a take-over.
+	asker core.Asker
+}
+
+// askerSetter is a service that can ask someone outside the engine (core.Engine).
+type askerSetter interface{ SetAsker(core.Asker) }
+
+// SetAsker installs the asker on the current link and every later one that takes it.
+func (a *attachment) SetAsker(asker core.Asker) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asker = asker
+	if s, ok := a.cur.svc.(askerSetter); ok && a.present {
+		s.SetAsker(asker)
+	}
+}
+
+var (
+	_ core.Service   = (*attachment)(nil)
+	_ tui.Attachment = (*attachment)(nil)
+)
+
+// redialEvery is how often a link whose owner left tries again: a new owner is found within
+// this much of starting, and an idle dashboard costs one failed connect per interval.
+const redialEvery = 250 * time.Millisecond
+
+// newAttachment connects once (failing if that fails) and then keeps the link alive.
+func newAttachment(ctx context.Context, log *slog.Logger, connect func(ctx context.Context) (link, error)) (*attachment, error) {
+	l, err := connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(ctx)
+	a := &attachment{connect: connect, log: log, ctx: ctx, stop: stop, done: make(chan struct{}),
+		cur: l, present: true, lastPID: l.owner.PID, changed: make(chan struct{}, 1)}
+	go a.follow()
+	return a, nil
+}
+
+// follow waits for the owner to leave and connects again, until Close.
+func (a *attachment) follow() {
+	defer close(a.done)
+	for {
+		a.mu.Lock()
+		gone := a.cur.gone
+		a.mu.Unlock()
+		select {
+		case <-a.ctx.Done():
+			return
+		case <-gone:
+		}
+		a.log.Info("the owner of the state directory went away", "pid", a.lastPID)
+		a.mu.Lock()
+		old := a.cur
+		a.cur, a.present = link{}, false
+		a.mu.Unlock()
+		if old.close != nil {
+			old.close()
+		}
+		a.signal()
+		ticker := time.NewTicker(redialEvery)
+		for {
+			l, err := a.connect(a.ctx)
+			if err == nil {
+				a.mu.Lock()
+				a.cur, a.present, a.lastPID = l, true, l.owner.PID
+				if s, ok := l.svc.(askerSetter); ok && a.asker != nil {
+					s.SetAsker(a.asker)
+				}
+				a.mu.Unlock()
+				a.log.Info("attached to a new owner", "pid", l.owner.PID, "mode", l.owner.Mode)
+				a.signal()
+				break
+			}
+			select {
+			case <-a.ctx.Done():
+				ticker.Stop()
+				return
+			case <-ticker.C:
+			}
+		}
+		ticker.Stop()
+	}
+}
+
+func (a *attachment) signal() {
+	select {
+	case a.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops following and closes the current link.
+func (a *attachment) Close() {
+	a.stop()
+	<-a.done
+	a.mu.Lock()
+	l := a.cur
+	a.cur, a.present = link{}, false
+	a.mu.Unlock()
+	if l.close != nil {
+		l.close()
+	}
+}
+
+// Owner implements tui.Attachment.
+func (a *attachment) Owner() (tui.Owner, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.present {
+		return tui.Owner{PID: a.lastPID}, false
+	}
+	return a.cur.owner, true
+}
+
+// Changed implements tui.Attachment.
+func (a *attachment) Changed() <-chan struct{} { return a.changed }
+
+// service returns the current owner's service, or a retryable error while there is none.
+func (a *attachment) service() (core.Service, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.present {
+		return nil, &core.Error{Code: core.CodeReasonixUnavailable, Retryable: true, NextAction: core.NextRetry,
+			Message: fmt.Sprintf("the process that owned the state directory (pid %d) exited; waiting for a new owner", a.lastPID)}
+	}
+	return a.cur.svc, nil
+}
+
+func (a *attachment) Delegate(ctx context.Context, req core.DelegateRequest) (core.DelegateResult, error) {
+	s, err := a.service()
+	if err != nil {
+		return core.DelegateResult{}, err
+	}
+	return s.Delegate(ctx, req)
+}
+
+func (a *attachment) Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
+	s, err := a.service()
+	if err != nil {
+		return core.TaskView{}, err
+	}
+	return s.Control(ctx, req)
+}
+
+func (a *attachment) Inspect(ctx context.Context, req core.InspectRequest) (core.InspectResult, error) {
+	s, err := a.service()
+	if err != nil {
+		return core.InspectResult{}, err
+	}
+	return s.Inspect(ctx, req)
+}
+
+func (a *attachment) List(ctx context.Context, f core.ListFilter) ([]core.TaskView, error) {
+	s, err := a.service()
+	if err != nil {
+		return nil, err
+	}
+	return s.List(ctx, f)
+}
+
+func (a *attachment) Get(ctx context.Context, id string) (core.TaskDetail, error) {
+	s, err := a.service()
+	if err != nil {
+		return core.TaskDetail{}, err
+	}
+	return s.Get(ctx, id)
+}
+
+func (a *attachment) Subscribe(ctx context.Context, opts core.SubscribeOptions) (*core.Subscription, error) {
+	s, err := a.service()
+	if err != nil {
+		return nil, err
+	}
+	return s.Subscribe(ctx, opts)
+}
+
+// dialOwner is the dashboard's connect: it attaches to the owner's socket.
+func dialOwner(dir, role string) func(ctx context.Context) (link, error) {
+	return func(ctx context.Context) (link, error) {
+		c, err := remote.Dial(ctx, dir, role)
+		if err != nil {
+			return link{}, err
+		}
+		info := c.Owner()
+		return link{svc: c, owner: tui.Owner{PID: info.PID, Mode: info.Mode}, gone: c.Done(), close: func() { c.Close() }}, nil
+	}
+}
