@@ -18,7 +18,6 @@ import (
 	"reasonixctl/core/redact"
 )
 
-
 // reviewReady captures the worktree as the canonical review tree, checks what the worker changed
 // against the contract, and moves the task to review_required with a new review revision.
 func (e *Engine) reviewReady(ctx context.Context, id string) {
