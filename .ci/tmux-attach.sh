@@ -73,8 +73,9 @@ keys() { tmux send-keys -t "$session" "$@"; }
 
 # The MCP server opens the state directory right after tools/list; the dashboard attaches.
 for _ in $(seq 100); do [ -S "$work/state/owner.sock" ] && break; sleep 0.1; done
+# A tmux server that is already running gives new sessions its own environment, not ours.
 tmux new-session -d -s "$session" -x 100 -y 30 \
-  "cd $repo && $work/reasonixctl; echo \$? > $work/exit"
+  "cd $repo && env CODEX_REASONIX_STATE_DIR=$work/state REASONIX_BIN=$work/fake-reasonix REASONIXCTL_THEME=${REASONIXCTL_THEME:-dark} $work/reasonixctl; echo \$? > $work/exit"
 wait_for "attached to reasonixctl --mcp" 30
 
 res="$(call tools/call '{"name":"reasonix_delegate","arguments":{"task_id":"codex-1","contract":'"$contract"',"wait_mode":"background"},"_meta":'"$meta"'}')"

@@ -58,7 +58,7 @@ func TestAttachedDashboardFollowsItsOwner(t *testing.T) {
 	svc.listErr = core.Errorf(core.CodeReasonixUnavailable, nil, "the owner exited")
 	svc.mu.Unlock()
 	h.send(ownerMsg{}, resyncMsg{err: core.Errorf(core.CodeReasonixUnavailable, nil, "the owner exited")})
-	h.requireView("owner --mcp (pid 4242) exited, waiting", "exited; what is shown is as it was", "login-fix", "docs-typo")
+	h.requireView("owner --mcp (pid 4242) exited, waiting", "the owner exited: showing what was last seen", "login-fix", "docs-typo")
 	h.clk.advance(10 * time.Second)
 	h.requireView("owner --mcp (pid 4242) exited, waiting", "login-fix")
 
