@@ -92,10 +92,11 @@ const (
 	tabEvents detailTab = iota
 	tabDiff
 	tabContract
+	tabChecks
 	tabCount
 )
 
-var tabNames = [tabCount]string{"Events", "Diff", "Contract"}
+var tabNames = [tabCount]string{"Events", "Diff", "Contract", "Checks"}
 
 // taskInfo is what the dashboard keeps per task beyond its TaskView.
 type taskInfo struct {
@@ -116,6 +117,7 @@ type taskInfo struct {
 	// reviewedRev is the review revision the reviewed marks belong to.
 	reviewedRev int
 	contract    viewport.Model
+	checks      checksState
 	// state and since say which state the dashboard last saw and since when, for the elapsed
 	// time of waits.
 	state core.State
@@ -169,6 +171,7 @@ type Model struct {
 	spinning      bool
 	graceTimer    bool
 	lastForm      newTaskInput
+	rp            *replayView // the replay on screen, if any
 }
 
 // NewModel builds the dashboard model over svc; Run wraps it in a program.
@@ -247,9 +250,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onDelegate(msg))
 	case draftMsg:
 		m.onDraft(msg)
+	case checkLogMsg:
+		m.onCheckLog(msg)
+	case replayLoadedMsg:
+		m.onReplayLoaded(msg)
 	}
 	m.surfacePrompt()
 	m.trackStates()
+	cmds = append(cmds, m.checksNeed())
 	cmds = append(cmds, m.timers())
 	return m, tea.Batch(cmds...)
 }
@@ -883,8 +891,14 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return m.apply(top, top.update(msg, k))
 	}
+	if m.rp != nil {
+		return m.replayKey(msg)
+	}
 	t := m.list.selectedTask()
 	if m.tab == tabEvents && t != nil && m.task(t.TaskID).events.update(msg, m.keys.eventKeys()) {
+		return nil
+	}
+	if m.tab == tabChecks && m.checksKey(msg) {
 		return nil
 	}
 	switch {
@@ -906,6 +920,10 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.tab = tabDiff
 	case key.Matches(msg, k.ContractView):
 		m.tab = tabContract
+	case key.Matches(msg, k.ChecksView):
+		m.tab = tabChecks
+	case key.Matches(msg, k.Replay):
+		return m.openReplay(t)
 	case key.Matches(msg, k.ToggleAll):
 		m.list.showAll = !m.list.showAll
 		return m.refreshList()
@@ -1208,6 +1226,7 @@ var nextSteps = map[core.NextAction]string{
 var nextByCode = map[core.Code]string{
 	core.CodeReasonixUnavailable:  "Run `reasonixctl doctor`: it says whether the worker binary is missing, too old or misconfigured. Fix that, then start the task again.",
 	core.CodeReasonixIncompatible: "Run `reasonixctl doctor` to see which worker version and features are needed.",
+	core.CodeVerificationFailed:   "Read the whole log in the checks view (4), steer a repair round (s) saying what to fix, review the new diff, then finalize again (F).",
 	core.CodeSandboxUnavailable:   "Install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap), then check with `reasonixctl doctor`.",
 }
 

@@ -34,6 +34,9 @@ func (m *Model) View() string {
 	footer := m.viewFooter()
 	bodyH := m.height - 3
 	body := m.viewBody(bodyH)
+	if m.rp != nil {
+		body = m.viewReplay(m.width, bodyH)
+	}
 	if d := m.dialogs.top(); d != nil {
 		body = m.overlayDialog(body, d, bodyH)
 	}
@@ -111,6 +114,11 @@ func (m *Model) viewFooter() string {
 		keys = append(keys, hint(k.Help, "help"))
 		return " " + shortHelp(t, m.width-1, keys...)
 	}
+	if m.rp != nil {
+		keys = append(keys, bind(nil, "←/→", "step"), bind(nil, "pgup/pgdn", "10"), bind(nil, "g/G", "first/last"),
+			hint(k.LeaveReplay, "leave replay"), hint(k.Help, "help"))
+		return " " + shortHelp(t, m.width-1, keys...)
+	}
 	if m.pendingCount() > 0 {
 		keys = append(keys, hint(k.ShowPending, "answer"))
 	}
@@ -136,8 +144,14 @@ func (m *Model) viewFooter() string {
 		case tabDiff:
 			keys = append(keys, hint(k.NextHunk, "hunk"), hint(k.NextFile, "file"), hint(k.Reviewed, "reviewed"))
 		case tabEvents:
-			keys = append(keys, hint(k.NextItem, "item"), hint(k.Expand, "expand"))
+			if m.task(tv.TaskID).events.search.query != "" {
+				keys = append(keys, bind(nil, "n/N", "next/prev match"))
+			}
+			keys = append(keys, hint(k.Search, "search"), hint(k.Filter, "filter"), hint(k.NextItem, "item"), hint(k.Expand, "expand"))
+		case tabChecks:
+			keys = append(keys, hint(k.NextCheck, "check"), hint(k.Search, "search log"))
 		}
+		keys = append(keys, hint(k.Replay, "replay"))
 		if len(m.list.tasks) > 1 {
 			keys = append(keys, hint(k.Down, "task"))
 		}
@@ -327,6 +341,11 @@ func (m *Model) viewDetail(w, h int) string {
 	tv := m.selectedTask()
 	var tabs []string
 	for i, name := range tabNames {
+		if detailTab(i) == tabEvents && tv != nil {
+			if f := m.task(tv.TaskID).events.filter; f != 0 {
+				name += ": " + f.name()
+			}
+		}
 		if detailTab(i) == m.tab {
 			// The brackets mark the active tab even where no style shows.
 			tabs = append(tabs, t.TabActive.Render(fmt.Sprintf("[%d %s]", i+1, name)))
@@ -355,6 +374,8 @@ func (m *Model) viewDetail(w, h int) string {
 		body = m.viewDiff(tv, ti, w, h)
 	case tabContract:
 		body = m.viewContract(ti, w, h)
+	case tabChecks:
+		body = m.viewChecks(tv, ti, w, h)
 	}
 	return fixBlock(bar+"\n"+body, w, h+1)
 }
