@@ -65,7 +65,9 @@ type logSearch struct {
 func (s *logSearch) shown() bool { return s.typing || s.query != "" }
 
 // logKey names one log of one attempt: a new finalize writes the log again.
-func logKey(v core.VerificationResult) string { return v.ID + "\x00" + v.SHA256 + "\x00" + v.FinishedAt }
+func logKey(v core.VerificationResult) string {
+	return v.ID + "\x00" + v.SHA256 + "\x00" + v.FinishedAt
+}
 
 // checksNeed starts reading the selected check's log when the checks view shows it.
 func (m *Model) checksNeed() tea.Cmd {

@@ -57,9 +57,9 @@ type entry struct {
 	id    uint64
 	kind  entryKind
 	cat   category // what the filter sorts it under
-	label string  // printed before the first line of a plain entry
-	paras []*para // the text; for expandable entries, what shows when open
-	cut   bool    // the oldest lines were dropped to keep the buffer bounded
+	label string   // printed before the first line of a plain entry
+	paras []*para  // the text; for expandable entries, what shows when open
+	cut   bool     // the oldest lines were dropped to keep the buffer bounded
 
 	expandable bool
 	open       bool      // tool calls and decisions
