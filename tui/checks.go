@@ -94,7 +94,7 @@ func (m *Model) checksNeed() tea.Cmd {
 	}
 	lr, ok := m.svc.(core.LogReader)
 	if !ok {
-		cs.logs[k] = &checkLog{err: fmt.Errorf("this dashboard's service does not serve logs; read it at %s", v.LogPath)}
+		cs.logs[k] = &checkLog{err: fmt.Errorf("this dashboard's service does not serve logs: read it at %s", v.LogPath)}
 		return nil
 	}
 	cs.logs[k] = &checkLog{loading: true}
@@ -156,6 +156,8 @@ func (m *Model) checksKey(msg tea.KeyMsg) bool {
 	if v == nil {
 		return false
 	}
+	// Lay the log out at the current size first: paging and search work on its wrapped lines.
+	_ = m.viewChecks(m.list.selectedTask(), ti, m.detailWidth(), m.detailHeight())
 	cs := &ti.checks
 	k := m.keys
 	s := &cs.search
@@ -361,7 +363,11 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		return t.Dim.Render(" loading…")
 	}
 	if len(d.Verification) == 0 {
-		return t.Dim.Render(ansi.Truncate(" no checks yet: finalizing (F) runs the contract's verification commands", w, "…"))
+		var out []string
+		for _, l := range wrapLines("no checks yet: finalizing (F) runs the contract's verification commands and shows them here", w-2) {
+			out = append(out, t.Dim.Render(" "+l))
+		}
+		return strings.Join(out, "\n")
 	}
 	cs := &ti.checks
 	cs.sel = clampInt(cs.sel, 0, len(d.Verification)-1)
@@ -407,7 +413,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	lines = append(lines, windowAround(rows, cs.sel, min(len(rows), max(h/4, 1)))...)
 	v := d.Verification[cs.sel]
 	lg := cs.logs[logKey(v)]
-	bodyH := h - len(lines) - 1
+	bodyH := h - len(lines) - 2 // the log's line and its path
 	if cs.search.shown() {
 		bodyH--
 	}
@@ -419,8 +425,14 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		return strings.Join(lines, "\n")
 	case lg.err != nil:
 		lines = append(lines, t.Dim.Render(ansi.Truncate(info, w, "…")))
-		for _, l := range describeError(lg.err) {
-			lines = append(lines, t.Error.Render(ansi.Truncate(" "+l, w, "…")))
+		msg := []string{lg.err.Error()}
+		if _, ok := lg.err.(*core.Error); ok {
+			msg = describeError(lg.err)
+		}
+		for _, m := range msg {
+			for _, l := range wrapLines(m, w-2) {
+				lines = append(lines, t.Error.Render(" "+l))
+			}
 		}
 		return strings.Join(lines, "\n")
 	}
@@ -442,8 +454,8 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	if lg.truncated {
 		info += fmt.Sprintf(" · first %s shown", humanBytes(maxCheckLogBytes))
 	}
-	info += " · " + v.LogPath
-	lines = append(lines, t.Dim.Render(ansi.Truncate(info, w, "…")))
+	lines = append(lines, t.Dim.Render(ansi.Truncate(info, w, "…")),
+		t.Dim.Render(" "+ansi.TruncateLeft(v.LogPath, max(textWidth(v.LogPath)-(w-2), 0), "…")))
 	cs.refreshMatches(lg)
 	s := &cs.search
 	curLine := -1

@@ -115,7 +115,8 @@ func (m *Model) viewFooter() string {
 		return " " + shortHelp(t, m.width-1, keys...)
 	}
 	if m.rp != nil {
-		keys = append(keys, bind(nil, "←/→", "step"), bind(nil, "pgup/pgdn", "10"), bind(nil, "g/G", "first/last"),
+		keys = append(keys, bind([]string{"left", "right"}, "←/→", "step"), bind([]string{"pgup", "pgdown"}, "pgup/pgdn", "ten"),
+			bind([]string{"g", "G"}, "g/G", "first/last"),
 			hint(k.LeaveReplay, "leave replay"), hint(k.Help, "help"))
 		return " " + shortHelp(t, m.width-1, keys...)
 	}
@@ -145,7 +146,7 @@ func (m *Model) viewFooter() string {
 			keys = append(keys, hint(k.NextHunk, "hunk"), hint(k.NextFile, "file"), hint(k.Reviewed, "reviewed"))
 		case tabEvents:
 			if m.task(tv.TaskID).events.search.query != "" {
-				keys = append(keys, bind(nil, "n/N", "next/prev match"))
+				keys = append(keys, bind([]string{"n", "N"}, "n/N", "next/prev match"))
 			}
 			keys = append(keys, hint(k.Search, "search"), hint(k.Filter, "filter"), hint(k.NextItem, "item"), hint(k.Expand, "expand"))
 		case tabChecks:
