@@ -224,7 +224,7 @@ func (m *Model) viewReplay(w, h int) string {
 		left := fixBlock(strings.Join(state, "\n"), leftW, bodyH)
 		right := m.replayEvents(rightW, bodyH)
 		sep := strings.TrimSuffix(strings.Repeat(t.Border.Render("│")+"\n", bodyH), "\n")
-		return strings.Join(lines, "\n") + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right)
+		return fixBlock(strings.Join(lines, "\n")+"\n"+lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right), w, h)
 	}
 	room := h - len(lines)
 	evH := max(room/2, min(room, 6))
