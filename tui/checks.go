@@ -233,7 +233,7 @@ func (cs *checksState) refreshMatches(lg *checkLog) {
 	s.computedAt = at
 	s.matches = s.matches[:0]
 	for i, l := range lg.lines {
-		if containsFold([]byte(l), s.needle) {
+		if containsFold(l, s.needle) {
 			s.matches = append(s.matches, i)
 		}
 	}

@@ -215,7 +215,7 @@ func (p *eventsPane) goToMatch(id uint64) {
 	}
 	off := 0
 	for j, d := range p.entryLines(e, 0, e.n, nil) {
-		if containsFold([]byte(d.prefix+d.text), s.needle) {
+		if containsFold(d.prefix+d.text, s.needle) {
 			off = j
 			break
 		}
@@ -250,11 +250,11 @@ func (s *paneSearch) refresh(p *eventsPane) {
 // entryMatches looks for the needle in what the entry shows: its header and its text.
 // Reasoning is searched folded too (a match opens it); tool calls and decisions by their line.
 func entryMatches(e *entry, needle []byte) bool {
-	if e.expandable && e.kind != kindThought {
-		return containsFold([]byte(e.label+e.head), needle)
-	}
-	if containsFold([]byte(e.label), needle) {
+	if containsFold(e.label, needle) {
 		return true
+	}
+	if e.expandable && e.kind != kindThought {
+		return containsFold(e.head, needle)
 	}
 	for _, q := range e.paras {
 		if containsFold(q.text, needle) {
@@ -266,7 +266,7 @@ func entryMatches(e *entry, needle []byte) bool {
 
 // containsFold reports whether hay contains needle (lower case), ignoring case. ASCII is
 // compared in place; other text is lowered first.
-func containsFold(hay, needle []byte) bool {
+func containsFold[T string | []byte](hay T, needle []byte) bool {
 	if len(needle) == 0 {
 		return true
 	}
@@ -278,7 +278,7 @@ func containsFold(hay, needle []byte) bool {
 		}
 	}
 	if !ascii {
-		return bytes.Contains(bytes.ToLower(hay), needle)
+		return bytes.Contains(bytes.ToLower([]byte(hay)), needle)
 	}
 	first := needle[0]
 	upper := first
