@@ -43,7 +43,8 @@ type checkLog struct {
 // checksState is a task's checks view: the selected check, its log in a viewport, and a
 // search in that log.
 type checksState struct {
-	sel    int
+	sel     int
+	attempt string // the attempt sel belongs to: a new one starts on its first failed check
 	logs   map[string]*checkLog // by logKey
 	vp     viewport.Model
 	shown  string // the log key and width the viewport holds
@@ -69,6 +70,25 @@ func logKey(v core.VerificationResult) string {
 	return v.ID + "\x00" + v.SHA256 + "\x00" + v.FinishedAt
 }
 
+// sync clamps the selection to the checks shown and moves it to the first failed check when a
+// new attempt's results arrive.
+func (cs *checksState) sync(vs []core.VerificationResult) {
+	var b strings.Builder
+	for _, v := range vs {
+		b.WriteString(logKey(v) + "\x00")
+	}
+	if a := b.String(); a != cs.attempt {
+		cs.attempt, cs.sel, cs.search = a, 0, logSearch{}
+		for i, v := range vs {
+			if !v.Passed {
+				cs.sel = i
+				break
+			}
+		}
+	}
+	cs.sel = clampInt(cs.sel, 0, len(vs)-1)
+}
+
 // checksNeed starts reading the selected check's log when the checks view shows it.
 func (m *Model) checksNeed() tea.Cmd {
 	if m.tab != tabChecks || m.rp != nil {
@@ -83,7 +103,7 @@ func (m *Model) checksNeed() tea.Cmd {
 		return nil
 	}
 	cs := &ti.checks
-	cs.sel = clampInt(cs.sel, 0, len(ti.detail.Verification)-1)
+	cs.sync(ti.detail.Verification)
 	v := ti.detail.Verification[cs.sel]
 	k := logKey(v)
 	if cs.logs == nil {
@@ -145,7 +165,7 @@ func (m *Model) selectedCheck() (*taskInfo, *core.VerificationResult, *checkLog)
 		return ti, nil, nil
 	}
 	cs := &ti.checks
-	cs.sel = clampInt(cs.sel, 0, len(ti.detail.Verification)-1)
+	cs.sync(ti.detail.Verification)
 	v := &ti.detail.Verification[cs.sel]
 	return ti, v, cs.logs[logKey(*v)]
 }
@@ -370,7 +390,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		return strings.Join(out, "\n")
 	}
 	cs := &ti.checks
-	cs.sel = clampInt(cs.sel, 0, len(d.Verification)-1)
+	cs.sync(d.Verification)
 	failed := 0
 	for _, v := range d.Verification {
 		if !v.Passed {

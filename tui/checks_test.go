@@ -197,3 +197,16 @@ func TestFailedVerificationShowsItsLogTailAndTheWholeLog(t *testing.T) {
 	h.waitView("[4 Checks]", "✗ failed", "has-result", "exit 2", `$ ["ls","result.txt","missing-file.txt"]`, "exit: 2 timeout: false",
 		"state/verification/failing-check/has-result.log", "ls: cannot access 'missing-file.txt'")
 }
+
+// A new attempt's checks open on the first failed one: its log is the one to read.
+func TestChecksOpenOnTheFirstFailure(t *testing.T) {
+	svc := checksScenario()
+	d := svc.details["login-fix"]
+	d.Verification[0], d.Verification[1] = d.Verification[1], d.Verification[0]
+	svc.details["login-fix"] = d
+	h := newChecksHarness(t, svc, svc.fakeService, 120, 40, false)
+	h.press("4")
+	h.requireView("› ✗ failed", "log unit")
+	h.press("[")
+	h.requireView("› ✓ passed", "log vet")
+}

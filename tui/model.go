@@ -1258,6 +1258,10 @@ func describeError(err error) []string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if _, quoted := e.Details["log_tail"]; quoted && (k == "log_path" || k == "exit_code" || k == "timed_out" || k == "verification") {
+			// A failed check's message already says how it ended and where its log is.
+			continue
+		}
 		switch k {
 		case "checkpoint", "expected", "current", "log_tail", "argv":
 			// Already in the message.

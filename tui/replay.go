@@ -43,6 +43,8 @@ type replayView struct {
 	truncated bool
 	cur       int                   // the event the view stands on
 	snaps     []core.ReplaySnapshot // snaps[k] is the task after the first k*replayEvery events
+	// titles are the tool calls' titles by id: their later updates often carry only a status.
+	titles map[string]string
 }
 
 // openReplay starts a replay of the task: its journal is read from the first event up to the
@@ -106,6 +108,16 @@ func (m *Model) onReplayLoaded(msg replayLoadedMsg) {
 	}
 	rp.snaps = []core.ReplaySnapshot{{}}
 	rp.cur = 0
+	rp.titles = map[string]string{}
+	for _, ev := range rp.events {
+		if ev.Type != core.EventToolCall {
+			continue
+		}
+		var d core.ToolCallData
+		if json.Unmarshal(ev.Data, &d) == nil && d.Title != "" && rp.titles[d.ToolCallID] == "" {
+			rp.titles[d.ToolCallID] = capText(d.Title, maxHeadBytes)
+		}
+	}
 }
 
 // at is the task after the events up to and including index i.
@@ -158,8 +170,8 @@ func (m *Model) replayKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// replayLine is one event as a line of the replay's list.
-func replayLine(ev core.Event) (entryKind, string) {
+// replayLine is one event as a line of the replay's list; titles name tool calls by id.
+func replayLine(ev core.Event, titles map[string]string) (entryKind, string) {
 	switch ev.Type {
 	case core.EventAgentMessage:
 		return kindAgent, agentLabel + flatText(textOf(ev.Data))
@@ -171,6 +183,9 @@ func replayLine(ev core.Event) (entryKind, string) {
 		k := kindTool
 		if d.Status == "failed" {
 			k = kindDeny
+		}
+		if d.Title == "" {
+			d.Title = titles[d.ToolCallID]
 		}
 		return k, "tool   " + flatText(toolHeader(&d))
 	case core.EventPermissionDecided:
@@ -310,7 +325,7 @@ func (m *Model) replayEvents(w, h int) string {
 	var lines []string
 	for i := start; i < len(rp.events) && len(lines) < h; i++ {
 		ev := rp.events[i]
-		kind, text := replayLine(ev)
+		kind, text := replayLine(ev, rp.titles)
 		mark := "  "
 		if i == rp.cur {
 			mark = "› "
