@@ -44,11 +44,11 @@ type checkLog struct {
 // search in that log.
 type checksState struct {
 	sel     int
-	attempt string // the attempt sel belongs to: a new one starts on its first failed check
-	logs   map[string]*checkLog // by logKey
-	vp     viewport.Model
-	shown  string // the log key and width the viewport holds
-	search logSearch
+	attempt string               // the attempt sel belongs to: a new one starts on its first failed check
+	logs    map[string]*checkLog // by logKey
+	vp      viewport.Model
+	shown   string // the log key and width the viewport holds
+	search  logSearch
 }
 
 // logSearch is a find in a log: matches are wrapped line numbers.
