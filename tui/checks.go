@@ -78,7 +78,8 @@ func (cs *checksState) sync(vs []core.VerificationResult) {
 		b.WriteString(logKey(v) + "\x00")
 	}
 	if a := b.String(); a != cs.attempt {
-		cs.attempt, cs.sel, cs.search = a, 0, logSearch{}
+		// The earlier attempt's logs are gone from the store too: keep none of them.
+		cs.attempt, cs.sel, cs.search, cs.logs, cs.shown = a, 0, logSearch{}, nil, ""
 		for i, v := range vs {
 			if !v.Passed {
 				cs.sel = i

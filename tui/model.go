@@ -645,6 +645,7 @@ func (m *Model) onReplay(msg replayMsg) {
 	}
 	pane := newEventsPane()
 	pane.setSize(ti.events.w, ti.events.h)
+	pane.filter = ti.events.filter // the reader's filter outlives a reload
 	ti.lastAgent, ti.agentStreak = "", false
 	for _, ev := range msg.events {
 		pane.add(ev)
