@@ -295,7 +295,7 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 		if len(text) > verificationLogMax {
 			text = text[:verificationLogMax]
 		}
-		logPath := filepath.Join(logDir, v.ID+".log")
+		logPath := e.verificationLogPath(r.TaskID, v.ID)
 		if err := os.WriteFile(logPath, text, 0o600); err != nil {
 			return nil, Errorf(CodeInternalError, nil, "verification log: %w", err)
 		}

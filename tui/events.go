@@ -56,9 +56,10 @@ const (
 type entry struct {
 	id    uint64
 	kind  entryKind
-	label string  // printed before the first line of a plain entry
-	paras []*para // the text; for expandable entries, what shows when open
-	cut   bool    // the oldest lines were dropped to keep the buffer bounded
+	cat   category // what the filter sorts it under
+	label string   // printed before the first line of a plain entry
+	paras []*para  // the text; for expandable entries, what shows when open
+	cut   bool     // the oldest lines were dropped to keep the buffer bounded
 
 	expandable bool
 	open       bool      // tool calls and decisions
@@ -94,7 +95,10 @@ type pos struct {
 }
 
 // EventKeys are the keys of the events pane.
-type EventKeys struct{ PageUp, PageDown, Top, Bottom, PrevItem, NextItem, Expand key.Binding }
+type EventKeys struct {
+	PageUp, PageDown, Top, Bottom, PrevItem, NextItem, Expand key.Binding
+	Search, NextMatch, PrevMatch, Filter, ClearSearch         key.Binding
+}
 
 // DefaultEventKeys is the events pane's key map.
 func DefaultEventKeys() EventKeys {
@@ -106,6 +110,12 @@ func DefaultEventKeys() EventKeys {
 		PrevItem: bind([]string{"["}, "[", "select the previous tool call, decision or reasoning"),
 		NextItem: bind([]string{"]"}, "]", "select the next tool call, decision or reasoning"),
 		Expand:   bind([]string{"enter"}, "enter", "expand / collapse the selected item"),
+
+		Search:      bind([]string{"/"}, "/", "search the events"),
+		NextMatch:   bind([]string{"n"}, "n", "next match"),
+		PrevMatch:   bind([]string{"N"}, "N", "previous match"),
+		Filter:      bind([]string{"f"}, "f", "show only one kind of event"),
+		ClearSearch: bind([]string{"esc"}, "esc", "clear the search"),
 	}
 }
 
@@ -128,6 +138,10 @@ type eventsPane struct {
 
 	sel    uint64 // the selected entry's id, 0 for none
 	anchor *pos   // the top line while the reader is scrolled away from the live tail; nil follows
+
+	filter  eventFilter
+	search  paneSearch
+	version uint64 // counts changes of the entries' text, so search results know when to redo
 }
 
 func newEventsPane() *eventsPane {
@@ -150,6 +164,7 @@ func (p *eventsPane) add(ev core.Event) {
 	if ev.Seq != 0 {
 		p.lastSeq = ev.Seq
 	}
+	p.version++
 	switch ev.Type {
 	case core.EventAgentMessage:
 		p.addMessage(cleanText(textOf(ev.Data)))
@@ -168,7 +183,7 @@ func (p *eventsPane) add(ev core.Event) {
 			details[i] = capText(details[i], maxDetailBytes)
 		}
 		p.interrupt()
-		p.push(&entry{kind: permissionKind(d.Decision), label: flatText(label), head: flatText(capText(head, maxHeadBytes)),
+		p.push(&entry{kind: permissionKind(d.Decision), cat: catDecision, label: flatText(label), head: flatText(capText(head, maxHeadBytes)),
 			expandable: true, details: details})
 	case core.EventUsage:
 		// Usage reports replace each other and do not interrupt a message or reasoning: they
@@ -186,7 +201,9 @@ func (p *eventsPane) add(ev core.Event) {
 			return
 		}
 		p.interrupt()
-		p.push(plainEntry(kind, text))
+		e := plainEntry(kind, text)
+		e.cat = categoryOf(ev.Type)
+		p.push(e)
 	}
 	p.trim()
 }
@@ -210,7 +227,7 @@ func (p *eventsPane) addMessage(text string) {
 			return
 		}
 		p.interrupt()
-		p.msg = p.push(&entry{kind: kindAgent, label: agentLabel, paras: []*para{{}}})
+		p.msg = p.push(&entry{kind: kindAgent, cat: catAgent, label: agentLabel, paras: []*para{{}}})
 	}
 	p.grow(p.msg, text)
 }
@@ -221,7 +238,7 @@ func (p *eventsPane) addThought(text string) {
 			return
 		}
 		p.interrupt()
-		p.thought = p.push(&entry{kind: kindThought, expandable: true, paras: []*para{{}}})
+		p.thought = p.push(&entry{kind: kindThought, cat: catAgent, expandable: true, paras: []*para{{}}})
 	}
 	e := p.thought
 	for i := 0; i < len(text); i++ {
@@ -333,7 +350,7 @@ func (p *eventsPane) addTool(d core.ToolCallData) {
 	}
 	d.Status = capText(d.Status, maxHeadBytes)
 	p.interrupt()
-	e := &entry{kind: kindTool, label: "tool   ", expandable: true, tool: &d}
+	e := &entry{kind: kindTool, cat: catTool, label: "tool   ", expandable: true, tool: &d}
 	p.setToolHead(e)
 	p.push(e)
 	if d.ToolCallID != "" {
@@ -422,6 +439,9 @@ func (p *eventsPane) measure(e *entry) {
 	} else {
 		e.n = e.body()
 		e.cost = e.n
+	}
+	if !p.filter.shows(e) {
+		e.n = 0
 	}
 	p.cost += e.cost
 }
@@ -543,6 +563,9 @@ func (p *eventsPane) at(q pos) (int, int) {
 
 func (p *eventsPane) tailIndex() (int, int) {
 	i := len(p.entries) - 1
+	for i > p.head && p.entries[i].n == 0 {
+		i-- // filtered out: the tail is the last line shown
+	}
 	if i < p.head {
 		return p.head, 0
 	}
@@ -591,10 +614,14 @@ func (p *eventsPane) linesFrom(i, off, limit int) int {
 
 // bodyHeight is the number of event lines: one line goes to the note while scrolled back.
 func (p *eventsPane) bodyHeight() int {
-	if p.following() {
-		return p.h
+	h := p.h
+	if p.search.shown() {
+		h--
 	}
-	return max(p.h-1, 0)
+	if !p.following() {
+		h--
+	}
+	return max(h, 0)
 }
 
 // top is the index and line of the window's first line at body height bh.
@@ -628,6 +655,9 @@ func (p *eventsPane) pin() {
 
 // update handles a key; it reports whether the key was the pane's.
 func (p *eventsPane) update(msg tea.KeyMsg, k EventKeys) bool {
+	if p.searchKey(msg, k) {
+		return true
+	}
 	page := max(p.h-2, 1)
 	switch {
 	case key.Matches(msg, k.PageUp):
@@ -722,7 +752,7 @@ func (p *eventsPane) selectItem(dir int) {
 		from = i
 	}
 	for i := from; i >= p.head && i < len(p.entries); i += dir {
-		if e := p.entries[i]; e.expandable {
+		if e := p.entries[i]; e.expandable && e.n > 0 {
 			p.sel = e.id
 			p.reveal(e)
 			return
@@ -768,7 +798,9 @@ func (p *eventsPane) reveal(e *entry) {
 func (p *eventsPane) window(i, off, bh int) []dline {
 	out := make([]dline, 0, bh)
 	for ; i < len(p.entries) && len(out) < bh; i++ {
-		out = p.entryLines(p.entries[i], off, off+bh-len(out), out)
+		if p.entries[i].n > 0 {
+			out = p.entryLines(p.entries[i], off, off+bh-len(out), out)
+		}
 		off = 0
 	}
 	return out
@@ -841,6 +873,7 @@ func (p *eventsPane) view(t Theme) string {
 		return ""
 	}
 	lines := make([]string, 0, h)
+	p.search.refresh(p)
 	if p.empty() {
 		lines = append(lines, t.Dim.Render(ansi.Truncate(" no events yet", w, "")))
 	} else {
@@ -852,26 +885,35 @@ func (p *eventsPane) view(t Theme) string {
 			p.anchor = &a
 		}
 		win := p.window(i, off, bh)
+		if len(win) == 0 && bh > 0 {
+			lines = append(lines, t.Dim.Render(ansi.Truncate(" no "+p.filter.name()+" yet · f shows the others", w, "…")))
+		}
 		for _, d := range win {
 			s := ansi.Truncate(" "+d.prefix+d.text, w, "…")
 			if d.header && d.e.id == p.sel {
 				lines = append(lines, t.Selected.Render(padRight(s, w)))
 				continue
 			}
-			lines = append(lines, p.style(t, d).Render(s))
+			lines = append(lines, p.search.highlight(t, s, p.style(t, d), d.e.id))
 		}
-		if p.anchor != nil && h > 0 {
+		if p.anchor != nil && bh < h {
 			ei, eoff, _ := p.down(i, off, len(win))
 			below := p.linesFrom(ei, eoff, 1<<30)
 			note := fmt.Sprintf(" ↑ %d lines back · G follows the live tail", below)
 			if below == 0 {
 				note = " G follows the live tail"
 			}
-			for len(lines) < h-1 {
+			for len(lines) < bh {
 				lines = append(lines, "")
 			}
 			lines = append(lines, t.Warn.Render(ansi.Truncate(note, w, "…")))
 		}
+	}
+	if p.search.shown() && h > 0 {
+		for len(lines) < h-1 {
+			lines = append(lines, "")
+		}
+		lines = append(lines[:h-1], p.search.bar(t, w))
 	}
 	for len(lines) < h {
 		lines = append(lines, "")

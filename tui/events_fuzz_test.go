@@ -21,6 +21,7 @@ var fuzzTypes = []string{
 
 var fuzzKeys = []tea.KeyMsg{
 	keyMsg("pgup"), keyMsg("pgdown"), keyMsg("g"), keyMsg("G"), keyMsg("["), keyMsg("]"), keyMsg("enter"),
+	keyMsg("/"), keyMsg("e"), keyMsg("n"), keyMsg("N"), keyMsg("f"), keyMsg("esc"), keyMsg("backspace"),
 }
 
 // fuzzEvent builds one event from a record of the script: a type (known or the payload's own),

@@ -225,6 +225,7 @@ func keyMsg(k string) tea.KeyMsg {
 		"enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab,
 		"ctrl+s": tea.KeyCtrlS, "ctrl+d": tea.KeyCtrlD, "pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp, "up": tea.KeyUp,
 		"down": tea.KeyDown, "space": tea.KeySpace, "home": tea.KeyHome, "end": tea.KeyEnd,
+		"backspace": tea.KeyBackspace, "left": tea.KeyLeft, "right": tea.KeyRight,
 	}
 	if t, ok := named[k]; ok {
 		return tea.KeyMsg{Type: t}

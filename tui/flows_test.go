@@ -291,7 +291,7 @@ func TestFinalizeErrorsSayWhatToDoNext(t *testing.T) {
 		},
 		"verification failed": {
 			core.Errorf(core.CodeVerificationFailed, nil, "unit failed with exit 1"),
-			[]string{"verification_failed: unit failed with exit 1", "Steer a repair round (s)"},
+			[]string{"verification_failed: unit failed with exit 1", "checks view (4), steer a repair round (s)"},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

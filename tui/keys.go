@@ -9,12 +9,21 @@ import (
 type KeyMap struct {
 	// Anywhere outside a dialog.
 	Up, Down, NextView, PrevView, EventsView, DiffView, ContractView key.Binding
+	ChecksView, Replay                                               key.Binding
 	PageUp, PageDown, Top, Bottom                                    key.Binding
 	ToggleAll, NewTask, Steer, Finalize, Cancel, Close, Resume       key.Binding
 	ShowPending, Refresh, Help, Quit                                 key.Binding
 
 	// Events view.
 	PrevItem, NextItem, Expand key.Binding
+	// Events view and the checks' log.
+	Search, NextMatch, PrevMatch, Filter key.Binding
+
+	// Checks view.
+	PrevCheck, NextCheck key.Binding
+
+	// Replay.
+	StepBack, StepOn, StepBack10, StepOn10, FirstEvent, LastEvent, LeaveReplay key.Binding
 
 	// Diff view.
 	NextHunk, PrevHunk, NextFile, PrevFile, Reviewed key.Binding
@@ -40,6 +49,8 @@ func DefaultKeyMap() KeyMap {
 		EventsView:   bind([]string{"1"}, "1", "events view"),
 		DiffView:     bind([]string{"2"}, "2", "diff view"),
 		ContractView: bind([]string{"3"}, "3", "contract and evidence view"),
+		ChecksView:   bind([]string{"4"}, "4", "checks: the last finalize's verification and their logs"),
+		Replay:       bind([]string{"p"}, "p", "replay the task from its journal"),
 		PageUp:       bind([]string{"pgup", "ctrl+u", "b"}, "pgup/b", "scroll the detail up a page"),
 		PageDown:     bind([]string{"pgdown", "ctrl+d", " "}, "pgdn/space", "scroll the detail down a page"),
 		Top:          bind([]string{"home", "g"}, "g/home", "scroll to the top"),
@@ -59,6 +70,22 @@ func DefaultKeyMap() KeyMap {
 		PrevItem: bind([]string{"["}, "[", "previous tool call or decision"),
 		NextItem: bind([]string{"]"}, "]", "next tool call or decision"),
 		Expand:   bind([]string{"enter"}, "enter", "expand / fold the selected entry"),
+
+		Search:    bind([]string{"/"}, "/", "search (enter keeps, esc goes back)"),
+		NextMatch: bind([]string{"n"}, "n", "next match (while a search is kept)"),
+		PrevMatch: bind([]string{"N"}, "N", "previous match (while a search is kept)"),
+		Filter:    bind([]string{"f"}, "f", "filter: agent text, tools, decisions, states, interactions, all"),
+
+		PrevCheck: bind([]string{"["}, "[", "previous check"),
+		NextCheck: bind([]string{"]"}, "]", "next check"),
+
+		StepBack:    bind([]string{"left", "h"}, "←/h", "one event back"),
+		StepOn:      bind([]string{"right", "l"}, "→/l", "one event on"),
+		StepBack10:  bind([]string{"pgup"}, "pgup", "ten events back"),
+		StepOn10:    bind([]string{"pgdown"}, "pgdn", "ten events on"),
+		FirstEvent:  bind([]string{"g", "home"}, "g/home", "first event"),
+		LastEvent:   bind([]string{"G", "end"}, "G/end", "last event"),
+		LeaveReplay: bind([]string{"esc", "q", "p"}, "esc", "leave the replay"),
 
 		NextHunk: bind([]string{"]"}, "]", "next hunk"),
 		PrevHunk: bind([]string{"["}, "[", "previous hunk"),
@@ -92,9 +119,12 @@ type helpGroup struct {
 func (k KeyMap) groups() []helpGroup {
 	return []helpGroup{
 		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Refresh, k.Help, k.Quit}},
-		{"Detail", []key.Binding{k.NextView, k.PrevView, k.EventsView, k.DiffView, k.ContractView, k.PageUp, k.PageDown, k.Top, k.Bottom}},
+		{"Detail", []key.Binding{k.NextView, k.PrevView, k.EventsView, k.DiffView, k.ContractView, k.ChecksView, k.Replay, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Events", []key.Binding{k.PrevItem, k.NextItem, k.Expand}},
 		{"Diff", []key.Binding{k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile, k.Reviewed}},
+		{"Find (events and check logs)", []key.Binding{k.Search, k.NextMatch, k.PrevMatch, k.Filter}},
+		{"Checks", []key.Binding{k.PrevCheck, k.NextCheck}},
+		{"Replay", []key.Binding{k.StepBack, k.StepOn, k.StepBack10, k.StepOn10, k.FirstEvent, k.LastEvent, k.LeaveReplay}},
 		{"Prompt", []key.Binding{k.AllowOnce, k.AllowSession, k.Deny, k.Option, k.FreeText, k.Later}},
 		{"Forms", []key.Binding{k.FocusNext, k.FocusPrev, k.Toggle, k.Submit, k.Yes, k.No, k.Dismiss}},
 	}
@@ -108,5 +138,7 @@ func hint(b key.Binding, desc string) key.Binding {
 // eventKeys are the events pane's bindings, taken from the key map so help and footer agree.
 func (k KeyMap) eventKeys() EventKeys {
 	return EventKeys{PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom,
-		PrevItem: k.PrevItem, NextItem: k.NextItem, Expand: k.Expand}
+		PrevItem: k.PrevItem, NextItem: k.NextItem, Expand: k.Expand,
+		Search: k.Search, NextMatch: k.NextMatch, PrevMatch: k.PrevMatch, Filter: k.Filter,
+		ClearSearch: bind([]string{"esc"}, "esc", "clear the search")}
 }

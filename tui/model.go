@@ -95,10 +95,11 @@ const (
 	tabEvents detailTab = iota
 	tabDiff
 	tabContract
+	tabChecks
 	tabCount
 )
 
-var tabNames = [tabCount]string{"Events", "Diff", "Contract"}
+var tabNames = [tabCount]string{"Events", "Diff", "Contract", "Checks"}
 
 // taskInfo is what the dashboard keeps per task beyond its TaskView.
 type taskInfo struct {
@@ -119,6 +120,7 @@ type taskInfo struct {
 	// reviewedRev is the review revision the reviewed marks belong to.
 	reviewedRev int
 	contract    viewport.Model
+	checks      checksState
 	// state and since say which state the dashboard last saw and since when, for the elapsed
 	// time of waits.
 	state core.State
@@ -173,6 +175,7 @@ type Model struct {
 	graceTimer    bool
 	lastForm      newTaskInput
 	attach        attachState
+	rp            *replayView // the replay on screen, if any
 }
 
 // NewModel builds the dashboard model over svc; Run wraps it in a program.
@@ -258,9 +261,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onDraft(msg)
 	case ownerMsg:
 		cmds = append(cmds, m.onOwner())
+	case checkLogMsg:
+		m.onCheckLog(msg)
+	case replayLoadedMsg:
+		m.onReplayLoaded(msg)
 	}
 	m.surfacePrompt()
 	m.trackStates()
+	cmds = append(cmds, m.checksNeed())
 	cmds = append(cmds, m.timers())
 	return m, tea.Batch(cmds...)
 }
@@ -656,6 +664,7 @@ func (m *Model) onReplay(msg replayMsg) {
 	}
 	pane := newEventsPane()
 	pane.setSize(ti.events.w, ti.events.h)
+	pane.filter = ti.events.filter // the reader's filter outlives a reload
 	ti.lastAgent, ti.agentStreak = "", false
 	for _, ev := range msg.events {
 		pane.add(ev)
@@ -904,8 +913,14 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return m.apply(top, top.update(msg, k))
 	}
+	if m.rp != nil {
+		return m.replayKey(msg)
+	}
 	t := m.list.selectedTask()
 	if m.tab == tabEvents && t != nil && m.task(t.TaskID).events.update(msg, m.keys.eventKeys()) {
+		return nil
+	}
+	if m.tab == tabChecks && m.checksKey(msg) {
 		return nil
 	}
 	switch {
@@ -927,6 +942,10 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.tab = tabDiff
 	case key.Matches(msg, k.ContractView):
 		m.tab = tabContract
+	case key.Matches(msg, k.ChecksView):
+		m.tab = tabChecks
+	case key.Matches(msg, k.Replay):
+		return m.openReplay(t)
 	case key.Matches(msg, k.ToggleAll):
 		m.list.showAll = !m.list.showAll
 		return m.refreshList()
@@ -1229,6 +1248,7 @@ var nextSteps = map[core.NextAction]string{
 var nextByCode = map[core.Code]string{
 	core.CodeReasonixUnavailable:  "Run `reasonixctl doctor`: it says whether the worker binary is missing, too old or misconfigured. Fix that, then start the task again.",
 	core.CodeReasonixIncompatible: "Run `reasonixctl doctor` to see which worker version and features are needed.",
+	core.CodeVerificationFailed:   "Read the whole log in the checks view (4), steer a repair round (s) saying what to fix, review the new diff, then finalize again (F).",
 	core.CodeSandboxUnavailable:   "Install bubblewrap (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap), then check with `reasonixctl doctor`.",
 }
 
@@ -1260,6 +1280,10 @@ func describeError(err error) []string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if _, quoted := e.Details["log_tail"]; quoted && (k == "log_path" || k == "exit_code" || k == "timed_out" || k == "verification") {
+			// A failed check's message already says how it ended and where its log is.
+			continue
+		}
 		switch k {
 		case "checkpoint", "expected", "current", "log_tail", "argv":
 			// Already in the message.

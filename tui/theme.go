@@ -38,6 +38,10 @@ type Theme struct {
 	Usage   lipgloss.Style
 	Steer   lipgloss.Style
 
+	// Search matches: every occurrence, and the one n/N stands on.
+	Match        lipgloss.Style
+	MatchCurrent lipgloss.Style
+
 	// Diff lines.
 	DiffFile lipgloss.Style
 	DiffHunk lipgloss.Style
@@ -85,6 +89,9 @@ func DefaultTheme() Theme {
 		Usage:   fg("244", "243"),
 		Steer:   fg("94", "221"),
 
+		Match:        lipgloss.NewStyle().Foreground(c("16", "16")).Background(c("229", "143")),
+		MatchCurrent: lipgloss.NewStyle().Bold(true).Foreground(c("16", "16")).Background(c("214", "214")),
+
 		DiffFile: fg("16", "231").Bold(true),
 		DiffHunk: fg("30", "73"),
 		DiffAdd:  fg("28", "114"),
@@ -121,7 +128,7 @@ func MonochromeTheme() Theme {
 		TabActive: bold.Reverse(true).Underline(true).Padding(0, 1), TabInactive: plain.Padding(0, 1),
 		Help: faint, HelpKey: bold, Behind: faint,
 		Agent: plain, Thought: faint.Italic(true), Tool: plain, Allow: plain, Deny: bold, State: bold,
-		Usage: faint, Steer: plain.Italic(true),
+		Usage: faint, Steer: plain.Italic(true), Match: plain.Underline(true), MatchCurrent: bold.Reverse(true),
 		DiffFile: bold, DiffHunk: faint, DiffAdd: bold, DiffDel: plain.Strikethrough(true), DiffCtx: plain,
 		Badges: map[core.State]lipgloss.Style{},
 	}

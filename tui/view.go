@@ -34,6 +34,9 @@ func (m *Model) View() string {
 	footer := m.viewFooter()
 	bodyH := m.height - 3
 	body := m.viewBody(bodyH)
+	if m.rp != nil {
+		body = m.viewReplay(m.width, bodyH)
+	}
 	if d := m.dialogs.top(); d != nil {
 		body = m.overlayDialog(body, d, bodyH)
 	}
@@ -114,6 +117,12 @@ func (m *Model) viewFooter() string {
 		keys = append(keys, hint(k.Help, "help"))
 		return " " + shortHelp(t, m.width-1, keys...)
 	}
+	if m.rp != nil {
+		keys = append(keys, bind([]string{"left", "right"}, "←/→", "step"), bind([]string{"pgup", "pgdown"}, "pgup/pgdn", "ten"),
+			bind([]string{"g", "G"}, "g/G", "first/last"),
+			hint(k.LeaveReplay, "leave replay"), hint(k.Help, "help"))
+		return " " + shortHelp(t, m.width-1, keys...)
+	}
 	if m.pendingCount() > 0 {
 		keys = append(keys, hint(k.ShowPending, "answer"))
 	}
@@ -139,8 +148,14 @@ func (m *Model) viewFooter() string {
 		case tabDiff:
 			keys = append(keys, hint(k.NextHunk, "hunk"), hint(k.NextFile, "file"), hint(k.Reviewed, "reviewed"))
 		case tabEvents:
-			keys = append(keys, hint(k.NextItem, "item"), hint(k.Expand, "expand"))
+			if m.task(tv.TaskID).events.search.query != "" {
+				keys = append(keys, bind([]string{"n", "N"}, "n/N", "next/prev match"))
+			}
+			keys = append(keys, hint(k.Search, "search"), hint(k.Filter, "filter"), hint(k.NextItem, "item"), hint(k.Expand, "expand"))
+		case tabChecks:
+			keys = append(keys, hint(k.NextCheck, "check"), hint(k.Search, "search log"))
 		}
+		keys = append(keys, hint(k.Replay, "replay"))
 		if len(m.list.tasks) > 1 {
 			keys = append(keys, hint(k.Down, "task"))
 		}
@@ -330,6 +345,11 @@ func (m *Model) viewDetail(w, h int) string {
 	tv := m.selectedTask()
 	var tabs []string
 	for i, name := range tabNames {
+		if detailTab(i) == tabEvents && tv != nil {
+			if f := m.task(tv.TaskID).events.filter; f != 0 {
+				name += ": " + f.name()
+			}
+		}
 		if detailTab(i) == m.tab {
 			// The brackets mark the active tab even where no style shows.
 			tabs = append(tabs, t.TabActive.Render(fmt.Sprintf("[%d %s]", i+1, name)))
@@ -358,6 +378,8 @@ func (m *Model) viewDetail(w, h int) string {
 		body = m.viewDiff(tv, ti, w, h)
 	case tabContract:
 		body = m.viewContract(ti, w, h)
+	case tabChecks:
+		body = m.viewChecks(tv, ti, w, h)
 	}
 	return fixBlock(bar+"\n"+body, w, h+1)
 }

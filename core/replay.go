@@ -1,0 +1,111 @@
+package core
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ReplaySnapshot is what a task looked like at one point of its journal, rebuilt from its
+// events alone: a finished task can be replayed as well as a live one, without its record.
+type ReplaySnapshot struct {
+	Seq    uint64    // the last event applied; 0 before the first
+	Time   time.Time // that event's time
+	Events int       // events applied
+
+	State  State
+	Phase  string
+	Reason string
+
+	Repository string
+	Objective  string
+
+	ReviewRevision int
+	ReviewTreeHash string
+	ChangedFiles   []string
+	DiffStat       string
+	RepairRounds   int // repair rounds started (phase repair_N)
+
+	// Pending are the interactions waiting for an answer, oldest first.
+	Pending []Interaction
+	// Verification is the results of the latest finalize attempt so far.
+	Verification []VerificationResult
+	Usage        *Usage
+	CommitHash   string
+	Branch       string
+}
+
+// ReplayState folds the events with a seq up to seq (all of them for the maximum) into the
+// snapshot at that point. Events are taken in the order given; a journal is in seq order.
+func ReplayState(events []Event, seq uint64) ReplaySnapshot {
+	var s ReplaySnapshot
+	for _, ev := range events {
+		if ev.Seq > seq {
+			break
+		}
+		s.Apply(ev)
+	}
+	return s
+}
+
+// Apply advances the snapshot by one event. Slices are replaced, never changed in place, so a
+// copy of a snapshot taken earlier stays as it was: a replay keeps copies as checkpoints.
+func (s *ReplaySnapshot) Apply(ev Event) {
+	s.Seq, s.Time = ev.Seq, ev.Time
+	s.Events++
+	switch ev.Type {
+	case EventTaskCreated:
+		var d TaskCreatedData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			s.State, s.Repository, s.Objective = d.State, d.Repository, d.Objective
+		}
+	case EventStateChanged:
+		var d StateChangedData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			if d.To == StateVerifying && s.State != StateVerifying {
+				// A new finalize attempt: the previous one's results no longer apply.
+				s.Verification = nil
+			}
+			s.State, s.Phase, s.Reason = d.To, d.Phase, d.Reason
+			if n, ok := strings.CutPrefix(d.Phase, "repair_"); ok {
+				if round, err := strconv.Atoi(n); err == nil {
+					s.RepairRounds = max(s.RepairRounds, round)
+				}
+			}
+		}
+	case EventReviewReady:
+		var d ReviewReadyData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			s.ReviewRevision, s.ReviewTreeHash = d.ReviewRevision, d.ReviewTreeHash
+			s.ChangedFiles, s.DiffStat = slices.Clone(d.ChangedFiles), d.DiffStat
+		}
+	case EventInteractionWaiting:
+		var ia Interaction
+		if json.Unmarshal(ev.Data, &ia) == nil && ia.Status == InteractionPending {
+			pending := slices.DeleteFunc(slices.Clone(s.Pending), func(p Interaction) bool { return p.ID == ia.ID })
+			s.Pending = append(pending, ia)
+		}
+	case EventInteractionResolved:
+		var ia Interaction
+		if json.Unmarshal(ev.Data, &ia) == nil {
+			s.Pending = slices.DeleteFunc(slices.Clone(s.Pending), func(p Interaction) bool { return p.ID == ia.ID })
+		}
+	case EventVerification:
+		var v VerificationResult
+		if json.Unmarshal(ev.Data, &v) == nil {
+			s.Verification = append(slices.Clone(s.Verification), v)
+		}
+	case EventUsage:
+		var u Usage
+		if json.Unmarshal(ev.Data, &u) == nil {
+			s.Usage = &u
+		}
+	case EventCommitted:
+		var d CommittedData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			s.CommitHash, s.Branch = d.CommitHash, d.Branch
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// LogReader reads the logs verification wrote, a page at a time. It is separate from Service
+// so that a front end attached through another transport can offer it or not: the dashboard
+// asks for it by type assertion and, without it, names the log's path instead.
+type LogReader interface {
+	// VerificationLog returns up to limit bytes of the log of verification id of the task's
+	// last finalize attempt, from offset. The log is returned as stored (already redacted).
+	VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (LogPage, error)
+}
+
+// MaxLogPage bounds the bytes one VerificationLog call returns, whatever limit asks for.
+const MaxLogPage = 256 << 10
+
+// LogPage is one page of a verification log.
+type LogPage struct {
+	TaskID string `json:"task_id"`
+	ID     string `json:"id"`
+	Path   string `json:"path"`
+	Offset int64  `json:"offset"`
+	Data   string `json:"data"`
+	Size   int64  `json:"size"` // the whole log's size
+	EOF    bool   `json:"eof"`  // the page reaches the end of the log
+}
+
+var _ LogReader = (*Engine)(nil)
+
+// VerificationLog implements LogReader. Only a log the task's record lists can be read, and it
+// is opened at the place verification writes it, never at a path taken from stored data.
+func (e *Engine) VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (LogPage, error) {
+	if offset < 0 || limit <= 0 {
+		return LogPage{}, Errorf(CodeInvalidRequest, map[string]any{"offset": offset, "limit": limit},
+			"offset must be at least 0 and limit more than 0")
+	}
+	limit = min(limit, MaxLogPage)
+	r, err := e.load(taskID)
+	if err != nil {
+		return LogPage{}, err
+	}
+	var v *VerificationResult
+	for i := range r.Verification {
+		if r.Verification[i].ID == id {
+			v = &r.Verification[i]
+		}
+	}
+	if v == nil {
+		return LogPage{}, Errorf(CodeInvalidRequest, map[string]any{"verification": id},
+			"task %s has no verification %q in its last finalize attempt", taskID, id)
+	}
+	path := e.verificationLogPath(taskID, id)
+	page := LogPage{TaskID: taskID, ID: id, Path: path, Offset: offset}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return LogPage{}, Errorf(CodeInvalidState, map[string]any{"log_path": path},
+			"the log of verification %s is gone (an archived task keeps no logs): %s", id, path)
+	}
+	if err != nil {
+		return LogPage{}, Errorf(CodeInternalError, nil, "verification log: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return LogPage{}, Errorf(CodeInternalError, nil, "verification log: %w", err)
+	}
+	page.Size = st.Size()
+	if offset >= page.Size {
+		page.Offset, page.EOF = page.Size, true
+		return page, nil
+	}
+	buf := make([]byte, min(limit, page.Size-offset))
+	n, err := f.ReadAt(buf, offset)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return LogPage{}, Errorf(CodeInternalError, nil, "verification log: %w", err)
+	}
+	page.Data = string(buf[:n])
+	page.EOF = offset+int64(n) >= page.Size
+	return page, nil
+}
+
+// verificationLogPath is where verify writes the log of verification id.
+func (e *Engine) verificationLogPath(taskID, id string) string {
+	return filepath.Join(e.cfg.StateDir, "verification", taskID, id+".log")
+}
