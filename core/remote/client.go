@@ -96,6 +96,8 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	opts := []connect.ClientOption{
 		connect.WithCodec(jsonCodec{}),
+		connect.WithAcceptCompression("gzip", nil, nil), // see the server's options
+
 		connect.WithReadMaxBytes(maxMessageBytes),
 		connect.WithSendMaxBytes(maxMessageBytes),
 	}
@@ -347,18 +349,16 @@ func (c *Client) Subscribe(ctx context.Context, opts core.SubscribeOptions) (*co
 		retries := 0
 		for {
 			for stream.Receive() {
-				f := stream.Msg()
-				if f.Event == nil {
-					continue
+				for _, ev := range stream.Msg().Events {
+					select {
+					case out <- ev:
+					case <-ctx.Done():
+						stream.Close()
+						end(nil)
+						return
+					}
+					next, retries = ev.Seq+1, 0
 				}
-				select {
-				case out <- *f.Event:
-				case <-ctx.Done():
-					stream.Close()
-					end(nil)
-					return
-				}
-				next, retries = f.Event.Seq+1, 0
 			}
 			err := stream.Err()
 			stream.Close()

@@ -87,11 +87,18 @@ type subscribeRequest struct {
 }
 
 // subscribeFrame is one message of the Subscribe stream: the first says the subscription is
-// in place, every other carries one event.
+// in place, every other carries the events that were waiting when it was written (one, unless
+// the peer is behind: batching is how it catches up with fewer writes).
 type subscribeFrame struct {
-	Ready bool        `json:"ready,omitempty"`
-	Event *core.Event `json:"event,omitempty"`
+	Ready  bool         `json:"ready,omitempty"`
+	Events []core.Event `json:"events,omitempty"`
 }
+
+// Bounds of one batch of events.
+const (
+	maxBatchEvents = 256
+	maxBatchBytes  = 1 << 20
+)
 
 // delegateRequest carries the fields core keeps out of the JSON form (json:"-") because an MCP
 // client must not choose them. The peer runs as our uid and could open the directory itself,
