@@ -147,6 +147,9 @@ func (c *Client) handshake(ctx context.Context, role string, protocol int) error
 			if ce, _ := coreDetail(f.err); ce != nil {
 				return ce
 			}
+			if connect.CodeOf(f.err) == connect.CodeUnimplemented {
+				return incompatible("the owner of %s does not speak owner protocol %d: run the same reasonixctl version as the owner, or stop the owner", c.dir, protocol)
+			}
 			return core.Errorf(core.CodeReasonixUnavailable, map[string]any{"dir": c.dir},
 				"the owner of %s does not answer on its socket: %w", c.dir, f.err)
 		}

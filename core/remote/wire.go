@@ -143,17 +143,24 @@ type pruneReply struct {
 	Error   *core.Error        `json:"error,omitempty"`
 }
 
-// The Connect code each core code travels with; the code itself travels in the error detail.
-var connectCodes = map[core.Code]connect.Code{
-	core.CodeInvalidContract:      connect.CodeInvalidArgument,
-	core.CodeInvalidRequest:       connect.CodeInvalidArgument,
-	core.CodeTaskNotFound:         connect.CodeNotFound,
-	core.CodeInteractionNotFound:  connect.CodeNotFound,
-	core.CodeTaskConflict:         connect.CodeAlreadyExists,
-	core.CodeInvalidState:         connect.CodeFailedPrecondition,
-	core.CodeReasonixUnavailable:  connect.CodeUnavailable,
-	core.CodeReasonixIncompatible: connect.CodeFailedPrecondition,
-	core.CodeInternalError:        connect.CodeInternal,
+// connectCode is the Connect code a core code travels with; the core code itself travels in
+// the error detail.
+func connectCode(c core.Code) connect.Code {
+	switch c {
+	case core.CodeInvalidContract, core.CodeInvalidRequest:
+		return connect.CodeInvalidArgument
+	case core.CodeTaskNotFound, core.CodeInteractionNotFound:
+		return connect.CodeNotFound
+	case core.CodeTaskConflict:
+		return connect.CodeAlreadyExists
+	case core.CodeInvalidState, core.CodeReasonixIncompatible:
+		return connect.CodeFailedPrecondition
+	case core.CodeReasonixUnavailable:
+		return connect.CodeUnavailable
+	case core.CodeInternalError:
+		return connect.CodeInternal
+	}
+	return connect.CodeUnknown
 }
 
 // toWire turns any error into a Connect error whose detail is the core.Error's JSON form.
@@ -162,11 +169,7 @@ func toWire(err error) error {
 		return nil
 	}
 	ce := core.AsError(err)
-	code, ok := connectCodes[ce.Code]
-	if !ok {
-		code = connect.CodeUnknown
-	}
-	return wireError(code, ce)
+	return wireError(connectCode(ce.Code), ce)
 }
 
 func wireError(code connect.Code, ce *core.Error) error {
