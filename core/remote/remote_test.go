@@ -335,3 +335,34 @@ func normalJSON(t *testing.T, v any) string {
 }
 
 var _ = context.Background
+
+// An owner whose connections break without a goodbye (as when it is killed) is noticed the
+// same way: Done closes, a task subscription cannot resume and says the owner exited, and so
+// does every call.
+func TestOwnerConnectionsBreak(t *testing.T) {
+	o := newOwner(t, nil)
+	c := o.dial(t, RoleCLI)
+	ctx := ctxT(t, 60*time.Second)
+	if _, err := c.Delegate(ctx, o.request("t1")); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := c.Subscribe(ctx, core.SubscribeOptions{TaskID: "t1", FromSeq: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	receive(t, sub)
+	o.srv.srv.Close() // no Shutdown: listeners and connections close at once
+	select {
+	case <-c.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Done did not close when the owner's connections broke")
+	}
+	for range sub.C {
+	}
+	ce := mustCode(t, sub.Err(), core.CodeReasonixUnavailable)
+	if !strings.Contains(ce.Message, "exited") {
+		t.Fatalf("subscription end %+v", ce)
+	}
+	_, err = c.Get(ctx, "t1")
+	mustCode(t, err, core.CodeReasonixUnavailable)
+}
