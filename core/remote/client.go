@@ -31,6 +31,8 @@ type Client struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the Hello stream ends
 
+	subBuffer int // events queued per subscription; tests shrink it
+
 	hello      *connect.Client[helloRequest, Info]
 	list       *connect.Client[listRequest, tasksReply]
 	get        *connect.Client[getRequest, core.TaskDetail]
@@ -92,7 +94,7 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 		IdleConnTimeout:     idleTimeout / 2, // before the server's, so we never reuse one it is closing
 		DisableCompression:  true,
 	}
-	c := &Client{dir: dir, tr: tr, hc: &http.Client{Transport: tr}, done: make(chan struct{})}
+	c := &Client{dir: dir, tr: tr, hc: &http.Client{Transport: tr}, done: make(chan struct{}), subBuffer: subBuffer}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	opts := []connect.ClientOption{
 		connect.WithCodec(jsonCodec{}),
@@ -333,7 +335,7 @@ func (c *Client) Subscribe(ctx context.Context, opts core.SubscribeOptions) (*co
 		cancel()
 		return nil, err
 	}
-	out := make(chan core.Event, subBuffer)
+	out := make(chan core.Event, c.subBuffer)
 	var mu sync.Mutex
 	var final error
 	next := opts.FromSeq

@@ -251,9 +251,10 @@ func TestOwnerGone(t *testing.T) {
 // and no duplicate.
 func TestStoppedSubscriberIsDroppedAndResumes(t *testing.T) {
 	o := newOwner(t, turn(writeResult(), acptest.Step{Flood: 3000, FloodKind: "tool_call"}), func(s *Server) {
-		s.streamBuffer, s.frameTimeout, s.tune = 64, 200*time.Millisecond, smallSendBuffer
+		s.streamBuffer, s.batchEvents, s.frameTimeout, s.tune = 16, 4, 200*time.Millisecond, smallSendBuffer
 	})
 	c := o.dial(t, RoleCLI)
+	c.subBuffer = 16 // with the server's limits, a stalled reader holds well under 100 events
 	ctx := ctxT(t, 120*time.Second)
 	bg := 0
 	req := o.request("flood")
@@ -285,9 +286,10 @@ func TestStoppedSubscriberIsDroppedAndResumes(t *testing.T) {
 // with the engine's overflow error, as in process, and the dashboard reloads.
 func TestLaggingAllTasksSubscriptionEndsTyped(t *testing.T) {
 	o := newOwner(t, turn(writeResult(), acptest.Step{Flood: 3000, FloodKind: "tool_call"}), func(s *Server) {
-		s.streamBuffer, s.frameTimeout, s.tune = 64, 0, smallSendBuffer
+		s.streamBuffer, s.batchEvents, s.frameTimeout, s.tune = 16, 4, 0, smallSendBuffer
 	})
 	c := o.dial(t, RoleDashboard)
+	c.subBuffer = 16
 	ctx := ctxT(t, 120*time.Second)
 	sub, err := c.Subscribe(ctx, core.SubscribeOptions{})
 	if err != nil {
