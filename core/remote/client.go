@@ -31,6 +31,8 @@ type Client struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the Hello stream ends
 
+	subBuffer int // events queued per subscription; tests shrink it
+
 	hello      *connect.Client[helloRequest, Info]
 	list       *connect.Client[listRequest, tasksReply]
 	get        *connect.Client[getRequest, core.TaskDetail]
@@ -92,10 +94,12 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 		IdleConnTimeout:     idleTimeout / 2, // before the server's, so we never reuse one it is closing
 		DisableCompression:  true,
 	}
-	c := &Client{dir: dir, tr: tr, hc: &http.Client{Transport: tr}, done: make(chan struct{})}
+	c := &Client{dir: dir, tr: tr, hc: &http.Client{Transport: tr}, done: make(chan struct{}), subBuffer: subBuffer}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	opts := []connect.ClientOption{
 		connect.WithCodec(jsonCodec{}),
+		connect.WithAcceptCompression("gzip", nil, nil), // see the server's options
+
 		connect.WithReadMaxBytes(maxMessageBytes),
 		connect.WithSendMaxBytes(maxMessageBytes),
 	}
@@ -144,6 +148,9 @@ func (c *Client) handshake(ctx context.Context, role string, protocol int) error
 		if f.err != nil {
 			if ce, _ := coreDetail(f.err); ce != nil {
 				return ce
+			}
+			if connect.CodeOf(f.err) == connect.CodeUnimplemented {
+				return incompatible("the owner of %s does not speak owner protocol %d: run the same reasonixctl version as the owner, or stop the owner", c.dir, protocol)
 			}
 			return core.Errorf(core.CodeReasonixUnavailable, map[string]any{"dir": c.dir},
 				"the owner of %s does not answer on its socket: %w", c.dir, f.err)
@@ -328,7 +335,7 @@ func (c *Client) Subscribe(ctx context.Context, opts core.SubscribeOptions) (*co
 		cancel()
 		return nil, err
 	}
-	out := make(chan core.Event, subBuffer)
+	out := make(chan core.Event, c.subBuffer)
 	var mu sync.Mutex
 	var final error
 	next := opts.FromSeq
@@ -347,18 +354,16 @@ func (c *Client) Subscribe(ctx context.Context, opts core.SubscribeOptions) (*co
 		retries := 0
 		for {
 			for stream.Receive() {
-				f := stream.Msg()
-				if f.Event == nil {
-					continue
+				for _, ev := range stream.Msg().Events {
+					select {
+					case out <- ev:
+					case <-ctx.Done():
+						stream.Close()
+						end(nil)
+						return
+					}
+					next, retries = ev.Seq+1, 0
 				}
-				select {
-				case out <- *f.Event:
-				case <-ctx.Done():
-					stream.Close()
-					end(nil)
-					return
-				}
-				next, retries = f.Event.Seq+1, 0
 			}
 			err := stream.Err()
 			stream.Close()

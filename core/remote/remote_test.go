@@ -251,9 +251,10 @@ func TestOwnerGone(t *testing.T) {
 // and no duplicate.
 func TestStoppedSubscriberIsDroppedAndResumes(t *testing.T) {
 	o := newOwner(t, turn(writeResult(), acptest.Step{Flood: 3000, FloodKind: "tool_call"}), func(s *Server) {
-		s.streamBuffer, s.frameTimeout, s.tune = 64, 200*time.Millisecond, smallSendBuffer
+		s.streamBuffer, s.batchEvents, s.frameTimeout, s.tune = 16, 4, 200*time.Millisecond, smallSendBuffer
 	})
 	c := o.dial(t, RoleCLI)
+	c.subBuffer = 16 // with the server's limits, a stalled reader holds well under 100 events
 	ctx := ctxT(t, 120*time.Second)
 	bg := 0
 	req := o.request("flood")
@@ -285,9 +286,10 @@ func TestStoppedSubscriberIsDroppedAndResumes(t *testing.T) {
 // with the engine's overflow error, as in process, and the dashboard reloads.
 func TestLaggingAllTasksSubscriptionEndsTyped(t *testing.T) {
 	o := newOwner(t, turn(writeResult(), acptest.Step{Flood: 3000, FloodKind: "tool_call"}), func(s *Server) {
-		s.streamBuffer, s.frameTimeout, s.tune = 64, 0, smallSendBuffer
+		s.streamBuffer, s.batchEvents, s.frameTimeout, s.tune = 16, 4, 0, smallSendBuffer
 	})
 	c := o.dial(t, RoleDashboard)
+	c.subBuffer = 16
 	ctx := ctxT(t, 120*time.Second)
 	sub, err := c.Subscribe(ctx, core.SubscribeOptions{})
 	if err != nil {
@@ -335,3 +337,34 @@ func normalJSON(t *testing.T, v any) string {
 }
 
 var _ = context.Background
+
+// An owner whose connections break without a goodbye (as when it is killed) is noticed the
+// same way: Done closes, a task subscription cannot resume and says the owner exited, and so
+// does every call.
+func TestOwnerConnectionsBreak(t *testing.T) {
+	o := newOwner(t, nil)
+	c := o.dial(t, RoleCLI)
+	ctx := ctxT(t, 60*time.Second)
+	if _, err := c.Delegate(ctx, o.request("t1")); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := c.Subscribe(ctx, core.SubscribeOptions{TaskID: "t1", FromSeq: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	receive(t, sub)
+	o.srv.srv.Close() // no Shutdown: listeners and connections close at once
+	select {
+	case <-c.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Done did not close when the owner's connections broke")
+	}
+	for range sub.C {
+	}
+	ce := mustCode(t, sub.Err(), core.CodeReasonixUnavailable)
+	if !strings.Contains(ce.Message, "exited") {
+		t.Fatalf("subscription end %+v", ce)
+	}
+	_, err = c.Get(ctx, "t1")
+	mustCode(t, err, core.CodeReasonixUnavailable)
+}

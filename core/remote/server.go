@@ -68,6 +68,7 @@ type Server struct {
 	// Tunables; tests shrink them.
 	frameTimeout time.Duration
 	streamBuffer int
+	batchEvents  int
 	tune         func(net.Conn)
 
 	refused atomic.Int64 // connections closed because the peer was another uid
@@ -94,7 +95,7 @@ func serve(ctx context.Context, e backend, dir string, info Info, log *slog.Logg
 		info.PID = os.Getpid()
 	}
 	s := &Server{e: e, path: SocketPath(dir), info: info, log: log,
-		frameTimeout: frameTimeout, streamBuffer: streamBuffer, done: make(chan struct{})}
+		frameTimeout: frameTimeout, streamBuffer: streamBuffer, batchEvents: maxBatchEvents, done: make(chan struct{})}
 	for _, t := range tweaks {
 		t(s)
 	}
@@ -194,6 +195,8 @@ type connKey struct{}
 func (s *Server) routes() http.Handler {
 	opts := []connect.HandlerOption{
 		connect.WithCodec(jsonCodec{}),
+		// Compressing bytes that only cross a local socket costs CPU and latency for nothing.
+		connect.WithCompression("gzip", nil, nil),
 		connect.WithReadMaxBytes(maxMessageBytes),
 		connect.WithSendMaxBytes(maxMessageBytes),
 	}
@@ -362,8 +365,24 @@ func (s *Server) subscribe(ctx context.Context, req *connect.Request[subscribeRe
 	if err := send(s, ctx, stream, &subscribeFrame{Ready: true}); err != nil {
 		return err
 	}
+	batch := make([]core.Event, 0, s.batchEvents)
 	for ev := range queue {
-		if err := send(s, ctx, stream, &subscribeFrame{Event: &ev}); err != nil {
+		batch = append(batch[:0], ev)
+		size := len(ev.Data)
+	more:
+		for len(batch) < s.batchEvents && size < maxBatchBytes {
+			select {
+			case ev, ok := <-queue:
+				if !ok {
+					break more
+				}
+				batch = append(batch, ev)
+				size += len(ev.Data)
+			default:
+				break more
+			}
+		}
+		if err := send(s, ctx, stream, &subscribeFrame{Events: batch}); err != nil {
 			return err
 		}
 	}

@@ -87,11 +87,18 @@ type subscribeRequest struct {
 }
 
 // subscribeFrame is one message of the Subscribe stream: the first says the subscription is
-// in place, every other carries one event.
+// in place, every other carries the events that were waiting when it was written (one, unless
+// the peer is behind: batching is how it catches up with fewer writes).
 type subscribeFrame struct {
-	Ready bool        `json:"ready,omitempty"`
-	Event *core.Event `json:"event,omitempty"`
+	Ready  bool         `json:"ready,omitempty"`
+	Events []core.Event `json:"events,omitempty"`
 }
+
+// Bounds of one batch of events.
+const (
+	maxBatchEvents = 256
+	maxBatchBytes  = 1 << 20
+)
 
 // delegateRequest carries the fields core keeps out of the JSON form (json:"-") because an MCP
 // client must not choose them. The peer runs as our uid and could open the directory itself,
@@ -136,17 +143,24 @@ type pruneReply struct {
 	Error   *core.Error        `json:"error,omitempty"`
 }
 
-// The Connect code each core code travels with; the code itself travels in the error detail.
-var connectCodes = map[core.Code]connect.Code{
-	core.CodeInvalidContract:      connect.CodeInvalidArgument,
-	core.CodeInvalidRequest:       connect.CodeInvalidArgument,
-	core.CodeTaskNotFound:         connect.CodeNotFound,
-	core.CodeInteractionNotFound:  connect.CodeNotFound,
-	core.CodeTaskConflict:         connect.CodeAlreadyExists,
-	core.CodeInvalidState:         connect.CodeFailedPrecondition,
-	core.CodeReasonixUnavailable:  connect.CodeUnavailable,
-	core.CodeReasonixIncompatible: connect.CodeFailedPrecondition,
-	core.CodeInternalError:        connect.CodeInternal,
+// connectCode is the Connect code a core code travels with; the core code itself travels in
+// the error detail.
+func connectCode(c core.Code) connect.Code {
+	switch c {
+	case core.CodeInvalidContract, core.CodeInvalidRequest:
+		return connect.CodeInvalidArgument
+	case core.CodeTaskNotFound, core.CodeInteractionNotFound:
+		return connect.CodeNotFound
+	case core.CodeTaskConflict:
+		return connect.CodeAlreadyExists
+	case core.CodeInvalidState, core.CodeReasonixIncompatible:
+		return connect.CodeFailedPrecondition
+	case core.CodeReasonixUnavailable:
+		return connect.CodeUnavailable
+	case core.CodeInternalError:
+		return connect.CodeInternal
+	}
+	return connect.CodeUnknown
 }
 
 // toWire turns any error into a Connect error whose detail is the core.Error's JSON form.
@@ -155,11 +169,7 @@ func toWire(err error) error {
 		return nil
 	}
 	ce := core.AsError(err)
-	code, ok := connectCodes[ce.Code]
-	if !ok {
-		code = connect.CodeUnknown
-	}
-	return wireError(code, ce)
+	return wireError(connectCode(ce.Code), ce)
 }
 
 func wireError(code connect.Code, ce *core.Error) error {
