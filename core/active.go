@@ -34,11 +34,12 @@ func (x *activeIndex) init() {
 	x.repo = map[string]string{}
 }
 
-// changed is called after every committed change of a task (record, journal or deletion): it
-// wakes waiters and brings the task's active-task record up to date.
+// changed is called after every committed change of a task (record or deletion): it brings
+// the task's active-task record up to date, then wakes waiters, so that whoever sees a state
+// through the engine finds the guard already following it.
 func (e *Engine) changed(id string) {
-	e.changes.notify(id)
 	e.syncActive(id)
+	e.changes.notify(id)
 }
 
 // syncActive re-reads the task as committed and rewrites its repository's record when what the

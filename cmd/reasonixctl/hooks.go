@@ -72,7 +72,7 @@ func newHookCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Codex PreToolUse hook: reads the hook input on stdin, answers on stdout",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return done(runPreToolUse(dir, os.Stdin, stdout, stderr))
+			return done(runPreToolUse(dir, cmd.InOrStdin(), stdout, stderr))
 		},
 	}
 	pre.Flags().StringVar(&dir, "state-dir", "", "the state directory whose active tasks are guarded (default: as reasonixctl resolves it)")
