@@ -123,6 +123,7 @@ func Compute(tasks []Task, since time.Time, loc *time.Location) Report {
 	perms := map[Permission]int{}
 	days := map[string]*Usage{}
 	repos := map[string]*Usage{}
+	seenRepos := map[string]bool{}
 	for _, t := range tasks {
 		seen := false
 		var created time.Time
@@ -231,6 +232,9 @@ func Compute(tasks []Task, since time.Time, loc *time.Location) Report {
 			continue
 		}
 		rep.Tasks++
+		if repo != "" {
+			seenRepos[repo] = true
+		}
 		rep.ByOutcome[string(t.State)]++
 		lane := string(t.Lane)
 		if lane == "" {
@@ -263,7 +267,7 @@ func Compute(tasks []Task, since time.Time, loc *time.Location) Report {
 		rep.UsageByRepo = append(rep.UsageByRepo, RepoUsage{Repository: r, Usage: *u})
 	}
 	sort.Slice(rep.UsageByRepo, func(i, j int) bool { return rep.UsageByRepo[i].Repository < rep.UsageByRepo[j].Repository })
-	rep.Repositories = len(repos)
+	rep.Repositories = len(seenRepos)
 	return rep
 }
 

@@ -16,11 +16,11 @@ func WriteText(w io.Writer, rep Report) {
 	} else {
 		p("Statistics of everything recorded\n")
 	}
-	p("Tasks: %d in %d repositories with usage\n", rep.Tasks, rep.Repositories)
+	p("Tasks: %d in %s\n", rep.Tasks, plural(rep.Repositories, "repository"))
 	p("  by outcome: %s\n", counts(rep.ByOutcome))
 	p("  by lane:    %s\n", counts(rep.ByLane))
-	p("Time to review: %s\n", durations(rep.TimeToReview))
-	p("Time to commit: %s\n", durations(rep.TimeToCommit))
+	p("Time to review: %s\n", durations(rep.TimeToReview, "task"))
+	p("Time to commit: %s\n", durations(rep.TimeToCommit, "task"))
 	if len(rep.Permissions) == 0 {
 		p("Permission decisions: —\n")
 	} else {
@@ -36,8 +36,8 @@ func WriteText(w io.Writer, rep Report) {
 	}
 	p("Denial loops: %d\n", rep.DenialLoops)
 	v := rep.Verification
-	p("Verification: %d passed · %d failed · %d timed out; duration %s\n", v.Passed, v.Failed, v.TimedOut, durations(v.Duration))
-	p("Repair rounds: %d (in %d tasks)\n", rep.RepairRounds, rep.TasksRepaired)
+	p("Verification: %d passed · %d failed · %d timed out; duration %s\n", v.Passed, v.Failed, v.TimedOut, durations(v.Duration, "run"))
+	p("Repair rounds: %d (%s)\n", rep.RepairRounds, plural(rep.TasksRepaired, "task"))
 	p("Source collisions: %d\n", rep.SourceCollisions)
 	p("Usage by day:\n")
 	if len(rep.UsageByDay) == 0 {
@@ -72,14 +72,24 @@ func counts(m map[string]int) string {
 	return strings.Join(parts, " · ")
 }
 
-func durations(d Durations) string {
+func durations(d Durations, unit string) string {
 	if d.Count == 0 {
 		return "—"
 	}
 	sec := func(v *float64) string {
 		return time.Duration(*v * float64(time.Second)).Round(time.Millisecond).String()
 	}
-	return fmt.Sprintf("%d, median %s, mean %s, max %s", d.Count, sec(d.Median), sec(d.Mean), sec(d.Max))
+	return fmt.Sprintf("median %s, mean %s, max %s (%s)", sec(d.Median), sec(d.Mean), sec(d.Max), plural(d.Count, unit))
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	if strings.HasSuffix(unit, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(unit, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 func usageLine(u Usage) string {
