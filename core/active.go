@@ -38,17 +38,28 @@ func (x *activeIndex) init() {
 // the task's active-task record up to date, then wakes waiters, so that whoever sees a state
 // through the engine finds the guard already following it.
 func (e *Engine) changed(id string) {
-	e.syncActive(id)
+	e.syncActive(id, nil)
+	e.changes.notify(id)
+}
+
+// changedTo is changed after an update that left the task as r: when the guard already sees r
+// as it is, nothing is read again. That is safe against concurrent updates because each
+// commit's own call compares its result, and the last commit's result is the latest state.
+func (e *Engine) changedTo(id string, r *taskRecord) {
+	e.syncActive(id, r)
 	e.changes.notify(id)
 }
 
 // syncActive re-reads the task as committed and rewrites its repository's record when what the
 // guard sees changed. Reading under the index lock, after the commit, means the last sync of
 // concurrent updates always writes the latest committed state.
-func (e *Engine) syncActive(id string) {
+func (e *Engine) syncActive(id string, committed *taskRecord) {
 	x := &e.active
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if committed != nil && x.current(committed) {
+		return
+	}
 	var r *taskRecord
 	b, err := e.store.Get(id)
 	switch {
@@ -77,6 +88,20 @@ func (e *Engine) syncActive(id string) {
 	for repoID := range touched {
 		e.writeActive(repoID)
 	}
+}
+
+// current reports whether the index already shows r as the guard should see it.
+func (x *activeIndex) current(r *taskRecord) bool {
+	repoID, indexed := x.repo[r.TaskID]
+	if !isActive(r) {
+		return !indexed
+	}
+	if !indexed || repoID != r.RepoID {
+		return false
+	}
+	ent, ok := x.repos[repoID].tasks[r.TaskID]
+	return ok && ent.contractHash == r.ContractHash && ent.task.State == string(r.State) &&
+		ent.task.Worktree == r.Worktree && ent.task.Branch == r.Branch
 }
 
 // isActive reports whether the task still owns its write scope in the source checkout.

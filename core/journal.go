@@ -77,7 +77,7 @@ func (e *Engine) update(id string, fn func(r *taskRecord) ([]newEvent, error)) (
 	if err != nil {
 		return nil, e.storeError(id, err)
 	}
-	e.changed(id)
+	e.changedTo(id, out)
 	return out, nil
 }
 

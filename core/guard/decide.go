@@ -150,7 +150,7 @@ func decidePatch(body, cwd string, repos []ActiveRepo) Decision {
 			continue
 		}
 		rel, err := filepath.Rel(repo.Root, abs)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
 		rel = filepath.ToSlash(rel)
