@@ -126,7 +126,9 @@ func ReadActive(stateDir string) ([]ActiveRepo, error) {
 }
 
 // WriteActive replaces the record of a.RepositoryID atomically (a temporary file renamed over
-// it), or removes it when a lists no task.
+// it), or removes it when a lists no task. It does not fsync: it runs on every state change,
+// and a record torn by a power loss is rewritten when the engine starts again (until then it
+// reads as corrupt, and the hook denies).
 func WriteActive(stateDir string, a ActiveRepo) error {
 	path := ActivePath(stateDir, a.RepositoryID)
 	if len(a.Tasks) == 0 {
@@ -153,9 +155,6 @@ func WriteActive(stateDir string, a ActiveRepo) error {
 	}
 	tmp := f.Name()
 	_, err = f.Write(append(b, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

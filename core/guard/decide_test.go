@@ -249,3 +249,14 @@ func BenchmarkDecide(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkWriteActive is what the engine adds to a state change that moves what the guard sees.
+func BenchmarkWriteActive(b *testing.B) {
+	f := newFixture(b)
+	rec := f.activate(b)
+	for b.Loop() {
+		if err := WriteActive(f.state, rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
