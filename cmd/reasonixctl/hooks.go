@@ -329,7 +329,8 @@ func hooksChange(install, apply bool, stdout, stderr io.Writer) int {
 	}
 	if install {
 		fmt.Fprintf(stdout, "Installed the reasonixctl guard in %s:\n  %s\n", f.path, command)
-		fmt.Fprintln(stdout, "Codex runs it before every Bash and apply_patch call (Codex 0.124 or later; if Codex asks you to review new hooks, trust this one).")
+		fmt.Fprintln(stdout, "Codex (0.124 or later) runs it before every Bash and apply_patch call once you trust it: start Codex\n"+
+			"interactively and approve it when Codex says hooks need review (/hooks); until then Codex skips it.")
 	} else {
 		fmt.Fprintf(stdout, "Removed the reasonixctl guard from %s; other hooks are unchanged.\n", f.path)
 	}
