@@ -220,7 +220,7 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 		if derr := e.store.Delete(r.TaskID); derr != nil {
 			e.log.Warn("could not remove the record of a task whose worktree failed", "task", r.TaskID, "err", derr)
 		}
-		e.changes.notify(r.TaskID)
+		e.changed(r.TaskID)
 		return nil, nil, gitError(err)
 	}
 	return r, c, nil
@@ -431,6 +431,6 @@ func (e *Engine) discard(r *taskRecord) error {
 	if err := e.store.Delete(r.TaskID); err != nil {
 		return err
 	}
-	e.changes.notify(r.TaskID)
+	e.changed(r.TaskID)
 	return nil
 }

@@ -66,6 +66,7 @@ type Engine struct {
 	bgClosed bool
 
 	askers askers
+	active activeIndex // what the Codex guard hook reads; see active.go
 }
 
 var _ Service = (*Engine)(nil)
@@ -109,7 +110,12 @@ func Open(cfg Config) (*Engine, error) {
 		cfg: cfg, log: cfg.Logger, store: st, changes: newChanges(), key: key, procs: procs,
 		live: map[string]*liveTask{}, closing: make(chan struct{}),
 	}
+	e.active.init()
 	if err := e.recover(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if err := e.rebuildActive(); err != nil {
 		st.Close()
 		return nil, err
 	}

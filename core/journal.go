@@ -77,7 +77,7 @@ func (e *Engine) update(id string, fn func(r *taskRecord) ([]newEvent, error)) (
 	if err != nil {
 		return nil, e.storeError(id, err)
 	}
-	e.changes.notify(id)
+	e.changedTo(id, out)
 	return out, nil
 }
 
@@ -92,7 +92,7 @@ func (e *Engine) create(r *taskRecord, evs []newEvent) error {
 	if err != nil {
 		return e.storeError(r.TaskID, err)
 	}
-	e.changes.notify(r.TaskID)
+	e.changed(r.TaskID)
 	return nil
 }
 

@@ -56,7 +56,7 @@ func (e *Engine) recoverTask(ctx context.Context, r *taskRecord) error {
 		err := gitx.DiscardInterrupted(ctx, e.worktreeOf(r))
 		if err == nil {
 			if err = e.store.Delete(r.TaskID); err == nil {
-				e.changes.notify(r.TaskID)
+				e.changed(r.TaskID)
 				e.log.Info("undid a task whose delegate was interrupted", "task", r.TaskID)
 				return nil
 			}

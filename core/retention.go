@@ -340,3 +340,16 @@ func (e *Engine) pruneOne(id string, eligible func(*taskRecord) bool) (*time.Tim
 	}
 	return &now, nil
 }
+
+// Journal returns every event a task recorded, oldest first: what statistics are computed from.
+func (e *Engine) Journal(ctx context.Context, id string) ([]Event, error) {
+	evs, err := e.store.Journal(id, 1, maxJournalRead)
+	if err != nil {
+		return nil, e.storeError(id, err)
+	}
+	out := make([]Event, len(evs))
+	for i, ev := range evs {
+		out[i] = toEvent(ev)
+	}
+	return out, nil
+}

@@ -319,7 +319,7 @@ func scenario() *fakeService {
 		{TaskID: "login-fix", Seq: 5, Time: epoch, Type: core.EventToolCall, Data: mustJSON(core.ToolCallData{ToolCallID: "c1", Status: "completed"})},
 		{TaskID: "login-fix", Seq: 6, Time: epoch, Type: core.EventPermissionDecided, Data: mustJSON(core.PermissionData{Kind: "execute", Argv: []string{"go", "test", "./internal/auth"}, Decision: "allow", Code: "verification_command", Reason: "listed in the contract", By: "policy"})},
 		{TaskID: "login-fix", Seq: 7, Time: epoch, Type: core.EventPermissionDecided, Data: mustJSON(core.PermissionData{Kind: "execute", Argv: []string{"curl", "example.com"}, Decision: "deny", Code: "network_tool", Reason: "network tools are denied", By: "policy"})},
-		{TaskID: "login-fix", Seq: 8, Time: epoch, Type: core.EventUsage, Data: mustJSON(core.Usage{PromptTokens: 12000, CompletionTokens: 3400})},
+		{TaskID: "login-fix", Seq: 8, Time: epoch, Type: core.EventUsage, Data: mustJSON(core.Usage{PromptTokens: 12000, CompletionTokens: 3400, EstimatedCost: &cost, Currency: &usd})},
 		{TaskID: "login-fix", Seq: 9, Time: epoch, Type: core.EventStateChanged, Data: mustJSON(core.StateChangedData{From: core.StateRunning, To: core.StateReviewRequired, Phase: "codex_review"})},
 		{TaskID: "login-fix", Seq: 10, Time: epoch, Type: core.EventReviewReady, Data: mustJSON(core.ReviewReadyData{ReviewRevision: 2, ReviewTreeHash: treeHash, ChangedFiles: []string{"a", "b"}})},
 	}

@@ -107,6 +107,7 @@ type taskInfo struct {
 	repository string
 	created    time.Time
 	usage      *core.Usage
+	usageLog   usageLog // usage reports seen, for today's figures (usage.go)
 	events     *eventsPane
 	replayed   bool         // the pane holds the journal from its start
 	replaying  bool         // a replay command is in flight
@@ -539,6 +540,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 
 // noteAgent keeps the agent's latest message: consecutive agent text events are one message.
 func (ti *taskInfo) noteAgent(ev core.Event) {
+	ti.noteUsage(ev)
 	if ev.Type != core.EventAgentMessage {
 		if ev.Type != core.EventUsage && ev.Type != core.EventAgentThought {
 			ti.agentStreak = false

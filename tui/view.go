@@ -82,24 +82,7 @@ func (m *Model) viewHeader() string {
 	if len(parts) == 0 {
 		parts = append(parts, "no tasks")
 	}
-	var tokens int64
-	var cost float64
-	var currency *string
-	haveCost := false
-	for _, tv := range m.list.tasks {
-		if u := m.task(tv.TaskID).usage; u != nil {
-			tokens += u.PromptTokens + u.CompletionTokens
-			if u.EstimatedCost != nil {
-				cost += *u.EstimatedCost
-				haveCost = true
-				currency = u.Currency
-			}
-		}
-	}
-	stats := " " + strings.Join(parts, " · ") + "  │  tokens " + humanInt(tokens)
-	if haveCost {
-		stats += " · est. " + formatCost(cost, currency)
-	}
+	stats := " " + strings.Join(parts, " · ") + "  │  " + m.usageHeader()
 	scope := "active tasks "
 	if m.list.showAll {
 		scope = "all tasks "
