@@ -225,3 +225,18 @@ func dialOwner(dir, role string) func(ctx context.Context) (link, error) {
 		return link{svc: c, owner: tui.Owner{PID: info.PID, Mode: info.Mode}, gone: c.Done(), close: func() { c.Close() }}, nil
 	}
 }
+
+var _ core.LogReader = (*attachment)(nil)
+
+// VerificationLog forwards to the owner when it can read logs (an engine, or a socket client).
+func (a *attachment) VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (core.LogPage, error) {
+	s, err := a.service()
+	if err != nil {
+		return core.LogPage{}, err
+	}
+	lr, ok := s.(core.LogReader)
+	if !ok {
+		return core.LogPage{}, core.Errorf(core.CodeInvalidRequest, nil, "the owner cannot read verification logs")
+	}
+	return lr.VerificationLog(ctx, taskID, id, offset, limit)
+}

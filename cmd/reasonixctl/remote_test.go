@@ -67,6 +67,15 @@ func TestTaskCommandsBesideAnOwner(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "nothing would be pruned") {
 		t.Fatalf("task prune beside an owner: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// stats reads the journals through the owner: the same report as with the engine.
+	code, out, errOut = runCmd(func(_ []string, out, errb *bytes.Buffer) int { return runStats(time.Time{}, "", true, out, errb) })
+	var rep struct {
+		Tasks     int            `json:"tasks"`
+		ByOutcome map[string]int `json:"by_outcome"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Tasks < 2 || rep.ByOutcome["completed"] < 1 {
+		t.Fatalf("stats beside an owner: exit %d\n%s\n%s", code, out, errOut)
+	}
 	c := doctorOwnerCheck(t)
 	if c.Status != core.CheckOK || !strings.Contains(c.Detail, "owned by reasonixctl --mcp (pid ") || !strings.Contains(c.Detail, "socket answers (protocol 1)") {
 		t.Fatalf("doctor beside an owner: %+v", c)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonixctl/core"
+	"reasonixctl/core/remote"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/stats"
 	"reasonixctl/store"
@@ -43,8 +44,8 @@ func newStatsCmd(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-// runStats reads every task's journal with the engine and prints the report. It needs the
-// store: while another process owns the state directory it says which one and fails.
+// runStats reads every task's journal and prints the report: with the engine when the state
+// directory is free, else through its owner's socket.
 func runStats(since time.Time, repoDir string, asJSON bool, stdout, stderr io.Writer) int {
 	var repoID string
 	if repoDir != "" {
@@ -65,17 +66,26 @@ func runStats(since time.Time, repoDir string, asJSON bool, stdout, stderr io.Wr
 		return code
 	}
 	defer closeLog()
+	var src journals
 	e, err := core.Open(core.Config{StateDir: dir, Mode: "stats", Logger: log})
-	if err != nil {
-		var owned *store.OwnedError
-		if errors.As(err, &owned) {
-			fmt.Fprintf(stderr, "reasonixctl: %v.\nstats reads the task journals from the store, which that process holds; run it when the state directory is free.\n", owned)
+	var owned *store.OwnedError
+	switch {
+	case errors.As(err, &owned):
+		// The owner reads the journals for us, through its socket.
+		c, derr := remote.Dial(context.Background(), dir, remote.RoleCLI)
+		if derr != nil {
+			fmt.Fprintf(stderr, "reasonixctl: %v, and its socket does not answer: %v\n", owned, derr)
 			return 1
 		}
+		defer c.Close()
+		src = c
+	case err != nil:
 		return failed(stderr, err)
+	default:
+		defer e.Close()
+		src = e
 	}
-	defer e.Close()
-	tasks, err := loadStatsTasks(context.Background(), e, repoID)
+	tasks, err := loadStatsTasks(context.Background(), src, repoID)
 	if err != nil {
 		return failed(stderr, err)
 	}
@@ -92,9 +102,15 @@ func runStats(since time.Time, repoDir string, asJSON bool, stdout, stderr io.Wr
 	return 0
 }
 
+// journals is where statistics read tasks from: the engine, or the owner's socket.
+type journals interface {
+	ListStored(ctx context.Context, f core.ListFilter) ([]core.StoredTask, error)
+	Journal(ctx context.Context, id string) ([]core.Event, error)
+}
+
 // loadStatsTasks reads every stored task (live, archived and pruned) with its journal; with a
 // repository id only that repository's tasks.
-func loadStatsTasks(ctx context.Context, e *core.Engine, repoID string) ([]stats.Task, error) {
+func loadStatsTasks(ctx context.Context, e journals, repoID string) ([]stats.Task, error) {
 	stored, err := e.ListStored(ctx, core.ListFilter{All: true})
 	if err != nil {
 		return nil, err

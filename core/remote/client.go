@@ -42,6 +42,8 @@ type Client struct {
 	inspect    *connect.Client[core.InspectRequest, core.InspectResult]
 	listStored *connect.Client[listRequest, storedReply]
 	archive    *connect.Client[archiveRequest, core.ArchiveResult]
+	journal    *connect.Client[journalRequest, journalReply]
+	log        *connect.Client[logRequest, core.LogPage]
 	prune      *connect.Client[pruneRequest, pruneReply]
 }
 
@@ -113,6 +115,8 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 	c.inspect = connect.NewClient[core.InspectRequest, core.InspectResult](c.hc, base+procInspect, opts...)
 	c.listStored = connect.NewClient[listRequest, storedReply](c.hc, base+procListStored, opts...)
 	c.archive = connect.NewClient[archiveRequest, core.ArchiveResult](c.hc, base+procArchive, opts...)
+	c.journal = connect.NewClient[journalRequest, journalReply](c.hc, base+procJournal, opts...)
+	c.log = connect.NewClient[logRequest, core.LogPage](c.hc, base+procLog, opts...)
 	c.prune = connect.NewClient[pruneRequest, pruneReply](c.hc, base+procPrune, opts...)
 	if err := c.handshake(ctx, role, protocol); err != nil {
 		c.cancel()
@@ -290,6 +294,26 @@ func (c *Client) ListStored(ctx context.Context, f core.ListFilter) ([]core.Stor
 		return nil, err
 	}
 	return res.Tasks, nil
+}
+
+// Journal is Engine.Journal through the owner.
+func (c *Client) Journal(ctx context.Context, id string) ([]core.Event, error) {
+	res, err := unaryCall(c, ctx, c.journal, &journalRequest{TaskID: id})
+	if err != nil {
+		return nil, err
+	}
+	return res.Events, nil
+}
+
+var _ core.LogReader = (*Client)(nil)
+
+// VerificationLog implements core.LogReader through the owner.
+func (c *Client) VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (core.LogPage, error) {
+	res, err := unaryCall(c, ctx, c.log, &logRequest{TaskID: taskID, ID: id, Offset: offset, Limit: limit})
+	if err != nil {
+		return core.LogPage{}, err
+	}
+	return *res, nil
 }
 
 // Archive is Engine.Archive through the owner.

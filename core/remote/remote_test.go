@@ -69,6 +69,23 @@ func TestEveryMethodRoundTrips(t *testing.T) {
 		t.Fatalf("first live event seq %d, want %d", ev.Seq, d.LastSeq+1)
 	}
 
+	journal, err := c.Journal(ctx, "round")
+	wantJournal, _ := o.e.Journal(ctx, "round")
+	if err != nil || len(journal) != len(wantJournal) || journal[len(journal)-1].Seq != wantJournal[len(wantJournal)-1].Seq {
+		t.Fatalf("journal %v: %d events, want %d", err, len(journal), len(wantJournal))
+	}
+	fin, _ := o.e.Get(ctx, "round")
+	if len(fin.Verification) == 0 {
+		t.Fatal("no verification to read the log of")
+	}
+	page, err := c.VerificationLog(ctx, "round", fin.Verification[0].ID, 0, 1<<10)
+	wantPage, _ := o.e.VerificationLog(ctx, "round", fin.Verification[0].ID, 0, 1<<10)
+	if err != nil || normalJSON(t, page) != normalJSON(t, wantPage) {
+		t.Fatalf("verification log %v %+v, want %+v", err, page, wantPage)
+	}
+	_, err = c.VerificationLog(ctx, "round", "no-such-check", 0, 1<<10)
+	mustCode(t, err, core.CodeInvalidRequest)
+
 	stored, err := c.ListStored(ctx, core.ListFilter{All: true})
 	if err != nil || len(stored) != 1 || stored[0].Storage != core.StorageLive || stored[0].View.State != core.StateCompleted {
 		t.Fatalf("list stored %v %+v", err, stored)

@@ -24,6 +24,8 @@ type backend interface {
 	ListStored(ctx context.Context, f core.ListFilter) ([]core.StoredTask, error)
 	Archive(ctx context.Context, id string, apply bool) (core.ArchiveResult, error)
 	Prune(ctx context.Context, olderThan time.Duration, apply bool) ([]core.PruneResult, error)
+	Journal(ctx context.Context, id string) ([]core.Event, error)
+	core.LogReader
 	AttachSupervisor() (detach func())
 }
 
@@ -230,6 +232,14 @@ func (s *Server) routes() http.Handler {
 	mux.Handle(unary(s, procListStored, opts, func(ctx context.Context, r *listRequest) (*storedReply, error) {
 		tasks, err := s.e.ListStored(ctx, r.Filter)
 		return &storedReply{Tasks: tasks}, err
+	}))
+	mux.Handle(unary(s, procJournal, opts, func(ctx context.Context, r *journalRequest) (*journalReply, error) {
+		evs, err := s.e.Journal(ctx, r.TaskID)
+		return &journalReply{Events: evs}, err
+	}))
+	mux.Handle(unary(s, procLog, opts, func(ctx context.Context, r *logRequest) (*core.LogPage, error) {
+		page, err := s.e.VerificationLog(ctx, r.TaskID, r.ID, r.Offset, r.Limit)
+		return &page, err
 	}))
 	mux.Handle(unary(s, procArchive, opts, func(ctx context.Context, r *archiveRequest) (*core.ArchiveResult, error) {
 		res, err := s.e.Archive(ctx, r.TaskID, r.Apply)

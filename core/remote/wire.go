@@ -38,6 +38,8 @@ const (
 	procListStored = service + "ListStored"
 	procArchive    = service + "Archive"
 	procPrune      = service + "Prune"
+	procJournal    = service + "Journal"
+	procLog        = service + "VerificationLog"
 )
 
 // Info describes the process that owns a state directory and serves its socket.
@@ -124,6 +126,21 @@ type controlRequest struct {
 
 type storedReply struct {
 	Tasks []core.StoredTask `json:"tasks"`
+}
+
+type journalRequest struct {
+	TaskID string `json:"task_id"`
+}
+
+type journalReply struct {
+	Events []core.Event `json:"events"`
+}
+
+type logRequest struct {
+	TaskID string `json:"task_id"`
+	ID     string `json:"id"`
+	Offset int64  `json:"offset"`
+	Limit  int64  `json:"limit"`
 }
 
 type archiveRequest struct {
