@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonixctl/core"
-	"reasonixctl/core/remote"
 	"reasonixctl/core/gitx"
+	"reasonixctl/core/remote"
 	"reasonixctl/core/stats"
 	"reasonixctl/store"
 )
