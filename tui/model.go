@@ -677,6 +677,13 @@ func (m *Model) onReplay(msg replayMsg) {
 		ti.noteAgent(ev)
 	}
 	ti.events, ti.early, ti.replayed = pane, nil, true
+	// A prompt that opened before the journal arrived (a dashboard attaching to a waiting task)
+	// gets the agent's last words now.
+	for _, p := range m.pending {
+		if d := m.dialogs.prompt(p.ia.ID); p.taskID == msg.taskID && d != nil && d.lastWords == "" {
+			d.lastWords = ti.lastAgent
+		}
+	}
 }
 
 func (m *Model) onControl(msg controlMsg) tea.Cmd {

@@ -93,6 +93,11 @@ func runDemo(stdout, stderr io.Writer) int {
 	defer e.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Another terminal can attach to the demo (CODEX_REASONIX_STATE_DIR=<state> reasonixctl).
+	defer e.AttachSupervisor()()
+	if srv := serveOwnerSocket(ctx, e, state, "demo", log); srv != nil {
+		defer srv.Close()
+	}
 	if _, err := e.Delegate(ctx, core.DelegateRequest{
 		TaskID: "demo-1", Contract: json.RawMessage(demoContract), WaitMode: "background",
 		Authority: core.Authority{Cwd: repo, Writable: true},
