@@ -55,7 +55,7 @@ func (m *Model) onOwner() tea.Cmd {
 	switch {
 	case !ok && !m.attach.gone:
 		m.attach.gone = true
-		m.setStatus("the owner exited: showing what was last seen; reconnecting when a new owner starts", true, "")
+		m.setStatus("the owner exited: showing what was last seen until a new owner starts", true, "")
 	case ok && (m.attach.gone || owner != m.attach.owner):
 		m.attach = attachState{owner: owner}
 		m.setStatus("attached to "+owner.Describe(), false, "")
