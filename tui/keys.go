@@ -18,6 +18,8 @@ type KeyMap struct {
 
 	// Diff view.
 	NextHunk, PrevHunk, NextFile, PrevFile, Reviewed key.Binding
+	LineUp, LineDown, OpenFile, SideBySide           key.Binding
+	Comment, SendComments, Copy, Editor              key.Binding
 
 	// Permission / question prompt. Only these keys answer: no aliases, and enter never allows.
 	AllowOnce, AllowSession, Deny, Option, FreeText, Later key.Binding
@@ -60,11 +62,19 @@ func DefaultKeyMap() KeyMap {
 		NextItem: bind([]string{"]"}, "]", "next tool call or decision"),
 		Expand:   bind([]string{"enter"}, "enter", "expand / fold the selected entry"),
 
-		NextHunk: bind([]string{"]"}, "]", "next hunk"),
-		PrevHunk: bind([]string{"["}, "[", "previous hunk"),
-		NextFile: bind([]string{"}", "."}, "}/.", "next file"),
-		PrevFile: bind([]string{"{", ","}, "{/,", "previous file"),
-		Reviewed: bind([]string{"v"}, "v", "mark the file reviewed / not reviewed"),
+		NextHunk:     bind([]string{"]"}, "]", "next hunk"),
+		PrevHunk:     bind([]string{"["}, "[", "previous hunk"),
+		NextFile:     bind([]string{"}", "."}, "}/.", "next file"),
+		PrevFile:     bind([]string{"{", ","}, "{/,", "previous file"),
+		Reviewed:     bind([]string{"v"}, "v", "mark the file reviewed / not reviewed"),
+		LineDown:     bind([]string{"J", "shift+down"}, "J/shift+↓", "select the next diff line"),
+		LineUp:       bind([]string{"K", "shift+up"}, "K/shift+↑", "select the previous diff line"),
+		OpenFile:     bind([]string{"enter"}, "enter", "open / collapse a large or generated file"),
+		SideBySide:   bind([]string{"w"}, "w", "side by side / unified (≥160 columns)"),
+		Comment:      bind([]string{"c"}, "c", "comment the selected line (again: edit or delete it)"),
+		SendComments: bind([]string{"C"}, "C", "send the open comments as one repair round"),
+		Copy:         bind([]string{"y"}, "y", "copy the cherry-pick line after a commit, else the file path (OSC 52)"),
+		Editor:       bind([]string{"e"}, "e", "open the reviewed file at the line in $EDITOR (read-only copy)"),
 
 		AllowOnce:    bind([]string{"a"}, "a", "allow once"),
 		AllowSession: bind([]string{"S"}, "S", "allow for the session (when offered)"),
@@ -94,7 +104,8 @@ func (k KeyMap) groups() []helpGroup {
 		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Refresh, k.Help, k.Quit}},
 		{"Detail", []key.Binding{k.NextView, k.PrevView, k.EventsView, k.DiffView, k.ContractView, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Events", []key.Binding{k.PrevItem, k.NextItem, k.Expand}},
-		{"Diff", []key.Binding{k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile, k.Reviewed}},
+		{"Diff", []key.Binding{k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile, k.Reviewed, k.LineDown, k.LineUp,
+			k.OpenFile, k.SideBySide, k.Comment, k.SendComments, k.Copy, k.Editor}},
 		{"Prompt", []key.Binding{k.AllowOnce, k.AllowSession, k.Deny, k.Option, k.FreeText, k.Later}},
 		{"Forms", []key.Binding{k.FocusNext, k.FocusPrev, k.Toggle, k.Submit, k.Yes, k.No, k.Dismiss}},
 	}

@@ -113,6 +113,7 @@ type taskInfo struct {
 	diffText   string
 	diffCur    diffCursor
 	reviewed   map[string]bool
+	rv         taskReview // the diff view's selected line and cherry-pick preview
 	// reviewedRev is the review revision the reviewed marks belong to.
 	reviewedRev int
 	contract    viewport.Model
@@ -169,6 +170,7 @@ type Model struct {
 	spinning      bool
 	graceTimer    bool
 	lastForm      newTaskInput
+	review        reviewUI
 }
 
 // NewModel builds the dashboard model over svc; Run wraps it in a program.
@@ -247,6 +249,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onDelegate(msg))
 	case draftMsg:
 		m.onDraft(msg)
+	case reviewMsg:
+		cmds = append(cmds, msg.applyReview(m))
 	}
 	m.surfacePrompt()
 	m.trackStates()
@@ -618,6 +622,9 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 		ti.reviewed, ti.reviewedRev = map[string]bool{}, d.View.ReviewRevision
 	}
 	m.list.replace(d.View)
+	if msg.taskID == m.list.selected {
+		cmd = tea.Batch(cmd, m.refreshPreview(msg.taskID, false))
+	}
 	for _, ia := range d.Interactions {
 		if ia.Status == core.InteractionPending {
 			m.addPending(msg.taskID, ia)
@@ -887,6 +894,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if m.tab == tabEvents && t != nil && m.task(t.TaskID).events.update(msg, m.keys.eventKeys()) {
 		return nil
 	}
+	if cmd, ok := m.reviewKey(t, msg); ok {
+		return cmd
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
@@ -960,7 +970,12 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 			m.setStatus("loading the review of "+t.TaskID+"…", false, t.TaskID)
 			return m.fetchDetail(t.TaskID)
 		}
-		m.push(newFinalizeDialog(*ti.detail))
+		if nothingChanged(ti.detail) {
+			m.push(nothingToFinalize(t.TaskID))
+			return nil
+		}
+		m.push(m.finalizeForm(ti))
+		return m.refreshPreview(t.TaskID, true)
 	case core.ActionCancel:
 		m.push(&confirmDialog{
 			title: "Cancel task " + t.TaskID + "?",
@@ -1041,6 +1056,9 @@ func (m *Model) apply(d dialog, res dialogResult) tea.Cmd {
 	}
 	if res.draft != "" {
 		cmd = m.draftContract(res.draft)
+	}
+	if res.review != nil {
+		cmd = res.review(m)
 	}
 	if res.delegate != nil {
 		m.lastForm = *res.delegate
