@@ -418,3 +418,34 @@ func TestFinalizeFormEditsTheCommitMessageAndShowsThePreview(t *testing.T) {
 		ApprovedReviewCriteria: []string{}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: treeHash,
 		CommitMessage: "auth: reject empty users", Authority: core.Authority{Cwd: "/src/app", Writable: true}})
 }
+
+func TestContractViewKeepsTheReviewSummaryAndComments(t *testing.T) {
+	f := scenario()
+	d := f.details["login-fix"]
+	d.ReviewSummary = "Checked the empty-user path."
+	d.Comments = []core.ReviewComment{{ID: "c1", Status: core.CommentOutdated, Path: "internal/auth/login.go", Line: 11, Revision: 1, Body: "Wrap the error."}}
+	f.details["login-fix"] = d
+	h := newHarness(t, f, 120, 40)
+	h.press("3")
+	h.requireView("Review summary", "Checked the empty-user path.", "Review comments", "c1 outdated internal/auth/login.go:11 (revision 1): Wrap the error.")
+	// The events view shows the review events, one line each.
+	h.press("1")
+	h.send(ev("login-fix", 11, core.EventReviewComment, d.Comments[0]))
+	h.send(ev("login-fix", 12, core.EventReviewSummary, core.ReviewSummaryData{Summary: "Checked it.", ReviewRevision: 2}))
+	h.requireView("review outdated c1 on internal/auth/login.go:11: Wrap the error.", "review summary of revision 2: Checked it.")
+}
+
+func TestRemovedLinesPairWithTheMostSimilarAddedLine(t *testing.T) {
+	doc := parseReviewDiff("diff --git a/g.go b/g.go\n--- a/g.go\n+++ b/g.go\n@@ -1,3 +1,6 @@\n func Hello(name string) string {\n" +
+		"-\treturn fmt.Sprintf(\"Hello %s\", name)\n+\tif name == \"\" {\n+\t\tname = \"world\"\n+\t}\n+\treturn fmt.Sprintf(\"Hello, %s!\", name)\n }\n")
+	f := doc.files[0]
+	del := f.lines[3]
+	if del.kind != '-' || del.pair != 7 || f.lines[7].pair != 3 {
+		t.Fatalf("pairs: %+v", f.lines)
+	}
+	for _, i := range []int{4, 5, 6} {
+		if f.lines[i].pair != -1 {
+			t.Fatalf("line %d paired: %+v", i, f.lines[i])
+		}
+	}
+}

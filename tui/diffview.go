@@ -90,7 +90,6 @@ func buildFile(fd *diff.FileDiff) diffFile {
 		}
 		f.lines = append(f.lines, diffLine{kind: '@', text: hdr, pair: -1})
 		oldNo, newNo := h.OrigStartLine, h.NewStartLine
-		runDel, runAdd := -1, -1 // start of the current run of removed / added lines
 		for _, l := range strings.Split(strings.TrimSuffix(string(h.Body), "\n"), "\n") {
 			k := byte(' ')
 			if l != "" {
@@ -98,41 +97,24 @@ func buildFile(fd *diff.FileDiff) diffFile {
 				l = l[1:]
 			}
 			dl := diffLine{kind: k, text: expandTabs(l), pair: -1}
-			i := len(f.lines)
 			switch k {
 			case '-':
-				if runAdd >= 0 {
-					runDel, runAdd = -1, -1
-				}
-				if runDel < 0 {
-					runDel = i
-				}
 				dl.oldNo = oldNo
 				oldNo++
 			case '+':
-				if runDel >= 0 {
-					if runAdd < 0 {
-						runAdd = i
-					}
-					// Pair the n-th added line of the run with the n-th removed one.
-					if j := runDel + (i - runAdd); j < runAdd && f.lines[j].kind == '-' {
-						dl.pair = int32(j)
-						f.lines[j].pair = int32(i)
-					}
-				}
 				dl.newNo = newNo
 				newNo++
 			case '\\':
 				dl.text = "\\" + l
 			default:
 				dl.kind = ' '
-				runDel, runAdd = -1, -1
 				dl.oldNo, dl.newNo = oldNo, newNo
 				oldNo++
 				newNo++
 			}
 			f.lines = append(f.lines, dl)
 		}
+		pairRuns(f.lines, f.hunks[len(f.hunks)-1])
 		maxNo = max(maxNo, oldNo, newNo)
 		if !f.generated && h.NewStartLine <= 1 && generatedHeader(f.lines[f.hunks[len(f.hunks)-1]:]) {
 			f.generated = true
@@ -152,6 +134,86 @@ func buildFile(fd *diff.FileDiff) diffFile {
 		f.collapse()
 	}
 	return f
+}
+
+// pairRuns pairs the lines of each run of removed lines with the run of added lines right
+// after it, for word emphasis: each removed line, in order, takes the most similar added line
+// after the previous pair, when they share at least half their words.
+func pairRuns(lines []diffLine, from int) {
+	for i := from; i < len(lines); {
+		if lines[i].kind != '-' {
+			i++
+			continue
+		}
+		d := i
+		for i < len(lines) && (lines[i].kind == '-' || lines[i].kind == '\\') {
+			i++
+		}
+		a := i
+		for i < len(lines) && (lines[i].kind == '+' || lines[i].kind == '\\') {
+			i++
+		}
+		pairRun(lines, d, a, i)
+	}
+}
+
+// maxPairWork bounds the similarity comparisons of one run; larger runs pair in order.
+const maxPairWork = 2500
+
+func pairRun(lines []diffLine, d, a, e int) {
+	if (a-d)*(e-a) > maxPairWork {
+		for j, k := d, a; j < a && k < e; j, k = j+1, k+1 {
+			if lines[j].kind == '-' && lines[k].kind == '+' {
+				lines[j].pair, lines[k].pair = int32(k), int32(j)
+			}
+		}
+		return
+	}
+	next := a
+	for j := d; j < a; j++ {
+		if lines[j].kind != '-' {
+			continue
+		}
+		best, bestSim := -1, 0.5
+		for k := next; k < e; k++ {
+			if lines[k].kind != '+' {
+				continue
+			}
+			if s := similarity(lines[j].text, lines[k].text); s >= bestSim {
+				best, bestSim = k, s
+			}
+		}
+		if best >= 0 {
+			lines[j].pair, lines[best].pair = int32(best), int32(j)
+			next = best + 1
+		}
+	}
+}
+
+// similarity is the share of words two lines have in common (ignoring spaces), 0..1.
+func similarity(a, b string) float64 {
+	count := map[string]int{}
+	na, nb := 0, 0
+	for _, w := range words(a) {
+		if s := a[w.from:w.to]; strings.TrimSpace(s) != "" {
+			count[s]++
+			na++
+		}
+	}
+	common := 0
+	for _, w := range words(b) {
+		if s := b[w.from:w.to]; strings.TrimSpace(s) != "" {
+			nb++
+			if count[s] > 0 {
+				count[s]--
+				common++
+			}
+		}
+	}
+	if na == 0 && nb == 0 {
+		return 1
+	}
+	return float64(2*common) / float64(na+nb)
 }
 
 // collapse swaps in the short form: the header and the file's stats.

@@ -129,4 +129,3 @@ func editorCommand(getenv func(string) string, file string, line int) *exec.Cmd 
 	}
 	return exec.Command(prog[0], args...)
 }
-

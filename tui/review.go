@@ -32,14 +32,14 @@ type reviewUI struct {
 
 // taskReview is the diff view's state of one task.
 type taskReview struct {
-	sel                int // the selected line of the current file
-	seenFile, seenTop  int // the page the selection was placed on
-	placed             bool
-	preview            *core.CherryPickPreview
-	previewErr         string
-	previewOf          string // the tree or commit the preview is of
-	previewAt          time.Time
-	previewing         bool
+	sel               int // the selected line of the current file
+	seenFile, seenTop int // the page the selection was placed on
+	placed            bool
+	preview           *core.CherryPickPreview
+	previewErr        string
+	previewOf         string // the tree or commit the preview is of
+	previewAt         time.Time
+	previewing        bool
 }
 
 // reviewMsg is a result of one of the review commands; it applies itself to the model.

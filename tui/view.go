@@ -529,6 +529,16 @@ func (m *Model) viewContract(ti *taskInfo, w, h int) string {
 		head("Worker summary")
 		add(d.Summary)
 	}
+	if d.ReviewSummary != "" {
+		head("Review summary")
+		add(d.ReviewSummary)
+	}
+	if len(d.Comments) > 0 {
+		head("Review comments")
+		for _, c := range d.Comments {
+			add(fmt.Sprintf("%s %s %s:%d (revision %d): %s", c.ID, c.Status, c.Path, c.Line, c.Revision, c.Body))
+		}
+	}
 	if len(d.Risks) > 0 {
 		head("Risks")
 		for _, r := range d.Risks {
