@@ -80,14 +80,6 @@ type CommentsSentData struct {
 	CommentIDs  []string `json:"comment_ids"`
 }
 
-// CommentsOutdatedData is the data of review_comments_checked: what a new review revision
-// did to the open comments.
-type CommentsOutdatedData struct {
-	ReviewRevision int      `json:"review_revision"`
-	Outdated       []string `json:"outdated"`
-	Open           []string `json:"open"`
-}
-
 // Reviewer is what a front end needs beyond Service to review like a person: comments on the
 // diff sent back as one repair, the reviewed bytes of a file, and whether the change would
 // apply to the source checkout now. *Engine implements it; a front end finds it by type

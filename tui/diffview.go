@@ -76,6 +76,7 @@ func buildFile(fd *diff.FileDiff) diffFile {
 	st := fd.Stat()
 	f.added, f.deleted = int(st.Added+st.Changed), int(st.Deleted+st.Changed)
 	f.labels = fileLabels(fd, f.name)
+	f.generated = generatedName(f.name)
 	header := diffLine{kind: 'F', text: f.name, pair: -1}
 	if len(f.labels) > 0 {
 		header.text += "  [" + strings.Join(f.labels, ", ") + "]"
