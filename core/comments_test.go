@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -212,4 +214,36 @@ func (h *harness) journal(id string) []Event {
 		}
 	}
 	return out
+}
+
+// The preview follows the task from review to commit, and names the conflicting path once the
+// source checkout commits its own version of the task's file.
+func TestCherryPickPreviewFromReviewToCommit(t *testing.T) {
+	h := newHarness(t, nil)
+	res, err := h.delegate("preview")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := h.e.CherryPickPreview(ctx, "preview")
+	if err != nil || !p.Clean || p.Moved || p.Of != "review_tree" || p.Change != res.ReviewTreeHash {
+		t.Fatalf("in review: %+v %v", p, err)
+	}
+	v, err := h.finalize(res.TaskView, "looks-right")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.repo, "result.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, h.repo, "add", "result.txt")
+	git(t, h.repo, "commit", "-q", "-m", "the source's own result")
+	fp := sourceFingerprint(t, h.repo)
+	p, err = h.e.CherryPickPreview(ctx, "preview")
+	if err != nil || p.Clean || !p.Moved || p.Of != "commit" || p.Change != v.CommitHash || strings.Join(p.Conflicts, ",") != "result.txt" {
+		t.Fatalf("after commit, against a conflicting HEAD: %+v %v", p, err)
+	}
+	if got := sourceFingerprint(t, h.repo); got != fp {
+		t.Fatalf("the preview changed the source checkout:\n%s\n%s", fp, got)
+	}
 }
