@@ -134,6 +134,16 @@ func TestSideBySideNeedsAWideTerminal(t *testing.T) {
 	h.requireView("-        return nil", "│", "+        return ErrEmptyUser")
 	h.send(tea.WindowSizeMsg{Width: 150, Height: 50})
 	h.requireView("side by side needs ≥160 columns")
+
+	// A page starting at an added line still draws the removed line it pairs with.
+	f := scenario()
+	d := f.details["login-fix"]
+	d.Diff = bigDiff(400)
+	f.details["login-fix"] = d
+	h = newHarness(t, f, 200, 50)
+	h.press("2", "w")
+	h.m.task("login-fix").diffCur = diffCursor{0, 6}
+	h.requireView(`4 -        return fmt.Errorf("find %s: %w", user, err) // 0`, `4 +        return fmt.Errorf("lookup %q: %w", user, err) // 0`)
 }
 
 func TestWordDiffMarksTheChangedWords(t *testing.T) {

@@ -578,6 +578,10 @@ func (p diffPage) sideBySide() string {
 	last := min(first+p.h, len(rows))
 	from, to := p.top, p.top
 	for _, r := range rows[first:last] {
+		// A row may pair a line above top with one on the page.
+		if r.l >= 0 {
+			from = min(from, int(r.l))
+		}
 		to = max(to, int(r.l)+1, int(r.r)+1)
 	}
 	c := p.doc.highlight(p.file, from, to, p.st.mono)
