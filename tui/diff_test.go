@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/alecthomas/chroma/v2"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
@@ -457,5 +458,47 @@ func TestRemovedLinesPairWithTheMostSimilarAddedLine(t *testing.T) {
 		if f.lines[i].pair != -1 {
 			t.Fatalf("line %d paired: %+v", i, f.lines[i])
 		}
+	}
+}
+
+func TestEveryLexerCompilesAndTokenises(t *testing.T) {
+	samples := map[string]string{
+		"a.go": "func F() error { return fmt.Errorf(\"x %d\", 1) } // c", "README.md": "# T\n\n- **b** `c` [d](e)\n```go\nx\n```\n",
+		"a.json": `{"k": [1, true, null]}`, "a.yaml": "k: v # c\n- 1", "a.toml": "[s]\nk = \"v\"", "a.sh": "if [ -n \"$X\" ]; then echo hi; fi",
+		"a.py": "def f(x):\n    \"\"\"doc\"\"\"\n    return None", "a.ts": "const x: number = await f(`t`);", "a.rs": "fn main() { let s = String::new(); }",
+		"a.c": "#include <x.h>\nint main(void) { return 0; }", "Makefile": "all: build\n\tgo build $(FLAGS)",
+	}
+	for name, text := range samples {
+		lx := lexerByName(name)
+		if lx == nil {
+			t.Fatalf("%s: no lexer", name)
+		}
+		lines := tokenLines(lx, text+"\n", strings.Count(text, "\n")+1)
+		var got strings.Builder
+		kinds := map[string]bool{}
+		for _, l := range lines {
+			for _, s := range l {
+				got.WriteString(s.text)
+				kinds[s.tt.Category().String()] = true
+			}
+		}
+		if got.String() != strings.ReplaceAll(text, "\n", "") {
+			t.Fatalf("%s: tokens spell %q", name, got.String())
+		}
+		if len(kinds) < 2 {
+			t.Fatalf("%s: only %v", name, kinds)
+		}
+	}
+	if lexerByName("notes.txt") != nil {
+		t.Fatal("plain text got a lexer")
+	}
+	// Go: the keyword, the function and the string are told apart.
+	segs := tokenLines(lexerByName("a.go"), "return fmt.Errorf(\"x\")\n", 1)[0]
+	types := map[string]chroma.TokenType{}
+	for _, s := range segs {
+		types[s.text] = s.tt
+	}
+	if types["return"] != chroma.Keyword || types["Errorf"] != chroma.NameFunction || types[`"x"`] != chroma.LiteralString {
+		t.Fatalf("go tokens: %v", segs)
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -57,9 +55,7 @@ func (d *diffDoc) cache(file int) *lineCache {
 func (c *lineCache) lexerFor(name string) chroma.Lexer {
 	if !c.lexed {
 		c.lexed = true
-		if l := lexers.Match(name); l != nil {
-			c.lexer = chroma.Coalesce(l)
-		}
+		c.lexer = lexerByName(name)
 	}
 	return c.lexer
 }
@@ -316,11 +312,11 @@ func newDiffStyles(t Theme, mono, dark bool) *diffStyles {
 	case mono:
 		s.bg = [bgCount]lipgloss.Style{plain, plain, plain, plain.Reverse(true), plain.Reverse(true)}
 	case dark:
-		s.syntax = styles.Get("github-dark")
+		s.syntax = darkSyntax()
 		s.bg = [bgCount]lipgloss.Style{plain, plain.Background(lipgloss.Color("22")), plain.Background(lipgloss.Color("52")),
 			plain.Background(lipgloss.Color("28")), plain.Background(lipgloss.Color("88"))}
 	default:
-		s.syntax = styles.Get("github")
+		s.syntax = lightSyntax()
 		s.bg = [bgCount]lipgloss.Style{plain, plain.Background(lipgloss.Color("194")), plain.Background(lipgloss.Color("224")),
 			plain.Background(lipgloss.Color("157")), plain.Background(lipgloss.Color("217"))}
 	}
