@@ -502,3 +502,12 @@ func TestEveryLexerCompilesAndTokenises(t *testing.T) {
 		t.Fatalf("go tokens: %v", segs)
 	}
 }
+
+func TestAMinifiedLineIsDrawnPlainAndFast(t *testing.T) {
+	long := strings.Repeat(`a_b*c_"d`, 50000)
+	doc := parseReviewDiff("diff --git a/m.md b/m.md\n--- a/m.md\n+++ b/m.md\n@@ -1 +1 @@\n-x\n+" + long + "\n")
+	c := doc.highlight(0, 0, len(doc.files[0].lines), false)
+	if segs := c.segs[3]; len(segs) != 1 || segs[0].text != long {
+		t.Fatalf("long line: %d segments", len(segs))
+	}
+}

@@ -39,6 +39,9 @@ type lineCache struct {
 // hlCacheMax bounds the highlighted lines kept per file; past it the file starts over.
 const hlCacheMax = 20000
 
+// maxLexLine is the longest line that is tokenised; longer ones are drawn plain.
+const maxLexLine = 2000
+
 func (d *diffDoc) cache(file int) *lineCache {
 	if d.caches == nil {
 		d.caches = map[int]*lineCache{}
@@ -102,6 +105,12 @@ func (d *diffDoc) highlight(i, from, to int, plain bool) *lineCache {
 		var b strings.Builder
 		for j := start; j < to; j++ {
 			k := f.lines[j].kind
+			if len(f.lines[j].text) > maxLexLine && (k == side || (k == ' ' && side == '+')) {
+				// Minified or generated lines: regex lexing is slow on them and they read no better.
+				c.segs[j] = []seg{{text: f.lines[j].text, tt: chroma.Text}}
+				c.cached++
+				continue
+			}
 			if k == side || (k == ' ' && side == '+') {
 				idx = append(idx, j)
 				b.WriteString(f.lines[j].text)
@@ -212,6 +221,9 @@ const maxWords = 300
 
 // wordDiff is the words of a and b outside their longest common subsequence, merged into spans.
 func wordDiff(a, b string) (sa, sb []span) {
+	if len(a) > maxLexLine || len(b) > maxLexLine {
+		return nil, nil
+	}
 	wa, wb := words(a), words(b)
 	if len(wa) == 0 || len(wb) == 0 || len(wa) > maxWords || len(wb) > maxWords {
 		return nil, nil

@@ -193,6 +193,9 @@ func pairRun(lines []diffLine, d, a, e int) {
 
 // similarity is the share of words two lines have in common (ignoring spaces), 0..1.
 func similarity(a, b string) float64 {
+	if len(a) > maxLexLine || len(b) > maxLexLine {
+		return 0 // too long to compare cheaply, and never word-emphasised
+	}
 	count := map[string]int{}
 	na, nb := 0, 0
 	for _, w := range words(a) {
