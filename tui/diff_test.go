@@ -133,6 +133,8 @@ func TestSideBySideNeedsAWideTerminal(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 200, Height: 50})
 	h.press("w")
 	h.requireView("-        return nil", "│", "+        return ErrEmptyUser")
+	// Each side numbers its own file.
+	h.requireView(`15      return check(user, "login") │ 16      return check(user, "login")`)
 	h.send(tea.WindowSizeMsg{Width: 150, Height: 50})
 	h.requireView("side by side needs ≥160 columns")
 

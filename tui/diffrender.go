@@ -595,13 +595,13 @@ func (p diffPage) sideBySide() string {
 	c := p.doc.highlight(p.file, from, to, p.st.mono)
 	half := (p.w - 1) / 2
 	sep := p.st.gutter.Render("│")
-	side := func(i int32, w int) string {
+	side := func(i int32, w int, old bool) string {
 		if i < 0 {
 			return strings.Repeat(" ", w)
 		}
 		l := f.lines[i]
 		n := l.newNo
-		if l.kind == '-' {
+		if old {
 			n = l.oldNo
 		}
 		s := p.gutter(int(i) == p.sel, num(n, f.numW), p.comments[int(i)]) + p.sign(l.kind) +
@@ -617,7 +617,7 @@ func (p diffPage) sideBySide() string {
 			b.WriteString(p.header(f.lines[r.l], p.w, int(r.l) == p.sel))
 			continue
 		}
-		b.WriteString(side(r.l, half) + sep + side(r.r, p.w-half-1))
+		b.WriteString(side(r.l, half, true) + sep + side(r.r, p.w-half-1, false))
 	}
 	return b.String()
 }
