@@ -461,6 +461,12 @@ func TestRemovedLinesPairWithTheMostSimilarAddedLine(t *testing.T) {
 			t.Fatalf("line %d paired: %+v", i, f.lines[i])
 		}
 	}
+	// Side by side, the pair shares a row; the added lines before it stand alone.
+	rows, _ := doc.rows(0)
+	want := []sbsRow{{0, 0}, {1, 1}, {2, 2}, {-1, 4}, {-1, 5}, {-1, 6}, {3, 7}, {8, 8}}
+	if !reflect.DeepEqual(rows, want) {
+		t.Fatalf("rows %v, want %v", rows, want)
+	}
 }
 
 func TestEveryLexerCompilesAndTokenises(t *testing.T) {

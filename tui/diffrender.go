@@ -526,7 +526,9 @@ func (p diffPage) sign(kind byte) string {
 // a side has none. A row with both set to the same index is a header across both sides.
 type sbsRow struct{ l, r int32 }
 
-// rows pairs each run of removed lines with the run of added lines after it.
+// rows lays each run of removed lines beside the run of added lines after it: a removed line
+// paired with an added one (see pairRuns) shares its row, and the lines between pairs fill
+// rows side by side in order.
 func (d *diffDoc) rows(i int) ([]sbsRow, []int32) {
 	c := d.cache(i)
 	if c.sbs != nil {
@@ -547,19 +549,40 @@ func (d *diffDoc) rows(i int) ([]sbsRow, []int32) {
 			for e < len(f.lines) && f.lines[e].kind == '+' {
 				e++
 			}
-			dels, adds := k-j, e-k
-			for n := 0; n < max(dels, adds); n++ {
-				r := sbsRow{-1, -1}
-				if n < dels {
-					r.l = int32(j + n)
-					rowOf[j+n] = int32(len(rows))
+			add := func(l, r int) {
+				if l >= 0 {
+					rowOf[l] = int32(len(rows))
 				}
-				if n < adds {
-					r.r = int32(k + n)
-					rowOf[k+n] = int32(len(rows))
+				if r >= 0 {
+					rowOf[r] = int32(len(rows))
 				}
-				rows = append(rows, r)
+				rows = append(rows, sbsRow{int32(l), int32(r)})
 			}
+			var pending []int
+			next := k
+			flush := func(upto int) {
+				for n := 0; n < max(len(pending), upto-next); n++ {
+					l, r := -1, -1
+					if n < len(pending) {
+						l = pending[n]
+					}
+					if next+n < upto {
+						r = next + n
+					}
+					add(l, r)
+				}
+				pending, next = pending[:0], upto
+			}
+			for del := j; del < k; del++ {
+				if p := int(f.lines[del].pair); p >= next && p < e {
+					flush(p)
+					add(del, p)
+					next = p + 1
+					continue
+				}
+				pending = append(pending, del)
+			}
+			flush(e)
 			j = e
 		case ' ':
 			rowOf[j] = int32(len(rows))
