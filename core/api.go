@@ -369,6 +369,12 @@ type TaskDetail struct {
 	Actions []string `json:"actions"`
 	// Network is whether the worker's sandbox may use the network; a resume must say the same.
 	Network bool `json:"network"`
+	// Comments are the review comments, deleted ones left out, in the order they were made.
+	Comments []ReviewComment `json:"review_comments,omitempty"`
+	// ReviewSummary is what the supervisor wrote when finalizing.
+	ReviewSummary string `json:"review_summary,omitempty"`
+	// BaseCommit is the commit the task's branch started from.
+	BaseCommit string `json:"base_commit,omitempty"`
 }
 
 // Criterion is one acceptance criterion of the contract.

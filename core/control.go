@@ -116,11 +116,20 @@ func (e *Engine) Control(ctx context.Context, req ControlRequest) (TaskView, err
 // steer sends a supervisor message to the worker: mid-turn while it runs, or as a repair round
 // that reopens a task in review.
 func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
+	return e.steerWith(ctx, id, msg, "", nil)
+}
+
+// steerWith is steer, refused unless the task is in state only (when set), with also's
+// changes and events recorded in the same transaction as a repair round's start.
+func (e *Engine) steerWith(ctx context.Context, id, msg string, only State, also func(r *taskRecord) []newEvent) (TaskView, error) {
 	unlock := e.lockTask(id)
 	defer unlock()
 	r, err := e.load(id)
 	if err != nil {
 		return TaskView{}, err
+	}
+	if only != "" && r.State != only {
+		return TaskView{}, Errorf(CodeInvalidState, map[string]any{"state": r.State}, "task %s is %s, not %s", id, r.State, only)
 	}
 	t := e.liveTask(id)
 	switch r.State {
@@ -169,7 +178,11 @@ func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
 		r, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
 			r.RepairRounds, r.RepairActive = round, true
 			ev, err := setState(r, StateRunning, "repair_"+strconv.Itoa(round), "")
-			return []newEvent{ev, event(EventSteered, TextData{Text: msg})}, err
+			evs := []newEvent{ev, event(EventSteered, TextData{Text: msg})}
+			if also != nil {
+				evs = append(evs, also(r)...)
+			}
+			return evs, err
 		})
 		if err != nil {
 			return TaskView{}, err

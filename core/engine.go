@@ -238,7 +238,12 @@ func (e *Engine) Get(ctx context.Context, id string) (TaskDetail, error) {
 		Summary: r.Summary, ChangedFiles: r.ChangedFiles, DiffStat: r.DiffStat, Risks: r.Risks,
 		Usage: r.Usage, Interactions: r.Interactions, Verification: r.Verification,
 		Acceptance: r.Acceptance, CreatedAt: r.CreatedAt, LastSeq: last,
-		Network: r.Network,
+		Network: r.Network, ReviewSummary: r.ReviewSummary, BaseCommit: r.BaseCommit,
+	}
+	for _, c := range r.Comments {
+		if c.Status != CommentDeleted {
+			d.Comments = append(d.Comments, c)
+		}
 	}
 	d.Actions = ActionsFor(d.View)
 	if c, err := parseStoredContract(r.Contract); err == nil {

@@ -22,6 +22,9 @@ const (
 	EventTaskArchived        = "task_archived"        // TaskArchivedData: the last event of an archived task
 	EventTaskPruned          = "task_pruned"          // TaskPrunedData: the only event of a tombstone
 	EventError               = "error"                // TextData: something went wrong; the state says what follows
+	EventReviewComment       = "review_comment"       // ReviewComment: a comment was added, edited, deleted or outdated
+	EventReviewCommentsSent  = "review_comments_sent" // CommentsSentData: open comments went to the worker as one repair
+	EventReviewSummary       = "review_summary"       // ReviewSummaryData: the summary the supervisor gave at finalize
 )
 
 // TaskCreatedData is the data of task_created.

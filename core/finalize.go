@@ -53,7 +53,10 @@ func (e *Engine) finalize(ctx context.Context, req ControlRequest) (TaskView, er
 	if _, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
 		r.ReviewSummary = strings.TrimSpace(req.ReviewSummary)
 		ev, err := setState(r, StateVerifying, "preflight", "")
-		return []newEvent{ev}, err
+		return []newEvent{event(EventReviewSummary, ReviewSummaryData{
+			Summary: r.ReviewSummary, ReviewRevision: r.ReviewRevision, ReviewTreeHash: r.ReviewTreeHash,
+			ApprovedReviewCriteria: nonNil(req.ApprovedReviewCriteria),
+		}), ev}, err
 	}); err != nil {
 		unlock()
 		return TaskView{}, err
@@ -127,7 +130,7 @@ func (e *Engine) checkFinalize(r *taskRecord, req ControlRequest) (*contract.Con
 	}
 	msg := req.CommitMessage
 	if msg == "" {
-		msg = truncateText(r.TaskID+": "+firstLine(r.Objective), commitSubjectMax)
+		msg = DefaultCommitMessage(r.TaskID, r.Objective)
 	}
 	if err := gitx.ValidateMessage(msg); err != nil {
 		return nil, "", Errorf(CodeInvalidRequest, nil, "commit_message: %w", err)
@@ -152,6 +155,11 @@ func finalizable(r *taskRecord) error {
 			"task %s is %s; only a task in review_required can be finalized", r.TaskID, r.State)
 	}
 	return nil
+}
+
+// DefaultCommitMessage is the commit message finalize uses when the supervisor gives none.
+func DefaultCommitMessage(taskID, objective string) string {
+	return truncateText(taskID+": "+firstLine(objective), commitSubjectMax)
 }
 
 func firstLine(s string) string {
@@ -436,7 +444,7 @@ func (e *Engine) backToReview(ctx context.Context, id string, cause error) error
 		return []newEvent{ev, event(EventError, TextData{Text: ce.Message})}, err
 	}
 	if rev, err := gitx.BuildReview(ctx, e.worktreeOf(r)); err == nil {
-		_ = e.saveReview(id, rev, apply)
+		_ = e.saveReview(ctx, id, rev, apply)
 	} else {
 		_, _ = e.update(id, apply)
 	}

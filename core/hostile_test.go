@@ -249,7 +249,7 @@ func saveUncheckedReview(t *testing.T, h *harness, id string) TaskView {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.e.saveReview(id, rev, func(*taskRecord) ([]newEvent, error) { return nil, nil }); err != nil {
+	if err := h.e.saveReview(context.Background(), id, rev, func(*taskRecord) ([]newEvent, error) { return nil, nil }); err != nil {
 		t.Fatal(err)
 	}
 	d, err := h.e.Get(context.Background(), id)

@@ -72,6 +72,7 @@ type taskRecord struct {
 	Usage         *Usage           `json:"usage,omitempty"`
 
 	Interactions []Interaction        `json:"interactions,omitempty"`
+	Comments     []ReviewComment      `json:"review_comments,omitempty"`
 	Verification []VerificationResult `json:"verification,omitempty"`
 	Acceptance   []AcceptanceEvidence `json:"acceptance_evidence,omitempty"`
 	// Denials counts identical policy denials by fingerprint within the current turn.

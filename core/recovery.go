@@ -98,5 +98,5 @@ func (e *Engine) recoverToReview(ctx context.Context, r *taskRecord, rolledBack 
 		_, err = e.update(r.TaskID, apply)
 		return err
 	}
-	return e.saveReview(r.TaskID, rev, apply)
+	return e.saveReview(ctx, r.TaskID, rev, apply)
 }

@@ -51,7 +51,7 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 	if err := e.collisionCheck(ctx, r, "review_readiness"); err != nil {
 		return
 	}
-	if err := e.saveReview(id, rev, func(r *taskRecord) ([]newEvent, error) {
+	if err := e.saveReview(ctx, id, rev, func(r *taskRecord) ([]newEvent, error) {
 		r.RepairActive = false
 		ev, err := setState(r, StateReviewRequired, PhaseReview, "")
 		return []newEvent{ev}, err
@@ -62,16 +62,21 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 
 // saveReview stores a captured review as the task's current one (a new revision when the tree
 // differs or none was captured yet) and applies then to the record in the same transaction.
-func (e *Engine) saveReview(id string, rev gitx.Review, then func(r *taskRecord) ([]newEvent, error)) error {
+func (e *Engine) saveReview(ctx context.Context, id string, rev gitx.Review, then func(r *taskRecord) ([]newEvent, error)) error {
 	sum := sha256.Sum256(rev.Diff)
 	diffSHA := hex.EncodeToString(sum[:])
 	if err := e.writeReviewDiff(id, rev.Diff); err != nil {
 		return err
 	}
+	var checked map[string]ReviewComment
+	if r, err := e.load(id); err == nil && r.ReviewTreeHash != rev.Tree {
+		checked = e.commentsAgainst(ctx, r, rev.Tree)
+	}
 	_, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
 		var evs []newEvent
 		if r.ReviewTreeHash != rev.Tree || r.ReviewRevision == 0 {
 			r.ReviewRevision++
+			evs = append(evs, applyChecked(r, checked, formatTime(e.now()))...)
 			r.ReviewTreeHash = rev.Tree
 			r.ChangedFiles = rev.Paths()
 			r.DiffStat = diffStat(rev)

@@ -186,6 +186,9 @@ func TestFailedVerificationShowsItsLogTailAndTheWholeLog(t *testing.T) {
 	h.press("F")
 	h.typeText("checked")
 	h.press("tab", "space", "enter")
+	// The file was not marked reviewed: the form asks once, and a second submit goes on.
+	h.waitView("not marked reviewed")
+	h.press("enter")
 	logPath := filepath.Join(state, "verification", "failing-check", "has-result.log")
 	h.waitView("finalize failing-check failed", "verification has-result failed: ls result.txt missing-file.txt exited 2",
 		"│ result.txt", "ls: cannot access 'missing-file.txt'", "checks view (4)")

@@ -33,6 +33,7 @@ type dialogResult struct {
 	draft    string // draft a contract for this repository directory
 	control  *core.ControlRequest
 	delegate *newTaskInput
+	review   func(m *Model) tea.Cmd // a review action (comments, copying) run by the model
 }
 
 // newTaskInput is what the new-task form collects; reading the contract file happens in the
@@ -132,8 +133,15 @@ type finalizeDialog struct {
 	criteria []core.Criterion // the review criteria, which the supervisor must approve
 	ticked   []bool
 	summary  textinput.Model
-	focus    int // 0 summary, 1..n criteria
+	focus    int // 0 summary, 1..n criteria, n+1 commit message
 	err      string
+	// message is the commit message, prefilled with the one the engine would use.
+	message        textinput.Model
+	defaultMessage string
+	// unreviewed are the files not marked reviewed; the first submit with some asks first.
+	unreviewed []string
+	asked      bool
+	rv         *taskReview // the task's cherry-pick preview, when known
 }
 
 func newFinalizeDialog(d core.TaskDetail) *finalizeDialog {
@@ -147,15 +155,22 @@ func newFinalizeDialog(d core.TaskDetail) *finalizeDialog {
 	f.ticked = make([]bool, len(f.criteria))
 	f.summary = newInput("what you reviewed and why it is right", "")
 	f.summary.Focus()
+	f.defaultMessage = core.DefaultCommitMessage(d.View.TaskID, d.Objective)
+	f.message = newInput("commit message", f.defaultMessage)
+	f.message.CharLimit = core.MaxCommitMessageLen
 	return f
 }
 
 func (f *finalizeDialog) setFocus(i int) {
-	f.focus = (i + len(f.criteria) + 1) % (len(f.criteria) + 1)
-	if f.focus == 0 {
+	n := len(f.criteria) + 2
+	f.focus = (i + n) % n
+	f.summary.Blur()
+	f.message.Blur()
+	switch f.focus {
+	case 0:
 		f.summary.Focus()
-	} else {
-		f.summary.Blur()
+	case len(f.criteria) + 1:
+		f.message.Focus()
 	}
 }
 
@@ -171,12 +186,15 @@ func (f *finalizeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	case key.Matches(msg, k.FocusPrev):
 		f.setFocus(f.focus - 1)
 		return dialogResult{}
-	case f.focus > 0 && key.Matches(msg, k.Toggle):
+	case f.focus > 0 && f.focus <= len(f.criteria) && key.Matches(msg, k.Toggle):
 		f.ticked[f.focus-1] = !f.ticked[f.focus-1]
 		return dialogResult{}
 	}
-	if f.focus == 0 {
+	switch f.focus {
+	case 0:
 		f.summary, _ = f.summary.Update(msg)
+	case len(f.criteria) + 1:
+		f.message, _ = f.message.Update(msg)
 	}
 	return dialogResult{}
 }
@@ -197,13 +215,28 @@ func (f *finalizeDialog) submit() dialogResult {
 		f.err = fmt.Sprintf("tick every review criterion you checked (%d left); if one does not hold, steer a repair instead", left)
 		return dialogResult{}
 	}
+	message := strings.TrimSpace(f.message.Value())
+	if message == "" {
+		f.err = "the commit message is empty"
+		return dialogResult{}
+	}
+	if len(f.unreviewed) > 0 && !f.asked {
+		f.asked = true
+		f.err = fmt.Sprintf("%d file(s) not marked reviewed: %s. Submit again to finalize anyway, or esc and review them (v marks a file).",
+			len(f.unreviewed), strings.Join(f.unreviewed, ", "))
+		return dialogResult{}
+	}
 	rev := f.revision
-	return dialogResult{close: true, control: &core.ControlRequest{
+	req := &core.ControlRequest{
 		TaskID: f.taskID, Action: core.ActionFinalize,
 		ReviewSummary: summary, ApprovedReviewCriteria: approved,
 		ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: f.tree,
 		Authority: core.Authority{Cwd: f.repo, Writable: true},
-	}}
+	}
+	if message != f.defaultMessage {
+		req.CommitMessage = message
+	}
+	return dialogResult{close: true, control: req}
 }
 
 func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
@@ -230,13 +263,27 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		}
 		b.WriteString(mark(i+1) + box + " " + c.ID + ": " + wrapIndent(c.Requirement, width, len(c.ID)+8) + "\n")
 	}
+	f.message.Width = max(width-12, 10)
+	b.WriteString("\n" + mark(len(f.criteria)+1) + "commit  " + f.message.View() + "\n")
+	if len(f.unreviewed) > 0 {
+		b.WriteString("\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("Not marked reviewed (%d): %s", len(f.unreviewed), strings.Join(f.unreviewed, ", ")), width, 2)) + "\n")
+	}
+	if f.rv != nil {
+		if line := previewLine(f.rv); line != "" {
+			st := t.Good
+			if f.rv.preview == nil || !f.rv.preview.Clean {
+				st = t.Warn
+			}
+			b.WriteString("\n" + st.Render(wrapIndent(line, width, 2)) + "\n")
+		}
+	}
 	if f.err != "" {
 		b.WriteString("\n" + t.Error.Render(wrapIndent(f.err, width, 0)))
 	}
 	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, k.FocusNext, hint(k.Toggle, "tick"), k.Submit, bind(nil, "esc", "cancel"))
 }
 
-func (f *finalizeDialog) typing() bool { return f.focus == 0 }
+func (f *finalizeDialog) typing() bool { return f.focus == 0 || f.focus == len(f.criteria)+1 }
 
 // ---- new task ----
 
@@ -376,6 +423,10 @@ func (d *noticeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	if key.Matches(msg, k.Dismiss) {
 		return dialogResult{close: true}
 	}
+	if d.command != "" && key.Matches(msg, k.Copy) {
+		line := d.command
+		return dialogResult{review: func(m *Model) tea.Cmd { return m.copyText(line, "the cherry-pick line") }}
+	}
 	return dialogResult{}
 }
 
@@ -393,7 +444,11 @@ func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		// Never wrapped, so it copies as one line.
 		b.WriteString("\n" + d.command)
 	}
-	return b.String(), keyLines(t, width, k.Dismiss)
+	keys := []key.Binding{k.Dismiss}
+	if d.command != "" {
+		keys = append(keys, hint(k.Copy, "copy the command"))
+	}
+	return b.String(), keyLines(t, width, keys...)
 }
 
 func (d *noticeDialog) typing() bool { return false }

@@ -164,7 +164,7 @@ func TestRestartedTaskIsResumedAnsweredAndFinalizedByKeys(t *testing.T) {
 
 	h.press("2")
 	h.waitView("result.txt")
-	h.press("F")
+	h.press("v", "F")
 	h.typeText("result.txt says done")
 	h.press("tab", "space", "enter")
 	h.waitView("Committed restarted", "git cherry-pick")

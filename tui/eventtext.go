@@ -330,6 +330,8 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		var u core.Usage
 		_ = json.Unmarshal(ev.Data, &u)
 		return kindUsage, "usage  " + formatUsage(&u)
+	case core.EventReviewComment, core.EventReviewCommentsSent, core.EventReviewSummary:
+		return formatReviewEvent(ev)
 	}
 	return kindInfo, strings.TrimSpace(ev.Type + " " + string(ev.Data))
 }

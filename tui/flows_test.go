@@ -249,6 +249,10 @@ func TestFinalizeFormSendsTheExactRequest(t *testing.T) {
 	h.press("tab", "space", "tab", "space")
 	h.requireControls()
 	h.press("ctrl+s")
+	// Files not marked reviewed: the form asks before going on.
+	h.requireView("2 file(s) not marked reviewed: internal/auth/login.go, internal/auth/login_test.go")
+	h.requireControls()
+	h.press("ctrl+s")
 	rev := 2
 	h.requireControls(core.ControlRequest{
 		TaskID: "login-fix", Action: core.ActionFinalize,
@@ -272,7 +276,7 @@ func TestFinalizeWaitsForTheCommittedEvent(t *testing.T) {
 	d.Criteria = nil
 	f.details["login-fix"] = d
 	h := newHarness(t, f, 80, 24)
-	h.press("F")
+	h.press("2", "v", "}", "v", "F") // every file reviewed: no question
 	h.typeText("ok")
 	h.press("enter")
 	h.requireView("finalizing login-fix: verifying")
@@ -303,7 +307,7 @@ func TestFinalizeErrorsSayWhatToDoNext(t *testing.T) {
 			h := newHarness(t, f, 120, 40)
 			h.press("F")
 			h.typeText("ok")
-			h.press("enter")
+			h.press("enter", "enter")
 			h.requireView(append([]string{"finalize login-fix failed"}, tc.want...)...)
 			h.press("esc")
 			h.requireView("1 Events")

@@ -27,6 +27,8 @@ type KeyMap struct {
 
 	// Diff view.
 	NextHunk, PrevHunk, NextFile, PrevFile, Reviewed key.Binding
+	LineUp, LineDown, OpenFile, SideBySide           key.Binding
+	Comment, SendComments, Copy, Editor              key.Binding
 
 	// Permission / question prompt. Only these keys answer: no aliases, and enter never allows.
 	AllowOnce, AllowSession, Deny, Option, FreeText, Later key.Binding
@@ -87,11 +89,19 @@ func DefaultKeyMap() KeyMap {
 		LastEvent:   bind([]string{"G", "end"}, "G/end", "last event"),
 		LeaveReplay: bind([]string{"esc", "q", "p"}, "esc", "leave the replay"),
 
-		NextHunk: bind([]string{"]"}, "]", "next hunk"),
-		PrevHunk: bind([]string{"["}, "[", "previous hunk"),
-		NextFile: bind([]string{"}", "."}, "}/.", "next file"),
-		PrevFile: bind([]string{"{", ","}, "{/,", "previous file"),
-		Reviewed: bind([]string{"v"}, "v", "mark the file reviewed / not reviewed"),
+		NextHunk:     bind([]string{"]"}, "]", "next hunk"),
+		PrevHunk:     bind([]string{"["}, "[", "previous hunk"),
+		NextFile:     bind([]string{"}", "."}, "}/.", "next file"),
+		PrevFile:     bind([]string{"{", ","}, "{/,", "previous file"),
+		Reviewed:     bind([]string{"v"}, "v", "mark the file reviewed / not reviewed"),
+		LineDown:     bind([]string{"J", "shift+down"}, "J/shift+↓", "select the next diff line"),
+		LineUp:       bind([]string{"K", "shift+up"}, "K/shift+↑", "select the previous diff line"),
+		OpenFile:     bind([]string{"enter"}, "enter", "open / collapse a large or generated file"),
+		SideBySide:   bind([]string{"w"}, "w", "side by side / unified (≥160 columns)"),
+		Comment:      bind([]string{"c"}, "c", "comment the selected line (again: edit or delete it)"),
+		SendComments: bind([]string{"C"}, "C", "send the open comments as one repair round"),
+		Copy:         bind([]string{"y"}, "y", "copy the cherry-pick line after a commit, else the file path (OSC 52)"),
+		Editor:       bind([]string{"e"}, "e", "open the reviewed file at the line in $EDITOR (read-only copy)"),
 
 		AllowOnce:    bind([]string{"a"}, "a", "allow once"),
 		AllowSession: bind([]string{"S"}, "S", "allow for the session (when offered)"),
@@ -125,6 +135,8 @@ func (k KeyMap) groups() []helpGroup {
 		{"Find (events and check logs)", []key.Binding{k.Search, k.NextMatch, k.PrevMatch, k.Filter}},
 		{"Checks", []key.Binding{k.PrevCheck, k.NextCheck}},
 		{"Replay", []key.Binding{k.StepBack, k.StepOn, k.StepBack10, k.StepOn10, k.FirstEvent, k.LastEvent, k.LeaveReplay}},
+		{"Diff", []key.Binding{k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile, k.Reviewed, k.LineDown, k.LineUp,
+			k.OpenFile, k.SideBySide, k.Comment, k.SendComments, k.Copy, k.Editor}},
 		{"Prompt", []key.Binding{k.AllowOnce, k.AllowSession, k.Deny, k.Option, k.FreeText, k.Later}},
 		{"Forms", []key.Binding{k.FocusNext, k.FocusPrev, k.Toggle, k.Submit, k.Yes, k.No, k.Dismiss}},
 	}

@@ -118,6 +118,7 @@ type taskInfo struct {
 	diffText   string
 	diffCur    diffCursor
 	reviewed   map[string]bool
+	rv         taskReview // the diff view's selected line and cherry-pick preview
 	// reviewedRev is the review revision the reviewed marks belong to.
 	reviewedRev int
 	contract    viewport.Model
@@ -177,6 +178,7 @@ type Model struct {
 	lastForm      newTaskInput
 	attach        attachState
 	rp            *replayView // the replay on screen, if any
+	review        reviewUI
 }
 
 // NewModel builds the dashboard model over svc; Run wraps it in a program.
@@ -266,6 +268,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onCheckLog(msg)
 	case replayLoadedMsg:
 		m.onReplayLoaded(msg)
+	case reviewMsg:
+		cmds = append(cmds, msg.applyReview(m))
 	}
 	m.surfacePrompt()
 	m.trackStates()
@@ -647,6 +651,9 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 		ti.reviewed, ti.reviewedRev = map[string]bool{}, d.View.ReviewRevision
 	}
 	m.list.replace(d.View)
+	if msg.taskID == m.list.selected {
+		cmd = tea.Batch(cmd, m.refreshPreview(msg.taskID, false))
+	}
 	for _, ia := range d.Interactions {
 		if ia.Status == core.InteractionPending {
 			m.addPending(msg.taskID, ia)
@@ -932,6 +939,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if m.tab == tabChecks && m.checksKey(msg) {
 		return nil
 	}
+	if cmd, ok := m.reviewKey(t, msg); ok {
+		return cmd
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
@@ -1009,7 +1019,12 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 			m.setStatus("loading the review of "+t.TaskID+"…", false, t.TaskID)
 			return m.fetchDetail(t.TaskID)
 		}
-		m.push(newFinalizeDialog(*ti.detail))
+		if nothingChanged(ti.detail) {
+			m.push(nothingToFinalize(t.TaskID))
+			return nil
+		}
+		m.push(m.finalizeForm(ti))
+		return m.refreshPreview(t.TaskID, true)
 	case core.ActionCancel:
 		m.push(&confirmDialog{
 			title: "Cancel task " + t.TaskID + "?",
@@ -1090,6 +1105,9 @@ func (m *Model) apply(d dialog, res dialogResult) tea.Cmd {
 	}
 	if res.draft != "" {
 		cmd = m.draftContract(res.draft)
+	}
+	if res.review != nil {
+		cmd = res.review(m)
 	}
 	if res.delegate != nil {
 		m.lastForm = *res.delegate

@@ -299,6 +299,7 @@ func (m *Model) viewSummary(w, h int) string {
 		add("resume", "r resumes it where it stopped")
 	}
 	add("commit", tv.CommitHash)
+	add("apply", previewLine(&ti.rv))
 	if ti.usage != nil {
 		add("usage", formatUsage(ti.usage))
 	}
@@ -376,7 +377,7 @@ func (m *Model) viewEvents(ti *taskInfo, w, h int) string {
 }
 
 // fileColumn says whether the diff's file list sits beside the diff rather than above it.
-func (m *Model) fileColumn() bool { return m.detailWidth() >= 100 }
+func (m *Model) fileColumn() bool { return m.detailWidth() >= 100 && !m.sbsActive() }
 
 // diffBodyHeight is the number of diff lines the diff view shows.
 func (m *Model) diffBodyHeight() int {
@@ -394,11 +395,17 @@ func (m *Model) diffBodyHeight() int {
 func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	t := m.theme
 	if ti.diff == nil || len(ti.diff.files) == 0 {
+		if ti.detail != nil && nothingChanged(ti.detail) {
+			return t.Warn.Render(" the worker changed nothing: there is no commit to make.") + "\n" +
+				t.Dim.Render(" X closes the task (F offers the same); s steers a repair round saying what is missing.")
+		}
 		return t.Dim.Render(" no review diff yet (the task is " + string(tv.State) + ")")
 	}
 	doc := ti.diff
 	c := doc.clamp(ti.diffCur)
 	ti.diffCur = c
+	m.placeSel(ti)
+	counts := commentCounts(ti)
 	f := doc.files[c.file]
 	reviewed := 0
 	for _, df := range doc.files {
@@ -417,6 +424,16 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	if doc.err != nil {
 		pos += " · unparsed: " + doc.err.Error()
 	}
+	if m.review.sideBySide && !m.sbsActive() {
+		pos += fmt.Sprintf(" · side by side needs ≥%d columns", sideBySideMin)
+	}
+	if p := ti.rv.preview; p != nil && ti.rv.previewErr == "" {
+		if p.Clean {
+			pos += " · applies to HEAD " + short(p.Head, 7)
+		} else {
+			pos += " · conflicts with HEAD " + short(p.Head, 7) + ": " + strings.Join(p.Conflicts, ", ")
+		}
+	}
 	fileLine := func(i, width int) string {
 		df := doc.files[i]
 		mark, check := "  ", "  "
@@ -427,6 +444,9 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 			check = "✓ "
 		}
 		stats := fmt.Sprintf(" +%d -%d", df.added, df.deleted)
+		if n := counts[df.name]; n > 0 {
+			stats += fmt.Sprintf(" ●%d", n)
+		}
 		name := ansi.TruncateLeft(df.name, max(lipgloss.Width(df.name)-(width-4-len(stats)), 0), "…")
 		line := mark + check + name + t.Dim.Render(stats)
 		if i == c.file {
@@ -445,7 +465,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		}
 		fileCol = windowAround(fileCol, c.file, bodyH+1)
 		body := fixBlock(strings.Join(fileCol, "\n"), listW, bodyH+1)
-		right := t.Dim.Render(ansi.Truncate(pos, diffW, "…")) + "\n" + m.diffLines(f, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
+		right := t.Dim.Render(ansi.Truncate(pos, diffW, "…")) + "\n" + m.diffLines(ti, c.file, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
 		return lipgloss.JoinHorizontal(lipgloss.Top, body, " ", right)
 	}
 	n := min(len(doc.files), 3)
@@ -453,33 +473,17 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		fileCol = append(fileCol, fileLine(i, w))
 	}
 	fileCol = windowAround(fileCol, c.file, n)
-	return strings.Join(fileCol, "\n") + "\n" + t.Dim.Render(ansi.Truncate(pos, w, "…")) + "\n" + m.diffLines(f, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
+	return strings.Join(fileCol, "\n") + "\n" + t.Dim.Render(ansi.Truncate(pos, w, "…")) + "\n" + m.diffLines(ti, c.file, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
 }
 
-func (m *Model) diffLines(f diffFile, top, h, w int) string {
-	t := m.theme
-	var b strings.Builder
-	for i := top; i < len(f.lines) && i < top+h; i++ {
-		l := f.lines[i]
-		st := t.DiffCtx
-		switch l.kind {
-		case 'F':
-			st = t.DiffFile
-		case '@':
-			st = t.DiffHunk
-		case '+':
-			st = t.DiffAdd
-		case '-':
-			st = t.DiffDel
-		case '\\':
-			st = t.Dim
-		}
-		if i > top {
-			b.WriteByte('\n')
-		}
-		b.WriteString(" " + st.Render(ansi.Truncate(l.text, w-1, "…")))
+// diffLines draws one page of a file: highlighted, with line numbers, unified or side by side.
+func (m *Model) diffLines(ti *taskInfo, file, top, h, w int) string {
+	p := diffPage{doc: ti.diff, file: file, top: top, h: h, w: w, sel: ti.rv.sel,
+		comments: commentLines(ti, &ti.diff.files[file]), st: m.diffStyles(), t: m.theme}
+	if m.sbsActive() {
+		return p.sideBySide()
 	}
-	return b.String()
+	return p.unified()
 }
 
 func (m *Model) viewContract(ti *taskInfo, w, h int) string {
@@ -532,6 +536,16 @@ func (m *Model) viewContract(ti *taskInfo, w, h int) string {
 	if d.Summary != "" {
 		head("Worker summary")
 		add(d.Summary)
+	}
+	if d.ReviewSummary != "" {
+		head("Review summary")
+		add(d.ReviewSummary)
+	}
+	if len(d.Comments) > 0 {
+		head("Review comments")
+		for _, c := range d.Comments {
+			add(fmt.Sprintf("%s %s %s:%d (revision %d): %s", c.ID, c.Status, c.Path, c.Line, c.Revision, c.Body))
+		}
 	}
 	if len(d.Risks) > 0 {
 		head("Risks")

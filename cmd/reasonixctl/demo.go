@@ -18,8 +18,9 @@ import (
 )
 
 // demoScenario is what the built-in scripted worker does in the demo: it streams text, asks to
-// run a command the policy does not know (so the permission prompt appears), writes two files
-// and stops for review.
+// run a command the policy does not know (so the permission prompt appears), writes three files
+// (one Go file it edits, so the diff has changed lines to compare) and stops for review. A
+// repair round (a steer, or review comments sent with C) rewrites one line of the Go file.
 func demoScenario() *acptest.Scenario {
 	return &acptest.Scenario{
 		Name: "demo",
@@ -34,21 +35,54 @@ func demoScenario() *acptest.Scenario {
 				{Plan: []acptest.PlanEntry{{Content: "Read the README", Status: "completed"}, {Content: "Run the project's checks", Status: "completed"}, {Content: "Write hello.txt and NOTES.md", Status: "in_progress"}}},
 				{Text: "Writing the greeting and a short note.", Chunks: 4, DelayMS: 150},
 				{Write: &acptest.WriteFile{Path: "hello.txt", Content: "Hello from the reasonixctl demo!\n"}, Permission: "ask", DelayMS: 300},
-				{Write: &acptest.WriteFile{Path: "NOTES.md", Content: "# Notes\n\n- hello.txt greets whoever runs the demo.\n- Nothing outside the write scope was touched.\n"}, Permission: "ask", DelayMS: 300},
+				{Write: &acptest.WriteFile{Path: "NOTES.md", Content: "# Notes\n\n- hello.txt greets whoever runs the demo.\n- `greet.Hello` now greets *the world* when no name is given.\n- Nothing outside the write scope was touched.\n"}, Permission: "ask", DelayMS: 300},
+				{Write: &acptest.WriteFile{Path: "greet/greet.go", Content: demoGreet("return fmt.Sprintf(\"Hello, %s!\", name)")}, Permission: "ask", DelayMS: 300},
 				{Usage: &acptest.Usage{PromptTokens: 5120, CompletionTokens: 410}},
 				{Plan: []acptest.PlanEntry{{Content: "Read the README", Status: "completed"}, {Content: "Run the project's checks", Status: "completed"}, {Content: "Write hello.txt and NOTES.md", Status: "completed"}}},
 				{Text: "Done: hello.txt holds the greeting and NOTES.md explains it. Ready for your review.", Chunks: 5, DelayMS: 120},
 			},
-			Summary: "Added hello.txt with a greeting and NOTES.md describing it.",
+			Summary: "Added hello.txt with a greeting and NOTES.md describing it; greet.Hello greets the world by default.",
 		}},
+		After: &acptest.Turn{Steps: []acptest.Step{
+			{Text: "Addressing the review.", Chunks: 3, DelayMS: 150},
+			{Write: &acptest.WriteFile{Path: "greet/greet.go", Content: demoGreet("return \"Hello, \" + name + \"! Welcome.\"")}, DelayMS: 300},
+			{Text: "Changed the greeting in greet.go; ready for another look.", Chunks: 4, DelayMS: 120},
+		}, Summary: "Reworded the greeting in greet/greet.go."},
 	}
+}
+
+// demoGreetBase is greet/greet.go as the demo repository starts with it.
+const demoGreetBase = `package greet
+
+import "fmt"
+
+// Hello greets name.
+func Hello(name string) string {
+	return fmt.Sprintf("Hello %s", name)
+}
+`
+
+// demoGreet is greet/greet.go as the worker writes it, with ret as its last statement.
+func demoGreet(ret string) string {
+	return `package greet
+
+import "fmt"
+
+// Hello greets name, or the world when name is empty.
+func Hello(name string) string {
+	if name == "" {
+		name = "world"
+	}
+	` + ret + `
+}
+`
 }
 
 const demoContract = `{
   "schema_version": 1,
   "objective": "Add a friendly greeting to the repository",
   "user_outcome": "hello.txt greets the reader and NOTES.md says why",
-  "write_scope": ["hello.txt", "NOTES.md"],
+  "write_scope": ["hello.txt", "NOTES.md", "greet/greet.go"],
   "acceptance_criteria": [
     {"id": "greeting", "requirement": "hello.txt exists and is not empty", "evidence": "automated"},
     {"id": "reads-well", "requirement": "the greeting and the note read well", "evidence": "review"}
@@ -124,9 +158,15 @@ func makeDemoRepo(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644); err != nil {
 		return err
 	}
+	if err := os.MkdirAll(filepath.Join(dir, "greet"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "greet", "greet.go"), []byte(demoGreetBase), 0o644); err != nil {
+		return err
+	}
 	env := append(os.Environ(), "GIT_AUTHOR_NAME=reasonixctl demo", "GIT_AUTHOR_EMAIL=demo@reasonixctl.invalid",
 		"GIT_COMMITTER_NAME=reasonixctl demo", "GIT_COMMITTER_EMAIL=demo@reasonixctl.invalid")
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "README.md"}, {"commit", "-q", "-m", "Start the demo"}} {
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "README.md", "greet/greet.go"}, {"commit", "-q", "-m", "Start the demo"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir, cmd.Env = dir, env
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -1,0 +1,90 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+)
+
+// bigDiff is a Go diff of about n lines in files of 2,000 lines: hunks of context around
+// pairs of changed lines, so every page has syntax, word emphasis and both line numbers.
+func bigDiff(n int) string {
+	var b strings.Builder
+	lines := 0
+	for file := 0; lines < n; file++ {
+		fmt.Fprintf(&b, "diff --git a/pkg/f%d.go b/pkg/f%d.go\n--- a/pkg/f%d.go\n+++ b/pkg/f%d.go\n", file, file, file, file)
+		lines += 3
+		for h := 0; h < 200 && lines < n; h++ {
+			start := h*20 + 1
+			fmt.Fprintf(&b, "@@ -%d,7 +%d,7 @@ func handler%d(w http.ResponseWriter) {\n", start, start, h)
+			b.WriteString(" \t// look the user up before the check\n")
+			b.WriteString(" \tu, err := store.Find(ctx, user) /* cached */\n")
+			b.WriteString(" \tif err != nil {\n")
+			fmt.Fprintf(&b, "-\t\treturn fmt.Errorf(\"find %%s: %%w\", user, err) // %d\n", h)
+			fmt.Fprintf(&b, "+\t\treturn fmt.Errorf(\"lookup %%q: %%w\", user, err) // %d\n", h)
+			b.WriteString(" \t}\n")
+			b.WriteString("-\tlog.Printf(\"found %s\", u.Name)\n")
+			b.WriteString("+\tslog.Info(\"found\", \"user\", u.Name)\n")
+			b.WriteString(" \treturn nil\n")
+			lines += 10
+		}
+	}
+	return b.String()
+}
+
+// BenchmarkDiffPage50k draws one page of a 50,000-line diff, a different page each time, so
+// every op tokenises and emphasises the page afresh (nothing comes from the cache). One op is
+// one whole frame of the dashboard.
+func BenchmarkDiffPage50k(b *testing.B) {
+	text := bigDiff(50100)
+	for _, sc := range []struct {
+		name string
+		w, h int
+		keys []string
+	}{{"unified_120x40", 120, 40, []string{"2"}}, {"side_by_side_200x50", 200, 50, []string{"2", "w"}}} {
+		b.Run(sc.name, func(b *testing.B) {
+			lipgloss.SetColorProfile(termenv.ANSI256)
+			defer lipgloss.SetColorProfile(termenv.Ascii)
+			f := scenario()
+			d := f.details["login-fix"]
+			d.Diff = text
+			f.details["login-fix"] = d
+			clk := &clock{t: epoch}
+			m := newModel(context.Background(), f, Options{StateDir: "/state", WorkerVersion: "1.38.11", Now: clk.Now, Dir: "/src/app"})
+			queue := append([]tea.Msg{tea.WindowSizeMsg{Width: sc.w, Height: sc.h}}, runCmd(m.Init())...)
+			for _, k := range sc.keys {
+				queue = append(queue, keyMsg(k))
+			}
+			for len(queue) > 0 {
+				_, cmd := m.Update(queue[0])
+				queue = append(queue[1:], runCmd(cmd)...)
+			}
+			doc := m.task("login-fix").diff
+			if n := countLines(doc); n < 50000 {
+				b.Fatalf("diff has %d lines", n)
+			}
+			bodyH := m.diffBodyHeight()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				file := i % len(doc.files)
+				top := (i * 7 * bodyH) % max(len(doc.files[file].lines)-bodyH, 1)
+				m.task("login-fix").diffCur = diffCursor{file, top}
+				_ = m.View()
+			}
+		})
+	}
+}
+
+func countLines(d *diffDoc) int {
+	n := 0
+	for _, f := range d.files {
+		n += len(f.lines)
+	}
+	return n
+}

@@ -1,0 +1,646 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// A diff page is drawn from three lazily computed layers, cached on the diffDoc: the file's
+// lexer, each visible line's syntax tokens (tokenised a page at a time, never the whole diff)
+// and the word emphasis of changed line pairs. Scrolling back to a page already seen costs
+// only the drawing.
+
+// seg is a run of code with one syntax token type.
+type seg struct {
+	text string
+	tt   chroma.TokenType
+}
+
+// span is a byte range of a line's text.
+type span struct{ from, to int }
+
+// lineCache is what has been worked out for one file's lines.
+type lineCache struct {
+	lexer    chroma.Lexer
+	lexed    bool
+	segs     map[int][]seg
+	emph     map[int][]span
+	cached   int
+	sbs      []sbsRow // side-by-side rows, built on first use
+	rowOfIdx []int32
+}
+
+// hlCacheMax bounds the highlighted lines kept per file; past it the file starts over.
+const hlCacheMax = 20000
+
+// maxLexLine is the longest line that is tokenised; longer ones are drawn plain.
+const maxLexLine = 2000
+
+func (d *diffDoc) cache(file int) *lineCache {
+	if d.caches == nil {
+		d.caches = map[int]*lineCache{}
+	}
+	c := d.caches[file]
+	if c == nil {
+		c = &lineCache{segs: map[int][]seg{}, emph: map[int][]span{}}
+		d.caches[file] = c
+	}
+	return c
+}
+
+// lexerFor picks a lexer by file name; nil means plain text.
+func (c *lineCache) lexerFor(name string) chroma.Lexer {
+	if !c.lexed {
+		c.lexed = true
+		c.lexer = lexerByName(name)
+	}
+	return c.lexer
+}
+
+// highlight makes sure lines [from, to) of file i have their syntax tokens. Each side of the
+// diff is tokenised as one text (context and added lines as the new file, the removed lines as
+// the old one), starting a little above the page inside its hunk so that a page opening inside
+// a comment or string still reads right.
+func (d *diffDoc) highlight(i, from, to int, plain bool) *lineCache {
+	f := &d.files[i]
+	c := d.cache(i)
+	to = min(to, len(f.lines))
+	missing := false
+	for j := from; j < to; j++ {
+		if k := f.lines[j].kind; k == '+' || k == '-' || k == ' ' {
+			if _, ok := c.segs[j]; !ok {
+				missing = true
+				break
+			}
+		}
+	}
+	if !missing {
+		return c
+	}
+	if c.cached > hlCacheMax {
+		c.segs, c.emph, c.cached = map[int][]seg{}, map[int][]span{}, 0
+	}
+	start := from
+	if h := f.hunkStart(from); h >= 0 {
+		start = max(h+1, from-100)
+	}
+	lx := c.lexerFor(f.name)
+	if plain || lx == nil {
+		for j := start; j < to; j++ {
+			if k := f.lines[j].kind; k == '+' || k == '-' || k == ' ' {
+				c.segs[j] = []seg{{text: f.lines[j].text, tt: chroma.Text}}
+				c.cached++
+			}
+		}
+		return c
+	}
+	for _, side := range []byte{'+', '-'} {
+		var idx []int
+		var b strings.Builder
+		for j := start; j < to; j++ {
+			k := f.lines[j].kind
+			if len(f.lines[j].text) > maxLexLine && (k == side || (k == ' ' && side == '+')) {
+				// Minified or generated lines: regex lexing is slow on them and they read no better.
+				c.segs[j] = []seg{{text: f.lines[j].text, tt: chroma.Text}}
+				c.cached++
+				continue
+			}
+			if k == side || (k == ' ' && side == '+') {
+				idx = append(idx, j)
+				b.WriteString(f.lines[j].text)
+				b.WriteByte('\n')
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		lines := tokenLines(lx, b.String(), len(idx))
+		for n, j := range idx {
+			c.segs[j] = lines[n]
+			c.cached++
+		}
+	}
+	return c
+}
+
+// tokenLines tokenises text and splits the tokens into n lines.
+func tokenLines(lx chroma.Lexer, text string, n int) [][]seg {
+	out := make([][]seg, n)
+	it, err := lx.Tokenise(nil, text)
+	if err != nil {
+		lines := strings.Split(text, "\n")
+		for i := range out {
+			out[i] = []seg{{text: lines[i], tt: chroma.Text}}
+		}
+		return out
+	}
+	ln := 0
+	for tok := it(); tok != chroma.EOF; tok = it() {
+		v := tok.Value
+		for v != "" && ln < n {
+			nl := strings.IndexByte(v, '\n')
+			if nl < 0 {
+				out[ln] = append(out[ln], seg{text: v, tt: tok.Type})
+				break
+			}
+			if nl > 0 {
+				out[ln] = append(out[ln], seg{text: v[:nl], tt: tok.Type})
+			}
+			ln++
+			v = v[nl+1:]
+		}
+	}
+	return out
+}
+
+// emphasis returns the spans of line j that differ from its paired line, word by word; none
+// when the pair has too little in common for the difference to be worth marking.
+func (d *diffDoc) emphasis(i, j int) []span {
+	f := &d.files[i]
+	l := f.lines[j]
+	if l.pair < 0 {
+		return nil
+	}
+	c := d.cache(i)
+	if s, ok := c.emph[j]; ok {
+		return s
+	}
+	p := int(l.pair)
+	oldText, newText := f.lines[j].text, f.lines[p].text
+	if l.kind == '+' {
+		oldText, newText = newText, oldText
+	}
+	a, b := wordDiff(oldText, newText)
+	if l.kind == '+' {
+		c.emph[j], c.emph[p] = b, a
+	} else {
+		c.emph[j], c.emph[p] = a, b
+	}
+	return c.emph[j]
+}
+
+// words splits s into words, runs of spaces and single punctuation characters, as byte offsets.
+func words(s string) []span {
+	var out []span
+	class := func(r rune) int {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
+			return 1
+		case unicode.IsSpace(r):
+			return 2
+		}
+		return 3
+	}
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		k := class(r)
+		j := i + n
+		if k != 3 {
+			for j < len(s) {
+				r2, n2 := utf8.DecodeRuneInString(s[j:])
+				if class(r2) != k {
+					break
+				}
+				j += n2
+			}
+		}
+		out = append(out, span{i, j})
+		i = j
+	}
+	return out
+}
+
+// maxWords bounds the word diff (quadratic in the words of a line pair).
+const maxWords = 300
+
+// wordDiff is the words of a and b outside their longest common subsequence, merged into spans.
+func wordDiff(a, b string) (sa, sb []span) {
+	if len(a) > maxLexLine || len(b) > maxLexLine {
+		return nil, nil
+	}
+	wa, wb := words(a), words(b)
+	if len(wa) == 0 || len(wb) == 0 || len(wa) > maxWords || len(wb) > maxWords {
+		return nil, nil
+	}
+	// lcs[i][j] is the LCS length of wa[i:] and wb[j:].
+	w := len(wb) + 1
+	lcs := make([]int32, (len(wa)+1)*w)
+	for i := len(wa) - 1; i >= 0; i-- {
+		for j := len(wb) - 1; j >= 0; j-- {
+			if a[wa[i].from:wa[i].to] == b[wb[j].from:wb[j].to] {
+				lcs[i*w+j] = lcs[(i+1)*w+j+1] + 1
+			} else {
+				lcs[i*w+j] = max(lcs[(i+1)*w+j], lcs[i*w+j+1])
+			}
+		}
+	}
+	common := 0
+	keepA, keepB := make([]bool, len(wa)), make([]bool, len(wb))
+	for i, j := 0, 0; i < len(wa) && j < len(wb); {
+		switch {
+		case a[wa[i].from:wa[i].to] == b[wb[j].from:wb[j].to]:
+			keepA[i], keepB[j] = true, true
+			if strings.TrimSpace(a[wa[i].from:wa[i].to]) != "" {
+				common += wa[i].to - wa[i].from
+			}
+			i++
+			j++
+		case lcs[(i+1)*w+j] >= lcs[i*w+j+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	// Mostly different lines are a rewrite: marking nearly every word says nothing.
+	if nonSpace := max(len(strings.TrimSpace(a)), len(strings.TrimSpace(b))); nonSpace == 0 || common*10 < nonSpace*3 {
+		return nil, nil
+	}
+	return merge(wa, keepA), merge(wb, keepB)
+}
+
+func merge(ws []span, keep []bool) []span {
+	var out []span
+	for i, s := range ws {
+		if keep[i] {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].to == s.from {
+			out[n-1].to = s.to
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// ---- styles ----
+
+// Backgrounds of code lines.
+const (
+	bgNone = iota
+	bgAdd
+	bgDel
+	bgAddEmph
+	bgDelEmph
+	bgCount
+)
+
+// diffStyles is the diff's palette: the syntax style matching the theme (light, dark or none
+// for NO_COLOR) and the line backgrounds, with rendered styles cached per token type.
+type diffStyles struct {
+	mono   bool
+	syntax *chroma.Style
+	bg     [bgCount]lipgloss.Style
+	gutter lipgloss.Style
+	cursor lipgloss.Style
+	note   lipgloss.Style
+	memo   map[[2]int]wrap
+}
+
+// wrap is a style rendered once: the escape sequences before and after a text. Drawing a
+// token is then two string copies instead of a lipgloss render and a colour conversion.
+type wrap struct{ pre, post string }
+
+func wrapOf(st lipgloss.Style) wrap {
+	const mark = "\x00"
+	r := st.Render(mark)
+	i := strings.Index(r, mark)
+	if i < 0 {
+		return wrap{}
+	}
+	return wrap{r[:i], r[i+len(mark):]}
+}
+
+func newDiffStyles(t Theme, mono, dark bool) *diffStyles {
+	s := &diffStyles{mono: mono, memo: map[[2]int]wrap{}, gutter: t.Dim, cursor: t.Selected, note: t.Warn}
+	plain := lipgloss.NewStyle()
+	switch {
+	case mono:
+		s.bg = [bgCount]lipgloss.Style{plain, plain, plain, plain.Reverse(true), plain.Reverse(true)}
+	case dark:
+		s.syntax = darkSyntax()
+		s.bg = [bgCount]lipgloss.Style{plain, plain.Background(lipgloss.Color("22")), plain.Background(lipgloss.Color("52")),
+			plain.Background(lipgloss.Color("28")), plain.Background(lipgloss.Color("88"))}
+	default:
+		s.syntax = lightSyntax()
+		s.bg = [bgCount]lipgloss.Style{plain, plain.Background(lipgloss.Color("194")), plain.Background(lipgloss.Color("224")),
+			plain.Background(lipgloss.Color("157")), plain.Background(lipgloss.Color("217"))}
+	}
+	return s
+}
+
+// style is the style of a token on a background.
+func (s *diffStyles) style(tt chroma.TokenType, bg int) wrap {
+	k := [2]int{int(tt), bg}
+	if w, ok := s.memo[k]; ok {
+		return w
+	}
+	st := s.bg[bg]
+	if s.syntax != nil {
+		e := s.syntax.Get(tt)
+		if e.Colour.IsSet() {
+			st = st.Foreground(lipgloss.Color(e.Colour.String()))
+		}
+		if e.Bold == chroma.Yes {
+			st = st.Bold(true)
+		}
+		if e.Italic == chroma.Yes {
+			st = st.Italic(true)
+		}
+	}
+	w := wrapOf(st)
+	s.memo[k] = w
+	return w
+}
+
+// code draws a line's tokens within width cells, emphasised spans on the stronger background,
+// and pads changed lines to width so their background reads as a band.
+func (s *diffStyles) code(segs []seg, emph []span, bg, width int) string {
+	var b strings.Builder
+	used, off := 0, 0
+	emphBg := bg
+	switch bg {
+	case bgAdd:
+		emphBg = bgAddEmph
+	case bgDel:
+		emphBg = bgDelEmph
+	}
+	put := func(text string, b2 int, tt chroma.TokenType) bool {
+		if text == "" {
+			return true
+		}
+		w := ansi.StringWidth(text)
+		st := s.style(tt, b2)
+		if used+w > width {
+			text = ansi.Truncate(text, max(width-used-1, 0), "") + "…"
+			b.WriteString(st.pre + text + st.post)
+			used = width
+			return false
+		}
+		b.WriteString(st.pre + text + st.post)
+		used += w
+		return true
+	}
+	ei := 0
+outer:
+	for _, sg := range segs {
+		text := sg.text
+		for text != "" {
+			for ei < len(emph) && emph[ei].to <= off {
+				ei++
+			}
+			cut, on := len(text), false
+			if ei < len(emph) {
+				if emph[ei].from <= off {
+					on, cut = true, min(len(text), emph[ei].to-off)
+				} else {
+					cut = min(len(text), emph[ei].from-off)
+				}
+			}
+			b2 := bg
+			if on {
+				b2 = emphBg
+			}
+			if !put(text[:cut], b2, sg.tt) {
+				break outer
+			}
+			off += cut
+			text = text[cut:]
+		}
+	}
+	if bg != bgNone && used < width && !s.mono {
+		st := s.style(chroma.Background, bg)
+		b.WriteString(st.pre + strings.Repeat(" ", width-used) + st.post)
+	}
+	return b.String()
+}
+
+// ---- drawing ----
+
+// diffPage is what one page of a file needs besides the file itself.
+type diffPage struct {
+	doc      *diffDoc
+	file     int
+	top, h   int
+	w        int
+	sel      int          // selected line, -1 for none
+	comments map[int]bool // lines with a comment
+	st       *diffStyles
+	t        Theme
+}
+
+func num(n int32, w int) string {
+	if n == 0 {
+		return strings.Repeat(" ", w)
+	}
+	s := strconv.Itoa(int(n))
+	if len(s) >= w {
+		return s
+	}
+	return strings.Repeat(" ", w-len(s)) + s
+}
+
+func bgOf(kind byte) int {
+	switch kind {
+	case '+':
+		return bgAdd
+	case '-':
+		return bgDel
+	}
+	return bgNone
+}
+
+// header draws a non-code line (file header, hunk header, note) across width.
+func (p diffPage) header(l diffLine, w int, selected bool) string {
+	st := p.t.DiffCtx
+	switch l.kind {
+	case 'F':
+		st = p.t.DiffFile
+	case '@':
+		st = p.t.DiffHunk
+	case '\\':
+		st = p.t.Dim
+	case 'i':
+		st = p.st.note
+	}
+	mark := " "
+	if selected {
+		mark = "›"
+	}
+	return mark + st.Render(ansi.Truncate(l.text, max(w-1, 0), "…"))
+}
+
+// unified draws the page with both line numbers in the gutter.
+func (p diffPage) unified() string {
+	f := &p.doc.files[p.file]
+	c := p.doc.highlight(p.file, p.top, p.top+p.h, p.st.mono)
+	var b strings.Builder
+	gw := 2*f.numW + 2
+	for i := p.top; i < len(f.lines) && i < p.top+p.h; i++ {
+		if i > p.top {
+			b.WriteByte('\n')
+		}
+		l := f.lines[i]
+		if l.kind != '+' && l.kind != '-' && l.kind != ' ' {
+			b.WriteString(p.header(l, p.w, i == p.sel))
+			continue
+		}
+		b.WriteString(p.gutter(i == p.sel, num(l.oldNo, f.numW)+" "+num(l.newNo, f.numW), p.comments[i]))
+		b.WriteString(p.sign(l.kind))
+		b.WriteString(p.st.code(c.segs[i], p.doc.emphasis(p.file, i), bgOf(l.kind), max(p.w-gw-2, 1)))
+	}
+	return b.String()
+}
+
+func (p diffPage) gutter(selected bool, nums string, commented bool) string {
+	mark, cm := " ", " "
+	if selected {
+		mark = "›"
+	}
+	if commented {
+		cm = p.t.Warn.Render("●")
+	}
+	if selected {
+		return mark + p.st.cursor.Render(nums) + cm
+	}
+	return mark + p.st.gutter.Render(nums) + cm
+}
+
+func (p diffPage) sign(kind byte) string {
+	switch kind {
+	case '+':
+		return p.t.DiffAdd.Render("+")
+	case '-':
+		return p.t.DiffDel.Render("-")
+	}
+	return " "
+}
+
+// sbsRow is one row of the side-by-side view: the old side's line and the new side's, -1 where
+// a side has none. A row with both set to the same index is a header across both sides.
+type sbsRow struct{ l, r int32 }
+
+// rows lays each run of removed lines beside the run of added lines after it: a removed line
+// paired with an added one (see pairRuns) shares its row, and the lines between pairs fill
+// rows side by side in order.
+func (d *diffDoc) rows(i int) ([]sbsRow, []int32) {
+	c := d.cache(i)
+	if c.sbs != nil {
+		return c.sbs, c.rowOfIdx
+	}
+	f := &d.files[i]
+	rowOf := make([]int32, len(f.lines))
+	var rows []sbsRow
+	for j := 0; j < len(f.lines); {
+		l := f.lines[j]
+		switch l.kind {
+		case '-', '+':
+			k := j
+			for k < len(f.lines) && f.lines[k].kind == '-' {
+				k++
+			}
+			e := k
+			for e < len(f.lines) && f.lines[e].kind == '+' {
+				e++
+			}
+			add := func(l, r int) {
+				if l >= 0 {
+					rowOf[l] = int32(len(rows))
+				}
+				if r >= 0 {
+					rowOf[r] = int32(len(rows))
+				}
+				rows = append(rows, sbsRow{int32(l), int32(r)})
+			}
+			var pending []int
+			next := k
+			flush := func(upto int) {
+				for n := 0; n < max(len(pending), upto-next); n++ {
+					l, r := -1, -1
+					if n < len(pending) {
+						l = pending[n]
+					}
+					if next+n < upto {
+						r = next + n
+					}
+					add(l, r)
+				}
+				pending, next = pending[:0], upto
+			}
+			for del := j; del < k; del++ {
+				if p := int(f.lines[del].pair); p >= next && p < e {
+					flush(p)
+					add(del, p)
+					next = p + 1
+					continue
+				}
+				pending = append(pending, del)
+			}
+			flush(e)
+			j = e
+		case ' ':
+			rowOf[j] = int32(len(rows))
+			rows = append(rows, sbsRow{int32(j), int32(j)})
+			j++
+		default:
+			rowOf[j] = int32(len(rows))
+			rows = append(rows, sbsRow{int32(j), int32(j)})
+			j++
+		}
+	}
+	c.sbs, c.rowOfIdx = rows, rowOf
+	return rows, rowOf
+}
+
+// sideBySide draws the page with the old file on the left and the new one on the right.
+func (p diffPage) sideBySide() string {
+	f := &p.doc.files[p.file]
+	rows, rowOf := p.doc.rows(p.file)
+	first := 0
+	if p.top < len(rowOf) {
+		first = int(rowOf[p.top])
+	}
+	last := min(first+p.h, len(rows))
+	from, to := p.top, p.top
+	for _, r := range rows[first:last] {
+		// A row may pair a line above top with one on the page.
+		if r.l >= 0 {
+			from = min(from, int(r.l))
+		}
+		to = max(to, int(r.l)+1, int(r.r)+1)
+	}
+	c := p.doc.highlight(p.file, from, to, p.st.mono)
+	half := (p.w - 1) / 2
+	sep := p.st.gutter.Render("│")
+	side := func(i int32, w int, old bool) string {
+		if i < 0 {
+			return strings.Repeat(" ", w)
+		}
+		l := f.lines[i]
+		n := l.newNo
+		if old {
+			n = l.oldNo
+		}
+		s := p.gutter(int(i) == p.sel, num(n, f.numW), p.comments[int(i)]) + p.sign(l.kind) +
+			p.st.code(c.segs[int(i)], p.doc.emphasis(p.file, int(i)), bgOf(l.kind), max(w-f.numW-3, 1))
+		return padRight(s, w)
+	}
+	var b strings.Builder
+	for n, r := range rows[first:last] {
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+		if r.l >= 0 && r.l == r.r && f.lines[r.l].kind != ' ' {
+			b.WriteString(p.header(f.lines[r.l], p.w, int(r.l) == p.sel))
+			continue
+		}
+		b.WriteString(side(r.l, half, true) + sep + side(r.r, p.w-half-1, false))
+	}
+	return b.String()
+}

@@ -1,0 +1,630 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"reasonixctl/core"
+)
+
+// The review side of the diff view: a selected line, comments on lines sent back as one repair,
+// side by side, copying, the editor and the cherry-pick preview. The engine's review features
+// are reached through core.Reviewer when the service offers it.
+
+// sideBySideMin is the narrowest terminal that shows the diff side by side.
+const sideBySideMin = 160
+
+// reviewUI is the diff view's state that belongs to the dashboard rather than to a task.
+type reviewUI struct {
+	sideBySide bool
+	styles     *diffStyles
+	stylesKey  [2]bool
+}
+
+// taskReview is the diff view's state of one task.
+type taskReview struct {
+	sel               int // the selected line of the current file
+	seenFile, seenTop int // the page the selection was placed on
+	placed            bool
+	preview           *core.CherryPickPreview
+	previewErr        string
+	previewOf         string // the tree or commit the preview is of
+	previewAt         time.Time
+	previewing        bool
+}
+
+// reviewMsg is a result of one of the review commands; it applies itself to the model.
+type reviewMsg interface {
+	applyReview(m *Model) tea.Cmd
+}
+
+func (m *Model) reviewer() core.Reviewer {
+	r, _ := m.svc.(core.Reviewer)
+	return r
+}
+
+func (m *Model) diffStyles() *diffStyles {
+	k := [2]bool{m.opts.Monochrome, lipgloss.HasDarkBackground()}
+	if m.review.styles == nil || m.review.stylesKey != k {
+		m.review.styles, m.review.stylesKey = newDiffStyles(m.theme, k[0], k[1]), k
+	}
+	return m.review.styles
+}
+
+// sbsActive reports whether the diff is drawn side by side now.
+func (m *Model) sbsActive() bool { return m.review.sideBySide && m.width >= sideBySideMin }
+
+// ---- selection ----
+
+// pageEnd is one past the last line of file f that the page from top shows.
+func (m *Model) pageEnd(doc *diffDoc, file, top, h int) int {
+	f := &doc.files[file]
+	if !m.sbsActive() {
+		return min(top+h, len(f.lines))
+	}
+	rows, rowOf := doc.rows(file)
+	if top >= len(rowOf) {
+		return len(f.lines)
+	}
+	last := min(int(rowOf[top])+h, len(rows))
+	end := top
+	for _, r := range rows[rowOf[top]:last] {
+		end = max(end, int(r.l)+1, int(r.r)+1)
+	}
+	return min(end, len(f.lines))
+}
+
+// shownTop is the first line the view draws for the cursor.
+func (m *Model) shownTop(ti *taskInfo) int {
+	c := ti.diffCur
+	return min(c.top, ti.diff.maxTop(c, m.diffBodyHeight()))
+}
+
+// placeSel keeps the selected line on the page: when the page moved by other means (hunk,
+// file, page keys) the selection goes to the page's first changed line.
+func (m *Model) placeSel(ti *taskInfo) {
+	doc := ti.diff
+	if doc == nil || len(doc.files) == 0 {
+		return
+	}
+	c := doc.clamp(ti.diffCur)
+	f := &doc.files[c.file]
+	rv := &ti.rv
+	top := m.shownTop(ti)
+	end := m.pageEnd(doc, c.file, top, m.diffBodyHeight())
+	if !rv.placed || rv.seenFile != c.file || rv.seenTop != c.top {
+		rv.placed, rv.seenFile, rv.seenTop = true, c.file, c.top
+		rv.sel = -1
+		for i := c.top; i < end; i++ {
+			if k := f.lines[i].kind; k == '+' || k == '-' {
+				rv.sel = i
+				break
+			}
+		}
+		if rv.sel < 0 {
+			rv.sel = c.top
+		}
+	}
+	rv.sel = clampInt(rv.sel, top, max(end-1, top))
+}
+
+// moveSel moves the selection by delta lines, scrolling the page to keep it in view.
+func (m *Model) moveSel(ti *taskInfo, delta int) {
+	m.placeSel(ti)
+	doc := ti.diff
+	c := doc.clamp(ti.diffCur)
+	f := &doc.files[c.file]
+	rv := &ti.rv
+	rv.sel = clampInt(rv.sel+delta, 0, len(f.lines)-1)
+	top := m.shownTop(ti)
+	h := m.diffBodyHeight()
+	moved := false
+	if rv.sel < top {
+		top, moved = rv.sel, true
+	}
+	for rv.sel >= m.pageEnd(doc, c.file, top, h) && top < rv.sel {
+		top, moved = top+1, true
+	}
+	if moved {
+		c.top = top
+	}
+	ti.diffCur = c
+	rv.seenFile, rv.seenTop = c.file, c.top
+}
+
+// anchor is where a comment on line i of file f attaches: the side and line number, and the
+// lines it quotes (the hunk header and up to three lines either side within the hunk).
+func anchor(f *diffFile, i int) (side string, line int, hunk []string, ok bool) {
+	l := f.lines[i]
+	switch l.kind {
+	case '+', ' ':
+		side, line = core.SideNew, int(l.newNo)
+	case '-':
+		side, line = core.SideOld, int(l.oldNo)
+	default:
+		return "", 0, nil, false
+	}
+	h := f.hunkStart(i)
+	if h < 0 {
+		return "", 0, nil, false
+	}
+	hunk = append(hunk, f.lines[h].text)
+	end := len(f.lines)
+	for j := h + 1; j < len(f.lines); j++ {
+		if f.lines[j].kind == '@' {
+			end = j
+			break
+		}
+	}
+	for j := max(h+1, i-3); j < min(end, i+4); j++ {
+		dl := f.lines[j]
+		switch dl.kind {
+		case '+', '-', ' ':
+			hunk = append(hunk, string(dl.kind)+dl.text)
+		}
+	}
+	return side, line, hunk, true
+}
+
+// commentsOf are the task's comments, open and outdated, from its detail.
+func commentsOf(ti *taskInfo) []core.ReviewComment {
+	if ti.detail == nil {
+		return nil
+	}
+	return ti.detail.Comments
+}
+
+// commentAt is the comment on line i of f, if any.
+func commentAt(ti *taskInfo, f *diffFile, i int) *core.ReviewComment {
+	l := f.lines[i]
+	for _, c := range commentsOf(ti) {
+		if c.Path != f.name || c.Status == core.CommentDeleted {
+			continue
+		}
+		if (c.Side == core.SideNew && l.kind != '-' && int(l.newNo) == c.Line && l.newNo > 0) ||
+			(c.Side == core.SideOld && l.kind == '-' && int(l.oldNo) == c.Line) {
+			return &c
+		}
+	}
+	return nil
+}
+
+// commentLines marks the lines of f that carry a comment.
+func commentLines(ti *taskInfo, f *diffFile) map[int]bool {
+	cs := commentsOf(ti)
+	if len(cs) == 0 {
+		return nil
+	}
+	newAt, oldAt := map[int]bool{}, map[int]bool{}
+	for _, c := range cs {
+		if c.Path != f.name || c.Status != core.CommentOpen {
+			continue
+		}
+		if c.Side == core.SideOld {
+			oldAt[c.Line] = true
+		} else {
+			newAt[c.Line] = true
+		}
+	}
+	out := map[int]bool{}
+	for i, l := range f.lines {
+		if (l.kind == '-' && oldAt[int(l.oldNo)]) || (l.kind != '-' && l.newNo > 0 && newAt[int(l.newNo)]) {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// commentCounts counts the open comments per path.
+func commentCounts(ti *taskInfo) map[string]int {
+	out := map[string]int{}
+	for _, c := range commentsOf(ti) {
+		if c.Status == core.CommentOpen {
+			out[c.Path]++
+		}
+	}
+	return out
+}
+
+// ---- keys ----
+
+// reviewKey handles the review keys: y anywhere outside a dialog, the rest in the diff view.
+func (m *Model) reviewKey(t *core.TaskView, msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	if t == nil {
+		return nil, false
+	}
+	ti := m.task(t.TaskID)
+	if key.Matches(msg, k.Copy) {
+		return m.copyKey(t, ti), true
+	}
+	if m.tab != tabDiff {
+		return nil, false
+	}
+	if key.Matches(msg, k.SideBySide) {
+		if m.width < sideBySideMin {
+			m.setStatus(fmt.Sprintf("side by side needs a terminal at least %d columns wide; this one is %d", sideBySideMin, m.width), false, "")
+			return nil, true
+		}
+		m.review.sideBySide = !m.review.sideBySide
+		if ti.diff != nil {
+			m.placeSel(ti)
+		}
+		return nil, true
+	}
+	if ti.diff == nil || len(ti.diff.files) == 0 {
+		return nil, false
+	}
+	f := &ti.diff.files[ti.diff.clamp(ti.diffCur).file]
+	switch {
+	case key.Matches(msg, k.LineDown):
+		m.moveSel(ti, 1)
+	case key.Matches(msg, k.LineUp):
+		m.moveSel(ti, -1)
+	case key.Matches(msg, k.OpenFile):
+		c := ti.diff.clamp(ti.diffCur)
+		if f.collapsed {
+			f.expand()
+		} else if f.full == nil && (f.generated || f.added+f.deleted > collapseOver) {
+			f.collapse()
+		} else {
+			return nil, false
+		}
+		delete(ti.diff.caches, c.file)
+		ti.diffCur, ti.rv.placed = diffCursor{c.file, 0}, false
+	case key.Matches(msg, k.Comment):
+		m.placeSel(ti)
+		return m.openComment(t, ti, f), true
+	case key.Matches(msg, k.SendComments):
+		return m.askSendComments(t, ti), true
+	case key.Matches(msg, k.Editor):
+		m.placeSel(ti)
+		return m.openEditor(t, ti, f), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// ---- comments ----
+
+type commentDialog struct {
+	taskID  string
+	req     core.CommentRequest // a new comment's anchor, or the edited comment's id
+	where   string
+	quote   []string
+	editing bool
+	input   textinput.Model
+	err     string
+}
+
+func (m *Model) openComment(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd {
+	if m.reviewer() == nil {
+		m.setStatus("comments need the engine's review features, which this connection does not offer", true, t.TaskID)
+		return nil
+	}
+	if f.collapsed {
+		m.setStatus("open the file first (enter), then comment a line", false, t.TaskID)
+		return nil
+	}
+	i := ti.rv.sel
+	if existing := commentAt(ti, f, i); existing != nil {
+		d := &commentDialog{taskID: t.TaskID, editing: true, where: existing.Path + ":" + fmt.Sprint(existing.Line),
+			quote: existing.Hunk, req: core.CommentRequest{TaskID: t.TaskID, ID: existing.ID},
+			input: newInput("your comment", existing.Body)}
+		if existing.Status == core.CommentOutdated {
+			d.where += " (outdated)"
+		}
+		d.input.Focus()
+		m.push(d)
+		return nil
+	}
+	if t.State != core.StateReviewRequired {
+		m.setStatus("comments go on a task in review; "+t.TaskID+" is "+string(t.State), true, t.TaskID)
+		return nil
+	}
+	side, line, hunk, ok := anchor(f, i)
+	if !ok {
+		m.setStatus("select a changed or context line to comment (J/K move the selection)", false, t.TaskID)
+		return nil
+	}
+	where := fmt.Sprintf("%s:%d", f.name, line)
+	if side == core.SideOld {
+		where += " (removed line)"
+	}
+	d := &commentDialog{taskID: t.TaskID, where: where, quote: hunk,
+		req:   core.CommentRequest{TaskID: t.TaskID, Path: f.name, Line: line, Side: side, Hunk: hunk},
+		input: newInput("what should change here", "")}
+	d.input.Focus()
+	m.push(d)
+	return nil
+}
+
+func (d *commentDialog) typing() bool { return true }
+
+func (d *commentDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
+	switch msg.Type {
+	case tea.KeyEsc:
+		return dialogResult{close: true}
+	case tea.KeyCtrlD:
+		if !d.editing {
+			return dialogResult{close: true}
+		}
+		req := d.req
+		req.Delete = true
+		return dialogResult{close: true, review: func(m *Model) tea.Cmd { return m.saveComment(req) }}
+	case tea.KeyEnter, tea.KeyCtrlS:
+		body := strings.TrimSpace(d.input.Value())
+		if body == "" {
+			d.err = "the comment is empty (ctrl+d deletes a comment)"
+			return dialogResult{}
+		}
+		req := d.req
+		req.Body = body
+		return dialogResult{close: true, review: func(m *Model) tea.Cmd { return m.saveComment(req) }}
+	}
+	d.input, _ = d.input.Update(msg)
+	return dialogResult{}
+}
+
+func (d *commentDialog) view(t Theme, k KeyMap, width int) (string, string) {
+	title := "Comment on " + d.where
+	if d.editing {
+		title = "Edit the comment on " + d.where
+	}
+	var b strings.Builder
+	b.WriteString(t.Title.Render(title) + "\n")
+	for _, q := range d.quote {
+		b.WriteString(t.Dim.Render("  │ "+q) + "\n")
+	}
+	d.input.Width = max(width-4, 10)
+	b.WriteString("\n> " + d.input.View())
+	if d.err != "" {
+		b.WriteString("\n" + t.Error.Render(d.err))
+	}
+	keys := []key.Binding{bind(nil, "enter", "save")}
+	if d.editing {
+		keys = append(keys, bind(nil, "ctrl+d", "delete"))
+	}
+	keys = append(keys, bind(nil, "esc", "cancel"))
+	return b.String(), keyLines(t, width, keys...)
+}
+
+type commentSavedMsg struct {
+	req core.CommentRequest
+	c   core.ReviewComment
+	err error
+}
+
+func (m *Model) saveComment(req core.CommentRequest) tea.Cmd {
+	r := m.reviewer()
+	if r == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		c, err := r.Comment(m.ctx, req)
+		return commentSavedMsg{req: req, c: c, err: err}
+	}
+}
+
+func (msg commentSavedMsg) applyReview(m *Model) tea.Cmd {
+	if msg.err != nil {
+		m.push(errorNotice("saving the comment failed", msg.err))
+		return m.fetchDetail(msg.req.TaskID)
+	}
+	what := "saved comment " + msg.c.ID + " on " + msg.c.Path + fmt.Sprintf(":%d", msg.c.Line)
+	if msg.req.Delete {
+		what = "deleted comment " + msg.c.ID
+	}
+	m.setStatus(what+" (C sends the open comments as one repair)", false, "")
+	return m.fetchDetail(msg.req.TaskID)
+}
+
+// sendCommentsDialog asks before the comments use up a repair round.
+type sendCommentsDialog struct {
+	taskID string
+	round  int
+	lines  []string
+}
+
+func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
+	if m.reviewer() == nil {
+		m.setStatus("comments need the engine's review features, which this connection does not offer", true, t.TaskID)
+		return nil
+	}
+	if !core.Allows(*t, core.ActionSteer) || t.State != core.StateReviewRequired {
+		m.setStatus(notAllowed(*t, core.ActionSteer), true, t.TaskID)
+		return nil
+	}
+	var open []core.ReviewComment
+	for _, c := range commentsOf(ti) {
+		if c.Status == core.CommentOpen {
+			open = append(open, c)
+		}
+	}
+	if len(open) == 0 {
+		m.setStatus("no open comments to send: c comments the selected line", false, t.TaskID)
+		return nil
+	}
+	sort.SliceStable(open, func(i, j int) bool {
+		if open[i].Path != open[j].Path {
+			return open[i].Path < open[j].Path
+		}
+		return open[i].Line < open[j].Line
+	})
+	d := &sendCommentsDialog{taskID: t.TaskID, round: t.RepairRounds + 1}
+	for _, c := range open {
+		d.lines = append(d.lines, fmt.Sprintf("%s:%d  %s", c.Path, c.Line, firstLineOf(c.Body)))
+	}
+	m.push(d)
+	return nil
+}
+
+func firstLineOf(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+func (d *sendCommentsDialog) typing() bool { return false }
+
+func (d *sendCommentsDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
+	switch {
+	case key.Matches(msg, k.Yes), msg.Type == tea.KeyEnter:
+		id := d.taskID
+		return dialogResult{close: true, review: func(m *Model) tea.Cmd { return m.sendComments(id) }}
+	case key.Matches(msg, k.No):
+		return dialogResult{close: true}
+	}
+	return dialogResult{}
+}
+
+func (d *sendCommentsDialog) view(t Theme, k KeyMap, width int) (string, string) {
+	var b strings.Builder
+	b.WriteString(t.Warn.Render(fmt.Sprintf("Send %d comment(s) as repair round %d/%d?", len(d.lines), d.round, core.MaxRepairRounds)) + "\n\n")
+	for _, l := range d.lines {
+		b.WriteString("• " + l + "\n")
+	}
+	b.WriteString("\n" + wrapIndent("The worker gets them in one message, each at its path:line with the lines it quotes, and the task returns to review.", width, 0))
+	return b.String(), keyLines(t, width, k.Yes, k.No)
+}
+
+type commentsSentMsg struct {
+	taskID string
+	view   core.TaskView
+	err    error
+}
+
+func (m *Model) sendComments(id string) tea.Cmd {
+	r := m.reviewer()
+	if r == nil {
+		return nil
+	}
+	m.setStatus("sending the comments of "+id+"…", false, "")
+	return func() tea.Msg {
+		v, err := r.SendComments(m.ctx, id)
+		return commentsSentMsg{taskID: id, view: v, err: err}
+	}
+}
+
+func (msg commentsSentMsg) applyReview(m *Model) tea.Cmd {
+	if msg.err != nil {
+		m.push(errorNotice("sending the comments of "+msg.taskID+" failed", msg.err))
+		return tea.Batch(m.refreshList(), m.fetchDetail(msg.taskID))
+	}
+	m.list.replace(msg.view)
+	m.setStatus(fmt.Sprintf("sent the comments as repair round %d/%d: %s is %s", msg.view.RepairRounds, core.MaxRepairRounds, msg.taskID, msg.view.State), false, msg.taskID)
+	return tea.Batch(m.refreshList(), m.fetchDetail(msg.taskID))
+}
+
+// ---- events ----
+
+// formatReviewEvent is the events-view line of the review events.
+func formatReviewEvent(ev core.Event) (entryKind, string) {
+	switch ev.Type {
+	case core.EventReviewComment:
+		var c core.ReviewComment
+		_ = json.Unmarshal(ev.Data, &c)
+		verb := "comment"
+		switch c.Status {
+		case core.CommentDeleted:
+			verb = "deleted"
+		case core.CommentOutdated:
+			verb = "outdated"
+		}
+		return kindSteer, fmt.Sprintf("review %s %s on %s:%d: %s", verb, c.ID, c.Path, c.Line, firstLineOf(c.Body))
+	case core.EventReviewCommentsSent:
+		var d core.CommentsSentData
+		_ = json.Unmarshal(ev.Data, &d)
+		return kindSteer, fmt.Sprintf("review sent %d comment(s) as repair round %d: %s", len(d.CommentIDs), d.RepairRound, strings.Join(d.CommentIDs, ", "))
+	case core.EventReviewSummary:
+		var d core.ReviewSummaryData
+		_ = json.Unmarshal(ev.Data, &d)
+		return kindState, fmt.Sprintf("review summary of revision %d: %s", d.ReviewRevision, d.Summary)
+	}
+	return kindInfo, ev.Type
+}
+
+// ---- cherry-pick preview ----
+
+type previewMsg struct {
+	taskID, of string
+	p          core.CherryPickPreview
+	err        error
+}
+
+// previewTTL is how long a cherry-pick preview stands before the next look refreshes it.
+const previewTTL = 30 * time.Second
+
+// refreshPreview asks whether the task's change applies to its source checkout's HEAD now,
+// when it is in review or committed and the last answer is missing, for another change or old.
+func (m *Model) refreshPreview(id string, force bool) tea.Cmd {
+	r := m.reviewer()
+	ti := m.task(id)
+	d := ti.detail
+	if r == nil || d == nil || ti.rv.previewing {
+		return nil
+	}
+	of := d.View.ReviewTreeHash
+	if d.View.CommitHash != "" {
+		of = d.View.CommitHash
+	} else if d.View.State != core.StateReviewRequired {
+		return nil
+	}
+	if of == "" || (!force && ti.rv.previewOf == of && m.now().Sub(ti.rv.previewAt) < previewTTL) {
+		return nil
+	}
+	ti.rv.previewing = true
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(m.ctx, 20*time.Second)
+		defer cancel()
+		p, err := r.CherryPickPreview(ctx, id)
+		return previewMsg{taskID: id, of: of, p: p, err: err}
+	}
+}
+
+func (msg previewMsg) applyReview(m *Model) tea.Cmd {
+	ti := m.task(msg.taskID)
+	ti.rv.previewing = false
+	ti.rv.previewOf, ti.rv.previewAt = msg.of, m.now()
+	if msg.err != nil {
+		ti.rv.preview, ti.rv.previewErr = nil, oneLine(msg.err)
+		return nil
+	}
+	p := msg.p
+	ti.rv.preview, ti.rv.previewErr = &p, ""
+	return nil
+}
+
+// previewLine says in one line whether the change applies to the source's HEAD.
+func previewLine(rv *taskReview) string {
+	switch {
+	case rv.previewErr != "":
+		return "cherry-pick preview failed: " + rv.previewErr
+	case rv.preview == nil && rv.previewing:
+		return "checking whether it applies to your checkout…"
+	case rv.preview == nil:
+		return ""
+	}
+	p := rv.preview
+	what := "the change"
+	if p.Of == "commit" {
+		what = "the commit"
+	}
+	head := short(p.Head, 10)
+	if p.Clean {
+		if p.Moved {
+			return fmt.Sprintf("%s applies cleanly to %s HEAD %s (moved since the task started)", what, p.Source, head)
+		}
+		return fmt.Sprintf("%s applies cleanly to %s HEAD %s", what, p.Source, head)
+	}
+	return fmt.Sprintf("%s conflicts with %s HEAD %s in %s", what, p.Source, head, strings.Join(p.Conflicts, ", "))
+}
