@@ -49,6 +49,13 @@ keys 2 3
 wait_for "[3 Contract]" 10
 keys 2                      # the diff view
 wait_for "hello.txt" 10
+# Mark each of the three files reviewed, then finalize without the form's second question.
+keys v
+wait_for "1/3 reviewed" 10
+keys '}' v
+wait_for "2/3 reviewed" 10
+keys '}' v
+wait_for "3/3 reviewed" 10
 keys F
 wait_for "Finalize demo-1" 10
 keys -l "checked the greeting and the note"
@@ -66,6 +73,6 @@ repo="$(ls -d "$work"/reasonixctl-demo-*/repo)"
 commit="$(git -C "$repo" rev-parse reasonix/demo-1)"
 base="$(git -C "$repo" rev-parse main)"
 [ "$(git -C "$repo" rev-parse "$commit^")" = "$base" ] || { echo "tmux-demo: the commit's parent is not the base" >&2; exit 1; }
-[ "$(git -C "$repo" show --name-only --format= "$commit" | sort | tr '\n' ' ')" = "NOTES.md hello.txt " ] || { echo "tmux-demo: unexpected files in the commit" >&2; exit 1; }
+[ "$(git -C "$repo" show --name-only --format= "$commit" | sort | tr '\n' ' ')" = "NOTES.md greet/greet.go hello.txt " ] || { echo "tmux-demo: unexpected files in the commit" >&2; exit 1; }
 [ -z "$(git -C "$repo" status --porcelain)" ] || { echo "tmux-demo: the demo repository's checkout changed" >&2; exit 1; }
 echo "tmux-demo: 1 passed, 0 failed"
