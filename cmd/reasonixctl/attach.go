@@ -240,3 +240,50 @@ func (a *attachment) VerificationLog(ctx context.Context, taskID, id string, off
 	}
 	return lr.VerificationLog(ctx, taskID, id, offset, limit)
 }
+
+var _ core.Reviewer = (*attachment)(nil)
+
+// reviewer returns the owner's core.Reviewer.
+func (a *attachment) reviewer() (core.Reviewer, error) {
+	s, err := a.service()
+	if err != nil {
+		return nil, err
+	}
+	r, ok := s.(core.Reviewer)
+	if !ok {
+		return nil, core.Errorf(core.CodeInvalidRequest, nil, "the owner does not take review comments")
+	}
+	return r, nil
+}
+
+func (a *attachment) Comment(ctx context.Context, req core.CommentRequest) (core.ReviewComment, error) {
+	r, err := a.reviewer()
+	if err != nil {
+		return core.ReviewComment{}, err
+	}
+	return r.Comment(ctx, req)
+}
+
+func (a *attachment) SendComments(ctx context.Context, taskID string) (core.TaskView, error) {
+	r, err := a.reviewer()
+	if err != nil {
+		return core.TaskView{}, err
+	}
+	return r.SendComments(ctx, taskID)
+}
+
+func (a *attachment) ReviewFile(ctx context.Context, taskID, path string) ([]byte, error) {
+	r, err := a.reviewer()
+	if err != nil {
+		return nil, err
+	}
+	return r.ReviewFile(ctx, taskID, path)
+}
+
+func (a *attachment) CherryPickPreview(ctx context.Context, taskID string) (core.CherryPickPreview, error) {
+	r, err := a.reviewer()
+	if err != nil {
+		return core.CherryPickPreview{}, err
+	}
+	return r.CherryPickPreview(ctx, taskID)
+}

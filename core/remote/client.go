@@ -44,6 +44,10 @@ type Client struct {
 	archive    *connect.Client[archiveRequest, core.ArchiveResult]
 	journal    *connect.Client[journalRequest, journalReply]
 	log        *connect.Client[logRequest, core.LogPage]
+	comment    *connect.Client[core.CommentRequest, core.ReviewComment]
+	send       *connect.Client[taskRequest, core.TaskView]
+	reviewFile *connect.Client[fileRequest, fileReply]
+	preview    *connect.Client[taskRequest, core.CherryPickPreview]
 	prune      *connect.Client[pruneRequest, pruneReply]
 }
 
@@ -117,6 +121,10 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 	c.archive = connect.NewClient[archiveRequest, core.ArchiveResult](c.hc, base+procArchive, opts...)
 	c.journal = connect.NewClient[journalRequest, journalReply](c.hc, base+procJournal, opts...)
 	c.log = connect.NewClient[logRequest, core.LogPage](c.hc, base+procLog, opts...)
+	c.comment = connect.NewClient[core.CommentRequest, core.ReviewComment](c.hc, base+procComment, opts...)
+	c.send = connect.NewClient[taskRequest, core.TaskView](c.hc, base+procSend, opts...)
+	c.reviewFile = connect.NewClient[fileRequest, fileReply](c.hc, base+procReviewFile, opts...)
+	c.preview = connect.NewClient[taskRequest, core.CherryPickPreview](c.hc, base+procPreview, opts...)
 	c.prune = connect.NewClient[pruneRequest, pruneReply](c.hc, base+procPrune, opts...)
 	if err := c.handshake(ctx, role, protocol); err != nil {
 		c.cancel()
@@ -312,6 +320,44 @@ func (c *Client) VerificationLog(ctx context.Context, taskID, id string, offset,
 	res, err := unaryCall(c, ctx, c.log, &logRequest{TaskID: taskID, ID: id, Offset: offset, Limit: limit})
 	if err != nil {
 		return core.LogPage{}, err
+	}
+	return *res, nil
+}
+
+var _ core.Reviewer = (*Client)(nil)
+
+// Comment implements core.Reviewer through the owner.
+func (c *Client) Comment(ctx context.Context, req core.CommentRequest) (core.ReviewComment, error) {
+	res, err := unaryCall(c, ctx, c.comment, &req)
+	if err != nil {
+		return core.ReviewComment{}, err
+	}
+	return *res, nil
+}
+
+// SendComments implements core.Reviewer through the owner.
+func (c *Client) SendComments(ctx context.Context, taskID string) (core.TaskView, error) {
+	res, err := unaryCall(c, ctx, c.send, &taskRequest{TaskID: taskID})
+	if err != nil {
+		return core.TaskView{}, err
+	}
+	return *res, nil
+}
+
+// ReviewFile implements core.Reviewer through the owner.
+func (c *Client) ReviewFile(ctx context.Context, taskID, path string) ([]byte, error) {
+	res, err := unaryCall(c, ctx, c.reviewFile, &fileRequest{TaskID: taskID, Path: path})
+	if err != nil {
+		return nil, err
+	}
+	return res.Content, nil
+}
+
+// CherryPickPreview implements core.Reviewer through the owner.
+func (c *Client) CherryPickPreview(ctx context.Context, taskID string) (core.CherryPickPreview, error) {
+	res, err := unaryCall(c, ctx, c.preview, &taskRequest{TaskID: taskID})
+	if err != nil {
+		return core.CherryPickPreview{}, err
 	}
 	return *res, nil
 }

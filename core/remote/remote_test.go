@@ -59,6 +59,25 @@ func TestEveryMethodRoundTrips(t *testing.T) {
 			t.Fatalf("replayed seq %d, want %d", ev.Seq, seq)
 		}
 	}
+	// The review calls a dashboard makes.
+	cm, err := c.Comment(ctx, core.CommentRequest{TaskID: "round", Path: "result.txt", Line: 1, Side: "new", Body: "fine", Hunk: []string{"+ok"}})
+	if err != nil || cm.ID == "" || cm.Status != "open" {
+		t.Fatalf("comment %v %+v", err, cm)
+	}
+	if _, err := c.Comment(ctx, core.CommentRequest{TaskID: "round", ID: cm.ID, Delete: true}); err != nil {
+		t.Fatalf("delete comment: %v", err)
+	}
+	file, err := c.ReviewFile(ctx, "round", "result.txt")
+	if err != nil || string(file) != "ok\n" {
+		t.Fatalf("review file %v %q", err, file)
+	}
+	pv, err := c.CherryPickPreview(ctx, "round")
+	if err != nil || !pv.Clean || pv.Of != "review_tree" {
+		t.Fatalf("preview %v %+v", err, pv)
+	}
+	_, err = c.SendComments(ctx, "no-such-task")
+	mustCode(t, err, core.CodeTaskNotFound)
+
 	rev := res.ReviewRevision
 	v, err := c.Control(ctx, core.ControlRequest{TaskID: "round", Action: core.ActionFinalize, ReviewSummary: "fine",
 		ApprovedReviewCriteria: []string{"looks-right"}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash})

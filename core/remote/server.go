@@ -26,6 +26,7 @@ type backend interface {
 	Prune(ctx context.Context, olderThan time.Duration, apply bool) ([]core.PruneResult, error)
 	Journal(ctx context.Context, id string) ([]core.Event, error)
 	core.LogReader
+	core.Reviewer
 	AttachSupervisor() (detach func())
 }
 
@@ -240,6 +241,22 @@ func (s *Server) routes() http.Handler {
 	mux.Handle(unary(s, procLog, opts, func(ctx context.Context, r *logRequest) (*core.LogPage, error) {
 		page, err := s.e.VerificationLog(ctx, r.TaskID, r.ID, r.Offset, r.Limit)
 		return &page, err
+	}))
+	mux.Handle(unary(s, procComment, opts, func(ctx context.Context, r *core.CommentRequest) (*core.ReviewComment, error) {
+		c, err := s.e.Comment(ctx, *r)
+		return &c, err
+	}))
+	mux.Handle(unary(s, procSend, opts, func(ctx context.Context, r *taskRequest) (*core.TaskView, error) {
+		v, err := s.e.SendComments(ctx, r.TaskID)
+		return &v, err
+	}))
+	mux.Handle(unary(s, procReviewFile, opts, func(ctx context.Context, r *fileRequest) (*fileReply, error) {
+		b, err := s.e.ReviewFile(ctx, r.TaskID, r.Path)
+		return &fileReply{Content: b}, err
+	}))
+	mux.Handle(unary(s, procPreview, opts, func(ctx context.Context, r *taskRequest) (*core.CherryPickPreview, error) {
+		p, err := s.e.CherryPickPreview(ctx, r.TaskID)
+		return &p, err
 	}))
 	mux.Handle(unary(s, procArchive, opts, func(ctx context.Context, r *archiveRequest) (*core.ArchiveResult, error) {
 		res, err := s.e.Archive(ctx, r.TaskID, r.Apply)

@@ -40,6 +40,10 @@ const (
 	procPrune      = service + "Prune"
 	procJournal    = service + "Journal"
 	procLog        = service + "VerificationLog"
+	procComment    = service + "Comment"
+	procSend       = service + "SendComments"
+	procReviewFile = service + "ReviewFile"
+	procPreview    = service + "CherryPickPreview"
 )
 
 // Info describes the process that owns a state directory and serves its socket.
@@ -141,6 +145,19 @@ type logRequest struct {
 	ID     string `json:"id"`
 	Offset int64  `json:"offset"`
 	Limit  int64  `json:"limit"`
+}
+
+type taskRequest struct {
+	TaskID string `json:"task_id"`
+}
+
+type fileRequest struct {
+	TaskID string `json:"task_id"`
+	Path   string `json:"path"`
+}
+
+type fileReply struct {
+	Content []byte `json:"content"`
 }
 
 type archiveRequest struct {
