@@ -67,12 +67,14 @@ func lockOwner(dir, mode string) (*ownerLock, error) {
 			return nil, fmt.Errorf("store: lock %s: %w", filepath.Join(dir, ownerLockName), err)
 		}
 		owner := readOwner(dir)
-		if owner == nil || processAlive(owner.PID) || time.Now().After(deadline) {
+		if (owner != nil && processAlive(owner.PID)) || time.Now().After(deadline) {
 			f.Close()
 			return nil, &OwnedError{Dir: dir, Owner: owner}
 		}
-		// The owner is dead, but a child it was forking when it died still holds a copy of the
-		// lock until it finishes dying.
+		// Either the owner is dead, but a child it was forking when it died still holds a copy
+		// of the lock until it finishes dying; or owner.json is missing because the owner is
+		// between taking the lock and publishing it, or between removing it and dropping the
+		// lock as it exits. Each settles within moments.
 		time.Sleep(deadOwnerPoll)
 	}
 	l := &ownerLock{f: f, info: filepath.Join(dir, ownerInfoName)}

@@ -20,25 +20,38 @@ const codexGrace = 50 * time.Millisecond
 // When a Codex session ends it sends SIGTERM and, about 50 ms later, SIGKILL. A server that
 // has just finished a task must be gone cleanly before the SIGKILL: owner record released, no
 // worker left, the store closed so the next start has no recovery to do.
+//
+// The grace is wall-clock time on a machine other test packages share, so a miss is retried on
+// a fresh server: a slower shutdown misses every attempt, a busy machine only some.
+// BenchmarkShutdownAfterTask measures the time itself.
 func TestSigtermThenSigkillLikeCodexFindsTheServerGone(t *testing.T) {
-	state := t.TempDir()
-	s := finishedTaskServer(t, state, "grace-1")
-
-	exited := make(chan error, 1)
-	go func() { exited <- s.cmd.Wait() }()
-	start := time.Now()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	const attempts = 3
+	var state string
 	var waitErr error
-	select {
-	case waitErr = <-exited:
-	case <-time.After(codexGrace):
-		_ = s.cmd.Process.Signal(syscall.SIGKILL)
-		<-exited
-		t.Fatalf("still running %v after SIGTERM: Codex would have killed it", codexGrace)
+	var took time.Duration
+	for attempt := 1; ; attempt++ {
+		state = t.TempDir()
+		s := finishedTaskServer(t, state, "grace-1")
+		exited := make(chan error, 1)
+		go func() { exited <- s.cmd.Wait() }()
+		start := time.Now()
+		if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case waitErr = <-exited:
+			took = time.Since(start)
+		case <-time.After(codexGrace):
+			_ = s.cmd.Process.Signal(syscall.SIGKILL)
+			<-exited
+			if attempt == attempts {
+				t.Fatalf("still running %v after SIGTERM in %d attempts: Codex would have killed it", codexGrace, attempts)
+			}
+			t.Logf("attempt %d: still running %v after SIGTERM; trying again", attempt, codexGrace)
+			continue
+		}
+		break
 	}
-	took := time.Since(start)
 	var ee *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &ee) {
 		t.Fatal(waitErr)
