@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -454,5 +455,27 @@ func openWithEmptyLog(t *testing.T, name string) {
 	defer s.Close()
 	if n := checkCounterTask(t, s, "t1"); n != 3 {
 		t.Fatalf("%d events after reopening, want 3", n)
+	}
+}
+
+func TestDecodeRecordReadsBothEnvelopeForms(t *testing.T) {
+	rec := `{"task_id":"a","note":"\",\"record\":{}"}`
+	written, _ := json.Marshal(recordEnvelope{V: RecordSchemaVersion, UpdatedAt: time.Now(), Record: json.RawMessage(rec)})
+	for name, env := range map[string]string{
+		"as Update writes it": string(written),
+		"reordered":           `{"record":` + rec + `,"v":1,"updated_at":"2026-01-01T00:00:00Z"}`,
+		"spaced":              `{ "v": 1, "updated_at": "2026-01-01T00:00:00Z", "record": ` + rec + ` }`,
+	} {
+		got, err := decodeRecord("a", []byte(env))
+		if err != nil || string(got) != rec {
+			t.Errorf("%s: %q, %v", name, got, err)
+		}
+	}
+	var sv *SchemaVersionError
+	if _, err := decodeRecord("a", []byte(`{"v":2,"updated_at":"2026-01-01T00:00:00Z","record":{}}`)); !errors.As(err, &sv) {
+		t.Errorf("version 2: %v", err)
+	}
+	if _, err := decodeRecord("a", []byte(`{"v":1,"updated_at":"x","record":`)); err == nil {
+		t.Error("a truncated envelope was accepted")
 	}
 }
