@@ -66,6 +66,7 @@ type Engine struct {
 	bgClosed bool
 
 	askers askers
+	stamps scanStamps
 }
 
 var _ Service = (*Engine)(nil)

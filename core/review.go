@@ -148,8 +148,18 @@ func (e *Engine) collisionCheck(ctx context.Context, r *taskRecord, checkpoint s
 	if err != nil {
 		return Errorf(CodeInvalidState, nil, "stored contract: %w", err)
 	}
-	col := gitx.ScanSource(ctx, r.RepoRoot, r.BaseCommit, c.WriteAllowed)
+	prefixes := c.WritePrefixes()
+	stamp, stamped := gitx.ReadStamp(r.RepoRoot, r.RepoCommonDir, prefixes)
+	if stamped && r.Collision == nil && e.stamps.clean(r.TaskID, r.BaseCommit, stamp) {
+		return nil
+	}
+	col := gitx.ScanSourceIn(ctx, r.RepoRoot, r.BaseCommit, prefixes, c.WriteAllowed)
 	if !col.Collides() {
+		if stamped && stamp.Settled() {
+			e.stamps.put(r.TaskID, r.BaseCommit, stamp)
+		} else {
+			e.stamps.drop(r.TaskID)
+		}
 		if r.Collision != nil {
 			_, _ = e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
 				r.Collision = nil
@@ -158,6 +168,7 @@ func (e *Engine) collisionCheck(ctx context.Context, r *taskRecord, checkpoint s
 		}
 		return nil
 	}
+	e.stamps.drop(r.TaskID)
 	sc := &SourceCollision{
 		Checkpoint: checkpoint, BaseCommit: r.BaseCommit, SourceHead: col.Head,
 		DirtyPaths: nonNil(col.DirtyPaths), CommittedPaths: nonNil(col.CommittedPaths),
