@@ -159,7 +159,11 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 		return nil, nil, Errorf(CodeInvalidContract, map[string]any{"issues": toIssues(issues)},
 			"Verification commands are incompatible with immutable command policy")
 	}
-	if err := src.CheckClean(gctx); err != nil {
+	// A clean checkout at the base is a clean collision scan for any scope: its stamp, taken
+	// before the status, lets before_worker_start skip git when nothing moved since.
+	stamp, stamped := gitx.ReadStamp(src.Root, src.CommonDir, c.WritePrefixes())
+	head, err := src.CleanHead(gctx)
+	if err != nil {
 		return nil, nil, gitError(err)
 	}
 	author, err := gitx.ResolveAuthor(gctx, src.Root)
@@ -208,6 +212,9 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 	})
 	if err := e.create(r, []newEvent{created}); err != nil {
 		return nil, nil, err
+	}
+	if stamped && stamp.Settled() && head == src.Base {
+		e.stamps.put(r.TaskID, src.Base, stamp)
 	}
 	wt, err := gitx.CreateWorktree(gctx, src, root, req.TaskID)
 	if err == nil && wt.Path != r.Worktree {

@@ -186,13 +186,15 @@ func escapeGlob(p string) string {
 // there, or a switch to another branch, means the worktree no longer holds only the task's
 // uncommitted change (ownership_ambiguous, reason head_moved or wrong_branch). One git process.
 func CheckHead(ctx context.Context, wt Worktree) error {
-	out, err := git(ctx, CodeInternal, ReasonGitFailed, wt.Path, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
-	if err != nil {
-		return err
-	}
-	l := lines(out)
-	if len(l) != 2 {
-		return newErr(CodeInternal, ReasonGitFailed, "rev-parse HEAD returned %q", out)
+	l, ok := readHead(wt)
+	if !ok {
+		out, err := git(ctx, CodeInternal, ReasonGitFailed, wt.Path, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+		if err != nil {
+			return err
+		}
+		if l = lines(out); len(l) != 2 {
+			return newErr(CodeInternal, ReasonGitFailed, "rev-parse HEAD returned %q", out)
+		}
 	}
 	switch {
 	case l[1] == "HEAD":
@@ -203,6 +205,33 @@ func CheckHead(ctx context.Context, wt Worktree) error {
 		return newErr(CodeOwnershipAmbiguous, ReasonHeadMoved, "the task branch has commits since the base: HEAD is %s, the base %s", l[0], wt.Base)
 	}
 	return nil
+}
+
+// readHead reads the worktree's HEAD as `rev-parse HEAD --symbolic-full-name HEAD` prints it,
+// from the files git keeps it in: the worktree's HEAD naming the task branch, and the branch's
+// loose ref in the common directory (git replaces both by rename, so a read sees a whole one).
+// Anything else — a detached HEAD, another branch, a packed or symbolic ref, a reftable — is
+// left to git (ok false).
+func readHead(wt Worktree) (l []string, ok bool) {
+	if !filepath.IsAbs(wt.CommonDir) {
+		return nil, false
+	}
+	if _, err := os.Lstat(filepath.Join(wt.CommonDir, "reftable")); err == nil {
+		return nil, false
+	}
+	gitDir, err := gitDirOf(wt.Path)
+	if err != nil {
+		return nil, false
+	}
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil || strings.TrimSpace(string(head)) != "ref: "+wt.Ref() {
+		return nil, false
+	}
+	ref, err := os.ReadFile(filepath.Join(wt.CommonDir, filepath.FromSlash(wt.Ref())))
+	if err != nil || len(ref) != 41 || ref[40] != '\n' || !hex40.Match(ref[:40]) {
+		return nil, false
+	}
+	return []string{string(ref[:40]), wt.Ref()}, true
 }
 
 // parseTreeDiff reads `diff-tree -z --raw --numstat -p`: NUL-separated raw records (header, path),
