@@ -302,6 +302,13 @@ func (e *Engine) Prune(ctx context.Context, olderThan time.Duration, apply bool)
 		out = append(out, res)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ArchivedAt.Before(out[j].ArchivedAt) })
+	if apply && len(out) > 0 {
+		// The deleted journals take disk space until compaction drops them; do it now, as a
+		// prune is when someone asked for the space back.
+		if err := e.store.Compact(); err != nil {
+			e.log.Warn("compacting after prune", "err", err)
+		}
+	}
 	return out, nil
 }
 

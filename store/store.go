@@ -632,6 +632,29 @@ func (s *Store) dropJournal(id string) error {
 	}
 }
 
+// Compact gives the space of deleted tasks back: it merges every table level into the last
+// one, where deletion markers and the entries they hide are dropped (a bulk delete otherwise
+// waits for compactions that a quiet store seldom runs), then rewrites value-log files until
+// none is worth rewriting. Writes continue meanwhile; it is for after a prune.
+func (s *Store) Compact() error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.mu.RUnlock()
+	if err := s.db.Flatten(2); err != nil {
+		return fmt.Errorf("store: compact: %w", err)
+	}
+	for !s.closed.Load() {
+		if err := s.db.RunValueLogGC(gcDiscardRatio); err != nil {
+			if errors.Is(err, badger.ErrNoRewrite) || errors.Is(err, badger.ErrRejected) {
+				return nil
+			}
+			return fmt.Errorf("store: value log GC: %w", err)
+		}
+	}
+	return nil
+}
+
 // finishDeletes completes deletions interrupted by a crash.
 func (s *Store) finishDeletes() error {
 	var ids []string

@@ -479,3 +479,44 @@ func TestDecodeRecordReadsBothEnvelopeForms(t *testing.T) {
 		t.Error("a truncated envelope was accepted")
 	}
 }
+
+// After a task with a large journal is deleted, Compact gives its space back and keeps the
+// other task whole.
+func TestCompactDropsDeletedJournals(t *testing.T) {
+	s := openTest(t)
+	text := json.RawMessage(`{"text":"` + strings.Repeat("x", 400) + `"}`)
+	batch := make([]NewEvent, 500)
+	for i := range batch {
+		batch[i] = NewEvent{Type: "agent_message", Data: text}
+	}
+	for _, id := range []string{"big", "kept"} {
+		if _, err := s.Update(id, func([]byte, bool) ([]byte, []NewEvent, error) { return []byte(`{}`), nil, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 40 {
+		if _, err := s.Append("big", batch...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Append("kept", batch[:10]...); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	lsmBefore, _ := s.db.Size()
+	if err := s.Delete("big"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	lsmAfter, _ := s.db.Size()
+	if lsmAfter*4 > lsmBefore {
+		t.Fatalf("tables %d bytes before the delete, %d after compacting", lsmBefore, lsmAfter)
+	}
+	if evs, err := s.Journal("kept", 1, 100); err != nil || len(evs) != 10 {
+		t.Fatalf("kept: %d events, %v", len(evs), err)
+	}
+}
