@@ -26,6 +26,10 @@ const (
 	maxExecutionTimeout   = MaxExecutionTimeoutSeconds
 	workerStartTimeout    = 60 * time.Second
 	provisioningGitBudget = 30 * time.Second
+	// worktreeBudget bounds the checkout of the task's worktree on its own: it takes as long as
+	// the repository is large (≈ 45 s for 100,000 files on the project's virtual disk), which
+	// the provisioning budget of the other git steps must not refuse.
+	worktreeBudget = 10 * time.Minute
 )
 
 var hex64 = regexp.MustCompile(PauseReasonPattern)
@@ -216,7 +220,9 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 	if stamped && stamp.Settled() && head == src.Base {
 		e.stamps.put(r.TaskID, src.Base, stamp)
 	}
-	wt, err := gitx.CreateWorktree(gctx, src, root, req.TaskID)
+	wctx, wcancel := context.WithTimeout(ctx, worktreeBudget)
+	defer wcancel()
+	wt, err := gitx.CreateWorktree(wctx, src, root, req.TaskID)
 	if err == nil && wt.Path != r.Worktree {
 		_ = gitx.DiscardWorktree(context.Background(), wt)
 		err = Errorf(CodeInternalError, nil, "the worktree was created at %s, not at %s", wt.Path, r.Worktree)

@@ -1,0 +1,119 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"reasonixctl/core/gitx"
+)
+
+// largeRepo is the checkout .ci/bench-large-repo.sh generates (100,000 files); the large
+// repository benchmarks run only when REASONIXCTL_LARGE_REPO names one.
+func largeRepo(b *testing.B) string {
+	repo := os.Getenv("REASONIXCTL_LARGE_REPO")
+	if repo == "" {
+		b.Skip("set REASONIXCTL_LARGE_REPO to a generated repository (.ci/bench-large-repo.sh)")
+	}
+	b.Setenv("GIT_AUTHOR_NAME", "Bench")
+	b.Setenv("GIT_AUTHOR_EMAIL", "bench@example.com")
+	return repo
+}
+
+// BenchmarkLargeRepoWorktreeAdd is the yardstick: a bare `git worktree add -b` of the
+// repository at HEAD, as delegate runs it.
+func BenchmarkLargeRepoWorktreeAdd(b *testing.B) {
+	repo := largeRepo(b)
+	dir := b.TempDir()
+	for i := range b.N {
+		path := filepath.Join(dir, "wt-"+strconv.Itoa(i))
+		branch := "bench-bare-" + strconv.Itoa(i) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+		cmd := exec.Command("git", "-c", "core.hooksPath=/dev/null", "worktree", "add", "--quiet", "-b", branch, "--", path, "HEAD")
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("worktree add: %v %s", err, out)
+		}
+		b.StopTimer()
+		for _, args := range [][]string{{"worktree", "remove", "--force", path}, {"branch", "-D", branch}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = repo
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %v %s", args, err, out)
+			}
+		}
+		b.StartTimer()
+	}
+}
+
+// BenchmarkLargeRepoDelegate measures, on the large repository, delegate until the worker's
+// session has started (the task turns running: `ms-to-session`, to compare with
+// BenchmarkLargeRepoWorktreeAdd), then the worker's turn and the review snapshot (running to
+// review_required: `ms-review`) and finalize (`ms-finalize`, the sandboxed verification
+// included), and the git processes of the whole task. `ns/op` is the delegate call.
+func BenchmarkLargeRepoDelegate(b *testing.B) {
+	repo := largeRepo(b)
+	e, err := Open(Config{StateDir: b.TempDir(), Mode: "bench", Worker: inProcessWorker(instantScenario())})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	var toSession, review, finalize time.Duration
+	var execs int64
+	for i := range b.N {
+		id := "large-" + strconv.Itoa(i) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+		ctx, cancel := context.WithCancel(context.Background())
+		sub, err := e.Subscribe(ctx, SubscribeOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		running := make(chan time.Time, 1)
+		go func() {
+			for ev := range sub.C {
+				var d StateChangedData
+				if ev.TaskID == id && ev.Type == EventStateChanged && json.Unmarshal(ev.Data, &d) == nil && d.To == StateRunning {
+					running <- time.Now()
+					return
+				}
+			}
+		}()
+		before := gitx.Execs()
+		start := time.Now()
+		res, err := e.Delegate(context.Background(), DelegateRequest{TaskID: id, Contract: json.RawMessage(happyContract), Authority: Authority{Cwd: repo, Writable: true}})
+		done := time.Now()
+		cancel()
+		if err != nil || res.State != StateReviewRequired {
+			b.Fatalf("delegate: %v %+v", err, res.TaskView)
+		}
+		b.StopTimer()
+		var at time.Time
+		select {
+		case at = <-running:
+		case <-time.After(10 * time.Second):
+			b.Fatal("no running event")
+		}
+		toSession += at.Sub(start)
+		review += done.Sub(at)
+		rev := res.ReviewRevision
+		fstart := time.Now()
+		v, err := e.Control(context.Background(), ControlRequest{TaskID: id, Action: ActionFinalize, ReviewSummary: "ok",
+			ApprovedReviewCriteria: []string{"looks-right"}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash})
+		if err != nil || v.State != StateCompleted {
+			b.Fatalf("finalize: %v %+v", err, v)
+		}
+		finalize += time.Since(fstart)
+		execs += gitx.Execs() - before
+		if _, err := e.Archive(context.Background(), id, true); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(toSession.Milliseconds())/float64(b.N), "ms-to-session")
+	b.ReportMetric(float64(review.Milliseconds())/float64(b.N), "ms-review")
+	b.ReportMetric(float64(finalize.Milliseconds())/float64(b.N), "ms-finalize")
+	b.ReportMetric(float64(execs)/float64(b.N), "git-execs/task")
+}
