@@ -85,8 +85,19 @@ func Commit(ctx context.Context, req CommitRequest) (CommitResult, error) {
 		return CommitResult{}, err
 	}
 
-	if _, err := git(ctx, CodeCommitFailed, ReasonGitFailed, wt.Path, "read-tree", req.Tree); err != nil {
+	// With a plain index, `read-tree -i -m` (-i: the worktree is not compared) keeps the stat data of the entries the tree leaves as
+	// they are, so the status checks below read only the task's changed files; the index is the
+	// reviewed tree either way. It must still be plain afterwards (no mark hides a file).
+	readTree := []string{"read-tree", req.Tree}
+	merge := worktreeIndexPlain(wt.Path)
+	if merge {
+		readTree = []string{"read-tree", "-i", "-m", req.Tree}
+	}
+	if _, err := git(ctx, CodeCommitFailed, ReasonGitFailed, wt.Path, readTree...); err != nil {
 		return fail(err)
+	}
+	if merge && !worktreeIndexPlain(wt.Path) {
+		return fail(newErr(CodeOwnershipAmbiguous, ReasonTreeMoved, "the worktree's index changed while the reviewed tree was staged"))
 	}
 	if err := checkStaged(ctx, tx, req); err != nil {
 		return fail(err)

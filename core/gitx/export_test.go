@@ -8,3 +8,6 @@ func SetStampMargins(fine, coarse time.Duration) (restore func()) {
 	racyMargin, racyMarginCoarse = fine, coarse
 	return func() { racyMargin, racyMarginCoarse = f, c }
 }
+
+// PlainIndex exposes plainIndex to the tests.
+var PlainIndex = plainIndex

@@ -86,7 +86,8 @@ func (tx *reviewTx) cmd(dir string, args ...string) gitCmd {
 
 // BuildReview snapshots the worktree into a tree through a temporary index (the base, then every
 // tracked, untracked, deleted and mode change, untracked .reasonix files excluded) and diffs it
-// against the base. Four git processes; the worktree's own index is not touched.
+// against the base. Four git processes; the worktree's own index is only read (as the seed of
+// the disposable one, see readBase).
 func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
 	if !hex40.MatchString(wt.Base) || !filepath.IsAbs(wt.Path) {
 		return Review{}, badInput("BuildReview needs a worktree with an absolute path and a resolved base")
@@ -99,7 +100,7 @@ func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
 		return Review{}, err
 	}
 	defer tx.close()
-	if _, err := tx.cmd(wt.Path, "read-tree", wt.Base).must(ctx, CodeInternal, ReasonGitFailed); err != nil {
+	if err := tx.readBase(ctx, wt); err != nil {
 		return Review{}, err
 	}
 	nested, err := tx.addAll(ctx, wt.Path)
@@ -126,6 +127,24 @@ func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
 	r.Tree = tree
 	r.NestedRepositories = nested
 	return r, nil
+}
+
+// readBase fills the disposable index with the base tree. Seeded from a copy of the worktree's
+// own plain index, `read-tree -m` keeps the stat data of the entries the base leaves as they
+// are, so `add -A` then reads only files whose stat data changed, not every file of the
+// checkout; the index's content is the base tree either way. Without a usable seed, or if the
+// merge fails, the base is read alone.
+func (tx *reviewTx) readBase(ctx context.Context, wt Worktree) error {
+	if seedIndex(wt.Path, tx.index) {
+		if _, err := tx.cmd(wt.Path, "read-tree", "-m", wt.Base).run(ctx); err == nil {
+			return nil
+		} else if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		os.Remove(tx.index)
+	}
+	_, err := tx.cmd(wt.Path, "read-tree", wt.Base).must(ctx, CodeInternal, ReasonGitFailed)
+	return err
 }
 
 // addAll stages every change into the disposable index. git refuses a whole `add -A` when an

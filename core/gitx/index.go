@@ -1,0 +1,106 @@
+package gitx
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+)
+
+// plainIndex reports whether an index file's content can lend its stat data to another index:
+// version 2 or 3, SHA-1, not split, not sparse, no unmerged entry and no entry marked
+// assume-unchanged, skip-worktree or intent-to-add. Those marks change what `add -A` and
+// `status` see, so an index holding one is never used as a seed (the caller starts from the
+// tree alone, as before). Anything unreadable or unknown is not plain.
+func plainIndex(b []byte) bool {
+	if len(b) < 12+20 || !bytes.Equal(b[:4], []byte("DIRC")) {
+		return false
+	}
+	version := binary.BigEndian.Uint32(b[4:8])
+	if version != 2 && version != 3 {
+		return false
+	}
+	n := binary.BigEndian.Uint32(b[8:12])
+	body := b[:len(b)-20] // the trailing checksum
+	off := 12
+	const fixed = 62 // stat data (40), SHA-1 (20), flags (2)
+	for range n {
+		if off+fixed > len(body) {
+			return false
+		}
+		flags := binary.BigEndian.Uint16(body[off+60:])
+		if flags&0x8000 != 0 || flags&0x3000 != 0 { // assume-valid, or a merge stage
+			return false
+		}
+		size := fixed
+		if flags&0x4000 != 0 { // extended flags follow: skip-worktree, intent-to-add, …
+			if version < 3 || off+fixed+2 > len(body) || binary.BigEndian.Uint16(body[off+fixed:]) != 0 {
+				return false
+			}
+			size += 2
+		}
+		nameLen := int(flags & 0x0fff)
+		if nameLen == 0x0fff {
+			i := bytes.IndexByte(body[off+size:], 0)
+			if i < 0 {
+				return false
+			}
+			nameLen = i
+		}
+		// The entry is padded with 1–8 NULs to a multiple of eight bytes.
+		size = (size + nameLen + 8) &^ 7
+		if off+size > len(body) {
+			return false
+		}
+		off += size
+	}
+	for off+8 <= len(body) {
+		sig := string(body[off : off+4])
+		if sig == "link" || sig == "sdir" {
+			return false
+		}
+		off += 8 + int(binary.BigEndian.Uint32(body[off+4:]))
+	}
+	return off == len(body)
+}
+
+// seedIndex copies the worktree's own index to dst with its modification time, when it is a
+// plain index: `read-tree -m <tree>` into the copy then keeps the stat data of every entry the
+// tree leaves as it is, so that git hashes only files whose stat data changed instead of every
+// file of the checkout. The file's time matters: git treats entries as racily clean relative to
+// it, and a newer time would let a same-second change pass unseen.
+func seedIndex(worktree, dst string) bool {
+	gitDir, err := gitDirOf(worktree)
+	if err != nil {
+		return false
+	}
+	src := filepath.Join(gitDir, "index")
+	fi, err := os.Stat(src)
+	if err != nil {
+		return false
+	}
+	b, err := os.ReadFile(src)
+	if err != nil || !plainIndex(b) {
+		return false
+	}
+	// The time given to the copy must be that of the bytes read: git replaces the index by
+	// rename, so an unchanged inode, time and size after the read mean the same file.
+	if fi2, err := os.Stat(src); err != nil || !os.SameFile(fi, fi2) || !fi2.ModTime().Equal(fi.ModTime()) || fi2.Size() != int64(len(b)) {
+		return false
+	}
+	if os.WriteFile(dst, b, 0o600) != nil || os.Chtimes(dst, fi.ModTime(), fi.ModTime()) != nil {
+		os.Remove(dst)
+		return false
+	}
+	return true
+}
+
+// worktreeIndexPlain reports whether the worktree's own index is plain (see plainIndex).
+func worktreeIndexPlain(worktree string) bool {
+	gitDir, err := gitDirOf(worktree)
+	if err != nil {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(gitDir, "index"))
+	return err == nil && plainIndex(b)
+}
