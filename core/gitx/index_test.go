@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"reasonixctl/core/gitx"
@@ -74,5 +75,38 @@ func TestSeededReviewSeesASameSizeEditAtOnce(t *testing.T) {
 	}
 	if !slices.Equal(rev.Paths(), []string{"lib/b.txt"}) {
 		t.Fatalf("review paths %v", rev.Paths())
+	}
+}
+
+// Finalize's TreeChanges of a tree this process reviewed needs no git, and lists exactly what
+// git's diff-tree lists.
+func TestTreeChangesOfAReviewedTreeReuseTheReviewDiff(t *testing.T) {
+	f := newFixture(t)
+	wt := f.task(t, "cached")
+	write(t, filepath.Join(wt.Path, "a.txt"), "changed\n", 0o644)
+	write(t, filepath.Join(wt.Path, "lib", "new.txt"), "new\n", 0o755)
+	os.Remove(filepath.Join(wt.Path, "gone.txt"))
+	rev, err := gitx.BuildReview(ctx, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := gitx.Execs()
+	got, err := gitx.TreeChanges(ctx, wt.Path, wt.Base, rev.Tree)
+	if err != nil || gitx.Execs() != before {
+		t.Fatalf("TreeChanges ran %d git processes: %v", gitx.Execs()-before, err)
+	}
+	raw := sh(t, wt.Path, "diff-tree", "-r", "--no-renames", "--raw", "--abbrev=40", wt.Base, rev.Tree)
+	var want []string
+	for _, l := range strings.Split(raw, "\n") {
+		h, p, _ := strings.Cut(l, "\t")
+		fs := strings.Fields(h)
+		want = append(want, strings.TrimPrefix(fs[0], ":")+" "+fs[1]+" "+fs[3]+" "+fs[4]+" "+p)
+	}
+	var have []string
+	for _, c := range got {
+		have = append(have, c.OldMode+" "+c.NewMode+" "+c.NewHash+" "+string(c.Status)+" "+c.Path)
+	}
+	if !slices.Equal(have, want) {
+		t.Fatalf("cached %v\ngit    %v", have, want)
 	}
 }

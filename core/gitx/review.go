@@ -120,10 +120,11 @@ func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
 	if err != nil {
 		return Review{}, err
 	}
-	r, err := parseTreeDiff(out)
+	r, all, err := parseTreeDiff(out)
 	if err != nil {
 		return Review{}, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "unexpected diff-tree output", Err: err}
 	}
+	changesSeen.put(wt.Base, tree, all)
 	r.Tree = tree
 	r.NestedRepositories = nested
 	return r, nil
@@ -255,7 +256,7 @@ func readHead(wt Worktree) (l []string, ok bool) {
 
 // parseTreeDiff reads `diff-tree -z --raw --numstat -p`: NUL-separated raw records (header, path),
 // then as many numstat records, then an empty field, then the patch.
-func parseTreeDiff(out []byte) (Review, error) {
+func parseTreeDiff(out []byte) (Review, []FileChange, error) {
 	var r Review
 	var all []FileChange
 	rest := out
@@ -271,7 +272,7 @@ func parseTreeDiff(out []byte) (Review, error) {
 	for len(rest) > 0 && rest[0] == ':' {
 		rec, err := nextRawRecord(&rest)
 		if err != nil {
-			return r, err
+			return r, nil, err
 		}
 		all = append(all, rec)
 	}
@@ -279,7 +280,7 @@ func parseTreeDiff(out []byte) (Review, error) {
 		rec, ok := next()
 		parts := strings.SplitN(rec, "\t", 3)
 		if !ok || len(parts) != 3 || parts[2] != all[i].Path {
-			return r, fmt.Errorf("numstat record %q for %q", rec, all[i].Path)
+			return r, nil, fmt.Errorf("numstat record %q for %q", rec, all[i].Path)
 		}
 		if parts[0] == "-" {
 			all[i].Binary = true
@@ -288,13 +289,13 @@ func parseTreeDiff(out []byte) (Review, error) {
 		a, err1 := strconv.Atoi(parts[0])
 		d, err2 := strconv.Atoi(parts[1])
 		if err1 != nil || err2 != nil {
-			return r, fmt.Errorf("numstat record %q", rec)
+			return r, nil, fmt.Errorf("numstat record %q", rec)
 		}
 		all[i].Added, all[i].Deleted = a, d
 	}
 	if len(all) > 0 {
 		if sep, ok := next(); !ok || sep != "" {
-			return r, fmt.Errorf("no separator before the patch")
+			return r, nil, fmt.Errorf("no separator before the patch")
 		}
 	}
 	r.Diff = rest
@@ -305,5 +306,5 @@ func parseTreeDiff(out []byte) (Review, error) {
 		}
 		r.Files = append(r.Files, f)
 	}
-	return r, nil
+	return r, all, nil
 }
