@@ -88,8 +88,10 @@ func Commit(ctx context.Context, req CommitRequest) (CommitResult, error) {
 	// With a plain index, `read-tree -i -m` (-i: the worktree is not compared) keeps the stat data of the entries the tree leaves as
 	// they are, so the status checks below read only the task's changed files; the index is the
 	// reviewed tree either way. It must still be plain afterwards (no mark hides a file).
+	// With hooks the tree is read alone: their check's write-tree must get the cache-tree of the
+	// reviewed tree, not one carried over from the worktree's index.
 	readTree := []string{"read-tree", req.Tree}
-	merge := worktreeIndexPlain(wt.Path)
+	merge := req.Hooks == nil && worktreeIndexPlain(wt.Path)
 	if merge {
 		readTree = []string{"read-tree", "-i", "-m", req.Tree}
 	}

@@ -2,6 +2,7 @@ package gitx
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -13,12 +14,22 @@ import (
 // `status` see, so an index holding one is never used as a seed (the caller starts from the
 // tree alone, as before). Anything unreadable or unknown is not plain.
 func plainIndex(b []byte) bool {
+	_, ok := indexEntriesEnd(b)
+	return ok
+}
+
+// indexEntriesEnd checks a plain index (see plainIndex), its SHA-1 checksum included, and
+// returns where its entries end and its extensions begin.
+func indexEntriesEnd(b []byte) (int, bool) {
 	if len(b) < 12+20 || !bytes.Equal(b[:4], []byte("DIRC")) {
-		return false
+		return 0, false
+	}
+	if sum := sha1.Sum(b[:len(b)-20]); !bytes.Equal(sum[:], b[len(b)-20:]) {
+		return 0, false // another hash function, or index.skipHash
 	}
 	version := binary.BigEndian.Uint32(b[4:8])
 	if version != 2 && version != 3 {
-		return false
+		return 0, false
 	}
 	n := binary.BigEndian.Uint32(b[8:12])
 	body := b[:len(b)-20] // the trailing checksum
@@ -26,16 +37,16 @@ func plainIndex(b []byte) bool {
 	const fixed = 62 // stat data (40), SHA-1 (20), flags (2)
 	for range n {
 		if off+fixed > len(body) {
-			return false
+			return 0, false
 		}
 		flags := binary.BigEndian.Uint16(body[off+60:])
 		if flags&0x8000 != 0 || flags&0x3000 != 0 { // assume-valid, or a merge stage
-			return false
+			return 0, false
 		}
 		size := fixed
 		if flags&0x4000 != 0 { // extended flags follow: skip-worktree, intent-to-add, …
 			if version < 3 || off+fixed+2 > len(body) || binary.BigEndian.Uint16(body[off+fixed:]) != 0 {
-				return false
+				return 0, false
 			}
 			size += 2
 		}
@@ -43,25 +54,26 @@ func plainIndex(b []byte) bool {
 		if nameLen == 0x0fff {
 			i := bytes.IndexByte(body[off+size:], 0)
 			if i < 0 {
-				return false
+				return 0, false
 			}
 			nameLen = i
 		}
 		// The entry is padded with 1–8 NULs to a multiple of eight bytes.
 		size = (size + nameLen + 8) &^ 7
 		if off+size > len(body) {
-			return false
+			return 0, false
 		}
 		off += size
 	}
+	entriesEnd := off
 	for off+8 <= len(body) {
 		sig := string(body[off : off+4])
 		if sig == "link" || sig == "sdir" {
-			return false
+			return 0, false
 		}
 		off += 8 + int(binary.BigEndian.Uint32(body[off+4:]))
 	}
-	return off == len(body)
+	return entriesEnd, off == len(body)
 }
 
 // seedIndex copies the worktree's own index to dst with its modification time, when it is a
@@ -80,7 +92,11 @@ func seedIndex(worktree, dst string) bool {
 		return false
 	}
 	b, err := os.ReadFile(src)
-	if err != nil || !plainIndex(b) {
+	if err != nil {
+		return false
+	}
+	end, ok := indexEntriesEnd(b)
+	if !ok {
 		return false
 	}
 	// The time given to the copy must be that of the bytes read: git replaces the index by
@@ -88,7 +104,13 @@ func seedIndex(worktree, dst string) bool {
 	if fi2, err := os.Stat(src); err != nil || !os.SameFile(fi, fi2) || !fi2.ModTime().Equal(fi.ModTime()) || fi2.Size() != int64(len(b)) {
 		return false
 	}
-	if os.WriteFile(dst, b, 0o600) != nil || os.Chtimes(dst, fi.ModTime(), fi.ModTime()) != nil {
+	// Only the entries are kept: the extensions are caches git would trust — a cache-tree
+	// entry is reused by write-tree without looking at the entries below it — and the index
+	// is the worker's to write.
+	seed := append(bytes.Clone(b[:end]), make([]byte, 20)...)
+	sum := sha1.Sum(seed[:end])
+	copy(seed[end:], sum[:])
+	if os.WriteFile(dst, seed, 0o600) != nil || os.Chtimes(dst, fi.ModTime(), fi.ModTime()) != nil {
 		os.Remove(dst)
 		return false
 	}

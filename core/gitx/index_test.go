@@ -1,6 +1,9 @@
 package gitx_test
 
 import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,5 +111,51 @@ func TestTreeChangesOfAReviewedTreeReuseTheReviewDiff(t *testing.T) {
 	}
 	if !slices.Equal(have, want) {
 		t.Fatalf("cached %v\ngit    %v", have, want)
+	}
+}
+
+// A cache-tree in the worktree's index that names another tree does not reach the review:
+// the seed keeps only the entries, so write-tree computes every tree from them.
+func TestReviewIgnoresALyingCacheTree(t *testing.T) {
+	f := newFixture(t)
+	wt := f.task(t, "lying")
+	write(t, filepath.Join(wt.Path, "a.txt"), "changed\n", 0o644)
+	honest, err := gitx.BuildReview(ctx, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Prime the worktree index's cache-tree, then make its root name the base tree's
+	// neighbour: a tree that also holds smuggled.txt.
+	gitDir := sh(t, wt.Path, "rev-parse", "--absolute-git-dir")
+	sh(t, wt.Path, "write-tree")
+	write(t, filepath.Join(wt.Path, "smuggled.txt"), "x\n", 0o644)
+	sh(t, wt.Path, "add", "smuggled.txt")
+	other := sh(t, wt.Path, "write-tree")
+	sh(t, wt.Path, "rm", "-q", "--cached", "smuggled.txt")
+	os.Remove(filepath.Join(wt.Path, "smuggled.txt"))
+	sh(t, wt.Path, "write-tree")
+	b := worktreeIndex(t, wt)
+	i := bytes.Index(b, []byte("TREE"))
+	if i < 0 {
+		t.Fatal("no cache-tree extension to tamper with")
+	}
+	// The root entry: "" NUL "<count> <subtrees>\n" <oid>.
+	nl := bytes.IndexByte(b[i+8:], '\n')
+	oid, _ := hex.DecodeString(other)
+	copy(b[i+8+nl+1:], oid)
+	sum := sha1.Sum(b[:len(b)-20])
+	copy(b[len(b)-20:], sum[:])
+	if err := os.WriteFile(filepath.Join(gitDir, "index"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if lied := sh(t, wt.Path, "write-tree"); lied != other {
+		t.Fatalf("git did not trust the tampered cache-tree (%s), so the test proves nothing", lied)
+	}
+	rev, err := gitx.BuildReview(ctx, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rev.Tree != honest.Tree || !slices.Equal(rev.Paths(), []string{"a.txt"}) {
+		t.Fatalf("review tree %s (honest %s), paths %v", rev.Tree, honest.Tree, rev.Paths())
 	}
 }
