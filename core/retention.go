@@ -140,6 +140,7 @@ func (e *Engine) Archive(ctx context.Context, id string, apply bool) (ArchiveRes
 	if !apply {
 		return res, nil
 	}
+	os.Remove(e.reviewIndexPath(id)) // the review's kept index, a cache of the commit (not listed)
 
 	// A worker still detaching from the finished task must not hold the worktree.
 	e.detach(id)

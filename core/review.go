@@ -30,7 +30,7 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 		e.fail(id, "contract_unreadable", err.Error())
 		return
 	}
-	rev, err := gitx.BuildReview(ctx, e.worktreeOf(r))
+	rev, err := gitx.BuildReviewKeepingIndex(ctx, e.worktreeOf(r), e.reviewIndexPath(id))
 	if _, text := headRefusal(err); text != "" {
 		e.pause(id, PhasePostflightFailed, text)
 		return
@@ -109,6 +109,12 @@ func limitStrings(s []string, n int) []string {
 
 func (e *Engine) reviewDiffPath(id string) string {
 	return filepath.Join(e.cfg.StateDir, "reviews", id+".diff")
+}
+
+// reviewIndexPath is where the review's index is kept for the commit (gitx.CommitRequest
+// ReviewIndex); the commit checks it still records the reviewed tree.
+func (e *Engine) reviewIndexPath(id string) string {
+	return filepath.Join(e.cfg.StateDir, "reviews", id+".index")
 }
 
 // writeReviewDiff keeps the current review's diff beside the store: it is derived from the

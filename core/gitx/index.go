@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 )
@@ -125,4 +126,87 @@ func worktreeIndexPlain(worktree string) bool {
 	}
 	b, err := os.ReadFile(filepath.Join(gitDir, "index"))
 	return err == nil && plainIndex(b)
+}
+
+// keepFile copies src to dst through a temporary file and a rename, with src's modification
+// time (git's racy-entry check is relative to it). A failure leaves no dst.
+func keepFile(src, dst string) {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return
+	}
+	tmp := dst + ".tmp"
+	if os.MkdirAll(filepath.Dir(dst), 0o700) != nil {
+		return
+	}
+	if os.WriteFile(tmp, b, 0o600) != nil || os.Chtimes(tmp, fi.ModTime(), fi.ModTime()) != nil || os.Rename(tmp, dst) != nil {
+		os.Remove(tmp)
+		os.Remove(dst)
+	}
+}
+
+// cacheTreeRoot returns the root tree a plain index's cache-tree extension records, if it is
+// valid.
+func cacheTreeRoot(b []byte) (string, bool) {
+	end, ok := indexEntriesEnd(b)
+	if !ok {
+		return "", false
+	}
+	body := b[:len(b)-20]
+	for off := end; off+8 <= len(body); {
+		size := int(binary.BigEndian.Uint32(body[off+4:]))
+		if off+8+size > len(body) {
+			return "", false
+		}
+		data := body[off+8 : off+8+size]
+		if string(body[off:off+4]) == "TREE" {
+			// The root entry: an empty path, NUL, "<entries> <subtrees>\n", then the object
+			// unless <entries> is -1 (invalid).
+			nl := bytes.IndexByte(data, '\n')
+			if len(data) < 1 || data[0] != 0 || nl < 0 || bytes.HasPrefix(data[1:], []byte("-")) || nl+21 > len(data) {
+				return "", false
+			}
+			return hex.EncodeToString(data[nl+1 : nl+21]), true
+		}
+		off += 8 + size
+	}
+	return "", false
+}
+
+// installIndex makes the kept review index the worktree's index when it records exactly tree:
+// written to index.lock (created exclusively, as git does, so no git process is writing the
+// index meanwhile) with the kept file's time, then renamed over the index. It reports whether
+// it did; on false the worktree's index is untouched.
+func installIndex(worktree, kept, tree string) bool {
+	fi, err := os.Stat(kept)
+	if err != nil {
+		return false
+	}
+	b, err := os.ReadFile(kept)
+	if err != nil || !plainIndex(b) {
+		return false
+	}
+	if root, ok := cacheTreeRoot(b); !ok || root != tree {
+		return false
+	}
+	gitDir, err := gitDirOf(worktree)
+	if err != nil {
+		return false
+	}
+	lock := filepath.Join(gitDir, "index.lock")
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return false
+	}
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr != nil || cerr != nil || os.Chtimes(lock, fi.ModTime(), fi.ModTime()) != nil ||
+		os.Rename(lock, filepath.Join(gitDir, "index")) != nil {
+		os.Remove(lock)
+		return false
+	}
+	return true
 }

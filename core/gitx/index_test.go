@@ -159,3 +159,60 @@ func TestReviewIgnoresALyingCacheTree(t *testing.T) {
 		t.Fatalf("review tree %s (honest %s), paths %v", rev.Tree, honest.Tree, rev.Paths())
 	}
 }
+
+// The index kept by the review becomes the worktree's index at the commit without a read-tree;
+// a kept index of another tree is ignored, and a change after the review is still refused.
+func TestCommitInstallsTheKeptReviewIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		stale    bool
+		moved    bool
+		readTree bool
+	}{{"kept", false, false, false}, {"stale", true, false, true}, {"moved", false, true, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			wt := f.task(t, "keep")
+			kept := filepath.Join(t.TempDir(), "reviews", "keep.index")
+			write(t, filepath.Join(wt.Path, "a.txt"), "first\n", 0o644)
+			r, err := gitx.BuildReviewKeepingIndex(ctx, wt, kept)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.stale {
+				write(t, filepath.Join(wt.Path, "a.txt"), "second\n", 0o644)
+				if r, err = gitx.BuildReview(ctx, wt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.moved {
+				write(t, filepath.Join(wt.Path, "a.txt"), "later\n", 0o644)
+			}
+			req := request(wt, r)
+			req.ReviewIndex = kept
+			before := gitx.Execs()
+			res, err := gitx.Commit(ctx, req)
+			if tc.moved {
+				wantCode(t, err, gitx.CodeOwnershipAmbiguous, gitx.ReasonTreeMoved)
+				assertUncommitted(t, wt)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// status, commit-tree, update-ref, status; a read-tree only for the stale index.
+			want := int64(4)
+			if tc.readTree {
+				want = 5
+			}
+			if n := gitx.Execs() - before; n != want {
+				t.Fatalf("%d git processes, want %d", n, want)
+			}
+			if tree := sh(t, wt.Path, "rev-parse", res.Commit+"^{tree}"); tree != r.Tree {
+				t.Fatalf("committed %s, reviewed %s", tree, r.Tree)
+			}
+			if st := sh(t, wt.Path, "status", "--porcelain"); st != "" {
+				t.Fatalf("worktree after commit:\n%s", st)
+			}
+		})
+	}
+}

@@ -89,6 +89,17 @@ func (tx *reviewTx) cmd(dir string, args ...string) gitCmd {
 // against the base. Four git processes; the worktree's own index is only read (as the seed of
 // the disposable one, see readBase).
 func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
+	return BuildReviewKeepingIndex(ctx, wt, "")
+}
+
+// BuildReviewKeepingIndex is BuildReview that also keeps the disposable index, which then holds
+// exactly the review tree with the stat data of the worktree's files, at keepIndex (replaced
+// atomically, its time kept). Commit can install it as the worktree's index instead of reading
+// the tree again (CommitRequest.ReviewIndex). An index that cannot be kept is removed.
+func BuildReviewKeepingIndex(ctx context.Context, wt Worktree, keepIndex string) (Review, error) {
+	if keepIndex != "" {
+		os.Remove(keepIndex)
+	}
 	if !hex40.MatchString(wt.Base) || !filepath.IsAbs(wt.Path) {
 		return Review{}, badInput("BuildReview needs a worktree with an absolute path and a resolved base")
 	}
@@ -127,6 +138,9 @@ func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
 	changesSeen.put(wt.Base, tree, all)
 	r.Tree = tree
 	r.NestedRepositories = nested
+	if keepIndex != "" {
+		keepFile(tx.index, keepIndex)
+	}
 	return r, nil
 }
 
