@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Generates a repository of 100,000 files (1,000 directories of 100 small files, one commit) in
 # a temporary directory and runs the large-repository benchmarks against it: a bare
-# `git worktree add` beside delegate → the worker's session start, the review snapshot and
-# finalize. The repository is never committed anywhere; it is removed at the end unless
+# `git worktree add` beside delegate → the worker's session start (the two alternate in each
+# iteration), the review snapshot and finalize, and one collision scan whole, limited to the
+# write scope, and the stamp that skips it. The repository is never committed anywhere; it is removed at the end unless
 # KEEP=1. Usage: .ci/bench-large-repo.sh [benchtime, default 3x] [files, default 100000]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,34 +26,32 @@ func largeRepo(b *testing.B) string {
 	return repo
 }
 
-// BenchmarkLargeRepoWorktreeAdd is the yardstick: a bare `git worktree add -b` of the
-// repository at HEAD, as delegate runs it.
-func BenchmarkLargeRepoWorktreeAdd(b *testing.B) {
-	repo := largeRepo(b)
-	dir := b.TempDir()
-	for i := range b.N {
-		path := filepath.Join(dir, "wt-"+strconv.Itoa(i))
-		branch := "bench-bare-" + strconv.Itoa(i) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-		cmd := exec.Command("git", "-c", "core.hooksPath=/dev/null", "worktree", "add", "--quiet", "-b", branch, "--", path, "HEAD")
+// bareWorktreeAdd times the yardstick: a bare `git worktree add -b` of the repository at HEAD,
+// as delegate runs it; the worktree and branch are removed again (untimed).
+func bareWorktreeAdd(b *testing.B, repo, dir string, i int) time.Duration {
+	path := filepath.Join(dir, "bare-"+strconv.Itoa(i))
+	branch := "bench-bare-" + strconv.Itoa(i) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	cmd := exec.Command("git", "-c", "core.hooksPath=/dev/null", "worktree", "add", "--quiet", "-b", branch, "--", path, "HEAD")
+	cmd.Dir = repo
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("worktree add: %v %s", err, out)
+	}
+	took := time.Since(start)
+	for _, args := range [][]string{{"worktree", "remove", "--force", path}, {"branch", "-D", branch}} {
+		cmd := exec.Command("git", args...)
 		cmd.Dir = repo
 		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("worktree add: %v %s", err, out)
+			b.Fatalf("%v: %v %s", args, err, out)
 		}
-		b.StopTimer()
-		for _, args := range [][]string{{"worktree", "remove", "--force", path}, {"branch", "-D", branch}} {
-			cmd := exec.Command("git", args...)
-			cmd.Dir = repo
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("%v: %v %s", args, err, out)
-			}
-		}
-		b.StartTimer()
 	}
+	return took
 }
 
-// BenchmarkLargeRepoDelegate measures, on the large repository, delegate until the worker's
-// session has started (the task turns running: `ms-to-session`, to compare with
-// BenchmarkLargeRepoWorktreeAdd), then the worker's turn and the review snapshot (running to
+// BenchmarkLargeRepoDelegate measures, on the large repository, a bare `git worktree add`
+// (`ms-bare-worktree-add`) and, in the same iteration so that the disk's drift hits both
+// alike, delegate until the worker's session has started (the task turns running:
+// `ms-to-session`; `session/bare` is their ratio), then the worker's turn and the review snapshot (running to
 // review_required: `ms-review`) and finalize (`ms-finalize`, the sandboxed verification
 // included), and the git processes of the whole task. `ns/op` is the delegate call.
 func BenchmarkLargeRepoDelegate(b *testing.B) {
@@ -62,9 +61,13 @@ func BenchmarkLargeRepoDelegate(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer e.Close()
-	var toSession, review, finalize time.Duration
+	var bare, toSession, review, finalize time.Duration
 	var execs int64
+	dir := b.TempDir()
 	for i := range b.N {
+		b.StopTimer()
+		bare += bareWorktreeAdd(b, repo, dir, i)
+		b.StartTimer()
 		id := "large-" + strconv.Itoa(i) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 		ctx, cancel := context.WithCancel(context.Background())
 		sub, err := e.Subscribe(ctx, SubscribeOptions{})
@@ -112,8 +115,49 @@ func BenchmarkLargeRepoDelegate(b *testing.B) {
 		}
 		b.StartTimer()
 	}
+	b.ReportMetric(float64(bare.Milliseconds())/float64(b.N), "ms-bare-worktree-add")
 	b.ReportMetric(float64(toSession.Milliseconds())/float64(b.N), "ms-to-session")
+	b.ReportMetric(float64(toSession)/float64(bare), "session/bare")
 	b.ReportMetric(float64(review.Milliseconds())/float64(b.N), "ms-review")
 	b.ReportMetric(float64(finalize.Milliseconds())/float64(b.N), "ms-finalize")
 	b.ReportMetric(float64(execs)/float64(b.N), "git-execs/task")
+}
+
+// BenchmarkLargeRepoScan compares one collision scan of the large repository over the whole
+// checkout, limited to a one-file write scope, and the stamp that lets a checkpoint skip git.
+func BenchmarkLargeRepoScan(b *testing.B) {
+	repo := largeRepo(b)
+	base := strings.TrimSpace(gitOut(b, repo, "rev-parse", "HEAD"))
+	allowed := func(p string) bool { return p == "result.txt" }
+	b.Run("whole", func(b *testing.B) {
+		for b.Loop() {
+			if c := gitx.ScanSource(context.Background(), repo, base, allowed); c.Collides() {
+				b.Fatalf("%+v", c)
+			}
+		}
+	})
+	b.Run("scoped", func(b *testing.B) {
+		for b.Loop() {
+			if c := gitx.ScanSourceIn(context.Background(), repo, base, []string{"result.txt"}, allowed); c.Collides() {
+				b.Fatalf("%+v", c)
+			}
+		}
+	})
+	b.Run("stamp", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := gitx.ReadStamp(repo, filepath.Join(repo, ".git"), []string{"result.txt"}); !ok {
+				b.Fatal("no stamp")
+			}
+		}
+	})
+}
+
+func gitOut(b *testing.B, dir string, args ...string) string {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(out)
 }
