@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // plainIndex reports whether an index file's content can lend its stat data to another index:
@@ -77,33 +78,82 @@ func indexEntriesEnd(b []byte) (int, bool) {
 	return entriesEnd, off == len(body)
 }
 
+// createdIndexes remembers, per worktree path, the checksum of the index `git worktree add`
+// wrote: an index with the same checksum holds the same bytes, so its entries are still the base
+// tree and the review needs no read-tree. Kept in memory only: after a restart the review reads
+// the base again.
+var createdIndexes = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+const maxCreatedIndexes = 4096
+
+// rememberCreatedIndex records the checksum of a freshly created worktree's plain index, with
+// the base it checked out.
+func rememberCreatedIndex(worktree, base string) {
+	gitDir, err := gitDirOf(worktree)
+	if err != nil {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(gitDir, "index"))
+	if err != nil || !plainIndex(b) {
+		return
+	}
+	createdIndexes.Lock()
+	defer createdIndexes.Unlock()
+	if len(createdIndexes.m) >= maxCreatedIndexes {
+		clear(createdIndexes.m)
+	}
+	createdIndexes.m[worktree] = base + " " + hex.EncodeToString(b[len(b)-20:])
+}
+
+func forgetCreatedIndex(worktree string) {
+	createdIndexes.Lock()
+	defer createdIndexes.Unlock()
+	delete(createdIndexes.m, worktree)
+}
+
+// isCreatedIndex reports whether b is byte for byte the index the worktree was created with
+// at this base.
+func isCreatedIndex(worktree, base string, b []byte) bool {
+	createdIndexes.Lock()
+	defer createdIndexes.Unlock()
+	sum, ok := createdIndexes.m[worktree]
+	return ok && len(b) >= 20 && sum == base+" "+hex.EncodeToString(b[len(b)-20:])
+}
+
 // seedIndex copies the worktree's own index to dst with its modification time, when it is a
 // plain index: `read-tree -m <tree>` into the copy then keeps the stat data of every entry the
 // tree leaves as it is, so that git hashes only files whose stat data changed instead of every
 // file of the checkout. The file's time matters: git treats entries as racily clean relative to
 // it, and a newer time would let a same-second change pass unseen.
-func seedIndex(worktree, dst string) bool {
+//
+// isBase reports that the copied entries are the base tree itself: the index is byte for byte
+// the one `git worktree add` of the base wrote (its SHA-1 checksum, verified by plainIndex,
+// equals the one remembered at creation).
+func seedIndex(worktree, base, dst string) (seeded, isBase bool) {
 	gitDir, err := gitDirOf(worktree)
 	if err != nil {
-		return false
+		return false, false
 	}
 	src := filepath.Join(gitDir, "index")
 	fi, err := os.Stat(src)
 	if err != nil {
-		return false
+		return false, false
 	}
 	b, err := os.ReadFile(src)
 	if err != nil {
-		return false
+		return false, false
 	}
 	end, ok := indexEntriesEnd(b)
 	if !ok {
-		return false
+		return false, false
 	}
 	// The time given to the copy must be that of the bytes read: git replaces the index by
 	// rename, so an unchanged inode, time and size after the read mean the same file.
 	if fi2, err := os.Stat(src); err != nil || !os.SameFile(fi, fi2) || !fi2.ModTime().Equal(fi.ModTime()) || fi2.Size() != int64(len(b)) {
-		return false
+		return false, false
 	}
 	// Only the entries are kept: the extensions are caches git would trust — a cache-tree
 	// entry is reused by write-tree without looking at the entries below it — and the index
@@ -113,9 +163,9 @@ func seedIndex(worktree, dst string) bool {
 	copy(seed[end:], sum[:])
 	if os.WriteFile(dst, seed, 0o600) != nil || os.Chtimes(dst, fi.ModTime(), fi.ModTime()) != nil {
 		os.Remove(dst)
-		return false
+		return false, false
 	}
-	return true
+	return true, isCreatedIndex(worktree, base, b)
 }
 
 // worktreeIndexPlain reports whether the worktree's own index is plain (see plainIndex).

@@ -216,3 +216,34 @@ func TestCommitInstallsTheKeptReviewIndex(t *testing.T) {
 		})
 	}
 }
+
+// Right after the checkout the worktree's index is the base, so the snapshot needs no read-tree;
+// once the worker has rewritten the index the base is read again, and the review is the same
+// either way.
+func TestReviewSkipsReadTreeOnlyWhileTheIndexIsTheCheckoutsOwn(t *testing.T) {
+	f := newFixture(t)
+	wt := f.task(t, "fresh")
+	write(t, filepath.Join(wt.Path, "a.txt"), "changed\n", 0o644)
+	write(t, filepath.Join(wt.Path, "new.txt"), "new\n", 0o644)
+	before := gitx.Execs()
+	first, err := gitx.BuildReview(ctx, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// add -A, write-tree, diff-tree (HEAD is read from its files).
+	if n := gitx.Execs() - before; n != 3 {
+		t.Fatalf("%d git processes for a fresh worktree's review, want 3", n)
+	}
+	sh(t, wt.Path, "add", "new.txt") // the worker stages something: the index is not the checkout's
+	before = gitx.Execs()
+	second, err := gitx.BuildReview(ctx, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := gitx.Execs() - before; n != 4 {
+		t.Fatalf("%d git processes after the index changed, want 4", n)
+	}
+	if first.Tree != second.Tree || !slices.Equal(second.Paths(), []string{"a.txt", "new.txt"}) {
+		t.Fatalf("trees %s and %s, paths %v", first.Tree, second.Tree, second.Paths())
+	}
+}

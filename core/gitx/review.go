@@ -147,10 +147,15 @@ func BuildReviewKeepingIndex(ctx context.Context, wt Worktree, keepIndex string)
 // readBase fills the disposable index with the base tree. Seeded from a copy of the worktree's
 // own plain index, `read-tree -m` keeps the stat data of the entries the base leaves as they
 // are, so `add -A` then reads only files whose stat data changed, not every file of the
-// checkout; the index's content is the base tree either way. Without a usable seed, or if the
-// merge fails, the base is read alone.
+// checkout; the index's content is the base tree either way. An index that is still byte for
+// byte the one the worktree's checkout wrote is the base already and needs no read-tree.
+// Without a usable seed, or if the merge fails, the base is read alone.
 func (tx *reviewTx) readBase(ctx context.Context, wt Worktree) error {
-	if seedIndex(wt.Path, tx.index) {
+	seeded, isBase := seedIndex(wt.Path, wt.Base, tx.index)
+	if seeded && isBase {
+		return nil // the worktree's index is still the one its checkout of the base wrote
+	}
+	if seeded {
 		if _, err := tx.cmd(wt.Path, "read-tree", "-m", wt.Base).run(ctx); err == nil {
 			return nil
 		} else if ctx.Err() != nil {
