@@ -67,6 +67,7 @@ type Engine struct {
 
 	askers askers
 	active activeIndex // what the Codex guard hook reads; see active.go
+	stamps scanStamps
 }
 
 var _ Service = (*Engine)(nil)

@@ -237,7 +237,7 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 	res, err := gitx.Commit(ctx, gitx.CommitRequest{
 		Worktree: e.worktreeOf(r), Tree: r.ReviewTreeHash, Files: r.ChangedFiles, Message: msg,
 		Author: gitx.Identity{Name: r.AuthorName, Email: r.AuthorEmail},
-		Hooks:  e.hookRunner(r),
+		Hooks:  e.hookRunner(r), ReviewIndex: e.reviewIndexPath(id),
 		BeforeCommit: func(ctx context.Context) error {
 			return e.collisionCheck(ctx, r, "immediately_before_commit")
 		},
@@ -245,6 +245,7 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 	if err != nil {
 		return e.commitFailed(ctx, id, err)
 	}
+	os.Remove(e.reviewIndexPath(id)) // it served the commit
 	_, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
 		r.CommitHash = res.Commit
 		ev, err := setState(r, StateCompleted, "completed", "")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -597,5 +598,58 @@ func TestRefusedReviewCanBeRepairedAndFinalized(t *testing.T) {
 	}
 	if mode := git(t, h.repo, "ls-tree", v.CommitHash, "result.txt"); !strings.HasPrefix(mode, "100644 blob") {
 		t.Fatalf("committed %q", mode)
+	}
+}
+
+// The same with a source whose stamp has settled, so that the checkpoints before the edited one
+// skip git (their stamp is unchanged): the edit at each checkpoint must still be caught there.
+func TestSettledSourceStillGuardsEveryFinalizeCheckpoint(t *testing.T) {
+	for _, cp := range []string{"finalize_start", "after_verification", "before_staging", "before_commit", "immediately_before_commit"} {
+		t.Run(cp, func(t *testing.T) {
+			h := newHarness(t, nil)
+			waitSettled(t, h.repo, "result.txt")
+			id := "settled-" + strings.ReplaceAll(cp, "_", "-")
+			res, err := h.delegate(id)
+			if err != nil || res.State != StateReviewRequired {
+				t.Fatalf("delegate: %v %+v", err, res.TaskView)
+			}
+			r, _ := h.e.load(id)
+			h.e.stamps.mu.Lock()
+			kept := h.e.stamps.m[id]
+			h.e.stamps.mu.Unlock()
+			if kept.base != r.BaseCommit {
+				t.Fatal("no stamp was kept for the settled source")
+			}
+			hook := func(task, at string) {
+				if task == id && at == cp {
+					writeFile(t, filepath.Join(h.repo, "result.txt"), []byte("mine\n"))
+				}
+			}
+			checkpointHook.Store(&hook)
+			t.Cleanup(func() { checkpointHook.Store(nil) })
+			_, err = h.finalize(res.TaskView, "looks-right")
+			mustCode(t, err, CodeOwnershipAmbiguous)
+			d, _ := h.e.Get(context.Background(), id)
+			if sc := d.View.SourceCollision; sc == nil || sc.Checkpoint != cp || strings.Join(sc.OverlappingPaths, ",") != "result.txt" {
+				t.Fatalf("collision %+v", sc)
+			}
+			assertBranchAtBase(t, h, id)
+		})
+	}
+}
+
+// waitSettled polls until the source's stamp for the prefixes has settled (its files are older
+// than the timestamp margin), at most 10 s.
+func waitSettled(t *testing.T, repo string, prefixes ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if s, ok := gitx.ReadStamp(repo, filepath.Join(repo, ".git"), prefixes); ok && s.Settled() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the source's stamp never settled")
+		}
+		runtime.Gosched()
 	}
 }

@@ -140,6 +140,7 @@ func (e *Engine) Archive(ctx context.Context, id string, apply bool) (ArchiveRes
 	if !apply {
 		return res, nil
 	}
+	os.Remove(e.reviewIndexPath(id)) // the review's kept index, a cache of the commit (not listed)
 
 	// A worker still detaching from the finished task must not hold the worktree.
 	e.detach(id)
@@ -302,6 +303,13 @@ func (e *Engine) Prune(ctx context.Context, olderThan time.Duration, apply bool)
 		out = append(out, res)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ArchivedAt.Before(out[j].ArchivedAt) })
+	if apply && len(out) > 0 {
+		// The deleted journals take disk space until compaction drops them; do it now, as a
+		// prune is when someone asked for the space back.
+		if err := e.store.Compact(); err != nil {
+			e.log.Warn("compacting after prune", "err", err)
+		}
+	}
 	return out, nil
 }
 

@@ -30,7 +30,7 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 		e.fail(id, "contract_unreadable", err.Error())
 		return
 	}
-	rev, err := gitx.BuildReview(ctx, e.worktreeOf(r))
+	rev, err := gitx.BuildReviewKeepingIndex(ctx, e.worktreeOf(r), e.reviewIndexPath(id))
 	if _, text := headRefusal(err); text != "" {
 		e.pause(id, PhasePostflightFailed, text)
 		return
@@ -116,6 +116,12 @@ func (e *Engine) reviewDiffPath(id string) string {
 	return filepath.Join(e.cfg.StateDir, "reviews", id+".diff")
 }
 
+// reviewIndexPath is where the review's index is kept for the commit (gitx.CommitRequest
+// ReviewIndex); the commit checks it still records the reviewed tree.
+func (e *Engine) reviewIndexPath(id string) string {
+	return filepath.Join(e.cfg.StateDir, "reviews", id+".index")
+}
+
 // writeReviewDiff keeps the current review's diff beside the store: it is derived from the
 // review tree, too large for a record, and read by inspect and the dashboard.
 func (e *Engine) writeReviewDiff(id string, diff []byte) error {
@@ -153,8 +159,18 @@ func (e *Engine) collisionCheck(ctx context.Context, r *taskRecord, checkpoint s
 	if err != nil {
 		return Errorf(CodeInvalidState, nil, "stored contract: %w", err)
 	}
-	col := gitx.ScanSource(ctx, r.RepoRoot, r.BaseCommit, c.WriteAllowed)
+	prefixes := c.WritePrefixes()
+	stamp, stamped := gitx.ReadStamp(r.RepoRoot, r.RepoCommonDir, prefixes)
+	if stamped && r.Collision == nil && e.stamps.clean(r.TaskID, r.BaseCommit, stamp) {
+		return nil
+	}
+	col := gitx.ScanSourceIn(ctx, r.RepoRoot, r.BaseCommit, prefixes, c.WriteAllowed)
 	if !col.Collides() {
+		if stamped && stamp.Settled() {
+			e.stamps.put(r.TaskID, r.BaseCommit, stamp)
+		} else {
+			e.stamps.drop(r.TaskID)
+		}
 		if r.Collision != nil {
 			_, _ = e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
 				r.Collision = nil
@@ -163,6 +179,7 @@ func (e *Engine) collisionCheck(ctx context.Context, r *taskRecord, checkpoint s
 		}
 		return nil
 	}
+	e.stamps.drop(r.TaskID)
 	sc := &SourceCollision{
 		Checkpoint: checkpoint, BaseCommit: r.BaseCommit, SourceHead: col.Head,
 		DirtyPaths: nonNil(col.DirtyPaths), CommittedPaths: nonNil(col.CommittedPaths),

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -454,5 +455,68 @@ func openWithEmptyLog(t *testing.T, name string) {
 	defer s.Close()
 	if n := checkCounterTask(t, s, "t1"); n != 3 {
 		t.Fatalf("%d events after reopening, want 3", n)
+	}
+}
+
+func TestDecodeRecordReadsBothEnvelopeForms(t *testing.T) {
+	rec := `{"task_id":"a","note":"\",\"record\":{}"}`
+	written, _ := json.Marshal(recordEnvelope{V: RecordSchemaVersion, UpdatedAt: time.Now(), Record: json.RawMessage(rec)})
+	for name, env := range map[string]string{
+		"as Update writes it": string(written),
+		"reordered":           `{"record":` + rec + `,"v":1,"updated_at":"2026-01-01T00:00:00Z"}`,
+		"spaced":              `{ "v": 1, "updated_at": "2026-01-01T00:00:00Z", "record": ` + rec + ` }`,
+	} {
+		got, err := decodeRecord("a", []byte(env))
+		if err != nil || string(got) != rec {
+			t.Errorf("%s: %q, %v", name, got, err)
+		}
+	}
+	var sv *SchemaVersionError
+	if _, err := decodeRecord("a", []byte(`{"v":2,"updated_at":"2026-01-01T00:00:00Z","record":{}}`)); !errors.As(err, &sv) {
+		t.Errorf("version 2: %v", err)
+	}
+	if _, err := decodeRecord("a", []byte(`{"v":1,"updated_at":"x","record":`)); err == nil {
+		t.Error("a truncated envelope was accepted")
+	}
+}
+
+// After a task with a large journal is deleted, Compact gives its space back and keeps the
+// other task whole.
+func TestCompactDropsDeletedJournals(t *testing.T) {
+	s := openTest(t)
+	text := json.RawMessage(`{"text":"` + strings.Repeat("x", 400) + `"}`)
+	batch := make([]NewEvent, 500)
+	for i := range batch {
+		batch[i] = NewEvent{Type: "agent_message", Data: text}
+	}
+	for _, id := range []string{"big", "kept"} {
+		if _, err := s.Update(id, func([]byte, bool) ([]byte, []NewEvent, error) { return []byte(`{}`), nil, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 40 {
+		if _, err := s.Append("big", batch...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Append("kept", batch[:10]...); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	lsmBefore, _ := s.db.Size()
+	if err := s.Delete("big"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	lsmAfter, _ := s.db.Size()
+	if lsmAfter*4 > lsmBefore {
+		t.Fatalf("tables %d bytes before the delete, %d after compacting", lsmBefore, lsmAfter)
+	}
+	if evs, err := s.Journal("kept", 1, 100); err != nil || len(evs) != 10 {
+		t.Fatalf("kept: %d events, %v", len(evs), err)
 	}
 }

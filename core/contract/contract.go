@@ -160,6 +160,31 @@ func (c *Contract) WriteAllowed(path string) bool {
 	return slices.ContainsFunc(c.WriteScope, func(pat string) bool { return Match(pat, p) })
 }
 
+// WritePrefixes returns path prefixes that together cover every path WriteAllowed accepts: each
+// write_scope pattern up to its first segment with glob syntax. nil means the scope can reach
+// any path (a pattern that starts with a glob).
+func (c *Contract) WritePrefixes() []string {
+	if c == nil || len(c.WriteScope) == 0 {
+		return nil
+	}
+	var out []string
+	for _, pat := range c.WriteScope {
+		var lit []string
+		for _, seg := range strings.Split(pat, "/") {
+			if HasGlob(seg) {
+				break
+			}
+			lit = append(lit, seg)
+		}
+		if len(lit) == 0 || lit[0] == "" {
+			return nil
+		}
+		out = append(out, strings.Join(lit, "/"))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // CriteriaIDs returns the ids of the acceptance criteria with the given evidence kind
 // (EvidenceAutomated or EvidenceReview), sorted.
 func (c *Contract) CriteriaIDs(evidence string) []string {

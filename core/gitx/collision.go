@@ -27,12 +27,29 @@ const scanAttempts = 3
 // at most three times. One git process when the source is still at base, three otherwise;
 // nothing is written.
 func ScanSource(ctx context.Context, root, base string, writeAllowed func(path string) bool) Collision {
+	return ScanSourceIn(ctx, root, base, nil, writeAllowed)
+}
+
+// ScanSourceIn is ScanSource with git's status and diff limited to the given path prefixes (see
+// ScopePathspec; nil scans everything), so that a scan costs in proportion to the write scope
+// rather than to the checkout. The prefixes must cover every path writeAllowed accepts. A scan
+// that finds a collision is repeated over the whole checkout, so that the reported dirty and
+// committed paths are the same as an unlimited scan's.
+func ScanSourceIn(ctx context.Context, root, base string, prefixes []string, writeAllowed func(path string) bool) Collision {
 	if !hex40.MatchString(base) || writeAllowed == nil {
 		return Collision{Unavailable: true, Reason: "scan needs a resolved base commit and a write-scope predicate"}
 	}
+	c := scan(ctx, root, base, prefixes, writeAllowed)
+	if len(prefixes) > 0 && len(c.Overlap) > 0 {
+		c = scan(ctx, root, base, nil, writeAllowed)
+	}
+	return c
+}
+
+func scan(ctx context.Context, root, base string, prefixes []string, writeAllowed func(path string) bool) Collision {
 	var last string
 	for range scanAttempts {
-		c, moved, err := scanOnce(ctx, root, base)
+		c, moved, err := scanOnce(ctx, root, base, pathspec(prefixes))
 		if err != nil {
 			return Collision{Unavailable: true, Reason: err.Error()}
 		}
@@ -50,8 +67,26 @@ func ScanSource(ctx context.Context, root, base string, writeAllowed func(path s
 	return Collision{Head: last, Unavailable: true, Reason: fmt.Sprintf("HEAD kept moving during %d scans", scanAttempts)}
 }
 
-func scanOnce(ctx context.Context, root, base string) (c Collision, moved bool, err error) {
-	st, err := sourceStatus(ctx, root, true)
+// pathspec turns path prefixes into literal pathspecs: each matches the path itself and every
+// path below it, as a glob-free write-scope pattern does.
+func pathspec(prefixes []string) []string {
+	if len(prefixes) == 0 {
+		return nil
+	}
+	out := make([]string, len(prefixes))
+	for i, p := range prefixes {
+		out[i] = ":(literal)" + p
+	}
+	return out
+}
+
+func scanOnce(ctx context.Context, root, base string, spec []string) (c Collision, moved bool, err error) {
+	args := append([]string{"status", "--porcelain=v2", "-z", "--untracked-files=all", "--branch", "--"}, spec...)
+	out, err := gitCmd{dir: root, args: args}.run(ctx)
+	if err != nil {
+		return c, false, err
+	}
+	st, err := parseStatus(out)
 	if err != nil {
 		return c, false, err
 	}
@@ -65,8 +100,8 @@ func scanOnce(ctx context.Context, root, base string) (c Collision, moved bool, 
 		return c, false, nil
 	}
 	{
-		out, err := gitCmd{dir: root, args: []string{"diff", "--name-status", "-z", "--no-ext-diff",
-			"--find-renames", "--find-copies", base, st.head, "--"}}.run(ctx)
+		out, err := gitCmd{dir: root, args: append([]string{"diff", "--name-status", "-z", "--no-ext-diff",
+			"--find-renames", "--find-copies", base, st.head, "--"}, spec...)}.run(ctx)
 		if err != nil {
 			return c, false, err
 		}
@@ -74,7 +109,7 @@ func scanOnce(ctx context.Context, root, base string) (c Collision, moved bool, 
 			return c, false, err
 		}
 	}
-	out, err := gitCmd{dir: root, args: []string{"rev-parse", "--verify", "-q", "HEAD"}}.run(ctx)
+	out, err = gitCmd{dir: root, args: []string{"rev-parse", "--verify", "-q", "HEAD"}}.run(ctx)
 	if err != nil {
 		return c, false, err
 	}

@@ -42,6 +42,9 @@ type CommitRequest struct {
 	Author   Identity
 	// Hooks runs pre-commit, prepare-commit-msg and commit-msg; nil leaves hooks off.
 	Hooks HookRunner
+	// ReviewIndex, when set, is the index BuildReviewKeepingIndex kept for this review: if it
+	// records exactly Tree it becomes the worktree's index without a read-tree (hooks off only).
+	ReviewIndex string
 	// BeforeCommit, when set, is the caller's last check (such as a collision scan) after staging
 	// and hooks, right before the commit object is written; an error aborts.
 	BeforeCommit func(ctx context.Context) error
@@ -85,8 +88,25 @@ func Commit(ctx context.Context, req CommitRequest) (CommitResult, error) {
 		return CommitResult{}, err
 	}
 
-	if _, err := git(ctx, CodeCommitFailed, ReasonGitFailed, wt.Path, "read-tree", req.Tree); err != nil {
-		return fail(err)
+	// With a plain index, `read-tree -i -m` (-i: the worktree is not compared) keeps the stat data of the entries the tree leaves as
+	// they are, so the status checks below read only the task's changed files; the index is the
+	// reviewed tree either way. It must still be plain afterwards (no mark hides a file).
+	// With hooks the tree is read alone: their check's write-tree must get the cache-tree of the
+	// reviewed tree, not one carried over from the worktree's index.
+	// The review's own index, when kept and still the reviewed tree, is installed as it is.
+	installed := req.Hooks == nil && req.ReviewIndex != "" && installIndex(wt.Path, req.ReviewIndex, req.Tree)
+	readTree := []string{"read-tree", req.Tree}
+	merge := !installed && req.Hooks == nil && worktreeIndexPlain(wt.Path)
+	if merge {
+		readTree = []string{"read-tree", "-i", "-m", req.Tree}
+	}
+	if !installed {
+		if _, err := git(ctx, CodeCommitFailed, ReasonGitFailed, wt.Path, readTree...); err != nil {
+			return fail(err)
+		}
+	}
+	if merge && !worktreeIndexPlain(wt.Path) {
+		return fail(newErr(CodeOwnershipAmbiguous, ReasonTreeMoved, "the worktree's index changed while the reviewed tree was staged"))
 	}
 	if err := checkStaged(ctx, tx, req); err != nil {
 		return fail(err)

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -31,10 +33,14 @@ func IsBlobMode(mode string) bool {
 
 // TreeChanges lists every path that differs between base and tree with its modes and new
 // object: what a commit of tree on base would change, as the reviewed files are judged at
-// finalize. One git process.
+// finalize. One git process, or none when this process's BuildReview already diffed the same
+// two trees (the answer depends on nothing but the two object names).
 func TreeChanges(ctx context.Context, dir, base, tree string) ([]FileChange, error) {
 	if !hex40.MatchString(base) || !hex40.MatchString(tree) {
 		return nil, badInput("TreeChanges needs two 40-hex objects")
+	}
+	if all, ok := changesSeen.get(base, tree); ok {
+		return all, nil
 	}
 	out, err := git(ctx, CodeInternal, ReasonGitFailed, dir, "diff-tree", "-r", "-z", "--no-renames", "--raw", base, tree)
 	if err != nil {
@@ -329,4 +335,38 @@ func (lr *LinkResolver) lookup(ctx context.Context, path string) (TreeEntry, boo
 func catBlob(ctx context.Context, dir, hash string) (string, error) {
 	out, err := git(ctx, CodeInternal, ReasonGitFailed, dir, "cat-file", "blob", hash)
 	return string(out), err
+}
+
+// changesSeen keeps the raw changes of the last trees BuildReview diffed, by (base, tree): the
+// finalize of a review made by this process then needs no diff of its own.
+var changesSeen = &changeCache{m: map[[2]string][]FileChange{}}
+
+type changeCache struct {
+	mu    sync.Mutex
+	m     map[[2]string][]FileChange
+	order [][2]string
+}
+
+const changeCacheSize = 256
+
+func (c *changeCache) put(base, tree string, all []FileChange) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := [2]string{base, tree}
+	if _, ok := c.m[k]; ok {
+		return
+	}
+	if len(c.order) >= changeCacheSize {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.m[k] = slices.Clone(all)
+	c.order = append(c.order, k)
+}
+
+func (c *changeCache) get(base, tree string) ([]FileChange, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	all, ok := c.m[[2]string{base, tree}]
+	return slices.Clone(all), ok
 }

@@ -36,7 +36,7 @@ func FuzzParsers(f *testing.F) {
 	f.Add([]byte("R100\x00a\x00b\x00M\x00c\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = parseStatus(b)
-		_, _ = parseTreeDiff(b)
+		_, _, _ = parseTreeDiff(b)
 		_, _ = parseNameStatus(b)
 	})
 }

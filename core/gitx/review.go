@@ -86,8 +86,20 @@ func (tx *reviewTx) cmd(dir string, args ...string) gitCmd {
 
 // BuildReview snapshots the worktree into a tree through a temporary index (the base, then every
 // tracked, untracked, deleted and mode change, untracked .reasonix files excluded) and diffs it
-// against the base. Four git processes; the worktree's own index is not touched.
+// against the base. Four git processes; the worktree's own index is only read (as the seed of
+// the disposable one, see readBase).
 func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
+	return BuildReviewKeepingIndex(ctx, wt, "")
+}
+
+// BuildReviewKeepingIndex is BuildReview that also keeps the disposable index, which then holds
+// exactly the review tree with the stat data of the worktree's files, at keepIndex (replaced
+// atomically, its time kept). Commit can install it as the worktree's index instead of reading
+// the tree again (CommitRequest.ReviewIndex). An index that cannot be kept is removed.
+func BuildReviewKeepingIndex(ctx context.Context, wt Worktree, keepIndex string) (Review, error) {
+	if keepIndex != "" {
+		os.Remove(keepIndex)
+	}
 	if !hex40.MatchString(wt.Base) || !filepath.IsAbs(wt.Path) {
 		return Review{}, badInput("BuildReview needs a worktree with an absolute path and a resolved base")
 	}
@@ -99,7 +111,7 @@ func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
 		return Review{}, err
 	}
 	defer tx.close()
-	if _, err := tx.cmd(wt.Path, "read-tree", wt.Base).must(ctx, CodeInternal, ReasonGitFailed); err != nil {
+	if err := tx.readBase(ctx, wt); err != nil {
 		return Review{}, err
 	}
 	nested, err := tx.addAll(ctx, wt.Path)
@@ -119,13 +131,40 @@ func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
 	if err != nil {
 		return Review{}, err
 	}
-	r, err := parseTreeDiff(out)
+	r, all, err := parseTreeDiff(out)
 	if err != nil {
 		return Review{}, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "unexpected diff-tree output", Err: err}
 	}
+	changesSeen.put(wt.Base, tree, all)
 	r.Tree = tree
 	r.NestedRepositories = nested
+	if keepIndex != "" {
+		keepFile(tx.index, keepIndex)
+	}
 	return r, nil
+}
+
+// readBase fills the disposable index with the base tree. Seeded from a copy of the worktree's
+// own plain index, `read-tree -m` keeps the stat data of the entries the base leaves as they
+// are, so `add -A` then reads only files whose stat data changed, not every file of the
+// checkout; the index's content is the base tree either way. An index that is still byte for
+// byte the one the worktree's checkout wrote is the base already and needs no read-tree.
+// Without a usable seed, or if the merge fails, the base is read alone.
+func (tx *reviewTx) readBase(ctx context.Context, wt Worktree) error {
+	seeded, isBase := seedIndex(wt.Path, wt.Base, tx.index)
+	if seeded && isBase {
+		return nil // the worktree's index is still the one its checkout of the base wrote
+	}
+	if seeded {
+		if _, err := tx.cmd(wt.Path, "read-tree", "-m", wt.Base).run(ctx); err == nil {
+			return nil
+		} else if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		os.Remove(tx.index)
+	}
+	_, err := tx.cmd(wt.Path, "read-tree", wt.Base).must(ctx, CodeInternal, ReasonGitFailed)
+	return err
 }
 
 // addAll stages every change into the disposable index. git refuses a whole `add -A` when an
@@ -186,13 +225,15 @@ func escapeGlob(p string) string {
 // there, or a switch to another branch, means the worktree no longer holds only the task's
 // uncommitted change (ownership_ambiguous, reason head_moved or wrong_branch). One git process.
 func CheckHead(ctx context.Context, wt Worktree) error {
-	out, err := git(ctx, CodeInternal, ReasonGitFailed, wt.Path, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
-	if err != nil {
-		return err
-	}
-	l := lines(out)
-	if len(l) != 2 {
-		return newErr(CodeInternal, ReasonGitFailed, "rev-parse HEAD returned %q", out)
+	l, ok := readHead(wt)
+	if !ok {
+		out, err := git(ctx, CodeInternal, ReasonGitFailed, wt.Path, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+		if err != nil {
+			return err
+		}
+		if l = lines(out); len(l) != 2 {
+			return newErr(CodeInternal, ReasonGitFailed, "rev-parse HEAD returned %q", out)
+		}
 	}
 	switch {
 	case l[1] == "HEAD":
@@ -205,9 +246,36 @@ func CheckHead(ctx context.Context, wt Worktree) error {
 	return nil
 }
 
+// readHead reads the worktree's HEAD as `rev-parse HEAD --symbolic-full-name HEAD` prints it,
+// from the files git keeps it in: the worktree's HEAD naming the task branch, and the branch's
+// loose ref in the common directory (git replaces both by rename, so a read sees a whole one).
+// Anything else — a detached HEAD, another branch, a packed or symbolic ref, a reftable — is
+// left to git (ok false).
+func readHead(wt Worktree) (l []string, ok bool) {
+	if !filepath.IsAbs(wt.CommonDir) {
+		return nil, false
+	}
+	if _, err := os.Lstat(filepath.Join(wt.CommonDir, "reftable")); err == nil {
+		return nil, false
+	}
+	gitDir, err := gitDirOf(wt.Path)
+	if err != nil {
+		return nil, false
+	}
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil || strings.TrimSpace(string(head)) != "ref: "+wt.Ref() {
+		return nil, false
+	}
+	ref, err := os.ReadFile(filepath.Join(wt.CommonDir, filepath.FromSlash(wt.Ref())))
+	if err != nil || len(ref) != 41 || ref[40] != '\n' || !hex40.Match(ref[:40]) {
+		return nil, false
+	}
+	return []string{string(ref[:40]), wt.Ref()}, true
+}
+
 // parseTreeDiff reads `diff-tree -z --raw --numstat -p`: NUL-separated raw records (header, path),
 // then as many numstat records, then an empty field, then the patch.
-func parseTreeDiff(out []byte) (Review, error) {
+func parseTreeDiff(out []byte) (Review, []FileChange, error) {
 	var r Review
 	var all []FileChange
 	rest := out
@@ -223,7 +291,7 @@ func parseTreeDiff(out []byte) (Review, error) {
 	for len(rest) > 0 && rest[0] == ':' {
 		rec, err := nextRawRecord(&rest)
 		if err != nil {
-			return r, err
+			return r, nil, err
 		}
 		all = append(all, rec)
 	}
@@ -231,7 +299,7 @@ func parseTreeDiff(out []byte) (Review, error) {
 		rec, ok := next()
 		parts := strings.SplitN(rec, "\t", 3)
 		if !ok || len(parts) != 3 || parts[2] != all[i].Path {
-			return r, fmt.Errorf("numstat record %q for %q", rec, all[i].Path)
+			return r, nil, fmt.Errorf("numstat record %q for %q", rec, all[i].Path)
 		}
 		if parts[0] == "-" {
 			all[i].Binary = true
@@ -240,13 +308,13 @@ func parseTreeDiff(out []byte) (Review, error) {
 		a, err1 := strconv.Atoi(parts[0])
 		d, err2 := strconv.Atoi(parts[1])
 		if err1 != nil || err2 != nil {
-			return r, fmt.Errorf("numstat record %q", rec)
+			return r, nil, fmt.Errorf("numstat record %q", rec)
 		}
 		all[i].Added, all[i].Deleted = a, d
 	}
 	if len(all) > 0 {
 		if sep, ok := next(); !ok || sep != "" {
-			return r, fmt.Errorf("no separator before the patch")
+			return r, nil, fmt.Errorf("no separator before the patch")
 		}
 	}
 	r.Diff = rest
@@ -257,5 +325,5 @@ func parseTreeDiff(out []byte) (Review, error) {
 		}
 		r.Files = append(r.Files, f)
 	}
-	return r, nil
+	return r, all, nil
 }

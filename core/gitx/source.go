@@ -68,15 +68,22 @@ func OpenSource(ctx context.Context, dir, baseRef string) (Source, error) {
 // CheckClean fails with dirty_repository, listing up to 50 paths, unless the checkout has no
 // staged, unstaged or untracked change.
 func (s Source) CheckClean(ctx context.Context) error {
-	st, err := sourceStatus(ctx, s.Root, false)
+	_, err := s.CleanHead(ctx)
+	return err
+}
+
+// CleanHead is CheckClean that also returns the HEAD commit the same status read saw (empty
+// when unborn), so that a caller can tell whether the clean checkout was at the base.
+func (s Source) CleanHead(ctx context.Context) (string, error) {
+	st, err := sourceStatus(ctx, s.Root, true)
 	if err != nil {
-		return wrap(CodeInternal, ReasonGitFailed, err)
+		return "", wrap(CodeInternal, ReasonGitFailed, err)
 	}
 	if paths := st.paths(nil); len(paths) > 0 {
-		return &Error{Code: CodeDirtyRepository, Reason: ReasonBadInput,
+		return "", &Error{Code: CodeDirtyRepository, Reason: ReasonBadInput,
 			Message: "the source checkout has uncommitted changes", Paths: limitPaths(paths)}
 	}
-	return nil
+	return st.head, nil
 }
 
 func sourceStatus(ctx context.Context, root string, branch bool) (status, error) {

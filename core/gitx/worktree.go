@@ -70,6 +70,7 @@ func CreateWorktree(ctx context.Context, src Source, root, task string) (Worktre
 	wt := Worktree{Path: path, Task: task, Base: src.Base, RepoRoot: src.Root, CommonDir: src.CommonDir}
 	_, err = gitCmd{dir: src.Root, args: []string{"worktree", "add", "--quiet", "-b", BranchPrefix + task, "--", path, src.Base}}.run(ctx)
 	if err == nil {
+		rememberCreatedIndex(path, src.Base)
 		return wt, nil
 	}
 	if ctx.Err() != nil {
@@ -91,6 +92,7 @@ func RemoveWorktree(ctx context.Context, wt Worktree) error {
 	if !filepath.IsAbs(wt.Path) || !filepath.IsAbs(wt.CommonDir) {
 		return badInput("RemoveWorktree needs absolute Path and CommonDir")
 	}
+	forgetCreatedIndex(wt.Path)
 	gitDir := "--git-dir=" + wt.CommonDir
 	if _, err := os.Lstat(wt.Path); errors.Is(err, os.ErrNotExist) {
 		_, err := git(ctx, CodeInternal, ReasonGitFailed, wt.CommonDir, gitDir, "worktree", "prune")
