@@ -68,7 +68,9 @@ type (
 	}
 	replayMsg struct {
 		taskID string
-		events []core.Event
+		pane   *eventsPane // the journal's newest events, built off the event loop
+		agent  *taskInfo   // what noteAgent learnt from them
+		from   uint64      // the first seq read
 		err    error
 	}
 	controlMsg struct {
@@ -109,7 +111,8 @@ type taskInfo struct {
 	usage      *core.Usage
 	usageLog   usageLog // usage reports seen, for today's figures (usage.go)
 	events     *eventsPane
-	replayed   bool         // the pane holds the journal from its start
+	replayed   bool         // the pane was built from the journal (its newest window)
+	fromStart  bool         // … and that window starts at the journal's first event
 	replaying  bool         // a replay command is in flight
 	early      []core.Event // live events seen before the replay finished
 	getting    bool         // a Get is in flight
@@ -256,6 +259,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onDetail(msg))
 	case replayMsg:
 		m.onReplay(msg)
+	case pageMsg:
+		m.onPage(msg)
 	case controlMsg:
 		cmds = append(cmds, m.onControl(msg))
 	case delegateMsg:
@@ -327,43 +332,48 @@ func (m *Model) fetchDetail(id string) tea.Cmd {
 // replayTimeout bounds how long a journal replay may take before the dashboard shows what it has.
 const replayTimeout = 5 * time.Second
 
-// replay reads a task's journal up to the seq the task had when the replay started.
+// replay reads the newest replayWindow events of a task's journal, up to the seq the task had
+// when the replay started, into a fresh pane; older ones are paged in as the reader scrolls up.
 func (m *Model) replay(id string) tea.Cmd {
 	ti := m.task(id)
 	if ti.replayed || ti.replaying {
 		return nil
 	}
 	ti.replaying = true
+	w, h, f := ti.events.w, ti.events.h, ti.events.filter
+	ctx, svc := m.ctx, m.svc
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(m.ctx, replayTimeout)
-		defer cancel()
-		d, err := m.svc.Get(ctx, id)
-		if err != nil {
-			return replayMsg{taskID: id, err: err}
-		}
-		if d.LastSeq == 0 {
-			return replayMsg{taskID: id}
-		}
-		sub, err := m.svc.Subscribe(ctx, core.SubscribeOptions{TaskID: id, FromSeq: 1})
-		if err != nil {
-			return replayMsg{taskID: id, err: err}
-		}
-		var evs []core.Event
-		for {
-			select {
-			case ev, ok := <-sub.C:
-				if !ok {
-					return replayMsg{taskID: id, events: evs, err: sub.Err()}
-				}
-				evs = append(evs, ev)
-				if ev.Seq >= d.LastSeq {
-					return replayMsg{taskID: id, events: evs}
-				}
-			case <-ctx.Done():
-				return replayMsg{taskID: id, events: evs, err: ctx.Err()}
-			}
-		}
+		return replayTask(ctx, svc, id, w, h, f)
 	}
+}
+
+func replayTask(ctx context.Context, svc core.Service, id string, w, h int, f eventFilter) replayMsg {
+	ctx, cancel := context.WithTimeout(ctx, replayTimeout)
+	defer cancel()
+	d, err := svc.Get(ctx, id)
+	if err != nil {
+		return replayMsg{taskID: id, err: err}
+	}
+	pane := newEventsPane()
+	pane.w, pane.h, pane.filter = w, h, f
+	agent := &taskInfo{}
+	from := uint64(1)
+	if d.LastSeq > replayWindow {
+		from = d.LastSeq - replayWindow + 1
+	}
+	msg := replayMsg{taskID: id, pane: pane, agent: agent, from: from}
+	if d.LastSeq == 0 {
+		return msg
+	}
+	msg.err = readRange(ctx, svc, id, from, d.LastSeq, func(ev core.Event) bool {
+		pane.add(ev)
+		agent.noteAgent(ev)
+		return true
+	})
+	if msg.err == nil && (pane.lo == 0 || pane.lo > from) {
+		pane.lo = from
+	}
+	return msg
 }
 
 func (m *Model) control(req core.ControlRequest) tea.Cmd {
@@ -476,12 +486,12 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 	ti := m.task(ev.TaskID)
 	if !ti.replayed {
 		if ev.Seq == 1 {
-			ti.replayed = true
+			ti.replayed, ti.fromStart = true, true
 		} else if len(ti.early) < maxLogLines {
 			ti.early = append(ti.early, ev)
 		}
 	}
-	ti.events.add(ev)
+	ti.events.live(ev)
 	ti.noteAgent(ev)
 	var cmds []tea.Cmd
 	switch ev.Type {
@@ -667,23 +677,32 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 func (m *Model) onReplay(msg replayMsg) {
 	ti := m.task(msg.taskID)
 	ti.replaying = false
-	if msg.err != nil && len(msg.events) == 0 {
+	if msg.err != nil && (msg.pane == nil || msg.pane.empty()) {
 		m.setStatus("reading the journal of "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
 		return
 	}
-	pane := newEventsPane()
+	pane := msg.pane
+	if pane == nil {
+		pane = newEventsPane()
+	}
 	pane.setSize(ti.events.w, ti.events.h)
-	pane.filter = ti.events.filter // the reader's filter outlives a reload
+	pane.setFilter(ti.events.filter) // the reader's filter outlives a reload
 	ti.lastAgent, ti.agentStreak = "", false
-	for _, ev := range msg.events {
-		pane.add(ev)
-		ti.noteAgent(ev)
+	if a := msg.agent; a != nil {
+		ti.lastAgent, ti.agentStreak = a.lastAgent, a.agentStreak
+		for seq, ev := range a.usageLog {
+			if ti.usageLog == nil {
+				ti.usageLog = usageLog{}
+			}
+			ti.usageLog[seq] = ev
+		}
 	}
 	for _, ev := range ti.early {
 		pane.add(ev)
 		ti.noteAgent(ev)
 	}
 	ti.events, ti.early, ti.replayed = pane, nil, true
+	ti.fromStart = msg.from <= 1
 	// A prompt that opened before the journal arrived (a dashboard attaching to a waiting task)
 	// gets the agent's last words now.
 	for _, p := range m.pending {
@@ -934,7 +953,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	t := m.list.selectedTask()
 	if m.tab == tabEvents && t != nil && m.task(t.TaskID).events.update(msg, m.keys.eventKeys()) {
-		return nil
+		return m.pageCmd(t.TaskID)
 	}
 	if m.tab == tabChecks && m.checksKey(msg) {
 		return nil

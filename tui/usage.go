@@ -55,7 +55,7 @@ func (m *Model) todayUsage() (stats.Usage, bool) {
 	for id, ti := range m.info {
 		evs := ti.usageLog.events()
 		switch {
-		case ti.replayed:
+		case ti.replayed && ti.fromStart:
 		case !ti.created.IsZero() && !ti.created.Before(midnight):
 			if ti.usage != nil {
 				// Its current cumulative usage all accrued today.

@@ -1,0 +1,255 @@
+package tui
+
+import (
+	"context"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"reasonixctl/core"
+)
+
+const (
+	// replayWindow is how many of a task's newest events the dashboard reads when it shows the
+	// task: about what the pane can keep. Older ones are read as the reader scrolls up.
+	replayWindow = maxLogLines
+	// pageEvents is how many events one page of scroll-back reads from the journal.
+	pageEvents = 1000
+	// pageBytes bounds the event data a page forward holds before the pane takes it.
+	pageBytes = 1 << 20
+)
+
+// hasOlder says whether the journal holds events older than what the pane shows.
+func (p *eventsPane) hasOlder() bool { return p.lo > 1 || p.loPartial }
+
+// olderEnd is the newest seq a page of older events reads: the oldest event shown, again, when
+// only its end is shown (its text then shows twice at the seam rather than not at all).
+func (p *eventsPane) olderEnd() uint64 {
+	if p.loPartial {
+		return p.lo
+	}
+	return p.lo - 1
+}
+
+// live takes an event of the live stream: a detached pane only notes that it exists.
+func (p *eventsPane) live(ev core.Event) {
+	if p.detached {
+		p.liveSeq = max(p.liveSeq, ev.Seq)
+		return
+	}
+	p.add(ev)
+}
+
+// atTop says whether the window starts at the first line the pane keeps.
+func (p *eventsPane) atTop(i, off int) bool {
+	if off > 0 {
+		return false
+	}
+	for j := i - 1; j >= p.head; j-- {
+		if p.entries[j].n > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// atBottom says whether the window of bh lines from (i, off) reaches the pane's last line.
+func (p *eventsPane) atBottom(i, off, bh int) bool {
+	return p.linesFrom(i, off, bh) <= bh
+}
+
+// edges asks for a page when the reader's window touches an end the journal continues past.
+func (p *eventsPane) edges() {
+	if p.anchor == nil || p.empty() || p.loading {
+		return
+	}
+	bh := max(p.bodyHeight(), 1)
+	i, off := p.top(bh)
+	switch {
+	case p.hasOlder() && p.atTop(i, off):
+		p.want = -1
+	case p.detached && p.atBottom(i, off, bh):
+		p.want = 1
+	}
+}
+
+// prepend puts a page of older events, read into q, in front of the pane's entries and drops
+// entries at the newest end to stay within the bound; the reader's place does not move.
+func (p *eventsPane) prepend(q *eventsPane) {
+	q.interrupt()
+	live := q.entries[q.head:]
+	p.lo, p.loPartial = q.lo, q.loPartial
+	if q.lo == 0 {
+		// Nothing in the page had a seq: there is nothing older to ask for.
+		p.lo, p.loPartial = 1, false
+	}
+	if len(live) == 0 {
+		return
+	}
+	base := p.nextID + 1
+	if !p.empty() {
+		base = p.entries[p.head].id
+	}
+	base -= uint64(len(live))
+	for i, e := range live {
+		e.id = base + uint64(i)
+	}
+	ents := make([]*entry, 0, len(live)+len(p.entries)-p.head)
+	ents = append(append(ents, live...), p.entries[p.head:]...)
+	p.entries, p.head = ents, 0
+	p.cost += q.cost
+	for _, e := range live {
+		p.measure(e) // with this pane's fold state: q's streaming reasoning is not this one's
+	}
+	p.version++
+	p.trimNewest()
+}
+
+// trimNewest drops the newest entries beyond the bound; the pane then no longer follows the
+// live stream.
+func (p *eventsPane) trimNewest() {
+	for (p.cost > p.limit || len(p.entries)-p.head > p.limit) && len(p.entries)-p.head > 1 {
+		e := p.entries[len(p.entries)-1]
+		p.cost -= e.cost
+		if e.tool != nil && p.tools[e.tool.ToolCallID] == e {
+			delete(p.tools, e.tool.ToolCallID)
+		}
+		if p.sel == e.id {
+			p.sel = 0
+		}
+		p.entries[len(p.entries)-1] = nil
+		p.entries = p.entries[:len(p.entries)-1]
+		p.liveSeq = max(p.liveSeq, p.lastSeq)
+		if e.seq > 0 {
+			p.lastSeq = min(p.lastSeq, e.seq-1)
+		}
+		p.detached = true
+	}
+	if p.detached {
+		// What streamed into the last entries may continue in events not shown: a page forward
+		// starts new ones.
+		p.msg, p.thought, p.usage = nil, nil, nil
+	}
+}
+
+// appendPage adds a page of newer events to a detached pane; it follows the live stream again
+// once it holds the newest event.
+func (p *eventsPane) appendPage(evs []core.Event) {
+	for _, ev := range evs {
+		p.add(ev)
+	}
+	if p.lastSeq >= p.liveSeq {
+		p.detached = false
+	}
+}
+
+// pageMsg carries a page read from the journal to the pane that asked for it.
+type pageMsg struct {
+	taskID string
+	pane   *eventsPane
+	older  *eventsPane  // a page of older events, built off the event loop
+	newer  []core.Event // a page of newer events
+	err    error
+}
+
+// pageCmd starts reading the page the selected task's pane asks for, if any.
+func (m *Model) pageCmd(id string) tea.Cmd {
+	ti := m.task(id)
+	p := ti.events
+	want := p.want
+	p.want = 0
+	switch {
+	case want == 2:
+		// Back to the live tail: read the newest window again.
+		if ti.replaying {
+			return nil
+		}
+		ti.replayed = false
+		return m.replay(id)
+	case want == 0 || p.loading:
+		return nil
+	}
+	p.loading = true
+	ctx, svc := m.ctx, m.svc
+	if want < 0 {
+		to := p.olderEnd()
+		from := uint64(1)
+		if to > pageEvents {
+			from = to - pageEvents + 1
+		}
+		w, h, f := p.w, p.h, p.filter
+		return func() tea.Msg {
+			q := newEventsPane()
+			q.w, q.h, q.filter, q.limit = w, h, f, maxLogLines/2
+			err := readRange(ctx, svc, id, from, to, func(ev core.Event) bool {
+				q.add(ev)
+				return true
+			})
+			if err == nil && (q.lo == 0 || q.lo > from) {
+				// Events of the range that showed nothing still count as read.
+				q.lo = from
+			}
+			return pageMsg{taskID: id, pane: p, older: q, err: err}
+		}
+	}
+	from, to := p.lastSeq+1, min(p.lastSeq+pageEvents, p.liveSeq)
+	return func() tea.Msg {
+		var evs []core.Event
+		size := 0
+		err := readRange(ctx, svc, id, from, to, func(ev core.Event) bool {
+			evs = append(evs, ev)
+			size += len(ev.Data)
+			return size < pageBytes
+		})
+		return pageMsg{taskID: id, pane: p, newer: evs, err: err}
+	}
+}
+
+// readRange reads events [from, to] of a task's journal and ends the subscription; each stops
+// early when it returns false.
+func readRange(ctx context.Context, svc core.Service, id string, from, to uint64, each func(core.Event) bool) error {
+	if to < from {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, replayTimeout)
+	defer cancel()
+	sub, err := svc.Subscribe(ctx, core.SubscribeOptions{TaskID: id, FromSeq: from})
+	if err != nil {
+		return err
+	}
+	for {
+		select {
+		case ev, ok := <-sub.C:
+			if !ok {
+				return sub.Err()
+			}
+			if ev.Seq > to {
+				return nil
+			}
+			if !each(ev) || ev.Seq >= to {
+				return nil
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (m *Model) onPage(msg pageMsg) {
+	ti := m.task(msg.taskID)
+	p := msg.pane
+	p.loading = false
+	if ti.events != p {
+		return // the pane was rebuilt meanwhile
+	}
+	if msg.err != nil {
+		m.setStatus("reading older events of "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
+		if msg.older == nil && len(msg.newer) == 0 {
+			return
+		}
+	}
+	if msg.older != nil {
+		p.prepend(msg.older)
+		return
+	}
+	p.appendPage(msg.newer)
+}
