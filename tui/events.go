@@ -595,7 +595,9 @@ func (p *eventsPane) noteCut(e *entry) {
 }
 
 // para0Before says whether (para, off) comes before mark m.
-func para0Before(para, off int, m seqMark) bool { return para < m.para || (para == m.para && off < m.off) }
+func para0Before(para, off int, m seqMark) bool {
+	return para < m.para || (para == m.para && off < m.off)
+}
 
 // setSize sets the pane to h lines of w columns.
 func (p *eventsPane) setSize(w, h int) {
