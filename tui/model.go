@@ -365,14 +365,12 @@ func replayTask(ctx context.Context, svc core.Service, id string, w, h int, f ev
 	if d.LastSeq == 0 {
 		return msg
 	}
+	pane.lo = from // events of the window that show nothing count as read too
 	msg.err = readRange(ctx, svc, id, from, d.LastSeq, func(ev core.Event) bool {
 		pane.add(ev)
 		agent.noteAgent(ev)
 		return true
 	})
-	if msg.err == nil && (pane.lo == 0 || pane.lo > from) {
-		pane.lo = from
-	}
 	return msg
 }
 

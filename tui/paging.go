@@ -78,10 +78,6 @@ func (p *eventsPane) prepend(q *eventsPane) {
 	q.interrupt()
 	live := q.entries[q.head:]
 	p.lo, p.loPartial = q.lo, q.loPartial
-	if q.lo == 0 {
-		// Nothing in the page had a seq: there is nothing older to ask for.
-		p.lo, p.loPartial = 1, false
-	}
 	if len(live) == 0 {
 		return
 	}
@@ -180,14 +176,11 @@ func (m *Model) pageCmd(id string) tea.Cmd {
 		return func() tea.Msg {
 			q := newEventsPane()
 			q.w, q.h, q.filter, q.limit = w, h, f, maxLogLines/2
+			q.lo = from // events of the range that show nothing count as read too
 			err := readRange(ctx, svc, id, from, to, func(ev core.Event) bool {
 				q.add(ev)
 				return true
 			})
-			if err == nil && (q.lo == 0 || q.lo > from) {
-				// Events of the range that showed nothing still count as read.
-				q.lo = from
-			}
 			return pageMsg{taskID: id, pane: p, older: q, err: err}
 		}
 	}
