@@ -157,6 +157,8 @@ type eventsPane struct {
 	cur       uint64 // the seq being added
 	want      int    // a page the reader scrolled to: -1 older, 1 newer, 2 the live tail
 	loading   bool
+	// dataBytes and dataEvents measure the events read, to size pages.
+	dataBytes, dataEvents uint64
 
 	tools   map[string]*entry
 	msg     *entry // the agent message text is appended to, until another entry interrupts it
@@ -200,6 +202,8 @@ func (p *eventsPane) add(ev core.Event) {
 	}
 	p.liveSeq = max(p.liveSeq, p.lastSeq)
 	p.cur = ev.Seq
+	p.dataBytes += uint64(len(ev.Data))
+	p.dataEvents++
 	p.version++
 	switch ev.Type {
 	case core.EventAgentMessage:

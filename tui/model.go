@@ -110,6 +110,7 @@ type taskInfo struct {
 	created    time.Time
 	usage      *core.Usage
 	usageLog   usageLog // usage reports seen, for today's figures (usage.go)
+	usageGen   uint64   // counts changes of usage
 	events     *eventsPane
 	replayed   bool         // the pane was built from the journal (its newest window)
 	fromStart  bool         // … and that window starts at the journal's first event
@@ -181,6 +182,7 @@ type Model struct {
 	lastForm      newTaskInput
 	attach        attachState
 	rp            *replayView // the replay on screen, if any
+	usageCache    usageCache
 	review        reviewUI
 }
 
@@ -354,23 +356,32 @@ func replayTask(ctx context.Context, svc core.Service, id string, w, h int, f ev
 	if err != nil {
 		return replayMsg{taskID: id, err: err}
 	}
-	pane := newEventsPane()
-	pane.w, pane.h, pane.filter = w, h, f
 	agent := &taskInfo{}
-	from := uint64(1)
-	if d.LastSeq > replayWindow {
-		from = d.LastSeq - replayWindow + 1
-	}
-	msg := replayMsg{taskID: id, pane: pane, agent: agent, from: from}
 	if d.LastSeq == 0 {
-		return msg
+		return replayMsg{taskID: id, pane: nil, agent: agent, from: 1}
 	}
-	pane.lo = from // events of the window that show nothing count as read too
-	msg.err = readRange(ctx, svc, id, from, d.LastSeq, func(ev core.Event) bool {
-		pane.add(ev)
-		agent.noteAgent(ev)
-		return true
-	})
+	from := uint64(1)
+	if d.LastSeq > replayFirst {
+		from = d.LastSeq - replayFirst + 1
+	}
+	pane, err := buildPage(ctx, svc, id, w, h, f, maxLogLines, from, d.LastSeq, agent.noteAgent)
+	msg := replayMsg{taskID: id, pane: pane, agent: agent, from: from, err: err}
+	// Fill the pane backwards, a page at a time: how many events fit depends on their size.
+	// Usage reports of the earlier pages count for today's figures too.
+	for err == nil && pane.hasOlder() {
+		room := min(pane.limit-pane.cost, pane.limit-(len(pane.entries)-pane.head))
+		if room < pane.limit/4 {
+			break
+		}
+		start, end := pane.olderPage(room)
+		var q *eventsPane
+		q, err = buildPage(ctx, svc, id, w, h, f, room, start, end, agent.noteUsage)
+		if err != nil {
+			break
+		}
+		pane.prepend(q)
+		msg.from = start
+	}
 	return msg
 }
 
@@ -515,6 +526,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 		var u core.Usage
 		if json.Unmarshal(ev.Data, &u) == nil {
 			ti.usage = &u
+			ti.usageGen++
 		}
 	case core.EventInteractionWaiting:
 		var ia core.Interaction
@@ -651,6 +663,7 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 	}
 	if d.Usage != nil {
 		ti.usage = d.Usage
+		ti.usageGen++
 	}
 	if d.Diff != ti.diffText || ti.diff == nil {
 		ti.diffText, ti.diff = d.Diff, parseReviewDiff(d.Diff)
@@ -675,7 +688,7 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 func (m *Model) onReplay(msg replayMsg) {
 	ti := m.task(msg.taskID)
 	ti.replaying = false
-	if msg.err != nil && (msg.pane == nil || msg.pane.empty()) {
+	if msg.err != nil && (msg.pane == nil || msg.pane.empty() || msg.pane.detached) {
 		m.setStatus("reading the journal of "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
 		return
 	}

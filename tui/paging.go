@@ -9,11 +9,14 @@ import (
 )
 
 const (
-	// replayWindow is how many of a task's newest events the dashboard reads when it shows the
-	// task: about what the pane can keep. Older ones are read as the reader scrolls up.
-	replayWindow = maxLogLines
-	// pageEvents is how many events one page of scroll-back reads from the journal.
-	pageEvents = 1000
+	// replayFirst is how many of a task's newest events the dashboard reads first when it
+	// shows the task; pages before them follow, sized by the events seen, until the pane is
+	// three quarters full. Older ones are read as the reader scrolls up.
+	replayFirst = 256
+	// pageEvents is the most events one page of scroll-back reads from the journal; pages of
+	// long events are smaller, to hold about what the pane keeps.
+	pageEvents    = 1000
+	minPageEvents = 16
 	// pageBytes bounds the event data a page forward holds before the pane takes it.
 	pageBytes = 1 << 20
 )
@@ -28,6 +31,41 @@ func (p *eventsPane) olderEnd() uint64 {
 		return p.lo
 	}
 	return p.lo - 1
+}
+
+// pageSize is how many events, of the size seen so far, fill about room lines.
+func (p *eventsPane) pageSize(room int) uint64 {
+	if p.dataEvents == 0 {
+		return pageEvents
+	}
+	avg := max(p.dataBytes/p.dataEvents, 1)
+	n := uint64(max(room, 1)*p.textWidth())/avg + 1
+	return min(max(n, minPageEvents), pageEvents)
+}
+
+// olderPage is the range of the page before the oldest event shown, sized for room lines.
+func (p *eventsPane) olderPage(room int) (from, to uint64) {
+	to = p.olderEnd()
+	from = 1
+	if n := p.pageSize(room); to > n {
+		from = to - n + 1
+	}
+	return from, to
+}
+
+// buildPage reads events [from, to] into a pane of the given shape that keeps limit lines.
+func buildPage(ctx context.Context, svc core.Service, id string, w, h int, f eventFilter, limit int, from, to uint64, each func(core.Event)) (*eventsPane, error) {
+	q := newEventsPane()
+	q.w, q.h, q.filter, q.limit = w, h, f, max(limit, 1)
+	q.lo = from // events of the range that show nothing count as read too
+	err := readRange(ctx, svc, id, from, to, func(ev core.Event) bool {
+		q.add(ev)
+		if each != nil {
+			each(ev)
+		}
+		return true
+	})
+	return q, err
 }
 
 // live takes an event of the live stream: a detached pane only notes that it exists.
@@ -79,6 +117,8 @@ func (p *eventsPane) prepend(q *eventsPane) {
 	live := q.entries[q.head:]
 	p.lo, p.loPartial = q.lo, q.loPartial
 	if len(live) == 0 {
+		p.dataBytes += q.dataBytes
+		p.dataEvents += q.dataEvents
 		return
 	}
 	base := p.nextID + 1
@@ -93,6 +133,8 @@ func (p *eventsPane) prepend(q *eventsPane) {
 	ents = append(append(ents, live...), p.entries[p.head:]...)
 	p.entries, p.head = ents, 0
 	p.cost += q.cost
+	p.dataBytes += q.dataBytes
+	p.dataEvents += q.dataEvents
 	for _, e := range live {
 		p.measure(e) // with this pane's fold state: q's streaming reasoning is not this one's
 	}
@@ -167,20 +209,11 @@ func (m *Model) pageCmd(id string) tea.Cmd {
 	p.loading = true
 	ctx, svc := m.ctx, m.svc
 	if want < 0 {
-		to := p.olderEnd()
-		from := uint64(1)
-		if to > pageEvents {
-			from = to - pageEvents + 1
-		}
+		limit := p.limit / 2
+		from, to := p.olderPage(limit)
 		w, h, f := p.w, p.h, p.filter
 		return func() tea.Msg {
-			q := newEventsPane()
-			q.w, q.h, q.filter, q.limit = w, h, f, maxLogLines/2
-			q.lo = from // events of the range that show nothing count as read too
-			err := readRange(ctx, svc, id, from, to, func(ev core.Event) bool {
-				q.add(ev)
-				return true
-			})
+			q, err := buildPage(ctx, svc, id, w, h, f, limit, from, to, nil)
 			return pageMsg{taskID: id, pane: p, older: q, err: err}
 		}
 	}

@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"hash/fnv"
 	"sort"
 	"time"
 
@@ -40,6 +42,59 @@ func (l usageLog) events() []core.Event {
 // changed today (none is). Otherwise the reports seen before its first one here are unknown:
 // only the growth between reports seen counts, and the figure is marked as at least.
 func (m *Model) todayUsage() (stats.Usage, bool) {
+	// Decoding every report of every task is most of a frame with many tasks: the figure is
+	// kept until something it is made of changes.
+	key := m.usageKey()
+	if c := &m.usageCache; c.valid && c.key == key {
+		return c.u, c.partial
+	}
+	u, partial := m.computeTodayUsage()
+	m.usageCache = usageCache{valid: true, key: key, u: u, partial: partial}
+	return u, partial
+}
+
+// usageCache is the last figure todayUsage computed and what it was computed from.
+type usageCache struct {
+	valid   bool
+	key     uint64
+	u       stats.Usage
+	partial bool
+}
+
+// usageKey fingerprints what todayUsage reads: the day, each task's reports and what it
+// knows of the task's start, usage and last update.
+func (m *Model) usageKey() uint64 {
+	h := fnv.New64a()
+	var buf [8]byte
+	put := func(v uint64) {
+		binary.LittleEndian.PutUint64(buf[:], v)
+		_, _ = h.Write(buf[:])
+	}
+	_, _ = h.Write([]byte(m.now().Format("2006-01-02 -0700")))
+	ids := make([]string, 0, len(m.info))
+	for id := range m.info {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		ti := m.info[id]
+		_, _ = h.Write([]byte(id))
+		put(uint64(len(ti.usageLog)))
+		if ti.replayed && ti.fromStart {
+			put(1)
+		} else {
+			put(0)
+		}
+		put(uint64(ti.created.UnixNano()))
+		put(ti.usageGen)
+	}
+	for _, tv := range m.list.tasks {
+		_, _ = h.Write([]byte(tv.TaskID + "\x00" + tv.UpdatedAt))
+	}
+	return h.Sum64()
+}
+
+func (m *Model) computeTodayUsage() (stats.Usage, bool) {
 	now := m.now()
 	loc := now.Location()
 	day := now.Format("2006-01-02")
