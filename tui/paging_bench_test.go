@@ -14,6 +14,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/store"
 )
 
 // manyTasks is a fake service with n running tasks and no journals.
@@ -98,52 +99,85 @@ func BenchmarkReplay100kEvents(b *testing.B) {
 	}
 }
 
-// floodEngine is a real engine whose one task's worker streamed n finished tool calls, each
-// a journal event, and is waiting for review.
-func floodEngine(b *testing.B, n int) *core.Engine {
+// bigJournalEngine is a real engine whose one task, waiting for review, has n more events
+// appended to its journal through the store while the engine was closed: a worker cannot be
+// made to write 100,000 events in a benchmark's set-up time.
+func bigJournalEngine(b *testing.B, n int) *core.Engine {
 	b.Helper()
-	scen := &acptest.Scenario{Name: "flood", Turns: []acptest.Turn{{
-		Steps:   []acptest.Step{{Write: &acptest.WriteFile{Path: "result.txt", Content: "done\n"}, Permission: "never"}, {Flood: n, FloodKind: "tool_call"}},
-		Summary: "Flooded.",
+	state := filepath.Join(b.TempDir(), "state")
+	scen := &acptest.Scenario{Name: "short", Turns: []acptest.Turn{{
+		Steps:   []acptest.Step{{Write: &acptest.WriteFile{Path: "result.txt", Content: "done\n"}, Permission: "never"}, {Text: "Done."}},
+		Summary: "Wrote result.txt.",
 	}}}
-	e, err := core.Open(core.Config{
-		StateDir: filepath.Join(b.TempDir(), "state"), Mode: "tui", PermissionMode: core.PermissionSupervised,
-		AllowUnsandboxed: !core.SandboxAvailable(),
-		Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
-			return acptest.Serve(ctx, r, w, acptest.Options{Scenario: scen})
-		}),
-	})
-	if err != nil {
-		b.Fatal(err)
+	open := func() *core.Engine {
+		e, err := core.Open(core.Config{
+			StateDir: state, Mode: "tui", PermissionMode: core.PermissionSupervised,
+			AllowUnsandboxed: !core.SandboxAvailable(),
+			Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+				return acptest.Serve(ctx, r, w, acptest.Options{Scenario: scen})
+			}),
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return e
 	}
-	b.Cleanup(func() { _ = e.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	e := open()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	sub, err := e.Subscribe(ctx, core.SubscribeOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	if _, err := e.Delegate(ctx, core.DelegateRequest{
-		TaskID: "flood", Contract: json.RawMessage(engineContract), WaitMode: "background",
+		TaskID: "big", Contract: json.RawMessage(engineContract), WaitMode: "background",
 		Authority: core.Authority{Cwd: gitRepo(b), Writable: true},
 	}); err != nil {
 		b.Fatal(err)
 	}
+	done := false
 	for ev := range sub.C {
 		var d core.StateChangedData
 		if ev.Type == core.EventStateChanged && json.Unmarshal(ev.Data, &d) == nil && (d.To == core.StateReviewRequired || d.To.Terminal()) {
-			return e
+			done = true
+			break
 		}
 	}
-	b.Fatalf("the event stream ended before the flood task finished: %v", sub.Err())
-	return nil
+	if !done {
+		b.Fatalf("the task did not reach review: %v", sub.Err())
+	}
+	cancel()
+	if err := e.Close(); err != nil {
+		b.Fatal(err)
+	}
+	st, err := store.Open(store.Options{Dir: state, Mode: "tui"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := make([]store.NewEvent, 0, 1000)
+	for i, msg := range benchEvents("big", n) {
+		ev := msg.(eventMsg)
+		batch = append(batch, store.NewEvent{Type: ev.Type, Data: ev.Data})
+		if len(batch) == cap(batch) || i == n-1 {
+			if _, err := st.Append("big", batch...); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := st.Close(); err != nil {
+		b.Fatal(err)
+	}
+	e = open()
+	b.Cleanup(func() { _ = e.Close() })
+	return e
 }
 
 // BenchmarkReplay100kEventsEngine is BenchmarkReplay100kEvents against a real engine whose
 // store holds the journal.
 func BenchmarkReplay100kEventsEngine(b *testing.B) {
-	e := floodEngine(b, 100000)
-	d, err := e.Get(context.Background(), "flood")
+	e := bigJournalEngine(b, 100000)
+	d, err := e.Get(context.Background(), "big")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -152,7 +186,7 @@ func BenchmarkReplay100kEventsEngine(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		m := modelOver(e, 120, 40)
-		if p := m.task("flood").events; p.lastSeq < d.LastSeq {
+		if p := m.task("big").events; p.lastSeq < d.LastSeq {
 			b.Fatalf("pane ends at %d of %d", p.lastSeq, d.LastSeq)
 		}
 		_ = m.View()
