@@ -212,3 +212,52 @@ func TestSearchSaysItCoversTheLoadedEvents(t *testing.T) {
 	h.press("enter")
 	h.requireView("in the loaded events")
 }
+
+// paneBytes is the text the pane holds.
+func paneBytes(p *eventsPane) int {
+	n := 0
+	for _, e := range p.entries[p.head:] {
+		for _, q := range e.paras {
+			n += len(q.text)
+			for _, l := range q.lines {
+				n += len(l.text)
+			}
+		}
+		n += len(e.marks) * 24
+	}
+	return n
+}
+
+// 10 MB of agent text streamed live, then paged back to its first word: the pane holds about
+// what it shows, never the stream.
+func TestStreaming10MBKeepsThePaneBounded(t *testing.T) {
+	journal := monologueJournal("flood", 10<<20, 4<<10)
+	f := journalFake("flood", journal)
+	h := newHarness(t, journalFake("flood", nil), 80, 24)
+	h.m.svc = f
+	const bound = 1 << 20 // 5,000 lines of 80 columns, their text kept twice (source and wrapped)
+	for i, e := range journal {
+		h.send(eventMsg(e))
+		if i%256 == 0 {
+			if n := paneBytes(h.m.task("flood").events); n > bound {
+				t.Fatalf("after %d events the pane holds %d bytes", i+1, n)
+			}
+		}
+	}
+	for range 1000 {
+		p := h.m.task("flood").events
+		if n := paneBytes(p); n > bound {
+			t.Fatalf("paging back the pane holds %d bytes", n)
+		}
+		checkBound(t, p)
+		if !p.hasOlder() {
+			break
+		}
+		h.press("g")
+	}
+	if h.m.task("flood").events.hasOlder() {
+		t.Fatal("paging back did not reach the first event")
+	}
+	h.press("g")
+	h.requireView("w0000000 w0000001")
+}
