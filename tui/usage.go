@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"hash/fnv"
+	"math"
 	"sort"
 	"time"
 
@@ -42,96 +43,109 @@ func (l usageLog) events() []core.Event {
 // changed today (none is). Otherwise the reports seen before its first one here are unknown:
 // only the growth between reports seen counts, and the figure is marked as at least.
 func (m *Model) todayUsage() (stats.Usage, bool) {
-	// Decoding every report of every task is most of a frame with many tasks: the figure is
-	// kept until something it is made of changes.
-	key := m.usageKey()
-	if c := &m.usageCache; c.valid && c.key == key {
-		return c.u, c.partial
+	now := m.now()
+	loc := now.Location()
+	day := now.Format("2006-01-02")
+	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
+	updated := map[string]string{}
+	for _, tv := range m.list.tasks {
+		updated[tv.TaskID] = tv.UpdatedAt
 	}
-	u, partial := m.computeTodayUsage()
-	m.usageCache = usageCache{valid: true, key: key, u: u, partial: partial}
-	return u, partial
+	if m.usageMemo == nil {
+		m.usageMemo = map[string]taskUsage{}
+	}
+	var total stats.Usage
+	partial := false
+	for id, ti := range m.info {
+		// Decoding every report of every task on each frame was most of a frame with many
+		// tasks: a task's share is kept until something it is made of changes.
+		key := taskUsageKey(day, ti, updated[id])
+		tu, ok := m.usageMemo[id]
+		if !ok || tu.key != key {
+			tu = taskUsage{key: key}
+			tu.u, tu.partial = taskToday(id, ti, now, midnight, updated[id], day, loc)
+			m.usageMemo[id] = tu
+		}
+		addUsage(&total, tu.u)
+		partial = partial || tu.partial
+	}
+	for id := range m.usageMemo {
+		if m.info[id] == nil {
+			delete(m.usageMemo, id)
+		}
+	}
+	return total, partial
 }
 
-// usageCache is the last figure todayUsage computed and what it was computed from.
-type usageCache struct {
-	valid   bool
+// taskUsage is one task's share of today's usage and what it was computed from.
+type taskUsage struct {
 	key     uint64
 	u       stats.Usage
 	partial bool
 }
 
-// usageKey fingerprints what todayUsage reads: the day, each task's reports and what it
-// knows of the task's start, usage and last update.
-func (m *Model) usageKey() uint64 {
+// taskUsageKey fingerprints what a task's share reads: the day, its reports and what the
+// dashboard knows of its start, usage and last update.
+func taskUsageKey(day string, ti *taskInfo, updated string) uint64 {
 	h := fnv.New64a()
 	var buf [8]byte
 	put := func(v uint64) {
 		binary.LittleEndian.PutUint64(buf[:], v)
 		_, _ = h.Write(buf[:])
 	}
-	_, _ = h.Write([]byte(m.now().Format("2006-01-02 -0700")))
-	ids := make([]string, 0, len(m.info))
-	for id := range m.info {
-		ids = append(ids, id)
+	_, _ = h.Write([]byte(day + "\x00" + updated + "\x00"))
+	put(uint64(len(ti.usageLog)))
+	if ti.replayed && ti.fromStart {
+		put(1)
+	} else {
+		put(0)
 	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		ti := m.info[id]
-		_, _ = h.Write([]byte(id))
-		put(uint64(len(ti.usageLog)))
-		if ti.replayed && ti.fromStart {
-			put(1)
-		} else {
-			put(0)
-		}
-		put(uint64(ti.created.UnixNano()))
-		put(ti.usageGen)
-	}
-	for _, tv := range m.list.tasks {
-		_, _ = h.Write([]byte(tv.TaskID + "\x00" + tv.UpdatedAt))
-	}
+	put(uint64(ti.created.UnixNano()))
+	put(ti.usageGen)
 	return h.Sum64()
 }
 
-func (m *Model) computeTodayUsage() (stats.Usage, bool) {
-	now := m.now()
-	loc := now.Location()
-	day := now.Format("2006-01-02")
-	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
-	updated := map[string]time.Time{}
-	for _, tv := range m.list.tasks {
-		if t, err := time.Parse(time.RFC3339Nano, tv.UpdatedAt); err == nil {
-			updated[tv.TaskID] = t
-		}
-	}
-	var tasks []stats.Task
+// taskToday is one task's usage of today (see todayUsage).
+func taskToday(id string, ti *taskInfo, now, midnight time.Time, updatedAt, day string, loc *time.Location) (stats.Usage, bool) {
+	evs := ti.usageLog.events()
 	partial := false
-	for id, ti := range m.info {
-		evs := ti.usageLog.events()
-		switch {
-		case ti.replayed && ti.fromStart:
-		case !ti.created.IsZero() && !ti.created.Before(midnight):
-			if ti.usage != nil {
-				// Its current cumulative usage all accrued today.
-				evs = append(evs, core.Event{TaskID: id, Seq: ^uint64(0), Time: now, Type: core.EventUsage, Data: usageJSON(*ti.usage)})
-			}
-		case !updated[id].IsZero() && updated[id].Before(midnight):
-			continue
-		case ti.usage != nil:
-			partial = true
-			if len(evs) > 0 {
-				// The first report seen is the baseline: what it counted may predate today.
-				base := evs[0]
-				base.Time = time.Time{}
-				evs = append([]core.Event{base}, evs...)
-			}
+	updated, _ := time.Parse(time.RFC3339Nano, updatedAt)
+	switch {
+	case ti.replayed && ti.fromStart:
+	case !ti.created.IsZero() && !ti.created.Before(midnight):
+		if ti.usage != nil {
+			// Its current cumulative usage all accrued today.
+			evs = append(evs, core.Event{TaskID: id, Seq: ^uint64(0), Time: now, Type: core.EventUsage, Data: usageJSON(*ti.usage)})
 		}
+	case !updated.IsZero() && updated.Before(midnight):
+		return stats.Usage{}, false
+	case ti.usage != nil:
+		partial = true
 		if len(evs) > 0 {
-			tasks = append(tasks, stats.Task{ID: id, Events: evs})
+			// The first report seen is the baseline: what it counted may predate today.
+			base := evs[0]
+			base.Time = time.Time{}
+			evs = append([]core.Event{base}, evs...)
 		}
 	}
-	return stats.DayTotal(tasks, day, loc), partial
+	if len(evs) == 0 {
+		return stats.Usage{}, partial
+	}
+	return stats.DayTotal([]stats.Task{{ID: id, Events: evs}}, day, loc), partial
+}
+
+func addUsage(u *stats.Usage, d stats.Usage) {
+	u.PromptTokens += d.PromptTokens
+	u.CompletionTokens += d.CompletionTokens
+	u.ReasoningTokens += d.ReasoningTokens
+	u.CacheHitTokens += d.CacheHitTokens
+	u.CacheMissTokens += d.CacheMissTokens
+	for cur, v := range d.Cost {
+		if u.Cost == nil {
+			u.Cost = map[string]float64{}
+		}
+		u.Cost[cur] = math.Round((u.Cost[cur]+v)*1e9) / 1e9
+	}
 }
 
 // usageHeader is the header's usage figure: today's tokens and, when the worker reported one,
