@@ -114,6 +114,9 @@ func (p *eventsPane) edges() {
 // entries at the newest end to stay within the bound; the reader's place does not move.
 func (p *eventsPane) prepend(q *eventsPane) {
 	q.interrupt()
+	if p.loPartial && q.lastSeq >= p.lo {
+		p.dropSeam()
+	}
 	live := q.entries[q.head:]
 	p.lo, p.loPartial = q.lo, q.loPartial
 	if len(live) == 0 {
@@ -140,6 +143,41 @@ func (p *eventsPane) prepend(q *eventsPane) {
 	}
 	p.version++
 	p.trimNewest()
+}
+
+// dropSeam drops the lines of the oldest event shown, whose start was cut, before a page that
+// holds all of it goes in front: only a line it shares with the next event stays, twice.
+func (p *eventsPane) dropSeam() {
+	if p.empty() {
+		return
+	}
+	e := p.entries[p.head]
+	if len(e.marks) < 2 {
+		if len(e.marks) == 1 && len(p.entries)-p.head > 1 && e.marks[0].seq == p.lo {
+			p.evict(e) // all of it is in the page
+		}
+		return
+	}
+	next := e.marks[1]
+	n := 0
+	for i, q := range e.paras {
+		abs := e.dropped + i
+		if abs < next.para {
+			if len(q.lines) > 0 {
+				n += len(q.lines) + 1
+			}
+			continue
+		}
+		if abs == next.para {
+			for j := 0; j+1 < len(q.lines) && q.lines[j+1].start <= next.off; j++ {
+				n++
+			}
+		}
+		break
+	}
+	if n > 0 {
+		p.cutLines(e, n)
+	}
 }
 
 // trimNewest drops the newest entries beyond the bound; the pane then no longer follows the

@@ -261,3 +261,48 @@ func TestStreaming10MBKeepsThePaneBounded(t *testing.T) {
 	h.press("g")
 	h.requireView("w0000000 w0000001")
 }
+
+var floodRE = regexp.MustCompile(`flood (\d+)`)
+
+// Paging up through text of short lines (the fake worker's flood, in 4 KiB events) shows each
+// line once: where a page meets what was shown, the event both hold is not shown twice.
+func TestPageSeamsShowEachLineOnce(t *testing.T) {
+	var journal []core.Event
+	var b strings.Builder
+	line := 0
+	for seq := uint64(1); line < 40000; seq++ {
+		b.Reset()
+		for b.Len() < 4<<10 {
+			fmt.Fprintf(&b, "flood %d\n", line)
+			line++
+		}
+		journal = append(journal, core.Event(ev("flood", seq, core.EventAgentMessage, core.TextData{Text: b.String()})))
+	}
+	h := newHarness(t, journalFake("flood", journal), 80, 24)
+	next := line - 1
+	for range 10000 {
+		var shown []int
+		for _, m := range floodRE.FindAllStringSubmatch(h.view(), -1) {
+			n, _ := strconv.Atoi(m[1])
+			shown = append(shown, n)
+		}
+		for i := 1; i < len(shown); i++ {
+			if shown[i] != shown[i-1]+1 {
+				t.Fatalf("lines out of order on one screen: %v", shown)
+			}
+		}
+		if len(shown) > 0 && shown[len(shown)-1] < next {
+			t.Fatalf("line %d skipped: screen %v", next, shown)
+		}
+		if len(shown) > 0 {
+			next = min(next, shown[0]-1)
+		}
+		if next < 0 {
+			break
+		}
+		h.press("pgup")
+	}
+	if next >= 0 {
+		t.Fatalf("paging up stopped at line %d", next)
+	}
+}
