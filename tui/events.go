@@ -157,8 +157,9 @@ type eventsPane struct {
 	cur       uint64 // the seq being added
 	want      int    // a page the reader scrolled to: -1 older, 1 newer, 2 the live tail
 	loading   bool
-	// dataBytes and dataEvents measure the events read, to size pages.
-	dataBytes, dataEvents uint64
+	paging    bool // a page forward is being added
+	// dataLines and dataEvents measure the events read, to size pages.
+	dataLines, dataEvents uint64
 
 	tools   map[string]*entry
 	msg     *entry // the agent message text is appended to, until another entry interrupts it
@@ -202,7 +203,7 @@ func (p *eventsPane) add(ev core.Event) {
 	}
 	p.liveSeq = max(p.liveSeq, p.lastSeq)
 	p.cur = ev.Seq
-	p.dataBytes += uint64(len(ev.Data))
+	p.dataLines += estLines(ev, p.textWidth())
 	p.dataEvents++
 	p.version++
 	switch ev.Type {
@@ -496,7 +497,10 @@ func (p *eventsPane) measure(e *entry) {
 func (p *eventsPane) trim() {
 	for p.cost > p.limit || len(p.entries)-p.head > p.limit {
 		e := p.entries[p.head]
-		if excess := p.cost - p.limit; excess > 0 && (e == p.msg || e == p.thought) && e.cost > excess {
+		// A message still streaming loses its oldest lines; so does any message while a page
+		// forward arrives, which the reader is usually in the middle of.
+		cut := e == p.msg || e == p.thought || (p.paging && len(e.marks) > 0)
+		if excess := p.cost - p.limit; excess > 0 && cut && e.cost > excess {
 			p.cutLines(e, excess)
 			break
 		}
@@ -535,8 +539,15 @@ func (p *eventsPane) evict(e *entry) {
 	}
 }
 
-// cutLines drops at least n of e's oldest wrapped lines.
+// cutLines drops at least n of e's oldest wrapped lines; a reader inside e stays on the
+// line they were reading.
 func (p *eventsPane) cutLines(e *entry, n int) {
+	shown := e.n
+	defer func() {
+		if a := p.anchor; a != nil && a.id == e.id {
+			a.off = max(a.off-(shown-e.n), 0)
+		}
+	}()
 	for n > 0 && len(e.paras) > 0 {
 		q := e.paras[0]
 		k := len(q.lines)

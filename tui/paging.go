@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -33,13 +34,19 @@ func (p *eventsPane) olderEnd() uint64 {
 	return p.lo - 1
 }
 
-// pageSize is how many events, of the size seen so far, fill about room lines.
+// estLines guesses how many lines an event's text takes at width w, from its raw JSON: its
+// escaped newlines and its length.
+func estLines(ev core.Event, w int) uint64 {
+	return uint64(bytes.Count(ev.Data, []byte(`\n`))+len(ev.Data)/max(w, 1)) + 1
+}
+
+// pageSize is how many events, of the sizes seen so far, fill about room lines.
 func (p *eventsPane) pageSize(room int) uint64 {
 	if p.dataEvents == 0 {
 		return pageEvents
 	}
-	avg := max(p.dataBytes/p.dataEvents, 1)
-	n := uint64(max(room, 1)*p.textWidth())/avg + 1
+	avg := max(p.dataLines/p.dataEvents, 1)
+	n := uint64(max(room, 1))/avg + 1
 	return min(max(n, minPageEvents), pageEvents)
 }
 
@@ -120,7 +127,7 @@ func (p *eventsPane) prepend(q *eventsPane) {
 	live := q.entries[q.head:]
 	p.lo, p.loPartial = q.lo, q.loPartial
 	if len(live) == 0 {
-		p.dataBytes += q.dataBytes
+		p.dataLines += q.dataLines
 		p.dataEvents += q.dataEvents
 		return
 	}
@@ -136,7 +143,7 @@ func (p *eventsPane) prepend(q *eventsPane) {
 	ents = append(append(ents, live...), p.entries[p.head:]...)
 	p.entries, p.head = ents, 0
 	p.cost += q.cost
-	p.dataBytes += q.dataBytes
+	p.dataLines += q.dataLines
 	p.dataEvents += q.dataEvents
 	for _, e := range live {
 		p.measure(e) // with this pane's fold state: q's streaming reasoning is not this one's
@@ -185,6 +192,12 @@ func (p *eventsPane) dropSeam() {
 func (p *eventsPane) trimNewest() {
 	for (p.cost > p.limit || len(p.entries)-p.head > p.limit) && len(p.entries)-p.head > 1 {
 		e := p.entries[len(p.entries)-1]
+		if excess := p.cost - p.limit; len(p.entries)-p.head <= p.limit && e.cost > excess && p.cutTail(e, excess) {
+			// A long message loses its newest events' lines, not all of it: the reader
+			// is often in it.
+			p.detached = true
+			break
+		}
 		p.cost -= e.cost
 		if e.tool != nil && p.tools[e.tool.ToolCallID] == e {
 			delete(p.tools, e.tool.ToolCallID)
@@ -207,12 +220,84 @@ func (p *eventsPane) trimNewest() {
 	}
 }
 
+// cutTail drops at least n of e's newest lines, from the start of an event's text on, and
+// moves the pane's newest event back before that event; false when that would be all of e.
+func (p *eventsPane) cutTail(e *entry, n int) bool {
+	if len(e.marks) < 2 || n <= 0 {
+		return false
+	}
+	// The first line to drop: n lines up from the end, blank lines between paragraphs counted.
+	type at struct{ para, off int }
+	var first at
+	left := n
+	for i := len(e.paras) - 1; i >= 0 && left > 0; i-- {
+		q := e.paras[i]
+		k := len(q.lines)
+		if k == 0 {
+			continue
+		}
+		if left <= k {
+			first = at{e.dropped + i, q.lines[k-left].start}
+			left = 0
+			break
+		}
+		left -= k + 1 // its lines and the blank line above them
+		first = at{e.dropped + i, q.base}
+	}
+	// Cut where the event holding that line begins.
+	mi := len(e.marks) - 1
+	for mi > 0 && !e.marks[mi].before(first.para, first.off+1) {
+		mi--
+	}
+	if mi == 0 {
+		return false
+	}
+	m := e.marks[mi]
+	for i := len(e.paras) - 1; i >= 0; i-- {
+		q := e.paras[i]
+		abs := e.dropped + i
+		if abs > m.para {
+			e.paras = e.paras[:i]
+			continue
+		}
+		if abs == m.para {
+			j := len(q.lines)
+			for j > 0 && q.lines[j-1].start >= m.off {
+				j--
+			}
+			if j < len(q.lines) {
+				q.text = q.text[:q.lines[j].start-q.base]
+				q.lines = q.lines[:j]
+				q.blanks = 0
+			}
+			if j == 0 && i > 0 {
+				e.paras = e.paras[:i]
+			}
+		}
+		break
+	}
+	e.marks = e.marks[:mi]
+	e.lines, e.nonEmpty = 0, 0
+	for _, q := range e.paras {
+		e.lines += len(q.lines)
+		if len(q.lines) > 0 {
+			e.nonEmpty++
+		}
+	}
+	p.measure(e)
+	p.liveSeq = max(p.liveSeq, p.lastSeq)
+	p.lastSeq = min(p.lastSeq, m.seq-1)
+	return true
+}
+
 // appendPage adds a page of newer events to a detached pane; it follows the live stream again
 // once it holds the newest event.
 func (p *eventsPane) appendPage(evs []core.Event) {
+	p.paging = true
 	for _, ev := range evs {
 		p.add(ev)
 	}
+	p.paging = false
 	if p.lastSeq >= p.liveSeq {
 		p.detached = false
 	}
@@ -255,14 +340,16 @@ func (m *Model) pageCmd(id string) tea.Cmd {
 			return pageMsg{taskID: id, pane: p, older: q, err: err}
 		}
 	}
-	from, to := p.lastSeq+1, min(p.lastSeq+pageEvents, p.liveSeq)
+	from, to := p.lastSeq+1, min(p.lastSeq+p.pageSize(p.limit/2), p.liveSeq)
+	room, tw := uint64(p.limit/2), p.textWidth()
 	return func() tea.Msg {
 		var evs []core.Event
-		size := 0
+		size, lines := 0, uint64(0)
 		err := readRange(ctx, svc, id, from, to, func(ev core.Event) bool {
 			evs = append(evs, ev)
 			size += len(ev.Data)
-			return size < pageBytes
+			lines += estLines(ev, tw)
+			return size < pageBytes && lines < room
 		})
 		return pageMsg{taskID: id, pane: p, newer: evs, err: err}
 	}

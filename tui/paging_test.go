@@ -305,4 +305,37 @@ func TestPageSeamsShowEachLineOnce(t *testing.T) {
 	if next >= 0 {
 		t.Fatalf("paging up stopped at line %d", next)
 	}
+	// And down again to the tail: no line skipped, none shown twice on a screen.
+	next = 0
+	for range 10000 {
+		var shown []int
+		for _, m := range floodRE.FindAllStringSubmatch(h.view(), -1) {
+			n, _ := strconv.Atoi(m[1])
+			shown = append(shown, n)
+		}
+		for i := 1; i < len(shown); i++ {
+			if shown[i] != shown[i-1]+1 {
+				t.Fatalf("paging down, lines out of order on one screen: %v", shown)
+			}
+		}
+		if len(shown) > 0 && shown[0] > next {
+			p := h.m.task("flood").events
+			for _, e := range p.entries[p.head:] {
+				t.Logf("entry %d seq %d cost %d n %d cut %v marks %d", e.id, e.seq, e.cost, e.n, e.cut, len(e.marks))
+			}
+			t.Logf("anchor %+v lo %d last %d live %d detached %v", *p.anchor, p.lo, p.lastSeq, p.liveSeq, p.detached)
+			t.Fatalf("paging down, line %d skipped: screen %v", next, shown)
+		}
+		if len(shown) > 0 {
+			next = max(next, shown[len(shown)-1]+1)
+		}
+		checkBound(t, h.m.task("flood").events)
+		if h.m.task("flood").events.following() {
+			break
+		}
+		h.press("pgdown")
+	}
+	if next != line || h.m.task("flood").events.detached {
+		t.Fatalf("paging down ended at line %d of %d", next, line)
+	}
 }
