@@ -181,8 +181,8 @@ type Model struct {
 	graceTimer    bool
 	lastForm      newTaskInput
 	attach        attachState
-	rp            *replayView          // the replay on screen, if any
-	usageMemo     map[string]taskUsage // each task's share of today's usage (usage.go)
+	rp            *replayView           // the replay on screen, if any
+	usageMemo     map[string]*taskUsage // each task's share of today's usage (usage.go)
 	review        reviewUI
 }
 

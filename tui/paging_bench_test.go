@@ -78,6 +78,28 @@ func BenchmarkView100Tasks100kEvents(b *testing.B) {
 			})
 		}
 	}
+	// The frame after a usage report of the selected task, which holds 20,000 of them: the
+	// header's figure of today decodes that task's reports again.
+	b.Run("usage-report/120x40", func(b *testing.B) {
+		f := manyTasks(100)
+		m := modelOver(f, 120, 40)
+		for i, t := range f.tasks {
+			n := 1000
+			if i == 0 {
+				n = 100000
+			}
+			for _, msg := range benchEvents(t.TaskID, n) {
+				drain(m, func() tea.Msg { return msg })
+			}
+		}
+		id := f.tasks[0].TaskID
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			m.Update(ev(id, uint64(200000+i), core.EventUsage, core.Usage{PromptTokens: int64(2000000 + i)}))
+			_ = m.View()
+		}
+	})
 }
 
 // BenchmarkReplay100kEvents selects a task whose journal holds 100,000 events until its
