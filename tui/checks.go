@@ -496,7 +496,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		for len(lines) < h-1 {
 			lines = append(lines, "")
 		}
-		lines = append(lines, searchBar(t, w, s.typing, s.query, len(s.needle) > 0, len(s.matches), s.cur, s.wrapped))
+		lines = append(lines, searchBar(t, w, s.typing, s.query, len(s.needle) > 0, len(s.matches), s.cur, s.wrapped, ""))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -60,7 +60,7 @@ func openEngine(t *testing.T, state string) *core.Engine {
 	return e
 }
 
-func gitRepo(t *testing.T) string {
+func gitRepo(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("GIT_AUTHOR_NAME", "t")

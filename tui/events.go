@@ -71,11 +71,24 @@ type entry struct {
 	details []string           // decisions: the expanded text
 	tool    *core.ToolCallData // tool calls: the merged state, input and output capped
 
+	seq     uint64    // the journal seq of the first event shown in it
+	marks   []seqMark // streamed text: where each event's text begins, oldest kept first
+	dropped int       // paragraphs cut from the front
+
 	lines    int // wrapped lines over all paragraphs
 	nonEmpty int // paragraphs with at least one line
 	n        int // display lines at the current width and fold state
 	cost     int // lines kept, shown or not
 }
+
+// seqMark says that the text of event seq begins at stream offset off of paragraph para
+// (counted from the entry's first paragraph ever, dropped ones included).
+type seqMark struct {
+	para, off int
+	seq       uint64
+}
+
+func (m seqMark) before(para, off int) bool { return m.para < para || (m.para == para && m.off < off) }
 
 // body is the number of display lines of the paragraphs, blank separators included.
 func (e *entry) body() int { return e.lines + max(e.nonEmpty-1, 0) }
@@ -129,7 +142,24 @@ type eventsPane struct {
 	nextID  uint64
 	cost    int // sum of entry costs
 	w, h    int
-	lastSeq uint64
+	lastSeq uint64 // the newest event in the pane
+
+	// The pane is a window on the journal: lo is the oldest event it shows (loPartial: only
+	// the end of it, its start was cut), lastSeq the newest. Older events are read again from
+	// the journal a page at a time as the reader scrolls up; a pane that grew too long at its
+	// old end drops its newest entries and is detached from the live stream until the reader
+	// pages forward again (or G reloads the tail).
+	lo        uint64
+	loPartial bool
+	detached  bool
+	liveSeq   uint64 // the newest event the live stream delivered
+	limit     int    // the bound on lines and entries kept
+	cur       uint64 // the seq being added
+	want      int    // a page the reader scrolled to: -1 older, 1 newer, 2 the live tail
+	loading   bool
+	paging    bool // a page forward is being added
+	// dataLines and dataEvents measure the events read, to size pages.
+	dataLines, dataEvents uint64
 
 	tools   map[string]*entry
 	msg     *entry // the agent message text is appended to, until another entry interrupts it
@@ -145,8 +175,12 @@ type eventsPane struct {
 }
 
 func newEventsPane() *eventsPane {
-	return &eventsPane{w: 81, h: 20, tools: map[string]*entry{}}
+	// Ids start high so that pages of older events can be put in front with smaller ones.
+	return &eventsPane{w: 81, h: 20, tools: map[string]*entry{}, nextID: firstID, limit: maxLogLines}
 }
+
+// firstID is the id of a new pane's first entry.
+const firstID = 1 << 40
 
 // following says whether the pane shows the live tail.
 func (p *eventsPane) following() bool { return p.anchor == nil }
@@ -163,7 +197,14 @@ func (p *eventsPane) add(ev core.Event) {
 	}
 	if ev.Seq != 0 {
 		p.lastSeq = ev.Seq
+		if p.lo == 0 {
+			p.lo = ev.Seq
+		}
 	}
+	p.liveSeq = max(p.liveSeq, p.lastSeq)
+	p.cur = ev.Seq
+	p.dataLines += estLines(ev, p.textWidth())
+	p.dataEvents++
 	p.version++
 	switch ev.Type {
 	case core.EventAgentMessage:
@@ -256,6 +297,9 @@ func (p *eventsPane) addThought(text string) {
 // new paragraph; only the last paragraph is re-wrapped.
 func (p *eventsPane) grow(e *entry, s string) {
 	last := e.paras[len(e.paras)-1]
+	if n := len(e.marks); n == 0 || e.marks[n-1].seq != p.cur {
+		e.marks = append(e.marks, seqMark{para: e.dropped + len(e.paras) - 1, off: last.base + len(last.text), seq: p.cur})
+	}
 	before := len(last.lines)
 	lastBefore := last
 	if n := len(last.text); n > 0 && last.text[n-1] == '\n' && strings.HasPrefix(s, "\n") {
@@ -375,6 +419,7 @@ func (p *eventsPane) setPlain(e *entry, text string) {
 func (p *eventsPane) push(e *entry) *entry {
 	p.nextID++
 	e.id = p.nextID
+	e.seq = p.cur
 	p.entries = append(p.entries, e)
 	p.wrapAll(e)
 	return e
@@ -450,14 +495,17 @@ func (p *eventsPane) measure(e *entry) {
 // streaming loses its oldest lines instead, so that a monologue stays bounded too. Dropping
 // only advances head; the slice is compacted once half of it is dead.
 func (p *eventsPane) trim() {
-	for p.cost > maxLogLines || len(p.entries)-p.head > maxLogLines {
+	for p.cost > p.limit || len(p.entries)-p.head > p.limit {
 		e := p.entries[p.head]
-		if excess := p.cost - maxLogLines; excess > 0 && (e == p.msg || e == p.thought) && e.cost > excess {
+		// A message still streaming loses its oldest lines; so does any message while a page
+		// forward arrives, which the reader is usually in the middle of.
+		cut := e == p.msg || e == p.thought || (p.paging && len(e.marks) > 0)
+		if excess := p.cost - p.limit; excess > 0 && cut && e.cost > excess {
 			p.cutLines(e, excess)
 			break
 		}
 		if len(p.entries)-p.head == 1 {
-			p.cutLines(e, p.cost-maxLogLines)
+			p.cutLines(e, p.cost-p.limit)
 			break
 		}
 		p.evict(e)
@@ -486,15 +534,26 @@ func (p *eventsPane) evict(e *entry) {
 	}
 	p.entries[p.head] = nil
 	p.head++
+	if p.head < len(p.entries) {
+		p.lo, p.loPartial = max(p.lo, p.entries[p.head].seq), false
+	}
 }
 
-// cutLines drops at least n of e's oldest wrapped lines.
+// cutLines drops at least n of e's oldest wrapped lines; a reader inside e stays on the
+// line they were reading.
 func (p *eventsPane) cutLines(e *entry, n int) {
+	shown := e.n
+	defer func() {
+		if a := p.anchor; a != nil && a.id == e.id {
+			a.off = max(a.off-(shown-e.n), 0)
+		}
+	}()
 	for n > 0 && len(e.paras) > 0 {
 		q := e.paras[0]
 		k := len(q.lines)
 		if k <= n && len(e.paras) > 1 {
 			e.paras = e.paras[1:]
+			e.dropped++
 			e.lines -= k
 			if k > 0 {
 				e.nonEmpty--
@@ -525,6 +584,34 @@ func (p *eventsPane) cutLines(e *entry, n int) {
 	}
 	e.cut = true
 	p.measure(e)
+	p.noteCut(e)
+}
+
+// noteCut moves the pane's oldest event to the one whose text e now starts in.
+func (p *eventsPane) noteCut(e *entry) {
+	p.loPartial = true
+	if len(e.marks) == 0 || len(e.paras) == 0 {
+		p.lo = max(p.lo, e.seq)
+		return
+	}
+	q := e.paras[0]
+	para, off := e.dropped, q.base
+	if len(q.lines) > 0 {
+		off = q.lines[0].start
+	}
+	k := 0
+	for k+1 < len(e.marks) && !para0Before(para, off, e.marks[k+1]) {
+		k++
+	}
+	e.marks = e.marks[k:]
+	m := e.marks[0]
+	e.seq = m.seq
+	p.lo, p.loPartial = max(p.lo, m.seq), m.before(para, off)
+}
+
+// para0Before says whether (para, off) comes before mark m.
+func para0Before(para, off int, m seqMark) bool {
+	return para < m.para || (para == m.para && off < m.off)
 }
 
 // setSize sets the pane to h lines of w columns.
@@ -655,6 +742,14 @@ func (p *eventsPane) pin() {
 
 // update handles a key; it reports whether the key was the pane's.
 func (p *eventsPane) update(msg tea.KeyMsg, k EventKeys) bool {
+	if !p.keyUpdate(msg, k) {
+		return false
+	}
+	p.edges()
+	return true
+}
+
+func (p *eventsPane) keyUpdate(msg tea.KeyMsg, k EventKeys) bool {
 	if p.searchKey(msg, k) {
 		return true
 	}
@@ -676,6 +771,11 @@ func (p *eventsPane) update(msg tea.KeyMsg, k EventKeys) bool {
 		i, off := p.top(p.bodyHeight())
 		i, off, ok := p.down(i, off, page)
 		if !ok || p.linesFrom(i, off, p.h) <= p.h-1 {
+			if p.detached {
+				// The newest lines kept are not the live tail: stay, and page forward.
+				p.want = 1
+				return true
+			}
 			p.anchor = nil
 			return true
 		}
@@ -688,6 +788,9 @@ func (p *eventsPane) update(msg tea.KeyMsg, k EventKeys) bool {
 		p.anchor = &pos{id: p.entries[p.head].id}
 	case key.Matches(msg, k.Bottom):
 		p.anchor, p.sel = nil, 0
+		if p.detached {
+			p.want = 2
+		}
 	case key.Matches(msg, k.PrevItem):
 		p.selectItem(-1)
 	case key.Matches(msg, k.NextItem):
@@ -900,7 +1003,14 @@ func (p *eventsPane) view(t Theme) string {
 			ei, eoff, _ := p.down(i, off, len(win))
 			below := p.linesFrom(ei, eoff, 1<<30)
 			note := fmt.Sprintf(" ↑ %d lines back · G follows the live tail", below)
-			if below == 0 {
+			switch {
+			case p.loading:
+				note = " reading the journal… · G follows the live tail"
+			case p.hasOlder() && p.atTop(i, off):
+				note = " older events load as you scroll up · G follows the live tail"
+			case p.detached:
+				note = fmt.Sprintf(" ↑ %d lines and newer events back · G follows the live tail", below)
+			case below == 0:
 				note = " G follows the live tail"
 			}
 			for len(lines) < bh {
@@ -913,7 +1023,7 @@ func (p *eventsPane) view(t Theme) string {
 		for len(lines) < h-1 {
 			lines = append(lines, "")
 		}
-		lines = append(lines[:h-1], p.search.bar(t, w))
+		lines = append(lines[:h-1], p.search.bar(t, w, p.scopeNote()))
 	}
 	for len(lines) < h {
 		lines = append(lines, "")

@@ -39,6 +39,8 @@ type fakeService struct {
 	live    []chan core.Event
 	liveErr []error
 	subs    int
+	// reads are the FromSeq of each journal subscription.
+	reads []uint64
 	// listErr fails List, as calls fail while an attached dashboard's owner is gone.
 	listErr error
 }
@@ -118,12 +120,21 @@ func (f *fakeService) Subscribe(ctx context.Context, opts core.SubscribeOptions)
 	defer f.mu.Unlock()
 	if opts.TaskID != "" {
 		j := f.journals[opts.TaskID]
-		ch := make(chan core.Event, len(j))
-		for _, ev := range j {
-			if ev.Seq >= opts.FromSeq {
-				ch <- ev
+		f.reads = append(f.reads, opts.FromSeq)
+		// Like the engine: the journal from FromSeq, then nothing until the context ends.
+		ch := make(chan core.Event, 256)
+		go func() {
+			for _, ev := range j {
+				if ev.Seq < opts.FromSeq {
+					continue
+				}
+				select {
+				case ch <- ev:
+				case <-ctx.Done():
+					return
+				}
 			}
-		}
+		}()
 		return &core.Subscription{C: ch, Err: func() error { return nil }}, nil
 	}
 	i := f.subs

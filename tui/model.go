@@ -68,7 +68,9 @@ type (
 	}
 	replayMsg struct {
 		taskID string
-		events []core.Event
+		pane   *eventsPane // the journal's newest events, built off the event loop
+		agent  *taskInfo   // what noteAgent learnt from them
+		from   uint64      // the first seq read
 		err    error
 	}
 	controlMsg struct {
@@ -108,8 +110,10 @@ type taskInfo struct {
 	created    time.Time
 	usage      *core.Usage
 	usageLog   usageLog // usage reports seen, for today's figures (usage.go)
+	usageGen   uint64   // counts changes of usage
 	events     *eventsPane
-	replayed   bool         // the pane holds the journal from its start
+	replayed   bool         // the pane was built from the journal (its newest window)
+	fromStart  bool         // … and that window starts at the journal's first event
 	replaying  bool         // a replay command is in flight
 	early      []core.Event // live events seen before the replay finished
 	getting    bool         // a Get is in flight
@@ -177,7 +181,8 @@ type Model struct {
 	graceTimer    bool
 	lastForm      newTaskInput
 	attach        attachState
-	rp            *replayView // the replay on screen, if any
+	rp            *replayView           // the replay on screen, if any
+	usageMemo     map[string]*taskUsage // each task's share of today's usage (usage.go)
 	review        reviewUI
 }
 
@@ -256,6 +261,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onDetail(msg))
 	case replayMsg:
 		m.onReplay(msg)
+	case pageMsg:
+		m.onPage(msg)
 	case controlMsg:
 		cmds = append(cmds, m.onControl(msg))
 	case delegateMsg:
@@ -327,43 +334,55 @@ func (m *Model) fetchDetail(id string) tea.Cmd {
 // replayTimeout bounds how long a journal replay may take before the dashboard shows what it has.
 const replayTimeout = 5 * time.Second
 
-// replay reads a task's journal up to the seq the task had when the replay started.
+// replay reads the newest replayWindow events of a task's journal, up to the seq the task had
+// when the replay started, into a fresh pane; older ones are paged in as the reader scrolls up.
 func (m *Model) replay(id string) tea.Cmd {
 	ti := m.task(id)
 	if ti.replayed || ti.replaying {
 		return nil
 	}
 	ti.replaying = true
+	w, h, f := ti.events.w, ti.events.h, ti.events.filter
+	ctx, svc := m.ctx, m.svc
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(m.ctx, replayTimeout)
-		defer cancel()
-		d, err := m.svc.Get(ctx, id)
-		if err != nil {
-			return replayMsg{taskID: id, err: err}
-		}
-		if d.LastSeq == 0 {
-			return replayMsg{taskID: id}
-		}
-		sub, err := m.svc.Subscribe(ctx, core.SubscribeOptions{TaskID: id, FromSeq: 1})
-		if err != nil {
-			return replayMsg{taskID: id, err: err}
-		}
-		var evs []core.Event
-		for {
-			select {
-			case ev, ok := <-sub.C:
-				if !ok {
-					return replayMsg{taskID: id, events: evs, err: sub.Err()}
-				}
-				evs = append(evs, ev)
-				if ev.Seq >= d.LastSeq {
-					return replayMsg{taskID: id, events: evs}
-				}
-			case <-ctx.Done():
-				return replayMsg{taskID: id, events: evs, err: ctx.Err()}
-			}
-		}
+		return replayTask(ctx, svc, id, w, h, f)
 	}
+}
+
+func replayTask(ctx context.Context, svc core.Service, id string, w, h int, f eventFilter) replayMsg {
+	ctx, cancel := context.WithTimeout(ctx, replayTimeout)
+	defer cancel()
+	d, err := svc.Get(ctx, id)
+	if err != nil {
+		return replayMsg{taskID: id, err: err}
+	}
+	agent := &taskInfo{}
+	if d.LastSeq == 0 {
+		return replayMsg{taskID: id, pane: nil, agent: agent, from: 1}
+	}
+	from := uint64(1)
+	if d.LastSeq > replayFirst {
+		from = d.LastSeq - replayFirst + 1
+	}
+	pane, err := buildPage(ctx, svc, id, w, h, f, maxLogLines, from, d.LastSeq, agent.noteAgent)
+	msg := replayMsg{taskID: id, pane: pane, agent: agent, from: from, err: err}
+	// Fill the pane backwards, a page at a time: how many events fit depends on their size.
+	// Usage reports of the earlier pages count for today's figures too.
+	for err == nil && pane.hasOlder() {
+		room := min(pane.limit-pane.cost, pane.limit-(len(pane.entries)-pane.head))
+		if room < pane.limit/4 {
+			break
+		}
+		start, end := pane.olderPage(room)
+		var q *eventsPane
+		q, err = buildPage(ctx, svc, id, w, h, f, room, start, end, agent.noteUsage)
+		if err != nil {
+			break
+		}
+		pane.prepend(q)
+		msg.from = start
+	}
+	return msg
 }
 
 func (m *Model) control(req core.ControlRequest) tea.Cmd {
@@ -476,12 +495,12 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 	ti := m.task(ev.TaskID)
 	if !ti.replayed {
 		if ev.Seq == 1 {
-			ti.replayed = true
+			ti.replayed, ti.fromStart = true, true
 		} else if len(ti.early) < maxLogLines {
 			ti.early = append(ti.early, ev)
 		}
 	}
-	ti.events.add(ev)
+	ti.events.live(ev)
 	ti.noteAgent(ev)
 	var cmds []tea.Cmd
 	switch ev.Type {
@@ -507,6 +526,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 		var u core.Usage
 		if json.Unmarshal(ev.Data, &u) == nil {
 			ti.usage = &u
+			ti.usageGen++
 		}
 	case core.EventInteractionWaiting:
 		var ia core.Interaction
@@ -643,6 +663,7 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 	}
 	if d.Usage != nil {
 		ti.usage = d.Usage
+		ti.usageGen++
 	}
 	if d.Diff != ti.diffText || ti.diff == nil {
 		ti.diffText, ti.diff = d.Diff, parseReviewDiff(d.Diff)
@@ -667,23 +688,32 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 func (m *Model) onReplay(msg replayMsg) {
 	ti := m.task(msg.taskID)
 	ti.replaying = false
-	if msg.err != nil && len(msg.events) == 0 {
+	if msg.err != nil && (msg.pane == nil || msg.pane.empty() || msg.pane.detached) {
 		m.setStatus("reading the journal of "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
 		return
 	}
-	pane := newEventsPane()
+	pane := msg.pane
+	if pane == nil {
+		pane = newEventsPane()
+	}
 	pane.setSize(ti.events.w, ti.events.h)
-	pane.filter = ti.events.filter // the reader's filter outlives a reload
+	pane.setFilter(ti.events.filter) // the reader's filter outlives a reload
 	ti.lastAgent, ti.agentStreak = "", false
-	for _, ev := range msg.events {
-		pane.add(ev)
-		ti.noteAgent(ev)
+	if a := msg.agent; a != nil {
+		ti.lastAgent, ti.agentStreak = a.lastAgent, a.agentStreak
+		for seq, ev := range a.usageLog {
+			if ti.usageLog == nil {
+				ti.usageLog = usageLog{}
+			}
+			ti.usageLog[seq] = ev
+		}
 	}
 	for _, ev := range ti.early {
 		pane.add(ev)
 		ti.noteAgent(ev)
 	}
 	ti.events, ti.early, ti.replayed = pane, nil, true
+	ti.fromStart = msg.from <= 1
 	// A prompt that opened before the journal arrived (a dashboard attaching to a waiting task)
 	// gets the agent's last words now.
 	for _, p := range m.pending {
@@ -934,7 +964,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	t := m.list.selectedTask()
 	if m.tab == tabEvents && t != nil && m.task(t.TaskID).events.update(msg, m.keys.eventKeys()) {
-		return nil
+		return m.pageCmd(t.TaskID)
 	}
 	if m.tab == tabChecks && m.checksKey(msg) {
 		return nil

@@ -352,18 +352,29 @@ func markMatches(t Theme, line string, base lipgloss.Style, needle []byte, curre
 }
 
 // bar is the search line of the pane.
-func (s *paneSearch) bar(t Theme, w int) string {
+func (s *paneSearch) bar(t Theme, w int, scope string) string {
 	cur := -1
 	for i, id := range s.matches {
 		if id == s.cur {
 			cur = i
 		}
 	}
-	return searchBar(t, w, s.typing, s.query, len(s.needle) > 0, len(s.matches), cur, s.wrapped)
+	return searchBar(t, w, s.typing, s.query, len(s.needle) > 0, len(s.matches), cur, s.wrapped, scope)
+}
+
+// scopeNote says what a search of a pane that is a window on the journal does not cover.
+func (p *eventsPane) scopeNote() string {
+	switch {
+	case p.hasOlder():
+		return " in the loaded events · older ones load as you scroll up"
+	case p.detached:
+		return " in the loaded events · newer ones load as you scroll down"
+	}
+	return ""
 }
 
 // searchBar is a search's line: the query being typed, or the kept search with where it is.
-func searchBar(t Theme, w int, typing bool, query string, active bool, matches, cur int, wrapped bool) string {
+func searchBar(t Theme, w int, typing bool, query string, active bool, matches, cur int, wrapped bool, scope string) string {
 	var where string
 	switch {
 	case !active:
@@ -376,6 +387,9 @@ func searchBar(t Theme, w int, typing bool, query string, active bool, matches, 
 	}
 	if wrapped && matches > 0 {
 		where += " (wrapped)"
+	}
+	if active {
+		where += scope
 	}
 	var line string
 	if typing {

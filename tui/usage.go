@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"math"
 	"sort"
 	"time"
 
@@ -44,39 +45,136 @@ func (m *Model) todayUsage() (stats.Usage, bool) {
 	loc := now.Location()
 	day := now.Format("2006-01-02")
 	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
-	updated := map[string]time.Time{}
+	updated := map[string]string{}
 	for _, tv := range m.list.tasks {
-		if t, err := time.Parse(time.RFC3339Nano, tv.UpdatedAt); err == nil {
-			updated[tv.TaskID] = t
-		}
+		updated[tv.TaskID] = tv.UpdatedAt
 	}
-	var tasks []stats.Task
+	if m.usageMemo == nil {
+		m.usageMemo = map[string]*taskUsage{}
+	}
+	var total stats.Usage
 	partial := false
 	for id, ti := range m.info {
-		evs := ti.usageLog.events()
-		switch {
-		case ti.replayed:
-		case !ti.created.IsZero() && !ti.created.Before(midnight):
-			if ti.usage != nil {
-				// Its current cumulative usage all accrued today.
-				evs = append(evs, core.Event{TaskID: id, Seq: ^uint64(0), Time: now, Type: core.EventUsage, Data: usageJSON(*ti.usage)})
-			}
-		case !updated[id].IsZero() && updated[id].Before(midnight):
-			continue
-		case ti.usage != nil:
-			partial = true
-			if len(evs) > 0 {
-				// The first report seen is the baseline: what it counted may predate today.
-				base := evs[0]
-				base.Time = time.Time{}
-				evs = append([]core.Event{base}, evs...)
-			}
+		tu := m.usageMemo[id]
+		if tu == nil {
+			tu = &taskUsage{}
+			m.usageMemo[id] = tu
 		}
-		if len(evs) > 0 {
-			tasks = append(tasks, stats.Task{ID: id, Events: evs})
+		u, p := tu.today(id, ti, now, midnight, updated[id], day, loc)
+		addUsage(&total, u)
+		partial = partial || p
+	}
+	for id := range m.usageMemo {
+		if m.info[id] == nil {
+			delete(m.usageMemo, id)
 		}
 	}
-	return stats.DayTotal(tasks, day, loc), partial
+	return total, partial
+}
+
+// taskUsage keeps what one task's share of today's usage was computed from, so that a new
+// report costs the decoding of that report rather than of all of them: with many reports
+// that was most of a frame.
+type taskUsage struct {
+	key   string      // the day, the case and what it depends on besides the reports
+	n     int         // reports counted in reports
+	last  core.Event  // the newest of them
+	sum   stats.Usage // today's usage of the reports (the case's baseline included)
+	final uint64      // usageGen the result was computed at
+	u     stats.Usage
+}
+
+// today is the task's usage of today (see todayUsage) and whether it is only a lower bound.
+func (tu *taskUsage) today(id string, ti *taskInfo, now, midnight time.Time, updatedAt, day string, loc *time.Location) (stats.Usage, bool) {
+	updated, _ := time.Parse(time.RFC3339Nano, updatedAt)
+	var kind string
+	switch {
+	case ti.replayed && ti.fromStart:
+		kind = "all" // the journal was read from its start
+	case !ti.created.IsZero() && !ti.created.Before(midnight):
+		kind = "today" // created today: its current cumulative usage all accrued today
+	case !updated.IsZero() && updated.Before(midnight):
+		return stats.Usage{}, false // unchanged today
+	case ti.usage != nil:
+		kind = "partial" // the first report seen is the baseline: it may count earlier days
+	default:
+		kind = "all"
+	}
+	partial := kind == "partial"
+	key := day + "\x00" + kind
+	newer := ti.usageLog.newer(tu.last.Seq)
+	if tu.key != key || tu.n+len(newer) != len(ti.usageLog) {
+		// Something other than new reports changed: count them all again.
+		evs := ti.usageLog.events()
+		tu.key, tu.n, tu.sum, tu.last, tu.final = key, 0, stats.Usage{}, core.Event{}, ^uint64(0)
+		if len(evs) == 0 {
+			if kind == "today" && ti.usage != nil {
+				return dayTotal(id, day, loc, []core.Event{current(id, now, ti.usage)}), false
+			}
+			return stats.Usage{}, partial
+		}
+		if kind == "partial" {
+			base := evs[0]
+			base.Time = time.Time{}
+			evs = append([]core.Event{base}, evs...)
+		}
+		tu.sum = dayTotal(id, day, loc, evs)
+		tu.n, tu.last = len(ti.usageLog), evs[len(evs)-1]
+	} else if len(newer) > 0 {
+		// New reports only: what they add counts from the newest report counted before.
+		prev := tu.last
+		prev.Time = time.Time{}
+		addUsage(&tu.sum, dayTotal(id, day, loc, append([]core.Event{prev}, newer...)))
+		tu.n += len(newer)
+		tu.last = newer[len(newer)-1]
+		tu.final = ^uint64(0)
+	}
+	if tu.final == ti.usageGen {
+		return tu.u, partial
+	}
+	tu.u, tu.final = tu.sum, ti.usageGen
+	if kind == "today" && ti.usage != nil {
+		prev := tu.last
+		prev.Time = time.Time{}
+		tu.u = stats.Usage{}
+		addUsage(&tu.u, tu.sum)
+		addUsage(&tu.u, dayTotal(id, day, loc, []core.Event{prev, current(id, now, ti.usage)}))
+	}
+	return tu.u, partial
+}
+
+func current(id string, now time.Time, u *core.Usage) core.Event {
+	return core.Event{TaskID: id, Seq: ^uint64(0), Time: now, Type: core.EventUsage, Data: usageJSON(*u)}
+}
+
+func dayTotal(id, day string, loc *time.Location, evs []core.Event) stats.Usage {
+	return stats.DayTotal([]stats.Task{{ID: id, Events: evs}}, day, loc)
+}
+
+// newer are the reports after seq, oldest first.
+func (l usageLog) newer(seq uint64) []core.Event {
+	var out []core.Event
+	for s, ev := range l {
+		if s > seq {
+			out = append(out, ev)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
+}
+
+func addUsage(u *stats.Usage, d stats.Usage) {
+	u.PromptTokens += d.PromptTokens
+	u.CompletionTokens += d.CompletionTokens
+	u.ReasoningTokens += d.ReasoningTokens
+	u.CacheHitTokens += d.CacheHitTokens
+	u.CacheMissTokens += d.CacheMissTokens
+	for cur, v := range d.Cost {
+		if u.Cost == nil {
+			u.Cost = map[string]float64{}
+		}
+		u.Cost[cur] = math.Round((u.Cost[cur]+v)*1e9) / 1e9
+	}
 }
 
 // usageHeader is the header's usage figure: today's tokens and, when the worker reported one,
