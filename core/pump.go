@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"reasonixctl/acp"
 )
@@ -128,9 +129,42 @@ func (t *liveTask) flushText() {
 	}
 	t.text.b.Reset()
 	t.mu.Unlock()
-	if text != "" {
-		t.e.appendEvents(t.id, event(typ, TextData{Text: text}))
+	if text == "" {
+		return
 	}
+	var evs []newEvent
+	for _, piece := range splitText(text, maxEventText) {
+		evs = append(evs, event(typ, TextData{Text: piece}))
+	}
+	t.e.appendEvents(t.id, evs...)
+}
+
+// maxEventText bounds the text of one agent_message or agent_thought. Redaction cuts any
+// string longer than redact.MaxStringLen characters, so a longer event would lose its end; the
+// worker's queue merges chunks up to 64 KiB, so one flush can be far longer than
+// textFlushBytes.
+const maxEventText = 6 << 10
+
+// splitText cuts s into pieces of at most max bytes, after a newline or else a space where one
+// falls in the second half of a piece (a secret spans no whitespace, so redaction still sees it
+// whole), else at a character boundary.
+func splitText(s string, max int) []string {
+	var out []string
+	for len(s) > max {
+		cut := strings.LastIndexByte(s[:max], '\n') + 1
+		if cut <= max/2 {
+			cut = strings.LastIndexByte(s[:max], ' ') + 1
+		}
+		if cut <= max/2 {
+			cut = max
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	return append(out, s)
 }
 
 // checkLane fails a fast-lane task whose session drifted into goal mode or started a goal: the
