@@ -111,6 +111,10 @@ func (e *Engine) storeError(id string, err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return Errorf(CodeTaskNotFound, nil, "Unknown task: %s", id)
 	}
+	if errors.Is(err, store.ErrInvalidArgument) {
+		// A task id no task can have (a front end passed it through unchecked).
+		return Errorf(CodeInvalidRequest, nil, "%w", err)
+	}
 	var sv *store.SchemaVersionError
 	if errors.As(err, &sv) {
 		return Errorf(CodeInvalidState, nil, "%w", err)
