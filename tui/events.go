@@ -172,6 +172,7 @@ type eventsPane struct {
 	filter  eventFilter
 	search  paneSearch
 	version uint64 // counts changes of the entries' text, so search results know when to redo
+	seekGen uint64 // counts searches of the journal, so a stopped one's page is ignored
 }
 
 func newEventsPane() *eventsPane {
