@@ -788,6 +788,7 @@ func (p *eventsPane) keyUpdate(msg tea.KeyMsg, k EventKeys) bool {
 		}
 		p.anchor = &pos{id: p.entries[p.head].id}
 	case key.Matches(msg, k.Bottom):
+		p.search.stopSeek()
 		p.anchor, p.sel = nil, 0
 		if p.detached {
 			p.want = 2

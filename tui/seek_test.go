@@ -130,9 +130,20 @@ func TestEscStopsASearchOfTheJournal(t *testing.T) {
 	if h.m.task("flood").events != p || p.lo != lo || topLine(p) != top || strings.Contains(h.view(), "needle at") {
 		t.Fatalf("a stopped search moved the window to %d:\n%s", p.lo, h.view())
 	}
-	// A second esc clears the search; N again would search afresh.
+	// A second esc clears the search.
 	h.press("esc")
 	if p.search.shown() {
 		t.Fatal("esc did not clear the search")
 	}
+	// G while a search reads the journal stops it and goes back to the live tail.
+	h.press("/")
+	h.typeText("needle")
+	h.press("enter")
+	_, cmd = h.m.Update(keyMsg("N"))
+	h.press("G")
+	h.run(cmd)
+	if p := h.m.task("flood").events; !p.following() || p.detached || p.search.seeking {
+		t.Fatalf("G during a search: following %v, detached %v, seeking %v", p.following(), p.detached, p.search.seeking)
+	}
+	h.requireView("step 020000")
 }
