@@ -172,6 +172,7 @@ type eventsPane struct {
 	filter  eventFilter
 	search  paneSearch
 	version uint64 // counts changes of the entries' text, so search results know when to redo
+	seekGen uint64 // counts searches of the journal, so a stopped one's page is ignored
 }
 
 func newEventsPane() *eventsPane {
@@ -787,6 +788,7 @@ func (p *eventsPane) keyUpdate(msg tea.KeyMsg, k EventKeys) bool {
 		}
 		p.anchor = &pos{id: p.entries[p.head].id}
 	case key.Matches(msg, k.Bottom):
+		p.search.stopSeek()
 		p.anchor, p.sel = nil, 0
 		if p.detached {
 			p.want = 2

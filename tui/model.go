@@ -263,6 +263,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onReplay(msg)
 	case pageMsg:
 		m.onPage(msg)
+	case searchPageMsg:
+		cmds = append(cmds, m.onSearchPage(msg))
 	case controlMsg:
 		cmds = append(cmds, m.onControl(msg))
 	case delegateMsg:
@@ -712,6 +714,7 @@ func (m *Model) onReplay(msg replayMsg) {
 		pane.add(ev)
 		ti.noteAgent(ev)
 	}
+	ti.events.search.stopSeek()
 	ti.events, ti.early, ti.replayed = pane, nil, true
 	ti.fromStart = msg.from <= 1
 	// A prompt that opened before the journal arrived (a dashboard attaching to a waiting task)

@@ -104,7 +104,7 @@ func (p *eventsPane) atBottom(i, off, bh int) bool {
 
 // edges asks for a page when the reader's window touches an end the journal continues past.
 func (p *eventsPane) edges() {
-	if p.anchor == nil || p.empty() || p.loading {
+	if p.anchor == nil || p.empty() || p.loading || p.search.seeking {
 		return
 	}
 	bh := max(p.bodyHeight(), 1)
@@ -316,6 +316,10 @@ type pageMsg struct {
 func (m *Model) pageCmd(id string) tea.Cmd {
 	ti := m.task(id)
 	p := ti.events
+	if p.search.seeking {
+		p.want = 0 // the search reads the journal; scrolling pages once it is done
+		return m.seekCmd(id, p)
+	}
 	want := p.want
 	p.want = 0
 	switch {

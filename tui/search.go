@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 
@@ -84,12 +85,29 @@ type paneSearch struct {
 	filter  eventFilter
 	cur     uint64 // the current match's id, 0 for none
 	wrapped bool   // the last move went round an end
+
+	// A search of the journal before the window: pages [seekFrom, seekTo] of seekN events,
+	// read back from seekStart; seekWant asks for the next one, cancel abandons it.
+	seeking          bool
+	seekWant         bool
+	seekGen          uint64
+	seekStart, seekN uint64
+	seekFrom, seekTo uint64
+	seekFilter       eventFilter
+	cancel           context.CancelFunc
+	// Events [1, clearTo] hold no match for the query under clearFilter.
+	clearSet    bool
+	clearTo     uint64
+	clearFilter eventFilter
 }
 
 // shown says whether the search line takes the pane's last line.
 func (s *paneSearch) shown() bool { return s.typing || s.query != "" }
 
-func (s *paneSearch) clear() { *s = paneSearch{} }
+func (s *paneSearch) clear() {
+	s.stopSeek()
+	*s = paneSearch{}
+}
 
 // searchKey handles the keys of the search and the filter; it reports whether it took the key.
 func (p *eventsPane) searchKey(msg tea.KeyMsg, k EventKeys) bool {
@@ -99,6 +117,7 @@ func (p *eventsPane) searchKey(msg tea.KeyMsg, k EventKeys) bool {
 		case tea.KeyEsc:
 			// Back to where the search began, as if it never happened.
 			p.anchor, p.sel = s.origin, s.originSel
+			s.stopSeek()
 			s.clear()
 		case tea.KeyEnter:
 			s.typing = false
@@ -119,13 +138,20 @@ func (p *eventsPane) searchKey(msg tea.KeyMsg, k EventKeys) bool {
 		return true
 	}
 	switch {
+	case s.seeking && key.Matches(msg, k.ClearSearch):
+		// Stop looking further back; the window and the search stay.
+		s.stopSeek()
+	case s.seeking && (key.Matches(msg, k.NextMatch) || key.Matches(msg, k.PrevMatch)):
+		// Already looking.
 	case key.Matches(msg, k.Search):
+		s.clear()
 		*s = paneSearch{typing: true, origin: p.anchor, originSel: p.sel}
 		if !p.empty() {
 			i, _ := p.top(max(p.bodyHeight(), 1))
 			s.from = p.entries[i].id
 		}
 	case key.Matches(msg, k.Filter):
+		s.stopSeek()
 		p.setFilter((p.filter + 1) % filterCount)
 	case s.query == "":
 		return false
@@ -149,6 +175,8 @@ func (p *eventsPane) setQuery(q string) {
 	s.query = q
 	s.needle = bytes.ToLower([]byte(q))
 	s.at = 0
+	s.stopSeek()
+	s.clearSet = false
 	s.refresh(p)
 	if len(s.matches) == 0 {
 		p.anchor, s.cur, s.wrapped = s.origin, 0, false
@@ -178,13 +206,12 @@ func (p *eventsPane) matchIndexFrom(id uint64) int {
 }
 
 // nextMatch moves to the next (dir 1) or previous (dir -1) match, going round at either end.
+// The previous match of the oldest loaded one is looked for in the journal before the window
+// first.
 func (p *eventsPane) nextMatch(dir int) {
 	s := &p.search
 	s.refresh(p)
 	n := len(s.matches)
-	if n == 0 {
-		return
-	}
 	i := p.matchIndexFrom(s.cur)
 	found := i < n && s.matches[i] == s.cur
 	switch {
@@ -192,6 +219,13 @@ func (p *eventsPane) nextMatch(dir int) {
 		i++
 	case dir < 0:
 		i--
+	}
+	if i < 0 && p.olderUnsearched() {
+		p.startSeek()
+		return
+	}
+	if n == 0 {
+		return
 	}
 	s.wrapped = i < 0 || i >= n
 	i = (i + n) % n
@@ -359,16 +393,22 @@ func (s *paneSearch) bar(t Theme, w int, scope string) string {
 			cur = i
 		}
 	}
+	if s.seeking {
+		line := fmt.Sprintf(" /%s  searching older events… (before event %d) · esc stops", s.query, s.seekTo+1)
+		return t.Warn.Render(ansi.Truncate(flatText(line), w, "…"))
+	}
 	return searchBar(t, w, s.typing, s.query, len(s.needle) > 0, len(s.matches), cur, s.wrapped, scope)
 }
 
 // scopeNote says what a search of a pane that is a window on the journal does not cover.
 func (p *eventsPane) scopeNote() string {
 	switch {
-	case p.hasOlder():
-		return " in the loaded events · older ones load as you scroll up"
+	case p.olderUnsearched():
+		return " in the loaded events · N searches older ones"
 	case p.detached:
 		return " in the loaded events · newer ones load as you scroll down"
+	case p.hasOlder():
+		return " in the whole journal"
 	}
 	return ""
 }
