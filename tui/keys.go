@@ -75,7 +75,7 @@ func DefaultKeyMap() KeyMap {
 
 		Search:    bind([]string{"/"}, "/", "search (enter keeps, esc goes back)"),
 		NextMatch: bind([]string{"n"}, "n", "next match (while a search is kept)"),
-		PrevMatch: bind([]string{"N"}, "N", "previous match (while a search is kept)"),
+		PrevMatch: bind([]string{"N"}, "N", "previous match, reading older events from the journal (while a search is kept)"),
 		Filter:    bind([]string{"f"}, "f", "filter: agent text, tools, decisions, states, interactions, all"),
 
 		PrevCheck: bind([]string{"["}, "[", "previous check"),
