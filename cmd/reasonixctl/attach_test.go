@@ -219,3 +219,48 @@ func shortTempDir(t *testing.T) string {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
 }
+
+// An MCP server that attached to a dashboard owning the directory takes the directory over when
+// that dashboard quits, so Codex keeps its tools.
+func TestMCPTakesTheDirectoryOverWhenTheDashboardQuits(t *testing.T) {
+	state := shortTempDir(t)
+	log := slog.New(slog.DiscardHandler)
+	dash, err := core.Open(core.Config{StateDir: state, Mode: "tui"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serveOwnerSocket(context.Background(), dash, state, "tui", log)
+	if srv == nil {
+		t.Fatal("the dashboard serves no socket")
+	}
+	a, err := newAttachment(context.Background(), log, ownOrDial(context.Background(), settings{}, state, log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	if o, ok := a.Owner(); !ok || o.Mode != "tui" {
+		t.Fatalf("owner %+v %v, want the dashboard", o, ok)
+	}
+	srv.Close()
+	dash.Close()
+	deadline := time.After(30 * time.Second)
+	for {
+		if o, ok := a.Owner(); ok && o.Mode == "mcp" && o.PID == os.Getpid() {
+			break
+		}
+		select {
+		case <-a.Changed():
+		case <-deadline:
+			o, ok := a.Owner()
+			t.Fatalf("no take-over: owner %+v %v", o, ok)
+		}
+	}
+	if _, err := a.List(context.Background(), core.ListFilter{}); err != nil {
+		t.Fatalf("list after the take-over: %v", err)
+	}
+	// It serves the socket in turn: a dashboard can attach to it.
+	d := attachDashboard(t, state)
+	if o, ok := d.Owner(); !ok || o.Mode != "mcp" {
+		t.Fatalf("dashboard attached to %+v %v", o, ok)
+	}
+}
