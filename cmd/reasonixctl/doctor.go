@@ -60,6 +60,7 @@ func runDoctor(asJSON bool, stdout, stderr io.Writer) int {
 	cwd, _ := os.Getwd()
 	checks := core.Doctor(context.Background(), core.DoctorOptions{WorkerBin: s.bin, StateDir: dir, EnvAllow: s.envAllow, RepoDir: cwd,
 		AskOwner: askOwner})
+	checks = append(checks, guardCheck())
 	ok := true
 	for _, c := range checks {
 		ok = ok && c.Status != core.CheckFail

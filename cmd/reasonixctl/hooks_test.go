@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"reasonixctl/core"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/guard"
 )
@@ -270,5 +271,31 @@ func TestInstalledHookBesideRunningOwner(t *testing.T) {
 	}
 	if out := hook("apply_patch", patch); out != "" {
 		t.Fatalf("denied after the commit: %s", out)
+	}
+}
+
+// doctor says whether the guard is installed, and installed as this reasonixctl would.
+func TestDoctorReportsTheGuard(t *testing.T) {
+	home, _ := hooksEnv(t)
+	if c := guardCheck(); c.Status != core.CheckWarn || !strings.Contains(c.Detail, "not installed") {
+		t.Fatalf("before install: %+v", c)
+	}
+	if code, out, errOut := runCmd(rootCmd, "hooks", "install", "--user", "--apply"); code != 0 {
+		t.Fatalf("install: %d %s %s", code, out, errOut)
+	}
+	if c := guardCheck(); c.Status != core.CheckOK {
+		t.Fatalf("after install: %+v", c)
+	}
+	path := filepath.Join(home, "hooks.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := strings.Replace(string(b), "pre-tool-use", "pre-tool-use --old-flag", 1)
+	if err := os.WriteFile(path, []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := guardCheck(); c.Status != core.CheckWarn || !strings.Contains(c.Detail, "not as this reasonixctl would install it") {
+		t.Fatalf("a stale entry: %+v", c)
 	}
 }
