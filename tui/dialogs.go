@@ -43,12 +43,17 @@ type newTaskInput struct {
 	Lane                          core.Lane
 }
 
-func newInput(placeholder, value string) textinput.Model {
+// maxPathInput bounds a typed path (the kernel's PATH_MAX).
+const maxPathInput = 4096
+
+// newInput is a one-line text field that takes at most limit characters: the engine's limit for
+// what the field becomes, so the person cannot type what would be refused.
+func newInput(placeholder, value string, limit int) textinput.Model {
 	in := textinput.New()
 	in.Prompt = ""
 	in.Placeholder = placeholder
+	in.CharLimit = limit
 	in.SetValue(value)
-	in.CharLimit = 20000
 	// A static cursor needs no timer commands, which keeps the model deterministic.
 	in.Cursor.SetMode(cursor.CursorStatic)
 	return in
@@ -91,7 +96,7 @@ type steerDialog struct {
 }
 
 func newSteerDialog(taskID, title, note string) *steerDialog {
-	d := &steerDialog{taskID: taskID, title: title, note: note, input: newInput("what the worker should do", "")}
+	d := &steerDialog{taskID: taskID, title: title, note: note, input: newInput("what the worker should do", "", core.MaxSteerMessageLen)}
 	d.input.Focus()
 	return d
 }
@@ -153,11 +158,10 @@ func newFinalizeDialog(d core.TaskDetail) *finalizeDialog {
 	}
 	sort.Slice(f.criteria, func(i, j int) bool { return f.criteria[i].ID < f.criteria[j].ID })
 	f.ticked = make([]bool, len(f.criteria))
-	f.summary = newInput("what you reviewed and why it is right", "")
+	f.summary = newInput("what you reviewed and why it is right", "", core.MaxReviewSummaryLen)
 	f.summary.Focus()
 	f.defaultMessage = core.DefaultCommitMessage(d.View.TaskID, d.Objective)
-	f.message = newInput("commit message", f.defaultMessage)
-	f.message.CharLimit = core.MaxCommitMessageLen
+	f.message = newInput("commit message", f.defaultMessage, core.MaxCommitMessageLen)
 	return f
 }
 
@@ -302,9 +306,9 @@ func newNewTaskDialog(in newTaskInput) *newTaskDialog {
 	if d.lane == "" {
 		d.lane = core.LaneFast
 	}
-	d.inputs[0] = newInput("path/to/contract.json", in.ContractPath)
-	d.inputs[1] = newInput("repository directory", in.RepoDir)
-	d.inputs[2] = newInput("e.g. fix-login-42", in.TaskID)
+	d.inputs[0] = newInput("path/to/contract.json", in.ContractPath, maxPathInput)
+	d.inputs[1] = newInput("repository directory", in.RepoDir, maxPathInput)
+	d.inputs[2] = newInput("e.g. fix-login-42", in.TaskID, core.MaxTaskIDLen)
 	d.inputs[0].Focus()
 	return d
 }

@@ -287,13 +287,7 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		if ia.Status != core.InteractionResolved || ia.Response == nil {
 			return kindAsk, fmt.Sprintf("ask    %s %s %s", ia.Kind, ia.ID, ia.Status)
 		}
-		answer := ia.Response.Decision
-		if ia.Response.Answer != "" {
-			answer += ": " + ia.Response.Answer
-		} else if ia.Response.OptionID != "" {
-			answer += " (" + ia.Response.OptionID + ")"
-		}
-		return kindAsk, fmt.Sprintf("ask    %s %s answered %s", ia.Kind, ia.ID, answer)
+		return kindAsk, fmt.Sprintf("ask    %s %s answered %s", ia.Kind, ia.ID, answerText(ia.Response))
 	case core.EventPlan:
 		var d core.PlanData
 		_ = json.Unmarshal(ev.Data, &d)

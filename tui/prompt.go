@@ -25,7 +25,7 @@ type promptDialog struct {
 }
 
 func newPromptDialog(taskID string, ia core.Interaction) *promptDialog {
-	return &promptDialog{taskID: taskID, ia: ia, input: newInput("your answer", "")}
+	return &promptDialog{taskID: taskID, ia: ia, input: newInput("your answer", "", core.MaxAnswerLen)}
 }
 
 func (d *promptDialog) typing() bool { return d.answering }

@@ -320,7 +320,7 @@ func (m *Model) openComment(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd
 	if existing := commentAt(ti, f, i); existing != nil {
 		d := &commentDialog{taskID: t.TaskID, editing: true, where: existing.Path + ":" + fmt.Sprint(existing.Line),
 			quote: existing.Hunk, req: core.CommentRequest{TaskID: t.TaskID, ID: existing.ID},
-			input: newInput("your comment", existing.Body)}
+			input: newInput("your comment", existing.Body, core.MaxCommentBody)}
 		if existing.Status == core.CommentOutdated {
 			d.where += " (outdated)"
 		}
@@ -343,7 +343,7 @@ func (m *Model) openComment(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd
 	}
 	d := &commentDialog{taskID: t.TaskID, where: where, quote: hunk,
 		req:   core.CommentRequest{TaskID: t.TaskID, Path: f.name, Line: line, Side: side, Hunk: hunk},
-		input: newInput("what should change here", "")}
+		input: newInput("what should change here", "", core.MaxCommentBody)}
 	d.input.Focus()
 	m.push(d)
 	return nil
