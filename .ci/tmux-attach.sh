@@ -58,18 +58,8 @@ call initialize '{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{
 printf '{"jsonrpc":"2.0","method":"notifications/initialized"}\n' >&"${MCP[1]}"
 call tools/list '{}' >/dev/null
 
-screen() { tmux capture-pane -p -t "$session" 2>/dev/null || true; }
-wait_for() {
-  local deadline=$((SECONDS + $2))
-  while [ $SECONDS -lt $deadline ]; do
-    if screen | grep -qF -- "$1"; then return 0; fi
-    sleep 0.2
-  done
-  echo "tmux-attach: timed out waiting for: $1" >&2
-  screen >&2
-  exit 1
-}
-keys() { tmux send-keys -t "$session" "$@"; }
+name=tmux-attach
+. .ci/tmux-lib.sh
 
 # The MCP server opens the state directory right after tools/list; the dashboard attaches.
 for _ in $(seq 100); do [ -S "$work/state/owner.sock" ] && break; sleep 0.1; done

@@ -12,21 +12,8 @@ go build -o "$work/reasonixctl" ./cmd/reasonixctl
 tmux new-session -d -s "$session" -x 120 -y 40 \
   "cd $work && TMPDIR=$work GIT_AUTHOR_NAME=ci GIT_AUTHOR_EMAIL=ci@example.com ./reasonixctl demo; echo \$? > $work/exit"
 
-screen() { tmux capture-pane -p -t "$session" 2>/dev/null || true; }
-
-# wait_for TEXT SECONDS: poll the screen until TEXT shows, or fail with the screen.
-wait_for() {
-  local deadline=$((SECONDS + $2))
-  while [ $SECONDS -lt $deadline ]; do
-    if screen | grep -qF -- "$1"; then return 0; fi
-    sleep 0.2
-  done
-  echo "tmux-demo: timed out waiting for: $1" >&2
-  screen >&2
-  exit 1
-}
-
-keys() { tmux send-keys -t "$session" "$@"; }
+name=tmux-demo
+. .ci/tmux-lib.sh
 
 # Focus: the worker's request arrives while the person types in the new-task form. It must not
 # open over the form nor take its letters; it opens by itself once the form is closed.
