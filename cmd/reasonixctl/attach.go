@@ -166,52 +166,43 @@ func (a *attachment) service() (core.Service, error) {
 	return a.cur.svc, nil
 }
 
-func (a *attachment) Delegate(ctx context.Context, req core.DelegateRequest) (core.DelegateResult, error) {
-	s, err := a.service()
+// through calls f with the current owner's service as an S (core.Service, or one of the
+// optional interfaces a front end asks for), or says why it cannot.
+func through[S, T any](a *attachment, cannot string, f func(S) (T, error)) (T, error) {
+	var zero T
+	svc, err := a.service()
 	if err != nil {
-		return core.DelegateResult{}, err
+		return zero, err
 	}
-	return s.Delegate(ctx, req)
+	s, ok := svc.(S)
+	if !ok {
+		return zero, core.Errorf(core.CodeInvalidRequest, nil, "the owner cannot %s", cannot)
+	}
+	return f(s)
+}
+
+func (a *attachment) Delegate(ctx context.Context, req core.DelegateRequest) (core.DelegateResult, error) {
+	return through(a, "", func(s core.Service) (core.DelegateResult, error) { return s.Delegate(ctx, req) })
 }
 
 func (a *attachment) Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
-	s, err := a.service()
-	if err != nil {
-		return core.TaskView{}, err
-	}
-	return s.Control(ctx, req)
+	return through(a, "", func(s core.Service) (core.TaskView, error) { return s.Control(ctx, req) })
 }
 
 func (a *attachment) Inspect(ctx context.Context, req core.InspectRequest) (core.InspectResult, error) {
-	s, err := a.service()
-	if err != nil {
-		return core.InspectResult{}, err
-	}
-	return s.Inspect(ctx, req)
+	return through(a, "", func(s core.Service) (core.InspectResult, error) { return s.Inspect(ctx, req) })
 }
 
 func (a *attachment) List(ctx context.Context, f core.ListFilter) ([]core.TaskView, error) {
-	s, err := a.service()
-	if err != nil {
-		return nil, err
-	}
-	return s.List(ctx, f)
+	return through(a, "", func(s core.Service) ([]core.TaskView, error) { return s.List(ctx, f) })
 }
 
 func (a *attachment) Get(ctx context.Context, id string) (core.TaskDetail, error) {
-	s, err := a.service()
-	if err != nil {
-		return core.TaskDetail{}, err
-	}
-	return s.Get(ctx, id)
+	return through(a, "", func(s core.Service) (core.TaskDetail, error) { return s.Get(ctx, id) })
 }
 
 func (a *attachment) Subscribe(ctx context.Context, opts core.SubscribeOptions) (*core.Subscription, error) {
-	s, err := a.service()
-	if err != nil {
-		return nil, err
-	}
-	return s.Subscribe(ctx, opts)
+	return through(a, "", func(s core.Service) (*core.Subscription, error) { return s.Subscribe(ctx, opts) })
 }
 
 // dialOwner is the dashboard's connect: it attaches to the owner's socket.
@@ -226,64 +217,30 @@ func dialOwner(dir, role string) func(ctx context.Context) (link, error) {
 	}
 }
 
-var _ core.LogReader = (*attachment)(nil)
+var (
+	_ core.LogReader = (*attachment)(nil)
+	_ core.Reviewer  = (*attachment)(nil)
+)
 
 // VerificationLog forwards to the owner when it can read logs (an engine, or a socket client).
 func (a *attachment) VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (core.LogPage, error) {
-	s, err := a.service()
-	if err != nil {
-		return core.LogPage{}, err
-	}
-	lr, ok := s.(core.LogReader)
-	if !ok {
-		return core.LogPage{}, core.Errorf(core.CodeInvalidRequest, nil, "the owner cannot read verification logs")
-	}
-	return lr.VerificationLog(ctx, taskID, id, offset, limit)
-}
-
-var _ core.Reviewer = (*attachment)(nil)
-
-// reviewer returns the owner's core.Reviewer.
-func (a *attachment) reviewer() (core.Reviewer, error) {
-	s, err := a.service()
-	if err != nil {
-		return nil, err
-	}
-	r, ok := s.(core.Reviewer)
-	if !ok {
-		return nil, core.Errorf(core.CodeInvalidRequest, nil, "the owner does not take review comments")
-	}
-	return r, nil
+	return through(a, "read verification logs", func(r core.LogReader) (core.LogPage, error) {
+		return r.VerificationLog(ctx, taskID, id, offset, limit)
+	})
 }
 
 func (a *attachment) Comment(ctx context.Context, req core.CommentRequest) (core.ReviewComment, error) {
-	r, err := a.reviewer()
-	if err != nil {
-		return core.ReviewComment{}, err
-	}
-	return r.Comment(ctx, req)
+	return through(a, "take review comments", func(r core.Reviewer) (core.ReviewComment, error) { return r.Comment(ctx, req) })
 }
 
 func (a *attachment) SendComments(ctx context.Context, taskID string) (core.TaskView, error) {
-	r, err := a.reviewer()
-	if err != nil {
-		return core.TaskView{}, err
-	}
-	return r.SendComments(ctx, taskID)
+	return through(a, "take review comments", func(r core.Reviewer) (core.TaskView, error) { return r.SendComments(ctx, taskID) })
 }
 
 func (a *attachment) ReviewFile(ctx context.Context, taskID, path string) ([]byte, error) {
-	r, err := a.reviewer()
-	if err != nil {
-		return nil, err
-	}
-	return r.ReviewFile(ctx, taskID, path)
+	return through(a, "read reviewed files", func(r core.Reviewer) ([]byte, error) { return r.ReviewFile(ctx, taskID, path) })
 }
 
 func (a *attachment) CherryPickPreview(ctx context.Context, taskID string) (core.CherryPickPreview, error) {
-	r, err := a.reviewer()
-	if err != nil {
-		return core.CherryPickPreview{}, err
-	}
-	return r.CherryPickPreview(ctx, taskID)
+	return through(a, "preview a cherry-pick", func(r core.Reviewer) (core.CherryPickPreview, error) { return r.CherryPickPreview(ctx, taskID) })
 }
