@@ -281,10 +281,12 @@ func (e *Engine) settleTurn(t *liveTask, res turnResult) {
 	switch {
 	case res.deadline:
 		e.pause(t.id, "execution_timeout", "the turn passed its execution timeout and was cancelled")
+	case res.err != nil && isWorkerGone(res.err):
+		// Before the cancelled check: a flooded session is cancelled as it is dropped, and the
+		// worker's status may already say so, but the drop is what the supervisor must learn.
+		e.pause(t.id, PhaseWorkerCrashed, "the worker stopped: "+res.err.Error())
 	case res.stop == "cancelled" || st.Goal.Status == "cancelled":
 		e.pause(t.id, "turn_cancelled", "the worker's turn was cancelled")
-	case res.err != nil && isWorkerGone(res.err):
-		e.pause(t.id, PhaseWorkerCrashed, "the worker stopped: "+res.err.Error())
 	case res.err != nil || st.Goal.Status == "failed" || st.TurnOutcome.Kind == "error":
 		why := "the worker reported an error"
 		if res.err != nil {
