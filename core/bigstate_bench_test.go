@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The long-lived state fixture: 1,000 tasks and 1,099,000 journal events. Task big-0000 has
@@ -140,6 +142,55 @@ func BenchmarkBigStateOpen(b *testing.B) {
 		e.Close()
 		b.StartTimer()
 	}
+}
+
+// BenchmarkBigStateOpenCold opens the engine with none of the fixture in the page cache, as the
+// first start after a reboot or a day of other work finds it: each file is evicted with
+// posix_fadvise(DONTNEED) before each open.
+func BenchmarkBigStateOpenCold(b *testing.B) {
+	dir := bigState(b)
+	for b.Loop() {
+		b.StopTimer()
+		evict(b, dir)
+		b.StartTimer()
+		e, err := Open(Config{StateDir: dir, Mode: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		e.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(tableFiles(b, dir)), "tables")
+}
+
+// evict drops dir's files from the page cache.
+func evict(tb testing.TB, dir string) {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func tableFiles(tb testing.TB, dir string) int {
+	m, err := filepath.Glob(filepath.Join(dir, "badger", "*.sst"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return len(m)
 }
 
 // BenchmarkBigStateList is `task list --all`: every stored task with its storage.

@@ -156,6 +156,7 @@ func Open(opts Options) (*Store, error) {
 		owner.release()
 		return nil, err
 	}
+	prefetchTables(dbDir)
 	// Commits are synced explicitly by Update (see there), so badger itself never syncs.
 	db, err := badger.Open(badgerOptions(dbDir, false, opts.Logger))
 	if err != nil {
