@@ -2,15 +2,54 @@ package acp
 
 import "sync"
 
-// maxQueuedEvents bounds the events of one session waiting for its consumer. Text chunks are
-// merged while queued, so only a consumer that has stopped reading reaches it.
-const maxQueuedEvents = 4096
+// maxQueuedBytes bounds the memory of one session's events waiting for its consumer, each
+// counted by queuedSize. It is a budget of bytes, not of events: a worker faster than the
+// consumer for a while (thousands of quick tool calls) only queues, while one that streams
+// large payloads nobody reads is stopped before it costs much memory. Text chunks are merged
+// while queued.
+const maxQueuedBytes = 32 << 20
+
+// queuedEventOverhead is what queuedSize counts for an event besides its text and raw JSON.
+const queuedEventOverhead = 256
+
+// queuedSize estimates the memory an event holds while queued.
+func queuedSize(e Event) int {
+	n := queuedEventOverhead
+	switch e := e.(type) {
+	case Chunk:
+		n += len(e.Text) + len(e.Content)
+	case ToolCall:
+		n += len(e.ID) + len(e.Title) + len(e.RawInput) + stringsLen(e.Locations)
+	case ToolCallUpdate:
+		n += len(e.ID) + len(e.Title) + len(e.Text) + len(e.Content) + len(e.RawOutput) + stringsLen(e.Locations)
+	case Plan:
+		for _, p := range e.Entries {
+			n += len(p.Content)
+		}
+	case Unknown:
+		n += len(e.Raw)
+	case ConfigUpdate:
+		n += 64 * len(e.Options)
+	case CommandsUpdate:
+		n += stringsLen(e.Commands)
+	}
+	return n
+}
+
+func stringsLen(ss []string) int {
+	n := 0
+	for _, s := range ss {
+		n += len(s)
+	}
+	return n
+}
 
 // eventQueue hands a session's events to its consumer without ever blocking the producer: the
 // reader of the worker's pipe must keep going whatever the consumer does.
 type eventQueue struct {
 	mu    sync.Mutex
 	buf   []Event
+	bytes int // queuedSize of what buf holds
 	limit int
 	ended bool
 	wake  chan struct{}
@@ -34,14 +73,20 @@ func (q *eventQueue) push(e Event) bool {
 	if c, ok := e.(Chunk); ok && c.Content == nil && len(q.buf) > 0 {
 		if last, ok := q.buf[len(q.buf)-1].(Chunk); ok && last.Stream == c.Stream && last.Content == nil &&
 			len(last.Text)+len(c.Text) <= maxMergedChunkLetters {
+			if q.bytes+len(c.Text) > q.limit {
+				return false
+			}
 			last.Text += c.Text
 			q.buf[len(q.buf)-1] = last
+			q.bytes += len(c.Text)
 			return true
 		}
 	}
-	if len(q.buf) >= q.limit {
+	size := queuedSize(e)
+	if q.bytes+size > q.limit {
 		return false
 	}
+	q.bytes += size
 	q.buf = append(q.buf, e)
 	q.signal()
 	return true
@@ -58,8 +103,15 @@ func (q *eventQueue) end(final Event) {
 	q.ended = true
 	if final != nil {
 		q.buf = append(q.buf, final)
+		q.bytes += queuedSize(final)
 	}
 	q.signal()
+}
+
+func (q *eventQueue) backlog() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.buf)
 }
 
 func (q *eventQueue) signal() {
@@ -85,6 +137,9 @@ func (q *eventQueue) run() {
 		e := q.buf[0]
 		q.buf[0] = nil
 		q.buf = q.buf[1:]
+		if _, ok := e.(drainMarker); !ok {
+			q.bytes -= queuedSize(e)
+		}
 		q.mu.Unlock()
 		if m, ok := e.(drainMarker); ok {
 			// out is unbuffered: everything queued before the marker has been taken.

@@ -167,7 +167,7 @@ func (cfg SessionConfig) validate() error {
 
 func (w *Worker) newSession(id string, cfg SessionConfig) *Session {
 	ctx, end := context.WithCancelCause(context.Background())
-	return &Session{w: w, id: id, onPermission: cfg.OnPermission, q: newEventQueue(maxQueuedEvents), ctx: ctx, end: end}
+	return &Session{w: w, id: id, onPermission: cfg.OnPermission, q: newEventQueue(maxQueuedBytes), ctx: ctx, end: end}
 }
 
 // effortPreference lists, per requested effort, the offered values to use, best first. Reasonix
@@ -376,6 +376,14 @@ func (s *Session) ConfigOptions() []ConfigOption {
 // an ErrorEvent if the worker failed; the consumer must drain it.
 func (s *Session) Events() <-chan Event { return s.q.out }
 
+// Delivered returns a channel closed once the consumer has taken every event queued so far:
+// after a call returns, everything the worker sent before its answer.
+func (s *Session) Delivered() <-chan struct{} { return s.q.drained() }
+
+// Backlog says how many events are queued behind the one Events is offering, so that a
+// consumer can batch its work while it is behind.
+func (s *Session) Backlog() int { return s.q.backlog() }
+
 // Prompt runs one turn and returns why it stopped. If ctx ends first, Prompt cancels the turn,
 // waits up to 2 s for the worker to confirm, and returns ctx's error.
 func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
@@ -533,7 +541,7 @@ func (s *Session) deliver(e Event) {
 	if s.q.push(e) || s.ctx.Err() != nil {
 		return
 	}
-	s.terminate(fmt.Errorf("%w: session %s has %d undelivered events", ErrFlood, s.id, maxQueuedEvents))
+	s.terminate(fmt.Errorf("%w: session %s has %d MiB of undelivered events", ErrFlood, s.id, maxQueuedBytes>>20))
 	go func() {
 		_ = s.w.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: sdk.SessionId(s.id)})
 	}()

@@ -422,8 +422,9 @@ func TestFloodFailsOnlyThatSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.sid = "s1"
-	for i := range maxQueuedEvents + 10 {
-		a.update(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"call_%d","title":"t","kind":"read","status":"completed"}`, i))
+	title := strings.Repeat("t", 32<<10)
+	for i := range maxQueuedBytes/len(title) + 10 {
+		a.update(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"call_%d","title":%q,"kind":"read","status":"completed"}`, i, title))
 	}
 	a.waitCall("session/cancel")
 	a.sid = "s2"
@@ -442,7 +443,7 @@ func TestFloodFailsOnlyThatSession(t *testing.T) {
 }
 
 func TestChunksMergeWhileQueued(t *testing.T) {
-	q := newEventQueue(4)
+	q := newEventQueue(4 << 10)
 	for _, s := range []string{"a", "b", "c"} {
 		q.push(Chunk{SessionID: "s", Stream: KindAgentMessage, Text: s})
 	}

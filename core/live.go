@@ -51,6 +51,7 @@ type liveTask struct {
 	watchdogs map[string]*time.Timer
 	mutations map[string]bool // allowed mutating tool calls not finished yet (after_worker_mutation)
 	text      textBuffer
+	calls     callBatch
 	// flushing orders journal writes of buffered text: the pump and a permission request may
 	// both flush, and text must reach the journal in the order it was streamed.
 	flushing sync.Mutex
@@ -222,6 +223,8 @@ func (e *Engine) startTurn(t *liveTask, text string, timeout time.Duration) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		stop, err := s.Prompt(ctx, text)
+		// The turn's end goes to the journal after everything the worker sent before it.
+		t.catchUp(context.Background(), s.Delivered())
 		deadline := errors.Is(ctx.Err(), context.DeadlineExceeded)
 		if deadline {
 			cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)

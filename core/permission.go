@@ -28,7 +28,7 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 	if err != nil || r.State.Terminal() || r.State == StatePaused {
 		return acp.PermissionOutcome{}
 	}
-	t.catchUp(ctx, req)
+	t.catchUp(ctx, req.Delivered)
 	if isQuestion(req) {
 		out, _ := t.ask(ctx, req, InteractionInput, policy.Decision{Reason: "the worker asks a question"}, askLimit{})
 		return out
@@ -137,6 +137,7 @@ func (t *liveTask) mutationFinished(id string) {
 	if !was {
 		return
 	}
+	t.flushText() // the check's events come after the call's
 	if r, err := t.e.load(t.id); err == nil && !r.State.Terminal() && r.State != StatePaused {
 		_ = t.e.collisionCheck(context.Background(), r, "after_worker_mutation")
 	}
@@ -145,15 +146,15 @@ func (t *liveTask) mutationFinished(id string) {
 // catchUpWait bounds how long a request waits for the events the worker sent before it.
 const catchUpWait = time.Second
 
-// catchUp journals what the worker streamed before this request (its last words before asking)
-// ahead of the request: the pump takes every earlier event, finishes handling it, and the text
-// it buffered is flushed.
-func (t *liveTask) catchUp(ctx context.Context, req acp.PermissionRequest) {
-	if req.Delivered != nil {
+// catchUp journals what the worker streamed before a request or an answer (its last words
+// before asking, or before ending its turn) ahead of it: the pump takes every earlier event,
+// finishes handling it, and the text and tool calls it holds are flushed.
+func (t *liveTask) catchUp(ctx context.Context, delivered <-chan struct{}) {
+	if delivered != nil {
 		timer := time.NewTimer(catchUpWait)
 		defer timer.Stop()
 		select {
-		case <-req.Delivered:
+		case <-delivered:
 			t.handling.Lock()
 			t.handling.Unlock()
 		case <-timer.C:

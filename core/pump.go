@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"reasonixctl/acp"
+	"reasonixctl/store"
 )
 
 const (
@@ -25,6 +26,20 @@ type textBuffer struct {
 	stream acp.EventKind
 }
 
+// callBatch holds tool-call events, encoded, not yet journaled: while the worker's events arrive
+// faster than one store commit each, consecutive tool calls share a commit.
+type callBatch struct {
+	events []store.NewEvent
+	bytes  int
+}
+
+const (
+	// A batch is journaled once it holds this many events or bytes (one commit must stay well
+	// under badger's transaction limit), or as soon as no further event is waiting.
+	callBatchEvents = 256
+	callBatchBytes  = 128 << 10
+)
+
 // pump journals the session's events until its stream ends. It never blocks the worker: acp
 // queues events without bound up to its flood limit, and this goroutine drains that queue.
 func (t *liveTask) pump(s *acp.Session) {
@@ -38,12 +53,53 @@ func (t *liveTask) pump(s *acp.Session) {
 				t.flushText()
 				return
 			}
-			t.handling.Lock()
-			t.handle(ev, flush)
-			t.handling.Unlock()
+			t.handleNow(ev, flush)
+			if s.Backlog() == 0 {
+				// Caught up: what was batched while behind is journaled now.
+				t.flushCalls()
+			}
 		case <-flush.C:
 			t.flushText()
 		}
+	}
+}
+
+func (t *liveTask) handleNow(ev acp.Event, flush *time.Timer) {
+	t.handling.Lock()
+	defer t.handling.Unlock()
+	t.handle(ev, flush)
+}
+
+// queueCall adds a tool-call event to the batch, journaling the batch when it is full.
+func (t *liveTask) queueCall(ev newEvent) {
+	enc := encodeEvents([]newEvent{ev})[0]
+	t.mu.Lock()
+	t.calls.events = append(t.calls.events, enc)
+	t.calls.bytes += len(enc.Data)
+	full := len(t.calls.events) >= callBatchEvents || t.calls.bytes >= callBatchBytes
+	t.mu.Unlock()
+	if full {
+		t.flushCalls()
+	}
+}
+
+// flushCalls journals the batched tool-call events.
+func (t *liveTask) flushCalls() {
+	t.flushing.Lock()
+	defer t.flushing.Unlock()
+	t.flushCallsLocked()
+}
+
+func (t *liveTask) flushCallsLocked() {
+	t.mu.Lock()
+	evs := t.calls.events
+	t.calls = callBatch{}
+	t.mu.Unlock()
+	if len(evs) == 0 {
+		return
+	}
+	if _, err := t.e.store.Append(t.id, evs...); err != nil {
+		t.e.log.Warn("journal append failed", "task", t.id, "err", err)
 	}
 }
 
@@ -78,14 +134,26 @@ func (t *liveTask) handle(ev acp.Event, flush *time.Timer) {
 		}
 		return
 	}
-	t.flushText()
+	switch ev.(type) {
+	case acp.ToolCall, acp.ToolCallUpdate:
+		// Joins the batch of tool calls, unless text streamed since must be journaled first.
+		t.mu.Lock()
+		held := t.text.b.Len() > 0
+		t.mu.Unlock()
+		if held {
+			t.flushText()
+		}
+	default:
+		t.flushText()
+	}
 	switch ev := ev.(type) {
 	case acp.ToolCall:
-		e.appendEvents(t.id, event(EventToolCall, ToolCallData{
+		t.queueCall(event(EventToolCall, ToolCallData{
 			ToolCallID: ev.ID, Title: ev.Title, Kind: ev.ToolKind, Status: ev.Status, Input: rawValue(ev.RawInput),
 		}))
+		return
 	case acp.ToolCallUpdate:
-		e.appendEvents(t.id, event(EventToolCall, ToolCallData{
+		t.queueCall(event(EventToolCall, ToolCallData{
 			ToolCallID: ev.ID, Title: ev.Title, Status: ev.Status, Output: truncateText(ev.Text, toolOutputMax),
 		}))
 		if ev.Status == "completed" || ev.Status == "failed" {
@@ -117,10 +185,12 @@ func (t *liveTask) handle(ev acp.Event, flush *time.Timer) {
 	}
 }
 
-// flushText journals the coalesced text as one agent_message or agent_thought.
+// flushText journals the batched tool calls and then the coalesced text, as one agent_message
+// or agent_thought: everything the pump holds, in the order it came.
 func (t *liveTask) flushText() {
 	t.flushing.Lock()
 	defer t.flushing.Unlock()
+	t.flushCallsLocked()
 	t.mu.Lock()
 	text := t.text.b.String()
 	typ := EventAgentMessage

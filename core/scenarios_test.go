@@ -708,9 +708,10 @@ func floodWithStalledConsumer(t *testing.T, flood acptest.Step) *taskRecord {
 }
 
 // A worker flooding updates the client cannot merge, while the engine reads none, overflows the
-// session's queue: the session is dropped and the task pauses as a crashed worker.
+// session's queue (48 MiB of tool calls against its 32 MiB): the session is dropped and the task
+// pauses as a crashed worker.
 func TestFloodingWorkerPausesItsTask(t *testing.T) {
-	r := floodWithStalledConsumer(t, acptest.Step{Flood: 3 * 4096, FloodKind: "tool_call"})
+	r := floodWithStalledConsumer(t, acptest.Step{Flood: 3 * 1024, FloodKind: "tool_call", FloodBytes: 16 << 10})
 	if r.State != StatePaused || r.Phase != PhaseWorkerCrashed || !strings.Contains(r.Reason, "event queue overflow") {
 		t.Fatalf("state %s phase %s reason %q", r.State, r.Phase, r.Reason)
 	}

@@ -60,6 +60,8 @@ type Step struct {
 	// FloodKind "tool_call" floods with finished tool calls instead, which a client cannot
 	// merge the way it merges text chunks.
 	FloodKind string `json:"flood_kind,omitempty"`
+	// FloodBytes pads each flooded tool call's title to that many bytes.
+	FloodBytes int `json:"flood_bytes,omitempty"`
 	// Garbage is written to the output as one raw line (malformed JSON, usually).
 	Garbage string `json:"garbage,omitempty"`
 	// Fail ends the turn with a JSON-RPC error for the prompt, like a failed model call.
@@ -195,6 +197,8 @@ func (st *Step) problem() string {
 		return "more than one action in a step"
 	case actions == 0 && st.DelayMS == 0:
 		return "step has no action"
+	case st.FloodBytes != 0 && (st.FloodBytes < 0 || st.FloodKind != "tool_call"):
+		return "flood_bytes needs a tool_call flood and must not be negative"
 	case st.DelayMS < 0 || st.Chunks < 0 || st.Flood < 0:
 		return "negative delay, chunks or flood"
 	case st.FloodKind != "" && (st.Flood == 0 || st.FloodKind != "tool_call"):

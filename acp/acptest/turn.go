@@ -283,10 +283,11 @@ func (p *player) step(st Step) error {
 		<-p.a.ctx.Done()
 		return errGone
 	case st.Flood > 0:
+		title := "flood" + strings.Repeat(".", max(st.FloodBytes-5, 0))
 		for i := 0; i < st.Flood && p.ctx.Err() == nil; i++ {
 			if st.FloodKind == "tool_call" {
 				p.s.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": fmt.Sprintf("flood_%d", i),
-					"title": "flood", "kind": "read", "status": "completed"})
+					"title": title, "kind": "read", "status": "completed"})
 				continue
 			}
 			p.s.update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": textBlock(fmt.Sprintf("flood %d\n", i))})
