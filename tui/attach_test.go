@@ -98,3 +98,22 @@ func TestPromptAnsweredElsewhereClosesAndSaysSo(t *testing.T) {
 	h.press("d")
 	h.requireView("ia-2 was already answered elsewhere; the first answer counts")
 }
+
+// A dashboard whose engine cannot serve its socket says so once, with the fix, and the notice
+// goes with a key like any other.
+func TestUnsharedDashboardSaysWhyOthersCannotAttach(t *testing.T) {
+	svc := scenario()
+	clk := &clock{t: epoch}
+	why := &core.Error{Code: core.CodeInternalError, NextAction: core.NextFixRequest,
+		Message: "unsafe owner socket: state directory /state has mode 0755; run chmod 700 /state"}
+	m := newModel(context.Background(), svc, Options{StateDir: "/state", WorkerVersion: "1.38.11", Now: clk.Now, Dir: "/src/app", Unshared: why})
+	h := &harness{t: t, m: m, svc: svc, clk: clk}
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 24})
+	h.run(m.Init())
+	h.requireView("Other processes cannot attach", "run chmod 700 /state")
+	h.press("esc")
+	if !h.m.dialogs.empty() {
+		t.Fatal("the notice stayed after esc")
+	}
+	h.requireView("login-fix")
+}

@@ -41,6 +41,9 @@ type Options struct {
 	// Attached, when set, says the service forwards to another process that owns the state
 	// directory; the header names it and follows it leaving and a new one arriving.
 	Attached Attachment
+	// Unshared, when set, says why this dashboard's engine serves no socket: an MCP server or
+	// another dashboard cannot attach to it. It is shown once, as a notice, at start.
+	Unshared error
 
 	// animate lets the model schedule its own timers (spinner frames, the end of a prompt's key
 	// grace). Run sets it; tests leave it off and move a fake clock instead.
@@ -221,7 +224,12 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 }
 
 // Init loads the task list.
-func (m *Model) Init() tea.Cmd { return m.refreshList() }
+func (m *Model) Init() tea.Cmd {
+	if m.opts.Unshared != nil && m.dialogs.empty() {
+		m.push(errorNotice("Other processes cannot attach to this dashboard", m.opts.Unshared))
+	}
+	return m.refreshList()
+}
 
 func (m *Model) task(id string) *taskInfo {
 	ti := m.info[id]

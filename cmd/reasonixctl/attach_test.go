@@ -229,7 +229,7 @@ func TestMCPTakesTheDirectoryOverWhenTheDashboardQuits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := serveOwnerSocket(context.Background(), dash, state, "tui", log)
+	srv, _ := serveOwnerSocket(context.Background(), dash, state, "tui", log)
 	if srv == nil {
 		t.Fatal("the dashboard serves no socket")
 	}

@@ -129,7 +129,7 @@ func runDemo(stdout, stderr io.Writer) int {
 	defer stop()
 	// Another terminal can attach to the demo (CODEX_REASONIX_STATE_DIR=<state> reasonixctl).
 	defer e.AttachSupervisor()()
-	if srv := serveOwnerSocket(ctx, e, state, "demo", log); srv != nil {
+	if srv, _ := serveOwnerSocket(ctx, e, state, "demo", log); srv != nil {
 		defer srv.Close()
 	}
 	if _, err := e.Delegate(ctx, core.DelegateRequest{

@@ -96,10 +96,11 @@ func runDashboard(stderr io.Writer) int {
 	// The person at this dashboard is asked about the commands of tasks Codex delegates
 	// through an attached MCP server too.
 	defer e.AttachSupervisor()()
-	if srv := serveOwnerSocket(ctx, e, dir, "tui", log); srv != nil {
+	srv, unshared := serveOwnerSocket(ctx, e, dir, "tui", log)
+	if srv != nil {
 		defer srv.Close()
 	}
-	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: core.WorkerVersion(ctx, s.bin), Logger: log}); err != nil {
+	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: core.WorkerVersion(ctx, s.bin), Logger: log, Unshared: unshared}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1
 	}
@@ -123,14 +124,19 @@ func runAttachedDashboard(ctx context.Context, dir string, owned *store.OwnedErr
 }
 
 // serveOwnerSocket lets other processes attach to the engine this process owns. Without the
-// socket everything still works here; others are refused as before, so a failure is logged.
-func serveOwnerSocket(ctx context.Context, e *core.Engine, dir, mode string, log *slog.Logger) *remote.Server {
+// socket everything still works here; others are refused as before, so a failure is logged
+// and returned for a dashboard to show.
+func serveOwnerSocket(ctx context.Context, e *core.Engine, dir, mode string, log *slog.Logger) (*remote.Server, error) {
 	srv, err := remote.Serve(ctx, e, dir, remote.Info{PID: os.Getpid(), Mode: mode, Version: version, StartedAt: time.Now().UTC()}, log)
 	if err != nil {
 		log.Warn("serving the owner socket failed; other processes cannot attach", "err", err)
-		return nil
+		ce := *core.AsError(err)
+		if errors.Is(err, remote.ErrUnsafeSocket) {
+			ce.NextAction = core.NextFixRequest // the message names the fix
+		}
+		return nil, &ce
 	}
-	return srv
+	return srv, nil
 }
 
 // ownOrDial is the MCP server's connect: it owns the state directory when it can, and else
@@ -146,7 +152,7 @@ func ownOrDial(ctx context.Context, s settings, dir string, log *slog.Logger) fu
 		if err != nil {
 			return link{}, err
 		}
-		srv := serveOwnerSocket(ctx, e, dir, "mcp", log)
+		srv, _ := serveOwnerSocket(ctx, e, dir, "mcp", log)
 		return link{svc: e, owner: tui.Owner{PID: os.Getpid(), Mode: "mcp"}, close: func() {
 			if srv != nil {
 				srv.Close()

@@ -73,6 +73,13 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 		return nil, err
 	}
 	if !ours {
+		if fi, err := os.Stat(dir); err == nil {
+			if why := dirProblem(dir, fi); why != "" {
+				// An owner refuses to serve a socket here: say why rather than that none runs.
+				return nil, core.Errorf(core.CodeReasonixUnavailable, map[string]any{"path": path},
+					"no reasonixctl can serve %s to other processes: %s", dir, why)
+			}
+		}
 		return nil, core.Errorf(core.CodeReasonixUnavailable, map[string]any{"path": path},
 			"no reasonixctl serves %s (no socket at %s)", dir, path)
 	}

@@ -37,20 +37,28 @@ func checkDir(dir string) error {
 	if err != nil {
 		return core.Errorf(core.CodeInternalError, nil, "state directory: %w", err)
 	}
+	if why := dirProblem(dir, fi); why != "" {
+		return unsafeSocket(dir, "%s", why)
+	}
+	return nil
+}
+
+// dirProblem says why dir, described by fi, is no place for the owner's socket ("" if it is).
+func dirProblem(dir string, fi os.FileInfo) string {
 	if !fi.IsDir() {
-		return unsafeSocket(dir, "%s is not a directory", dir)
+		return fmt.Sprintf("%s is not a directory", dir)
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return unsafeSocket(dir, "cannot read the owner of %s", dir)
+		return fmt.Sprintf("cannot read the owner of %s", dir)
 	}
 	if int(st.Uid) != os.Getuid() {
-		return unsafeSocket(dir, "state directory %s belongs to uid %d, not to us (uid %d)", dir, st.Uid, os.Getuid())
+		return fmt.Sprintf("state directory %s belongs to uid %d, not to us (uid %d)", dir, st.Uid, os.Getuid())
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
-		return unsafeSocket(dir, "state directory %s has mode %04o; run chmod 700 %s", dir, fi.Mode().Perm(), dir)
+		return fmt.Sprintf("state directory %s has mode %04o; run chmod 700 %s", dir, fi.Mode().Perm(), dir)
 	}
-	return nil
+	return ""
 }
 
 // inspectSocket says whether path holds a socket of ours (true), nothing (false), or something

@@ -77,6 +77,11 @@ func TestServeRefusesWhatItDidNotMake(t *testing.T) {
 		os.Chmod(dir, 0o755)
 		_, err := Serve(ctx, e, dir, Info{}, nil)
 		mustUnsafe(t, err)
+		// Whoever tries to attach learns why there is no socket, and the fix.
+		_, err = Dial(ctx, dir, RoleCLI)
+		if ce := core.AsError(err); ce == nil || ce.Code != core.CodeReasonixUnavailable || !strings.Contains(ce.Message, "chmod 700 "+dir) {
+			t.Fatalf("dial: %v", err)
+		}
 	})
 	t.Run("foreign socket", func(t *testing.T) {
 		if os.Getuid() != 0 {
