@@ -13,7 +13,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-go build -o "$work/reasonixctl" ./cmd/reasonixctl
+CGO_ENABLED=0 go build -o "$work/reasonixctl" ./cmd/reasonixctl
 go build -o "$work/fake-reasonix" ./cmd/fake-reasonix
 
 repo="$work/repo"

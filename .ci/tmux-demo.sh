@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 work="$(mktemp -d)"
 session="reasonixctl-demo-$$"
 trap 'tmux kill-session -t "$session" 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/reasonixctl" ./cmd/reasonixctl
+CGO_ENABLED=0 go build -o "$work/reasonixctl" ./cmd/reasonixctl
 
 tmux new-session -d -s "$session" -x 120 -y 40 \
   "cd $work && TMPDIR=$work GIT_AUTHOR_NAME=ci GIT_AUTHOR_EMAIL=ci@example.com ./reasonixctl demo; echo \$? > $work/exit"

@@ -26,6 +26,7 @@ var buildBinaries = sync.OnceValues(func() (string, error) {
 			out = filepath.Join(dir, "reasonixctl")
 		}
 		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README installs it
 		if b, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
 		}
