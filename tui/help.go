@@ -58,6 +58,9 @@ func keyLines(t Theme, width int, bindings ...key.Binding) string {
 	return strings.Join(lines, "\n")
 }
 
+// helpKeyColumn is where the full help's descriptions start.
+const helpKeyColumn = 15
+
 // helpDialog is the full key list; it scrolls in a viewport and says where it is.
 type helpDialog struct {
 	vp     viewport.Model
@@ -104,7 +107,12 @@ func (d *helpDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		lines = append(lines, t.Title.Render(g.Title))
 		for _, b := range g.Bindings {
 			h := b.Help()
-			lines = append(lines, "  "+t.HelpKey.Render(padRight(h.Key, 13))+t.Help.Render(h.Desc))
+			// A description too long for the line goes on under itself rather than being cut.
+			desc := strings.Split(ansi.Wordwrap(h.Desc, max(width-helpKeyColumn, 20), ""), "\n")
+			lines = append(lines, "  "+t.HelpKey.Render(padRight(h.Key, helpKeyColumn-2))+t.Help.Render(desc[0]))
+			for _, more := range desc[1:] {
+				lines = append(lines, strings.Repeat(" ", helpKeyColumn)+t.Help.Render(more))
+			}
 		}
 	}
 	h := d.height

@@ -192,7 +192,7 @@ func (m *Model) viewDialog(d dialog, height int) string {
 	inner := w - 4 // border and padding
 	avail := max(height-2, 2)
 	if hd, ok := d.(*helpDialog); ok {
-		hd.setHeight(avail - 1)
+		hd.setHeight(avail - 2) // its body, a blank line and its one key line fill the box
 	}
 	body, keys := d.view(m.theme, m.keys, inner)
 	if left := m.dialogs.graceLeft(m.now()); left > 0 {
