@@ -171,7 +171,8 @@ func TestPendingInteractionFromDetailSurfacesAtStart(t *testing.T) {
 func TestDiffPagingByHunkAndFile(t *testing.T) {
 	h := newHarness(t, scenario(), 120, 40)
 	h.press("2")
-	h.requireView("file 1/2 · hunk 0/2 · 0/2 reviewed", "internal/auth/login.go +3 -2")
+	// The first changed line is selected, so the position names its hunk.
+	h.requireView("file 1/2 · hunk 1/2 · 0/2 reviewed", "internal/auth/login.go +3 -2")
 	h.press("]")
 	if c := h.m.task("login-fix").diffCur; c != (diffCursor{0, 1}) {
 		t.Fatalf("first hunk: %+v", c)

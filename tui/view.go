@@ -413,8 +413,13 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 			reviewed++
 		}
 	}
+	// The hunk is the selected line's: the one a comment or the editor would go to.
+	at := c.top
+	if ti.rv.sel >= 0 {
+		at = ti.rv.sel
+	}
 	pos := fmt.Sprintf(" file %d/%d · hunk %d/%d · %d/%d reviewed", c.file+1, len(doc.files),
-		f.hunkIndex(c.top), len(f.hunks), reviewed, len(doc.files))
+		f.hunkIndex(at), len(f.hunks), reviewed, len(doc.files))
 	if ti.reviewed[f.name] {
 		pos += " · this file ✓"
 	}
