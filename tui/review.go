@@ -183,6 +183,14 @@ func commentsOf(ti *taskInfo) []core.ReviewComment {
 	return ti.detail.Comments
 }
 
+// selectedComment is the comment on the selected line of f, if any.
+func selectedComment(ti *taskInfo, f *diffFile) *core.ReviewComment {
+	if ti.rv.sel < 0 || ti.rv.sel >= len(f.lines) {
+		return nil
+	}
+	return commentAt(ti, f, ti.rv.sel)
+}
+
 // commentAt is the comment on line i of f, if any.
 func commentAt(ti *taskInfo, f *diffFile, i int) *core.ReviewComment {
 	l := f.lines[i]

@@ -76,12 +76,12 @@ func TestCommentsSentByKeysAndOutdatedByTheRepair(t *testing.T) {
 	h.requireView("result.txt +20 -0 ●2")
 	h.press("C")
 	h.requireView("Send 2 comment(s) as repair round 1/2?")
-	h.press("y")
-	h.waitView("revision 2")
+	h.press("y", "1")
+	h.waitView("review ready: revision 2")
+	h.waitView("review sent 2 comment(s) as repair round 1: c1, c2", "review outdated c1 on result.txt:3: Spell the number out.")
+	h.press("2")
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlR})
 	h.waitView("result.txt +20 -0 ●1")
-	h.press("1")
-	h.waitView("review sent 2 comment(s) as repair round 1: c1, c2", "review outdated c1 on result.txt:3: Spell the number out.")
 
 	d, err := e.Get(context.Background(), "commented")
 	if err != nil {

@@ -432,7 +432,19 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	if m.review.sideBySide && !m.sbsActive() {
 		pos += fmt.Sprintf(" · side by side needs ≥%d columns", sideBySideMin)
 	}
-	if p := ti.rv.preview; p != nil && ti.rv.previewErr == "" {
+	if cm := selectedComment(ti, &doc.files[c.file]); cm != nil {
+		// On a commented line the position line reads the comment instead.
+		body, _, _ := strings.Cut(cm.Body, "\n")
+		state := ""
+		if cm.Status != core.CommentOpen {
+			state = " (" + string(cm.Status) + ")"
+		}
+		pos = fmt.Sprintf(" file %d/%d · hunk %d/%d · ● line %d%s: %s · c edits it", c.file+1, len(doc.files),
+			f.hunkIndex(at), len(f.hunks), cm.Line, state, body)
+		if tv.ReviewRevision > 0 {
+			pos += fmt.Sprintf(" · revision %d", tv.ReviewRevision)
+		}
+	} else if p := ti.rv.preview; p != nil && ti.rv.previewErr == "" {
 		if p.Clean {
 			pos += " · applies to HEAD " + short(p.Head, 7)
 		} else {
