@@ -249,6 +249,8 @@ func TestFinalizeFormSendsTheExactRequest(t *testing.T) {
 	h.requireView("(2 left)")
 	h.press("tab", "space", "tab", "space")
 	h.requireControls()
+	// The summary, out of focus, still reads whole.
+	h.requireView("summary Checked the empty-user path and the new test.")
 	h.press("ctrl+s")
 	// Files not marked reviewed: the form asks before going on.
 	h.requireView("2 file(s) not marked reviewed: internal/auth/login.go, internal/auth/login_test.go")

@@ -919,6 +919,11 @@ func (m *Model) push(d dialog) { m.dialogs.push(d, m.now()) }
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	top := m.dialogs.top()
 	typing := top != nil && top.typing()
+	if typing && msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
+		// Text, like a paste: a read that is exactly "right", "enter" or "end" must be typed,
+		// not taken for the key of that name.
+		msg.Paste = true
+	}
 	if msg.Paste {
 		if typing && !m.dialogs.swallow(m.now()) {
 			return m.apply(top, top.update(msg, m.keys))
@@ -932,7 +937,7 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	for i, r := range msg.Runes {
 		if top := m.dialogs.top(); top != nil && top.typing() {
 			// A dialog opened by an earlier rune takes the rest as text.
-			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:]}))
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:], Paste: len(msg.Runes[i:]) > 1}))
 			break
 		}
 		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}))

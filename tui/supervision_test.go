@@ -72,6 +72,17 @@ func TestKeysArrivingInOneReadCountEach(t *testing.T) {
 	if !ok || fd.summary.Value() != "checked" {
 		t.Fatalf("finalize form after \"Fchecked\": %#v", h.m.dialogs.top())
 	}
+	// A read that spells a key's name is text in a text input: "right" does not move the
+	// cursor and "enter" does not submit.
+	for _, word := range []string{" right", "enter", "end"} {
+		h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(word)})
+	}
+	if got := fd.summary.Value(); got != "checked rightenterend" {
+		t.Fatalf("summary %q after typing key names", got)
+	}
+	if h.m.dialogs.top() != fd {
+		t.Fatal("typing \"enter\" submitted the form")
+	}
 }
 
 // A paste only ever lands in a text input.
