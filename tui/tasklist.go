@@ -91,7 +91,12 @@ func (m *Model) viewList(rows int) string {
 	title := fmt.Sprintf(" Tasks (%d)", len(m.list.tasks))
 	lines := []string{t.Title.Render(padRight(title, w))}
 	if len(m.list.tasks) == 0 {
-		lines = append(lines, t.Dim.Render("  no tasks yet: press n to start one from a contract file"))
+		// Short enough for the narrowest list column (40).
+		empty := "  no tasks yet · n starts one"
+		if !m.list.showAll {
+			empty = "  no active tasks · A all · n new"
+		}
+		lines = append(lines, t.Dim.Render(empty))
 		return fixBlock(strings.Join(lines, "\n"), w, rows+1)
 	}
 	sel := max(m.list.index(m.list.selected), 0)
