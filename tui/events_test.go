@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -401,5 +402,17 @@ func BenchmarkStreamIntoOneMessage(b *testing.B) {
 		if i%320 == 319 {
 			_ = p.view(th)
 		}
+	}
+}
+
+// A state change that only moves the phase says so, not "provisioning → provisioning".
+func TestPhaseOnlyStateChangeReadsAsAPhase(t *testing.T) {
+	data, _ := json.Marshal(core.StateChangedData{From: "provisioning", To: "provisioning", Phase: "starting_reasonix"})
+	if _, got := formatEvent(core.Event{Type: core.EventStateChanged, Data: data}); got != "state  provisioning · phase starting_reasonix" {
+		t.Fatalf("got %q", got)
+	}
+	data, _ = json.Marshal(core.StateChangedData{From: "running", To: "paused", Phase: "turn_ended"})
+	if _, got := formatEvent(core.Event{Type: core.EventStateChanged, Data: data}); got != "state  running → paused (turn_ended)" {
+		t.Fatalf("got %q", got)
 	}
 }

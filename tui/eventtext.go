@@ -270,7 +270,10 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		var d core.StateChangedData
 		_ = json.Unmarshal(ev.Data, &d)
 		s := fmt.Sprintf("state  %s → %s", d.From, d.To)
-		if d.Phase != "" {
+		switch {
+		case d.From == d.To && d.Phase != "":
+			s = fmt.Sprintf("state  %s · phase %s", d.To, d.Phase) // only the phase moved
+		case d.Phase != "":
 			s += " (" + d.Phase + ")"
 		}
 		if d.Reason != "" {
