@@ -465,11 +465,11 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 			stats += fmt.Sprintf(" ●%d", n)
 		}
 		name := ansi.TruncateLeft(df.name, max(lipgloss.Width(df.name)-(width-4-len(stats)), 0), "…")
-		line := mark + check + name + t.Dim.Render(stats)
 		if i == c.file {
-			return t.Selected.Render(padRight(line, width))
+			// Dim grey on the selection's background is too faint to read (2.8:1).
+			return t.Selected.Render(padRight(mark+check+name+stats, width))
 		}
-		return line
+		return mark + check + name + t.Dim.Render(stats)
 	}
 	bodyH := m.diffBodyHeight()
 	diffW := w
