@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -23,6 +24,8 @@ const (
 	replayEvery = 256
 	// replayReadTimeout bounds reading a journal for a replay.
 	replayReadTimeout = 20 * time.Second
+	// bigReplay is a journal long enough that leaving its replay returns memory at once.
+	bigReplay = 10_000
 )
 
 // replayLoadedMsg carries a task's journal read for a replay.
@@ -76,7 +79,7 @@ func readJournal(ctx context.Context, svc core.Service, id string) ([]core.Event
 	if err != nil {
 		return nil, false, err
 	}
-	var evs []core.Event
+	evs := make([]core.Event, 0, min(d.LastSeq, maxReplayEvents))
 	for {
 		select {
 		case ev, ok := <-sub.C:
@@ -152,6 +155,11 @@ func (m *Model) replayKey(msg tea.KeyMsg) tea.Cmd {
 		return m.askQuit()
 	case key.Matches(msg, k.LeaveReplay):
 		m.rp = nil
+		if len(rp.events) >= bigReplay {
+			// A long journal held tens of MB; give them back now rather than whenever the
+			// runtime's scavenger gets to them, since the dashboard stays open for hours.
+			return func() tea.Msg { debug.FreeOSMemory(); return nil }
+		}
 	case key.Matches(msg, k.Help):
 		m.push(&helpDialog{})
 	case key.Matches(msg, k.StepBack):
