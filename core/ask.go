@@ -28,7 +28,10 @@ type Question struct {
 type askers struct {
 	mu          sync.Mutex
 	supervisors int
-	asker       Asker
+	// left is closed when the last supervisor detaches, so that questions waiting for one
+	// fall back at once instead of at their timeout; a new one is made for the next.
+	left  chan struct{}
+	asker Asker
 }
 
 // AttachSupervisor records a person watching this engine (a dashboard, in-process or attached
@@ -38,15 +41,31 @@ type askers struct {
 func (e *Engine) AttachSupervisor() (detach func()) {
 	e.askers.mu.Lock()
 	e.askers.supervisors++
+	if e.askers.supervisors == 1 {
+		e.askers.left = make(chan struct{})
+	}
 	e.askers.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			e.askers.mu.Lock()
 			e.askers.supervisors--
+			if e.askers.supervisors == 0 {
+				close(e.askers.left)
+			}
 			e.askers.mu.Unlock()
 		})
 	}
+}
+
+// supervisorsLeft returns a channel closed once no supervisor is attached (nil while none is).
+func (e *Engine) supervisorsLeft() <-chan struct{} {
+	e.askers.mu.Lock()
+	defer e.askers.mu.Unlock()
+	if e.askers.supervisors == 0 {
+		return nil
+	}
+	return e.askers.left
 }
 
 // Supervisors returns how many supervisors are attached.

@@ -115,6 +115,41 @@ func TestUnansweredAskFallsBackToTheAutomaticDenial(t *testing.T) {
 	}
 }
 
+// When the last supervisor leaves (quits, or suspends its dashboard), a question waiting for
+// one falls back to the automatic denial at once, not at the ask timeout.
+func TestSupervisorLeavingEndsTheWaitAtOnce(t *testing.T) {
+	h := newHarness(t, askTurn(), func(c *Config) { c.AskTimeout = time.Hour })
+	detach := h.e.AttachSupervisor()
+	res, err := h.delegate("left")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != StateWaitingPermission {
+		t.Fatalf("view %+v", res.TaskView)
+	}
+	detach()
+	if _, timedOut, err := h.e.waitFor(context.Background(), "left", 30*time.Second, func(r *taskRecord) bool { return r.State == StateReviewRequired }); err != nil || timedOut {
+		t.Fatalf("still waiting for a supervisor who left: %v", err)
+	}
+	if got := strings.Join(decisions(t, h, "left"), ","); got != "policy:interaction,policy:deny" {
+		t.Fatalf("decisions %s", got)
+	}
+	if !strings.Contains(toJSON(journal(t, h, "left")), "the supervisor left without answering") {
+		t.Fatal("the denial does not say the supervisor left")
+	}
+	// The next supervisor is asked again.
+	defer h.e.AttachSupervisor()()
+	if left := h.e.supervisorsLeft(); left == nil {
+		t.Fatal("no channel for the new supervisor")
+	} else {
+		select {
+		case <-left:
+			t.Fatal("the new supervisor's channel is already closed")
+		default:
+		}
+	}
+}
+
 // The asker is consulted when no supervisor is attached: an allow answers the interaction, a
 // decline or an error denies at once without waiting for the timeout.
 func TestAskerAnswersOrFallsBack(t *testing.T) {

@@ -97,6 +97,9 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		}
 		// Nobody said yes in time: the automatic denial applies, with its recovery steer.
 		data.Reason = d.Reason + " (no one allowed it within " + timeout.String() + ")"
+		if asker == nil && e.Supervisors() == 0 {
+			data.Reason = d.Reason + " (the supervisor left without answering)"
+		}
 	}
 
 	data.Decision = DecisionDeny
@@ -261,6 +264,11 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 		expired = timer.C
 	}
 	declined := make(chan struct{}, 1)
+	var unwatched <-chan struct{}
+	if limit.timeout > 0 && limit.asker == nil {
+		// Asked of the attached supervisors: if the last of them leaves, nobody will answer.
+		unwatched = e.supervisorsLeft()
+	}
 	if limit.asker != nil {
 		actx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -273,6 +281,7 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 		return a.outcome, false
 	case <-expired:
 	case <-declined:
+	case <-unwatched:
 	case <-ctx.Done():
 		t.cancelInteraction(id, state)
 		return acp.PermissionOutcome{}, false
