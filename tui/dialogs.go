@@ -64,7 +64,8 @@ func newInput(placeholder, value string, limit int) textinput.Model {
 type confirmDialog struct {
 	title, body string
 	req         core.ControlRequest
-	quit        bool // yes quits the dashboard instead of sending req
+	quit        bool                   // yes quits the dashboard instead of sending req
+	yes         func(m *Model) tea.Cmd // else, when set, yes runs this instead of sending req
 }
 
 func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
@@ -72,6 +73,9 @@ func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	case key.Matches(msg, k.Yes):
 		if d.quit {
 			return dialogResult{close: true, quit: true}
+		}
+		if d.yes != nil {
+			return dialogResult{close: true, review: d.yes}
 		}
 		req := d.req
 		return dialogResult{close: true, control: &req}

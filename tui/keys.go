@@ -12,7 +12,7 @@ type KeyMap struct {
 	ChecksView, Replay                                               key.Binding
 	PageUp, PageDown, Top, Bottom                                    key.Binding
 	ToggleAll, NewTask, Steer, Finalize, Cancel, Close, Resume       key.Binding
-	ShowPending, Refresh, Help, Quit                                 key.Binding
+	ShowPending, Refresh, Help, Quit, Suspend                        key.Binding
 
 	// Events view.
 	PrevItem, NextItem, Expand key.Binding
@@ -68,6 +68,7 @@ func DefaultKeyMap() KeyMap {
 		Refresh:      bind([]string{"ctrl+r"}, "ctrl+r", "reload tasks and detail"),
 		Help:         bind([]string{"?"}, "?", "full help"),
 		Quit:         bind([]string{"q", "ctrl+c"}, "q", "quit"),
+		Suspend:      bind([]string{"ctrl+z"}, "ctrl+z", "suspend to the shell (fg comes back); tasks stop waiting for you meanwhile"),
 
 		PrevItem: bind([]string{"["}, "[", "previous tool call or decision"),
 		NextItem: bind([]string{"]"}, "]", "next tool call or decision"),
@@ -128,10 +129,9 @@ type helpGroup struct {
 
 func (k KeyMap) groups() []helpGroup {
 	return []helpGroup{
-		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Refresh, k.Help, k.Quit}},
+		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Refresh, k.Help, k.Quit, k.Suspend}},
 		{"Detail", []key.Binding{k.NextView, k.PrevView, k.EventsView, k.DiffView, k.ContractView, k.ChecksView, k.Replay, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Events", []key.Binding{k.PrevItem, k.NextItem, k.Expand}},
-		{"Diff", []key.Binding{k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile, k.Reviewed}},
 		{"Find (events and check logs)", []key.Binding{k.Search, k.NextMatch, k.PrevMatch, k.Filter}},
 		{"Checks", []key.Binding{k.PrevCheck, k.NextCheck}},
 		{"Replay", []key.Binding{k.StepBack, k.StepOn, k.StepBack10, k.StepOn10, k.FirstEvent, k.LastEvent, k.LeaveReplay}},

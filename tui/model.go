@@ -41,6 +41,9 @@ type Options struct {
 	// Attached, when set, says the service forwards to another process that owns the state
 	// directory; the header names it and follows it leaving and a new one arriving.
 	Attached Attachment
+	// Away, when set, is told that the person left (true, as the dashboard suspends on ctrl+z)
+	// or came back (false): the engine must not wait for answers from a stopped dashboard.
+	Away func(away bool)
 	// Unshared, when set, says why this dashboard's engine serves no socket: an MCP server or
 	// another dashboard cannot attach to it. It is shown once, as a notice, at start.
 	Unshared error
@@ -248,6 +251,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 	case tea.KeyMsg:
 		cmds = append(cmds, m.handleKeys(msg))
+	case tea.ResumeMsg:
+		cmds = append(cmds, m.away(false), m.refreshList())
 	case eventMsg:
 		cmds = append(cmds, m.ingest(core.Event(msg)))
 	case resyncMsg:
@@ -946,8 +951,41 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// askSuspend suspends the dashboard, first asking when it runs the engine of working tasks:
+// while this process is stopped, so are they.
+func (m *Model) askSuspend() tea.Cmd {
+	n := m.list.working()
+	if n == 0 || m.opts.Attached != nil {
+		return m.suspend()
+	}
+	m.push(&confirmDialog{
+		title: "Suspend reasonixctl?",
+		body: fmt.Sprintf("This dashboard runs the engine: its %d working task(s), and Codex's calls through an "+
+			"MCP server attached to it, wait until you bring it back with fg.", n),
+		yes: func(m *Model) tea.Cmd { return m.suspend() },
+	})
+	return nil
+}
+
+// suspend stops the dashboard for the shell (ctrl+z), telling the engine first that nobody is
+// here to answer; fg brings it back (tea.ResumeMsg).
+func (m *Model) suspend() tea.Cmd {
+	return tea.Sequence(m.away(true), tea.Suspend)
+}
+
+func (m *Model) away(away bool) tea.Cmd {
+	hook := m.opts.Away
+	if hook == nil {
+		return nil
+	}
+	return func() tea.Msg { hook(away); return nil }
+}
+
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
+	if key.Matches(msg, k.Suspend) {
+		return m.askSuspend()
+	}
 	if top := m.dialogs.top(); top != nil {
 		if m.dialogs.swallow(m.now()) {
 			// Keys typed as the prompt appeared were meant for something else.
@@ -1116,7 +1154,8 @@ func notAllowed(t core.TaskView, action string) string {
 // askQuit quits, asking first when tasks are still working: quitting stops their workers.
 func (m *Model) askQuit() tea.Cmd {
 	n := m.list.working()
-	if n == 0 {
+	if n == 0 || m.opts.Attached != nil {
+		// An attached dashboard leaves the owner's tasks running.
 		return tea.Quit
 	}
 	m.push(&confirmDialog{

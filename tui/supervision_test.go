@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -346,5 +347,51 @@ func TestNewTaskFormDraftsAContract(t *testing.T) {
 		if strings.Contains(string(out), "draft") || strings.Contains(string(out), ".json") {
 			t.Fatalf("the draft landed in the repository: %s", out)
 		}
+	}
+}
+
+// ctrl+z tells the engine the person is away before suspending, and back after fg; an
+// attached dashboard suspends without asking, since the owner's tasks go on.
+func TestSuspendSaysThePersonIsAway(t *testing.T) {
+	var calls []bool
+	clk := &clock{t: epoch}
+	svc := scenario()
+	m := newModel(context.Background(), svc, Options{StateDir: "/state", Now: clk.Now, Away: func(away bool) { calls = append(calls, away) }})
+	h := &harness{t: t, m: m, svc: svc, clk: clk}
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.run(m.Init())
+	// This dashboard runs the engine of working tasks: it asks first.
+	h.send(tea.KeyMsg{Type: tea.KeyCtrlZ})
+	h.requireView("Suspend reasonixctl?", "working task(s)", "wait until you bring it back with fg")
+	_, cmd := m.Update(keyMsg("y"))
+	if cmd == nil {
+		t.Fatal("yes did nothing")
+	}
+	// A tea.Sequence: run its commands in order, as the program would.
+	seq := reflect.ValueOf(cmd())
+	if seq.Kind() != reflect.Slice {
+		t.Fatalf("ctrl+z gave %T, want a sequence", seq.Interface())
+	}
+	var last tea.Msg
+	for i := range seq.Len() {
+		if c, ok := seq.Index(i).Interface().(tea.Cmd); ok && c != nil {
+			last = c()
+		}
+	}
+	if _, ok := last.(tea.SuspendMsg); !ok || !reflect.DeepEqual(calls, []bool{true}) {
+		t.Fatalf("the sequence ended with %T after away calls %v", last, calls)
+	}
+	h.send(tea.ResumeMsg{})
+	if !reflect.DeepEqual(calls, []bool{true, false}) {
+		t.Fatalf("away calls %v after resuming", calls)
+	}
+
+	a := &fakeAttachment{owner: Owner{PID: 4242, Mode: "mcp"}, present: true, changed: make(chan struct{})}
+	ah := newAttachedHarness(t, scenario(), a, 80, 24)
+	if _, cmd := ah.m.Update(tea.KeyMsg{Type: tea.KeyCtrlZ}); cmd == nil || !ah.m.dialogs.empty() {
+		t.Fatal("an attached dashboard asked before suspending")
+	}
+	if _, cmd := ah.m.Update(keyMsg("q")); cmd == nil || !ah.m.dialogs.empty() {
+		t.Fatal("an attached dashboard asked before quitting, though the owner's tasks go on")
 	}
 }

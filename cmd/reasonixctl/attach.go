@@ -59,6 +59,25 @@ var (
 	_ tui.Attachment = (*attachment)(nil)
 )
 
+// Supervise tells the owner whether the person at this dashboard is there to answer (see
+// remote.Client.Supervise); an owner that does not know the call is left as it is.
+func (a *attachment) Supervise(on bool) {
+	a.mu.Lock()
+	svc, present := a.cur.svc, a.present
+	a.mu.Unlock()
+	c, ok := svc.(interface {
+		Supervise(ctx context.Context, on bool) error
+	})
+	if !ok || !present {
+		return
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, 2*time.Second)
+	defer cancel()
+	if err := c.Supervise(ctx, on); err != nil {
+		a.log.Warn("telling the owner whether its supervisor is here failed", "on", on, "err", err)
+	}
+}
+
 // redialEvery is how often a link whose owner left tries again: a new owner is found within
 // this much of starting, and an idle dashboard costs one failed connect per interval.
 const redialEvery = 250 * time.Millisecond

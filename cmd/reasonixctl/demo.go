@@ -128,7 +128,8 @@ func runDemo(stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// Another terminal can attach to the demo (CODEX_REASONIX_STATE_DIR=<state> reasonixctl).
-	defer e.AttachSupervisor()()
+	here := presentAt(e)
+	defer here(false)
 	if srv, _ := serveOwnerSocket(ctx, e, state, "demo", log); srv != nil {
 		defer srv.Close()
 	}
@@ -139,7 +140,8 @@ func runDemo(stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "reasonixctl demo:", err)
 		return 1
 	}
-	if err := tui.Run(ctx, e, tui.Options{StateDir: state, WorkerVersion: "scripted demo worker " + acptest.Version, Dir: repo, Logger: log}); err != nil {
+	if err := tui.Run(ctx, e, tui.Options{StateDir: state, WorkerVersion: "scripted demo worker " + acptest.Version, Dir: repo, Logger: log,
+		Away: func(away bool) { here(!away) }}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl demo:", err)
 		return 1
 	}

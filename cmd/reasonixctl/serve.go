@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
 	"time"
 
@@ -95,16 +96,37 @@ func runDashboard(stderr io.Writer) int {
 	defer e.Close()
 	// The person at this dashboard is asked about the commands of tasks Codex delegates
 	// through an attached MCP server too.
-	defer e.AttachSupervisor()()
+	here := presentAt(e)
+	defer here(false)
 	srv, unshared := serveOwnerSocket(ctx, e, dir, "tui", log)
 	if srv != nil {
 		defer srv.Close()
 	}
-	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: core.WorkerVersion(ctx, s.bin), Logger: log, Unshared: unshared}); err != nil {
+	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: core.WorkerVersion(ctx, s.bin), Logger: log, Unshared: unshared,
+		Away: func(away bool) { here(!away) }}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1
 	}
 	return 0
+}
+
+// presentAt counts the person at this process's dashboard as a supervisor of e, and returns
+// how to say whether they are still there (false while the dashboard is suspended, and when
+// it quits).
+func presentAt(e *core.Engine) func(here bool) {
+	var mu sync.Mutex
+	detach := e.AttachSupervisor()
+	return func(here bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case here && detach == nil:
+			detach = e.AttachSupervisor()
+		case !here && detach != nil:
+			detach()
+			detach = nil
+		}
+	}
 }
 
 // runAttachedDashboard runs the dashboard on the engine of the process that owns the state
@@ -116,7 +138,7 @@ func runAttachedDashboard(ctx context.Context, dir string, owned *store.OwnedErr
 		return 1
 	}
 	defer a.Close()
-	if err := tui.Run(ctx, a, tui.Options{StateDir: dir, Logger: log, Attached: a}); err != nil {
+	if err := tui.Run(ctx, a, tui.Options{StateDir: dir, Logger: log, Attached: a, Away: func(away bool) { a.Supervise(!away) }}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1
 	}

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"net"
 	"net/http"
@@ -49,6 +50,9 @@ type Client struct {
 	reviewFile *connect.Client[fileRequest, fileReply]
 	preview    *connect.Client[taskRequest, core.CherryPickPreview]
 	prune      *connect.Client[pruneRequest, pruneReply]
+	supervise  *connect.Client[superviseRequest, superviseReply]
+
+	session string // names the Hello stream for Supervise
 }
 
 var _ core.Service = (*Client)(nil)
@@ -133,6 +137,8 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 	c.reviewFile = connect.NewClient[fileRequest, fileReply](c.hc, base+procReviewFile, opts...)
 	c.preview = connect.NewClient[taskRequest, core.CherryPickPreview](c.hc, base+procPreview, opts...)
 	c.prune = connect.NewClient[pruneRequest, pruneReply](c.hc, base+procPrune, opts...)
+	c.supervise = connect.NewClient[superviseRequest, superviseReply](c.hc, base+procSupervise, opts...)
+	c.session = rand.Text()
 	if err := c.handshake(ctx, role, protocol); err != nil {
 		c.cancel()
 		tr.CloseIdleConnections()
@@ -152,7 +158,7 @@ func (c *Client) handshake(ctx context.Context, role string, protocol int) error
 	}
 	got := make(chan first, 1)
 	go func() {
-		stream, err := c.hello.CallServerStream(c.ctx, connect.NewRequest(&helloRequest{Protocol: protocol, Role: role, PID: os.Getpid()}))
+		stream, err := c.hello.CallServerStream(c.ctx, connect.NewRequest(&helloRequest{Protocol: protocol, Role: role, PID: os.Getpid(), Session: c.session}))
 		if err == nil && !stream.Receive() {
 			err = stream.Err()
 			if err == nil {
@@ -187,6 +193,13 @@ func (c *Client) handshake(ctx context.Context, role string, protocol int) error
 		return core.Errorf(core.CodeReasonixUnavailable, map[string]any{"dir": c.dir},
 			"the owner of %s did not answer the handshake: %w", c.dir, ctx.Err())
 	}
+}
+
+// Supervise tells the owner whether this dashboard's person is there to answer: false while
+// the dashboard is suspended, so that tasks stop waiting for it, and true again after.
+func (c *Client) Supervise(ctx context.Context, on bool) error {
+	_, err := unaryCall(c, ctx, c.supervise, &superviseRequest{Session: c.session, On: on})
+	return err
 }
 
 // Owner describes the process the client is attached to.

@@ -226,6 +226,31 @@ func TestDashboardIsASupervisorWhileConnected(t *testing.T) {
 	if n := o.e.Supervisors(); n != 1 {
 		t.Fatalf("supervisors %d with a dashboard attached", n)
 	}
+	// A suspended dashboard stops counting, and counts again once it is back; saying the same
+	// twice changes nothing.
+	for _, step := range []struct {
+		on   bool
+		want int
+	}{{false, 0}, {false, 0}, {true, 1}, {true, 1}} {
+		if err := dash.Supervise(ctxT(t, 10*time.Second), step.on); err != nil {
+			t.Fatal(err)
+		}
+		if n := o.e.Supervisors(); n != step.want {
+			t.Fatalf("supervisors %d after Supervise(%v)", n, step.on)
+		}
+	}
+	if err := cli.Supervise(ctxT(t, 10*time.Second), true); core.AsError(err).Code != core.CodeInvalidRequest {
+		t.Fatalf("a cli client supervising: %v", err)
+	}
+	dash.Supervise(ctxT(t, 10*time.Second), false)
+	dash.Close()
+	if n := o.e.Supervisors(); n != 0 {
+		t.Fatalf("supervisors %d after a suspended dashboard left", n)
+	}
+	dash, err = Dial(ctxT(t, 10*time.Second), o.dir, RoleDashboard)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dash.Close()
 	eventually(t, 10*time.Second, "the dashboard's detach", func() bool { return o.e.Supervisors() == 0 })
 	if _, err := cli.List(ctxT(t, 10*time.Second), core.ListFilter{}); err != nil {

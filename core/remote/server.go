@@ -74,6 +74,11 @@ type Server struct {
 	batchEvents  int
 	tune         func(net.Conn)
 
+	// supervisors holds each attached dashboard's hold on the engine's supervisor count, by
+	// its Hello session, so that Supervise can let go of it while the dashboard is suspended.
+	supMu       sync.Mutex
+	supervisors map[string]*supervision
+
 	refused atomic.Int64 // connections closed because the peer was another uid
 	dropped atomic.Int64 // Subscribe streams ended because their peer fell behind
 	streams atomic.Int64 // Subscribe streams open now
@@ -98,7 +103,7 @@ func serve(ctx context.Context, e backend, dir string, info Info, log *slog.Logg
 		info.PID = os.Getpid()
 	}
 	s := &Server{e: e, path: SocketPath(dir), info: info, log: log,
-		frameTimeout: frameTimeout, streamBuffer: streamBuffer, batchEvents: maxBatchEvents, done: make(chan struct{})}
+		frameTimeout: frameTimeout, streamBuffer: streamBuffer, batchEvents: maxBatchEvents, done: make(chan struct{}), supervisors: map[string]*supervision{}}
 	for _, t := range tweaks {
 		t(s)
 	}
@@ -206,6 +211,7 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(procHello, connect.NewServerStreamHandler(procHello, s.hello, opts...))
 	mux.Handle(procSubscribe, connect.NewServerStreamHandler(procSubscribe, s.subscribe, opts...))
+	mux.Handle(unary(s, procSupervise, opts, s.supervise))
 	mux.Handle(unary(s, procList, opts, func(ctx context.Context, r *listRequest) (*tasksReply, error) {
 		tasks, err := s.e.List(ctx, r.Filter)
 		return &tasksReply{Tasks: tasks}, err
@@ -345,8 +351,18 @@ func (s *Server) hello(ctx context.Context, req *connect.Request[helloRequest], 
 		return toWire(core.Errorf(core.CodeInvalidRequest, nil, "unknown client role %q: use dashboard, mcp or cli", m.Role))
 	}
 	if m.Role == RoleDashboard {
-		detach := s.e.AttachSupervisor()
-		defer detach()
+		sv := &supervision{detach: s.e.AttachSupervisor()}
+		if m.Session != "" {
+			s.supMu.Lock()
+			s.supervisors[m.Session] = sv
+			s.supMu.Unlock()
+		}
+		defer func() {
+			s.supMu.Lock()
+			delete(s.supervisors, m.Session)
+			s.supMu.Unlock()
+			sv.set(nil)
+		}()
 	}
 	s.log.Debug("client attached", "role", m.Role, "pid", m.PID)
 	defer s.log.Debug("client detached", "role", m.Role, "pid", m.PID)
@@ -356,6 +372,43 @@ func (s *Server) hello(ctx context.Context, req *connect.Request[helloRequest], 
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// supervision is one dashboard's hold on the engine's supervisor count.
+type supervision struct {
+	mu     sync.Mutex
+	detach func() // nil while not counted
+}
+
+// set replaces the hold: nil lets go of it.
+func (sv *supervision) set(detach func()) {
+	sv.mu.Lock()
+	old := sv.detach
+	sv.detach = detach
+	sv.mu.Unlock()
+	if old != nil {
+		old()
+	}
+}
+
+// supervise counts a dashboard's person in or out while its Hello stream stays open.
+func (s *Server) supervise(_ context.Context, r *superviseRequest) (*superviseReply, error) {
+	s.supMu.Lock()
+	sv := s.supervisors[r.Session]
+	s.supMu.Unlock()
+	if sv == nil {
+		return nil, core.Errorf(core.CodeInvalidRequest, nil, "no dashboard attached with session %q", r.Session)
+	}
+	sv.mu.Lock()
+	counted := sv.detach != nil
+	sv.mu.Unlock()
+	switch {
+	case r.On && !counted:
+		sv.set(s.e.AttachSupervisor())
+	case !r.On && counted:
+		sv.set(nil)
+	}
+	return &superviseReply{}, nil
 }
 
 // subscribe relays an engine subscription. The engine's events are moved into a bounded queue

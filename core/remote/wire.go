@@ -44,6 +44,7 @@ const (
 	procSend       = service + "SendComments"
 	procReviewFile = service + "ReviewFile"
 	procPreview    = service + "CherryPickPreview"
+	procSupervise  = service + "Supervise"
 )
 
 // Info describes the process that owns a state directory and serves its socket.
@@ -74,7 +75,18 @@ type helloRequest struct {
 	Protocol int    `json:"protocol"`
 	Role     string `json:"role"`
 	PID      int    `json:"pid"`
+	// Session names this client's Hello stream for its later Supervise calls.
+	Session string `json:"session,omitempty"`
 }
+
+// superviseRequest says whether a dashboard's person is there to answer (false while its
+// dashboard is suspended).
+type superviseRequest struct {
+	Session string `json:"session"`
+	On      bool   `json:"on"`
+}
+
+type superviseReply struct{}
 
 type listRequest struct {
 	Filter core.ListFilter `json:"filter"`
