@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -127,11 +129,37 @@ func taskList(all, asJSON bool, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "No tasks.")
 			return 0
 		}
+		if !isTerminal(stdout) {
+			// One tab-separated line per task, for scripts.
+			for _, t := range tasks {
+				fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%s\n", t.View.TaskID, t.View.State, t.Storage, t.View.Branch, t.View.UpdatedAt)
+			}
+			return 0
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "TASK\tSTATE\tSTORAGE\tBRANCH\tUPDATED")
 		for _, t := range tasks {
-			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%s\n", t.View.TaskID, t.View.State, t.Storage, t.View.Branch, t.View.UpdatedAt)
+			updated := t.View.UpdatedAt
+			if at, err := time.Parse(time.RFC3339Nano, updated); err == nil {
+				updated = at.Local().Format("2006-01-02 15:04")
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.View.TaskID, t.View.State, t.Storage, t.View.Branch, updated)
+		}
+		if err := tw.Flush(); err != nil {
+			return failed(stderr, err)
 		}
 		return 0
 	})
+}
+
+// isTerminal says whether w is a terminal, where output is for a person rather than a script.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func newTaskArchiveCmd(stdout, stderr io.Writer) *cobra.Command {
