@@ -33,13 +33,13 @@ func TestQueueBudgetIsBytesNotEvents(t *testing.T) {
 		}
 	}
 	big := ToolCallUpdate{ID: "call_2", Text: strings.Repeat("x", 300<<10)}
-	for i := range 3 {
-		if !q.push(big) {
-			t.Fatalf("large event %d refused after the queue drained (%d bytes counted)", i, q.backlogBytes())
-		}
+	pushed := 0
+	for q.push(big) && pushed < 10 {
+		pushed++
 	}
-	if q.push(big) {
-		t.Fatal("a fourth 300 KiB event fit a 1 MiB budget")
+	// Three fit the budget, and the queue may hold one more out of it, ready to hand over.
+	if pushed < 3 || pushed > 4 {
+		t.Fatalf("%d events of 300 KiB queued against a 1 MiB budget (%d bytes counted)", pushed, q.backlogBytes())
 	}
 }
 
