@@ -58,16 +58,6 @@ func (e *Engine) AttachSupervisor() (detach func()) {
 	}
 }
 
-// supervisorsLeft returns a channel closed once no supervisor is attached (nil while none is).
-func (e *Engine) supervisorsLeft() <-chan struct{} {
-	e.askers.mu.Lock()
-	defer e.askers.mu.Unlock()
-	if e.askers.supervisors == 0 {
-		return nil
-	}
-	return e.askers.left
-}
-
 // Supervisors returns how many supervisors are attached.
 func (e *Engine) Supervisors() int {
 	e.askers.mu.Lock()
@@ -82,17 +72,18 @@ func (e *Engine) SetAsker(a Asker) {
 	e.askers.mu.Unlock()
 }
 
-// askFor says whether an automatic-mode task may ask about a command now, and whom: nobody in
-// particular (an attached supervisor sees the interaction) or the Asker.
-func (e *Engine) askFor() (ok bool, a Asker, timeout time.Duration) {
+// askFor says whether an automatic-mode task may ask about a command now, and whom: the attached
+// supervisors (unwatched is then closed when the last of them leaves, taken under the same lock
+// so that one leaving right after cannot be missed) or the Asker.
+func (e *Engine) askFor() (ok bool, a Asker, timeout time.Duration, unwatched <-chan struct{}) {
 	e.askers.mu.Lock()
 	defer e.askers.mu.Unlock()
 	timeout = e.cfg.AskTimeout
 	if e.askers.supervisors > 0 {
-		return true, nil, timeout
+		return true, nil, timeout, e.askers.left
 	}
 	if e.askers.asker != nil {
-		return true, e.askers.asker, timeout
+		return true, e.askers.asker, timeout, nil
 	}
-	return false, nil, 0
+	return false, nil, 0, nil
 }

@@ -137,16 +137,16 @@ func TestSupervisorLeavingEndsTheWaitAtOnce(t *testing.T) {
 	if !strings.Contains(toJSON(journal(t, h, "left")), "the supervisor left without answering") {
 		t.Fatal("the denial does not say the supervisor left")
 	}
-	// The next supervisor is asked again.
+	// The next supervisor is asked again, and its leaving is watched afresh.
 	defer h.e.AttachSupervisor()()
-	if left := h.e.supervisorsLeft(); left == nil {
-		t.Fatal("no channel for the new supervisor")
-	} else {
-		select {
-		case <-left:
-			t.Fatal("the new supervisor's channel is already closed")
-		default:
-		}
+	ok, asker, _, left := h.e.askFor()
+	if !ok || asker != nil || left == nil {
+		t.Fatal("a new supervisor is not asked")
+	}
+	select {
+	case <-left:
+		t.Fatal("the new supervisor's channel is already closed")
+	default:
 	}
 }
 

@@ -88,10 +88,10 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		out, _ := t.ask(ctx, req, InteractionPermission, d, askLimit{})
 		return out
 	}
-	if ok, asker, timeout := e.askFor(); ok && d.Askable() {
+	if ok, asker, timeout, unwatched := e.askFor(); ok && d.Askable() {
 		data.Decision = DecisionInteraction
 		e.appendEvents(t.id, event(EventPermissionDecided, data))
-		out, unanswered := t.ask(ctx, req, InteractionPermission, d, askLimit{timeout: timeout, asker: asker})
+		out, unanswered := t.ask(ctx, req, InteractionPermission, d, askLimit{timeout: timeout, asker: asker, unwatched: unwatched})
 		if !unanswered {
 			return out
 		}
@@ -186,6 +186,9 @@ func rawExecInput(raw json.RawMessage) ([]string, string) {
 type askLimit struct {
 	timeout time.Duration
 	asker   Asker
+	// unwatched, when the attached supervisors are the ones asked, is closed once the last of
+	// them leaves: nobody will answer then.
+	unwatched <-chan struct{}
 }
 
 // ask opens an interaction and waits for a supervisor's answer, the turn's end, or the task
@@ -264,11 +267,6 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 		expired = timer.C
 	}
 	declined := make(chan struct{}, 1)
-	var unwatched <-chan struct{}
-	if limit.timeout > 0 && limit.asker == nil {
-		// Asked of the attached supervisors: if the last of them leaves, nobody will answer.
-		unwatched = e.supervisorsLeft()
-	}
 	if limit.asker != nil {
 		actx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -281,7 +279,7 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 		return a.outcome, false
 	case <-expired:
 	case <-declined:
-	case <-unwatched:
+	case <-limit.unwatched:
 	case <-ctx.Done():
 		t.cancelInteraction(id, state)
 		return acp.PermissionOutcome{}, false
