@@ -95,14 +95,39 @@ func (d *confirmDialog) typing() bool { return false }
 
 type steerDialog struct {
 	taskID, title, note string
-	input               textinput.Model
-	err                 string
+	// moved says the task's state changed since the dialog opened, so that sending now means
+	// something else (a repair round rather than a steer, or nothing at all); note says what.
+	moved bool
+	input textinput.Model
+	err   string
 }
 
-func newSteerDialog(taskID, title, note string) *steerDialog {
-	d := &steerDialog{taskID: taskID, title: title, note: note, input: newInput("what the worker should do", "", core.MaxSteerMessageLen)}
+func newSteerDialog(t core.TaskView) *steerDialog {
+	d := &steerDialog{taskID: t.TaskID, input: newInput("what the worker should do", "", core.MaxSteerMessageLen)}
+	d.title, d.note = steerTexts(t)
 	d.input.Focus()
 	return d
+}
+
+// steerTexts says what sending a steer to t does now.
+func steerTexts(t core.TaskView) (title, note string) {
+	switch {
+	case !core.Allows(t, core.ActionSteer):
+		return "Steer " + t.TaskID, notAllowed(t, core.ActionSteer)
+	case t.State == core.StateReviewRequired:
+		return fmt.Sprintf("Repair round %d/%d for %s", t.RepairRounds+1, core.MaxRepairRounds, t.TaskID),
+			"Say what to fix. The contract stays the same; the worker resumes and the task returns to review."
+	}
+	return "Steer " + t.TaskID, "The message reaches the worker during its current turn."
+}
+
+// follow keeps the dialog's title and note true to t's current state while the person types.
+func (d *steerDialog) follow(t core.TaskView) {
+	title, note := steerTexts(t)
+	if title == d.title && note == d.note {
+		return
+	}
+	d.title, d.note, d.moved = title, note, true
 }
 
 func (d *steerDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
@@ -123,7 +148,11 @@ func (d *steerDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 
 func (d *steerDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	d.input.Width = max(width-4, 10)
-	s := t.Title.Render(d.title) + "\n" + t.Dim.Render(wrapIndent(d.note, width, 0)) + "\n\n" + "> " + d.input.View()
+	note := t.Dim.Render(wrapIndent(d.note, width, 0))
+	if d.moved {
+		note = t.Warn.Render(wrapIndent("The task moved on while you typed. "+d.note, width, 0))
+	}
+	s := t.Title.Render(d.title) + "\n" + note + "\n\n" + "> " + d.input.View()
 	if d.err != "" {
 		s += "\n" + t.Error.Render(d.err)
 	}

@@ -1090,13 +1090,7 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 	}
 	switch action {
 	case core.ActionSteer:
-		if t.State == core.StateReviewRequired {
-			round := t.RepairRounds + 1
-			m.push(newSteerDialog(t.TaskID, fmt.Sprintf("Repair round %d/%d for %s", round, core.MaxRepairRounds, t.TaskID),
-				"Say what to fix. The contract stays the same; the worker resumes and the task returns to review."))
-		} else {
-			m.push(newSteerDialog(t.TaskID, "Steer "+t.TaskID, "The message reaches the worker during its current turn."))
-		}
+		m.push(newSteerDialog(*t))
 	case core.ActionFinalize:
 		ti := m.task(t.TaskID)
 		if ti.detail == nil {

@@ -395,3 +395,21 @@ func TestSuspendSaysThePersonIsAway(t *testing.T) {
 		t.Fatal("an attached dashboard asked before quitting, though the owner's tasks go on")
 	}
 }
+
+// A steer typed while the task goes to review says, before it is sent, that sending now starts
+// a repair round.
+func TestSteerDialogFollowsTheTaskState(t *testing.T) {
+	h := newHarness(t, scenario(), 100, 30)
+	h.press("j") // docs-typo, running
+	h.press("s")
+	h.requireView("Steer docs-typo", "during its current turn")
+	h.typeText("check the edge case")
+	tasks := append([]core.TaskView(nil), h.m.list.tasks...)
+	for i := range tasks {
+		if tasks[i].TaskID == "docs-typo" {
+			tasks[i].State, tasks[i].Phase = core.StateReviewRequired, "codex_review"
+		}
+	}
+	h.send(tasksMsg{tasks: tasks})
+	h.requireView("Repair round 1/2 for docs-typo", "The task moved on while you typed.", "check the edge case")
+}

@@ -194,6 +194,11 @@ func (m *Model) viewDialog(d dialog, height int) string {
 	if hd, ok := d.(*helpDialog); ok {
 		hd.setHeight(avail - 2) // its body, a blank line and its one key line fill the box
 	}
+	if sd, ok := d.(*steerDialog); ok {
+		if i := m.list.index(sd.taskID); i >= 0 {
+			sd.follow(m.list.tasks[i])
+		}
+	}
 	body, keys := d.view(m.theme, m.keys, inner)
 	if left := m.dialogs.graceLeft(m.now()); left > 0 {
 		keys = m.theme.Warn.Render(fmt.Sprintf("keys paused %.1fs so nothing typed before this appeared answers it", left.Seconds()))
