@@ -33,8 +33,10 @@ func newPolicyExplainCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `Show what the policy decides when the worker asks to run ARGV from --cwd inside --worktree.
 
 The automatic answer (--mcp, for Codex) is allow or deny. A command the policy does not know
-(code unknown_executable) is denied there, and the worker gets a recovery steer; the dashboard
-asks the person at the keyboard instead. Hard denials are denied in both modes.
+(code unknown_executable) is denied there, and the worker gets a recovery steer, unless someone
+can be asked: a dashboard attached to the MCP server, or Codex's user through elicitation
+(CODEX_REASONIX_PERMISSIONS=ask). The dashboard asks the person at the keyboard. Hard denials
+are denied in both modes.
 
 Flags go before ARGV: everything from the first argument that is not a flag (or after --)
 is the command. With --json, "decision" is the automatic answer and "supervised_decision" the
@@ -113,7 +115,9 @@ func printExplanation(w io.Writer, d policy.Decision, asJSON bool) {
 	case d.Askable():
 		fmt.Fprintf(w, "ask %s: %s\n", d.Code, d.Reason)
 		fmt.Fprintln(w, "  --mcp (automatic): denied; the worker is steered to recover with the hint below, and")
-		fmt.Fprintln(w, "      the third identical request pauses the task.")
+		fmt.Fprintln(w, "      the third identical request pauses the task. While a dashboard is attached (or, with")
+		fmt.Fprintln(w, "      CODEX_REASONIX_PERMISSIONS=ask, through Codex's elicitation) a person is asked first;")
+		fmt.Fprintln(w, "      with no answer within CODEX_REASONIX_ASK_TIMEOUT (120 s) it is denied as above.")
 		fmt.Fprintln(w, "  dashboard (supervised): the person at the keyboard is asked and may allow it once or reject it.")
 		fmt.Fprintln(w, "  Listing it in the contract's allowed_commands or verification allows it in both modes.")
 		fmt.Fprintf(w, "hint: %s\n", d.Hint)
