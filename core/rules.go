@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
 )
 
@@ -88,3 +89,7 @@ func ControlFieldIssues(action string, present map[string]bool) []Issue {
 	}
 	return issues
 }
+
+// ReadContractFile reads a TaskContractV1 file for a front end ("-" is standard input), refusing
+// a directory or anything over contract.MaxFileBytes rather than reading it whole.
+func ReadContractFile(path string) ([]byte, error) { return contract.ReadFile(path) }

@@ -409,7 +409,7 @@ func (m *Model) control(req core.ControlRequest) tea.Cmd {
 
 func (m *Model) delegate(in newTaskInput) tea.Cmd {
 	return func() tea.Msg {
-		raw, err := os.ReadFile(in.ContractPath)
+		raw, err := core.ReadContractFile(in.ContractPath)
 		if err != nil {
 			return delegateMsg{in: in, err: core.Errorf(core.CodeInvalidRequest, nil, "cannot read the contract file: %v", err)}
 		}

@@ -29,13 +29,7 @@ Every problem is listed: the schema, the consistency of ids and criteria, and th
 which refuses verification commands the worker could never run. Exit 0 when valid, 1 when not.`,
 		Args: exactArgs(1, "one FILE (or - for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var data []byte
-			var err error
-			if args[0] == "-" {
-				data, err = io.ReadAll(io.LimitReader(os.Stdin, 16<<20))
-			} else {
-				data, err = os.ReadFile(args[0])
-			}
+			data, err := contract.ReadFile(args[0])
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -52,7 +51,7 @@ dashboard's (allow, deny or ask).`,
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			var c *contract.Contract
 			if contractFile != "" {
-				data, err := os.ReadFile(contractFile)
+				data, err := contract.ReadFile(contractFile)
 				if err != nil {
 					return err
 				}
