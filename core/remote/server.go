@@ -359,9 +359,11 @@ func (s *Server) hello(ctx context.Context, req *connect.Request[helloRequest], 
 		}
 		defer func() {
 			s.supMu.Lock()
-			delete(s.supervisors, m.Session)
+			if s.supervisors[m.Session] == sv {
+				delete(s.supervisors, m.Session)
+			}
 			s.supMu.Unlock()
-			sv.set(nil)
+			sv.close()
 		}()
 	}
 	s.log.Debug("client attached", "role", m.Role, "pid", m.PID)
@@ -378,16 +380,30 @@ func (s *Server) hello(ctx context.Context, req *connect.Request[helloRequest], 
 type supervision struct {
 	mu     sync.Mutex
 	detach func() // nil while not counted
+	closed bool   // the dashboard left: nothing counts it again
 }
 
-// set replaces the hold: nil lets go of it.
-func (sv *supervision) set(detach func()) {
+// turn counts the dashboard's person in (on) or out, through attach.
+func (sv *supervision) turn(on bool, attach func() func()) {
 	sv.mu.Lock()
-	old := sv.detach
-	sv.detach = detach
-	sv.mu.Unlock()
-	if old != nil {
-		old()
+	defer sv.mu.Unlock()
+	switch {
+	case on && sv.detach == nil && !sv.closed:
+		sv.detach = attach()
+	case !on && sv.detach != nil:
+		sv.detach()
+		sv.detach = nil
+	}
+}
+
+// close lets go of the hold for good.
+func (sv *supervision) close() {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.closed = true
+	if sv.detach != nil {
+		sv.detach()
+		sv.detach = nil
 	}
 }
 
@@ -399,15 +415,7 @@ func (s *Server) supervise(_ context.Context, r *superviseRequest) (*superviseRe
 	if sv == nil {
 		return nil, core.Errorf(core.CodeInvalidRequest, nil, "no dashboard attached with session %q", r.Session)
 	}
-	sv.mu.Lock()
-	counted := sv.detach != nil
-	sv.mu.Unlock()
-	switch {
-	case r.On && !counted:
-		sv.set(s.e.AttachSupervisor())
-	case !r.On && counted:
-		sv.set(nil)
-	}
+	sv.turn(r.On, s.e.AttachSupervisor)
 	return &superviseReply{}, nil
 }
 
