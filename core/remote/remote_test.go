@@ -429,3 +429,17 @@ func TestOwnerConnectionsBreak(t *testing.T) {
 	_, err = c.Get(ctx, "t1")
 	mustCode(t, err, core.CodeReasonixUnavailable)
 }
+
+// A dashboard that has left is never counted again, whatever Supervise says after.
+func TestSupervisionClosedStaysClosed(t *testing.T) {
+	var attached, detached int
+	attach := func() func() { attached++; return func() { detached++ } }
+	sv := &supervision{}
+	sv.turn(true, attach)
+	sv.turn(true, attach)
+	sv.close()
+	sv.turn(true, attach)
+	if attached != 1 || detached != 1 {
+		t.Fatalf("attached %d, detached %d", attached, detached)
+	}
+}
