@@ -220,8 +220,11 @@ func (m *Model) viewDialog(d dialog, height int) string {
 	return m.theme.Dialog.Width(w - 2).Render(strings.Join(lines, "\n"))
 }
 
-// Layout: wide terminals put the list beside the detail; narrow ones stack them.
-func (m *Model) wide() bool { return m.width >= wideWidth }
+// Layout: wide terminals put the list beside the detail; narrow ones stack them. A side-by-side
+// diff takes the whole width too: beside the list, each side would be cut at 45 columns.
+func (m *Model) wide() bool {
+	return m.width >= wideWidth && !(m.tab == tabDiff && m.sbsActive())
+}
 
 func (m *Model) listRows(bodyH int) int {
 	if m.wide() {
