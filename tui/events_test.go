@@ -416,3 +416,23 @@ func TestPhaseOnlyStateChangeReadsAsAPhase(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// A tool call titled by its tool alone shows what it runs or reads; a title that already says
+// it is left as it is.
+func TestToolLineNamesItsCommandOrPath(t *testing.T) {
+	cases := []struct {
+		d    core.ToolCallData
+		want string
+	}{
+		{core.ToolCallData{Title: "bash", Status: "pending", Input: `{"command":"go test ./...\nsecond line"}`}, "bash go test ./... · ○ pending"},
+		{core.ToolCallData{Title: "read_file", Status: "completed", Input: `{"path":"internal/auth/login.go"}`}, "read_file internal/auth/login.go · ✓ completed"},
+		{core.ToolCallData{Title: "bash go test ./...", Input: `{"command":"go test ./..."}`}, "bash go test ./..."},
+		{core.ToolCallData{Title: "todo_write", Input: `{"todos":[]}`}, "todo_write"},
+		{core.ToolCallData{Title: "bash", Input: `{"command":"` + strings.Repeat("x", 200)}, "bash"}, // cut JSON
+	}
+	for _, c := range cases {
+		if got := toolHeader(&c.d); got != c.want {
+			t.Errorf("%+v: got %q, want %q", c.d, got, c.want)
+		}
+	}
+}

@@ -419,10 +419,43 @@ func toolHeader(d *core.ToolCallData) string {
 	if title == "" {
 		title = d.ToolCallID
 	}
+	if arg := toolArg(d.Input); arg != "" && !strings.Contains(title, arg) {
+		// The worker often titles a call by its tool alone ("bash", "read_file") until it ends:
+		// the command or path says what it does.
+		title += " " + arg
+	}
 	if m := toolMark(d.Status); m != "" {
 		title += " · " + m
 	}
 	return title
+}
+
+// toolArgKeys are the input fields that say what a tool call does, most telling first.
+var toolArgKeys = []string{"command", "path", "file_path", "filePath", "pattern", "query", "url"}
+
+// maxToolArg bounds the argument shown in a tool call's line.
+const maxToolArg = 80
+
+// toolArg is the first line of the telling field of a tool call's input (kept as compact JSON
+// text), or "".
+func toolArg(input any) string {
+	text, ok := input.(string)
+	if !ok || text == "" || text[0] != '{' {
+		return ""
+	}
+	var fields map[string]any
+	if json.Unmarshal([]byte(text), &fields) != nil {
+		return ""
+	}
+	for _, k := range toolArgKeys {
+		if v, ok := fields[k].(string); ok {
+			line, _, _ := strings.Cut(strings.TrimSpace(v), "\n")
+			if line = flatText(line); line != "" {
+				return ansi.Truncate(line, maxToolArg, "…")
+			}
+		}
+	}
+	return ""
 }
 
 // toolDetail is what a tool call shows expanded; the pane keeps its input as capped JSON text.
