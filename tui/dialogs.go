@@ -372,6 +372,15 @@ func (d *newTaskDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		}
 		d.err, d.note = "", "drafting a contract from the repository's toolchains…"
 		return dialogResult{draft: dir}
+	case msg.Type == tea.KeyCtrlE:
+		path := strings.TrimSpace(d.inputs[0].Value())
+		if path == "" {
+			d.err = "contract is empty: type its path, or ctrl+d drafts one"
+			d.setFocus(0)
+			return dialogResult{}
+		}
+		d.err, d.note = "", ""
+		return dialogResult{review: func(m *Model) tea.Cmd { return m.editContract(path) }}
 	case msg.Type == tea.KeyEnter, key.Matches(msg, k.FocusNext):
 		d.setFocus(d.focus + 1)
 		return dialogResult{}
@@ -442,7 +451,7 @@ func (d *newTaskDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		b.WriteString("\n" + t.Error.Render(wrapIndent(d.err, width, 0)))
 	}
 	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, k.FocusNext, bind(nil, "ctrl+s", "start"),
-		bind(nil, "ctrl+d", "draft contract"), bind(nil, "esc", "cancel"))
+		bind(nil, "ctrl+d", "draft contract"), bind(nil, "ctrl+e", "edit it"), bind(nil, "esc", "cancel"))
 }
 
 func (d *newTaskDialog) typing() bool { return d.focus < 3 }

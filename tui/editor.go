@@ -129,3 +129,35 @@ func editorCommand(getenv func(string) string, file string, line int) *exec.Cmd 
 	}
 	return exec.Command(prog[0], args...)
 }
+
+// The new-task form's ctrl+e edits the contract file itself (a draft, or the person's own) in
+// $VISUAL or $EDITOR, and comes back to the form.
+
+type contractEditedMsg struct {
+	path string
+	err  error
+}
+
+func (m *Model) editContract(path string) tea.Cmd {
+	prog := strings.Fields(os.Getenv("VISUAL"))
+	if len(prog) == 0 {
+		prog = strings.Fields(os.Getenv("EDITOR"))
+	}
+	if len(prog) == 0 {
+		prog = []string{"vi"}
+	}
+	cmd := exec.Command(prog[0], append(prog[1:], path)...)
+	return tea.ExecProcess(cmd, func(err error) tea.Msg { return contractEditedMsg{path: path, err: err} })
+}
+
+func (msg contractEditedMsg) applyReview(m *Model) tea.Cmd {
+	d, _ := m.dialogs.top().(*newTaskDialog)
+	switch {
+	case d == nil:
+	case msg.err != nil:
+		d.err, d.note = "the editor ended with: "+msg.err.Error(), ""
+	default:
+		d.err, d.note = "", "edited "+msg.path+"; ctrl+s starts the task (the contract is checked then)"
+	}
+	return nil
+}

@@ -482,7 +482,7 @@ func (m *Model) onDraft(msg draftMsg) {
 		found = "verification: " + strings.Join(checks, "; ")
 	}
 	d.note = "drafted " + msg.path + " (" + found + "). Edit its TODO fields (" +
-		strings.Join(msg.draft.Placeholders, ", ") + ") in your editor, then start it with ctrl+s."
+		strings.Join(msg.draft.Placeholders, ", ") + ") with ctrl+e, then start it with ctrl+s."
 }
 
 // notify rings the bell and raises a desktop notification (OSC 9) for a new request.

@@ -341,7 +341,14 @@ func TestNewTaskFormDraftsAContract(t *testing.T) {
 	if err != nil || !strings.Contains(string(raw), `"go", "vet"`) && !strings.Contains(string(raw), `"vet"`) {
 		t.Fatalf("draft: %v\n%s", err, raw)
 	}
-	h.requireView("drafted", "go vet ./...", "TODO")
+	h.requireView("drafted", "go vet ./...", "TODO", "with ctrl+e")
+	// ctrl+e hands the draft to the editor; coming back, the form says what to do next.
+	_, cmd := h.m.Update(keyMsg("ctrl+e"))
+	if cmd == nil {
+		t.Fatal("ctrl+e did nothing")
+	}
+	h.send(contractEditedMsg{path: path})
+	h.requireView("edited "+path, "ctrl+s starts the task")
 	if out, _ := exec.Command("git", "-C", repo, "status", "--porcelain").Output(); len(bytes.TrimSpace(out)) != 0 {
 		// go.mod is untracked in this repository; nothing else may appear.
 		if strings.Contains(string(out), "draft") || strings.Contains(string(out), ".json") {
