@@ -783,6 +783,11 @@ func (p *eventsPane) keyUpdate(msg tea.KeyMsg, k EventKeys) bool {
 		a := p.posOf(i, off)
 		p.anchor = &a
 	case key.Matches(msg, k.Top):
+		if p.hasOlder() && !p.loading {
+			// The oldest event is in the journal, not the window: read the first page.
+			p.search.stopSeek()
+			p.want = -2
+		}
 		if p.empty() {
 			return true
 		}

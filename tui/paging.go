@@ -104,8 +104,8 @@ func (p *eventsPane) atBottom(i, off, bh int) bool {
 
 // edges asks for a page when the reader's window touches an end the journal continues past.
 func (p *eventsPane) edges() {
-	if p.anchor == nil || p.empty() || p.loading || p.search.seeking {
-		return
+	if p.anchor == nil || p.empty() || p.loading || p.search.seeking || p.want != 0 {
+		return // (a page asked for already, such as g's first page, stands)
 	}
 	bh := max(p.bodyHeight(), 1)
 	i, off := p.top(bh)
@@ -308,6 +308,7 @@ type pageMsg struct {
 	taskID string
 	pane   *eventsPane
 	older  *eventsPane  // a page of older events, built off the event loop
+	first  bool         // older is the journal's first page, to become the whole window
 	newer  []core.Event // a page of newer events
 	err    error
 }
@@ -338,10 +339,14 @@ func (m *Model) pageCmd(id string) tea.Cmd {
 	if want < 0 {
 		limit := p.limit / 2
 		from, to := p.olderPage(limit)
+		first := want == -2 && from > 1
+		if first {
+			from, to = 1, min(p.pageSize(limit), to)
+		}
 		w, h, f := p.w, p.h, p.filter
 		return func() tea.Msg {
 			q, err := buildPage(ctx, svc, id, w, h, f, limit, from, to, nil)
-			return pageMsg{taskID: id, pane: p, older: q, err: err}
+			return pageMsg{taskID: id, pane: p, older: q, first: first, err: err}
 		}
 	}
 	from, to := p.lastSeq+1, min(p.lastSeq+p.pageSize(p.limit/2), p.liveSeq)
@@ -401,6 +406,15 @@ func (m *Model) onPage(msg pageMsg) {
 		if msg.older == nil && len(msg.newer) == 0 {
 			return
 		}
+	}
+	if msg.older != nil && msg.first {
+		// The first page of a journal longer than the window: it becomes the window, read on
+		// downwards as the reader scrolls, and G goes back to the live tail.
+		p.adopt(msg.older)
+		if !p.empty() {
+			p.anchor = &pos{id: p.entries[p.head].id}
+		}
+		return
 	}
 	if msg.older != nil {
 		p.prepend(msg.older)

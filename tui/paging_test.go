@@ -151,14 +151,21 @@ func TestScrollingUpPagesOlderEventsInAndBackDown(t *testing.T) {
 func TestGoingBackToTheTailReadsTheNewestWindowAgain(t *testing.T) {
 	f := journalFake("flood", stepJournal("flood", 20000))
 	h := newHarness(t, f, 80, 24)
-	for range 8 {
-		h.press("g") // the oldest loaded line: the page before it loads
-	}
+	// g goes to the task's first event, read from the journal, not to the oldest one loaded.
+	h.press("g")
 	p := h.m.task("flood").events
-	if !p.detached || p.lo >= 15001-pageEvents {
-		t.Fatalf("after 8 pages up the pane holds %d..%d, detached %v", p.lo, p.lastSeq, p.detached)
+	if !p.detached || p.lo != 1 {
+		t.Fatalf("after g the pane holds %d..%d, detached %v", p.lo, p.lastSeq, p.detached)
+	}
+	if steps := shownSteps(h.view()); len(steps) == 0 || steps[0] != 1 {
+		t.Fatalf("after g the screen shows steps %v", steps)
 	}
 	checkBound(t, p)
+	// Reading on downwards from there pages newer events in, in order.
+	h.press("pgdown", "pgdown")
+	if steps := shownSteps(h.view()); len(steps) == 0 || steps[0] <= 1 || steps[len(steps)-1] > 200 {
+		t.Fatalf("paging down from the first event shows steps %v", steps)
+	}
 	h.press("G")
 	p = h.m.task("flood").events
 	if p.detached || !p.following() || p.lastSeq != 20000 {
