@@ -53,7 +53,17 @@ type Client struct {
 	supervise  *connect.Client[superviseRequest, superviseReply]
 
 	session string // names the Hello stream for Supervise
+
+	// A dashboard client says every presenceEvery whether its person is there (present), so
+	// that the owner stops counting it once it goes quiet (stopped, wedged).
+	presenceEvery time.Duration
+	presentMu     sync.Mutex
+	present       bool
 }
+
+// presenceEvery is how often a dashboard tells the owner it is still there: well within the
+// owner's presenceTimeout. (A variable so that tests can shorten both.)
+var presenceEvery = 10 * time.Second
 
 var _ core.Service = (*Client)(nil)
 
@@ -111,7 +121,8 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 		IdleConnTimeout:     idleTimeout / 2, // before the server's, so we never reuse one it is closing
 		DisableCompression:  true,
 	}
-	c := &Client{dir: dir, tr: tr, hc: &http.Client{Transport: tr}, done: make(chan struct{}), subBuffer: subBuffer}
+	c := &Client{dir: dir, tr: tr, hc: &http.Client{Transport: tr}, done: make(chan struct{}), subBuffer: subBuffer,
+		presenceEvery: presenceEvery, present: true}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	opts := []connect.ClientOption{
 		connect.WithCodec(jsonCodec{}),
@@ -144,7 +155,31 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 		tr.CloseIdleConnections()
 		return nil, err
 	}
+	if role == RoleDashboard {
+		go c.keepPresent()
+	}
 	return c, nil
+}
+
+// keepPresent repeats the dashboard's last Supervise every presenceEvery until the client ends.
+func (c *Client) keepPresent() {
+	tick := time.NewTicker(c.presenceEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-c.done:
+			return
+		case <-tick.C:
+			c.presentMu.Lock()
+			on := c.present
+			c.presentMu.Unlock()
+			ctx, cancel := context.WithTimeout(c.ctx, c.presenceEvery)
+			_, _ = unaryCall(c, ctx, c.supervise, &superviseRequest{Session: c.session, On: on})
+			cancel()
+		}
+	}
 }
 
 // handshake opens the Hello stream, waits for the owner's Info and then watches the stream on
@@ -198,6 +233,9 @@ func (c *Client) handshake(ctx context.Context, role string, protocol int) error
 // Supervise tells the owner whether this dashboard's person is there to answer: false while
 // the dashboard is suspended, so that tasks stop waiting for it, and true again after.
 func (c *Client) Supervise(ctx context.Context, on bool) error {
+	c.presentMu.Lock()
+	c.present = on
+	c.presentMu.Unlock()
 	_, err := unaryCall(c, ctx, c.supervise, &superviseRequest{Session: c.session, On: on})
 	return err
 }

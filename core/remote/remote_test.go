@@ -443,3 +443,36 @@ func TestSupervisionClosedStaysClosed(t *testing.T) {
 		t.Fatalf("attached %d, detached %d", attached, detached)
 	}
 }
+
+// A dashboard that goes quiet (stopped, wedged) stops counting as a supervisor once the
+// owner's presence timeout passes, and counts again when it speaks; one that keeps saying it
+// is there stays counted.
+func TestQuietDashboardStopsCounting(t *testing.T) {
+	o := newOwner(t, nil, func(s *Server) { s.presence = 300 * time.Millisecond })
+	quiet := o.dial(t, RoleDashboard) // says nothing for 10 s
+	if n := o.e.Supervisors(); n != 1 {
+		t.Fatalf("supervisors %d", n)
+	}
+	eventually(t, 10*time.Second, "the quiet dashboard to stop counting", func() bool { return o.e.Supervisors() == 0 })
+	if err := quiet.Supervise(ctxT(t, 10*time.Second), true); err != nil {
+		t.Fatal(err)
+	}
+	if n := o.e.Supervisors(); n != 1 {
+		t.Fatalf("supervisors %d after the dashboard spoke again", n)
+	}
+	quiet.Close()
+	eventually(t, 10*time.Second, "the dashboard's detach", func() bool { return o.e.Supervisors() == 0 })
+
+	// Saying it every 50 ms against a one-second timeout: a twentyfold margin for a busy machine.
+	defer func(d time.Duration) { presenceEvery = d }(presenceEvery)
+	presenceEvery = 50 * time.Millisecond
+	kept := newOwner(t, nil, func(s *Server) { s.presence = time.Second })
+	kept.dial(t, RoleDashboard)
+	deadline := time.Now().Add(2500 * time.Millisecond) // over two presence timeouts
+	for time.Now().Before(deadline) {
+		if n := kept.e.Supervisors(); n != 1 {
+			t.Fatalf("a dashboard that keeps saying it is there stopped counting (%d)", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -50,6 +50,10 @@ const (
 	streamBuffer = 1024
 	// closeGrace bounds how long Close waits for handlers to finish their last frame.
 	closeGrace = 2 * time.Second
+	// presenceTimeout is how long a dashboard counts as a supervisor without saying it is still
+	// there (its client does every presenceEvery): a stopped or wedged dashboard keeps its
+	// connection open, and tasks must not wait on it.
+	presenceTimeout = 30 * time.Second
 )
 
 // Server serves one engine on its state directory's socket.
@@ -73,6 +77,7 @@ type Server struct {
 	streamBuffer int
 	batchEvents  int
 	tune         func(net.Conn)
+	presence     time.Duration // presenceTimeout
 
 	// supervisors holds each attached dashboard's hold on the engine's supervisor count, by
 	// its Hello session, so that Supervise can let go of it while the dashboard is suspended.
@@ -103,7 +108,7 @@ func serve(ctx context.Context, e backend, dir string, info Info, log *slog.Logg
 		info.PID = os.Getpid()
 	}
 	s := &Server{e: e, path: SocketPath(dir), info: info, log: log,
-		frameTimeout: frameTimeout, streamBuffer: streamBuffer, batchEvents: maxBatchEvents, done: make(chan struct{}), supervisors: map[string]*supervision{}}
+		frameTimeout: frameTimeout, streamBuffer: streamBuffer, batchEvents: maxBatchEvents, done: make(chan struct{}), supervisors: map[string]*supervision{}, presence: presenceTimeout}
 	for _, t := range tweaks {
 		t(s)
 	}
@@ -351,11 +356,14 @@ func (s *Server) hello(ctx context.Context, req *connect.Request[helloRequest], 
 		return toWire(core.Errorf(core.CodeInvalidRequest, nil, "unknown client role %q: use dashboard, mcp or cli", m.Role))
 	}
 	if m.Role == RoleDashboard {
-		sv := &supervision{detach: s.e.AttachSupervisor()}
+		sv := &supervision{detach: s.e.AttachSupervisor(), seen: time.Now()}
 		if m.Session != "" {
 			s.supMu.Lock()
 			s.supervisors[m.Session] = sv
 			s.supMu.Unlock()
+			// A client that names its session says it is still there; one that goes quiet
+			// stops counting until it speaks again.
+			go s.watchPresence(ctx, sv)
 		}
 		defer func() {
 			s.supMu.Lock()
@@ -379,8 +387,30 @@ func (s *Server) hello(ctx context.Context, req *connect.Request[helloRequest], 
 // supervision is one dashboard's hold on the engine's supervisor count.
 type supervision struct {
 	mu     sync.Mutex
-	detach func() // nil while not counted
-	closed bool   // the dashboard left: nothing counts it again
+	detach func()    // nil while not counted
+	closed bool      // the dashboard left: nothing counts it again
+	seen   time.Time // when the dashboard last said whether it is there
+}
+
+// watchPresence lets go of a dashboard that has not said it is there for s.presence, until the
+// Hello stream (ctx) ends.
+func (s *Server) watchPresence(ctx context.Context, sv *supervision) {
+	tick := time.NewTicker(s.presence / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			sv.mu.Lock()
+			stale := sv.detach != nil && now.Sub(sv.seen) > s.presence
+			sv.mu.Unlock()
+			if stale {
+				s.log.Info("a dashboard stopped answering; tasks no longer wait for it", "after", s.presence)
+				sv.turn(false, nil)
+			}
+		}
+	}
 }
 
 // turn counts the dashboard's person in (on) or out, through attach.
@@ -415,6 +445,9 @@ func (s *Server) supervise(_ context.Context, r *superviseRequest) (*superviseRe
 	if sv == nil {
 		return nil, core.Errorf(core.CodeInvalidRequest, nil, "no dashboard attached with session %q", r.Session)
 	}
+	sv.mu.Lock()
+	sv.seen = time.Now()
+	sv.mu.Unlock()
 	sv.turn(r.On, s.e.AttachSupervisor)
 	return &superviseReply{}, nil
 }
