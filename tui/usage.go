@@ -2,7 +2,6 @@ package tui
 
 import (
 	"encoding/json"
-	"math"
 	"sort"
 	"time"
 
@@ -61,7 +60,7 @@ func (m *Model) todayUsage() (stats.Usage, bool) {
 			m.usageMemo[id] = tu
 		}
 		u, p := tu.today(id, ti, now, midnight, updated[id], day, loc)
-		addUsage(&total, u)
+		total.Add(u)
 		partial = partial || p
 	}
 	for id := range m.usageMemo {
@@ -124,7 +123,7 @@ func (tu *taskUsage) today(id string, ti *taskInfo, now, midnight time.Time, upd
 		// New reports only: what they add counts from the newest report counted before.
 		prev := tu.last
 		prev.Time = time.Time{}
-		addUsage(&tu.sum, dayTotal(id, day, loc, append([]core.Event{prev}, newer...)))
+		tu.sum.Add(dayTotal(id, day, loc, append([]core.Event{prev}, newer...)))
 		tu.n += len(newer)
 		tu.last = newer[len(newer)-1]
 		tu.final = ^uint64(0)
@@ -137,8 +136,8 @@ func (tu *taskUsage) today(id string, ti *taskInfo, now, midnight time.Time, upd
 		prev := tu.last
 		prev.Time = time.Time{}
 		tu.u = stats.Usage{}
-		addUsage(&tu.u, tu.sum)
-		addUsage(&tu.u, dayTotal(id, day, loc, []core.Event{prev, current(id, now, ti.usage)}))
+		tu.u.Add(tu.sum)
+		tu.u.Add(dayTotal(id, day, loc, []core.Event{prev, current(id, now, ti.usage)}))
 	}
 	return tu.u, partial
 }
@@ -161,20 +160,6 @@ func (l usageLog) newer(seq uint64) []core.Event {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out
-}
-
-func addUsage(u *stats.Usage, d stats.Usage) {
-	u.PromptTokens += d.PromptTokens
-	u.CompletionTokens += d.CompletionTokens
-	u.ReasoningTokens += d.ReasoningTokens
-	u.CacheHitTokens += d.CacheHitTokens
-	u.CacheMissTokens += d.CacheMissTokens
-	for cur, v := range d.Cost {
-		if u.Cost == nil {
-			u.Cost = map[string]float64{}
-		}
-		u.Cost[cur] = math.Round((u.Cost[cur]+v)*1e9) / 1e9
-	}
 }
 
 // usageHeader is the header's usage figure: today's tokens and, when the worker reported one,

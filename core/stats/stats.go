@@ -91,7 +91,8 @@ type RepoUsage struct {
 	Usage
 }
 
-func (u *Usage) add(d Usage) {
+// Add adds d to u, costs per currency.
+func (u *Usage) Add(d Usage) {
 	u.PromptTokens += d.PromptTokens
 	u.CompletionTokens += d.CompletionTokens
 	u.ReasoningTokens += d.ReasoningTokens
@@ -213,7 +214,7 @@ func Compute(tasks []Task, since time.Time, loc *time.Location) Report {
 				if days[day] == nil {
 					days[day] = &Usage{}
 				}
-				days[day].add(d)
+				days[day].Add(d)
 				key := repo
 				if key == "" {
 					key = "(unknown)"
@@ -221,8 +222,8 @@ func Compute(tasks []Task, since time.Time, loc *time.Location) Report {
 				if repos[key] == nil {
 					repos[key] = &Usage{}
 				}
-				repos[key].add(d)
-				rep.UsageTotal.add(d)
+				repos[key].Add(d)
+				rep.UsageTotal.Add(d)
 			}
 		}
 		if repaired {
