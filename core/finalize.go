@@ -479,7 +479,7 @@ func verificationFailure(v VerificationResult) error {
 		how = "timed out"
 	}
 	tail := logTail(v.LogPath, verificationTailLines, 2048)
-	msg := fmt.Sprintf("verification %s failed: %s %s (log: %s)", v.ID, shellWords(v.Argv), how, v.LogPath)
+	msg := fmt.Sprintf("verification %s failed: %s %s (log: %s)", v.ID, ShellWords(v.Argv), how, v.LogPath)
 	if tail != "" {
 		msg += "\n" + tail
 	}
@@ -510,8 +510,8 @@ func logTail(path string, lines, maxBytes int) string {
 	return out
 }
 
-// shellWords renders argv for a person to read (and paste), quoting what needs it.
-func shellWords(argv []string) string {
+// ShellWords renders argv for a person to read (and paste), quoting what needs it.
+func ShellWords(argv []string) string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {

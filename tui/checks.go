@@ -419,7 +419,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 			mark = "› "
 		}
 		row := fmt.Sprintf("%s%-12s %s  %-8s %7s  %s", mark, checkStatus(v), padRight(ansi.Truncate(v.ID, idW, "…"), idW), exit,
-			checkDuration(v), flatText(shellLine(v.Argv)))
+			checkDuration(v), flatText(core.ShellWords(v.Argv)))
 		row = ansi.Truncate(row, w-1, "…")
 		st := t.Good
 		if !v.Passed {
@@ -499,16 +499,4 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		lines = append(lines, searchBar(t, w, s.typing, s.query, len(s.needle) > 0, len(s.matches), s.cur, s.wrapped, ""))
 	}
 	return strings.Join(lines, "\n")
-}
-
-// shellLine shows argv the way a person would type it.
-func shellLine(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t'\"\\$`*?[]{}()<>|&;#~") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return strings.Join(out, " ")
 }
