@@ -108,13 +108,7 @@ func (a *attachment) follow() {
 		case <-gone:
 		}
 		a.log.Info("the owner of the state directory went away", "pid", a.lastPID)
-		a.mu.Lock()
-		old := a.cur
-		a.cur, a.present = link{}, false
-		a.mu.Unlock()
-		if old.close != nil {
-			old.close()
-		}
+		a.dropLink()
 		a.signal()
 		ticker := time.NewTicker(redialEvery)
 		for {
@@ -152,6 +146,11 @@ func (a *attachment) signal() {
 func (a *attachment) Close() {
 	a.stop()
 	<-a.done
+	a.dropLink()
+}
+
+// dropLink forgets the current link and closes it.
+func (a *attachment) dropLink() {
 	a.mu.Lock()
 	l := a.cur
 	a.cur, a.present = link{}, false
