@@ -3,7 +3,8 @@ package stats
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -60,11 +61,7 @@ func counts(m map[string]int) string {
 	if len(m) == 0 {
 		return "—"
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])
@@ -103,11 +100,7 @@ func FormatCost(cost map[string]float64) string {
 	if len(cost) == 0 {
 		return "—"
 	}
-	curs := make([]string, 0, len(cost))
-	for c := range cost {
-		curs = append(curs, c)
-	}
-	sort.Strings(curs)
+	curs := slices.Sorted(maps.Keys(cost))
 	parts := make([]string, len(curs))
 	for i, c := range curs {
 		if c == "USD" {
