@@ -7,6 +7,16 @@ const ActionResume = "resume"
 // MaxRepairRounds is how many repair rounds (steers from review) a task may use.
 const MaxRepairRounds = maxRepairRounds
 
+// RepairRound is the repair round a steer sent now would start: a steer from review is one, and
+// counts against MaxRepairRounds. ok is false when the task is not in review (a steer there
+// reaches the running turn) or has no round left.
+func RepairRound(v TaskView) (round int, ok bool) {
+	if v.State != StateReviewRequired || v.RepairRounds >= maxRepairRounds {
+		return 0, false
+	}
+	return v.RepairRounds + 1, true
+}
+
 // ActionsFor lists what a supervisor may do with a task in the state v shows, in the order a
 // front end offers them. It is the one place that says which actions a state allows, so front
 // ends draw their keys from it instead of re-coding the lifecycle.

@@ -111,11 +111,11 @@ func newSteerDialog(t core.TaskView) *steerDialog {
 
 // steerTexts says what sending a steer to t does now.
 func steerTexts(t core.TaskView) (title, note string) {
-	switch {
-	case !core.Allows(t, core.ActionSteer):
+	if !core.Allows(t, core.ActionSteer) {
 		return "Steer " + t.TaskID, notAllowed(t, core.ActionSteer)
-	case t.State == core.StateReviewRequired:
-		return fmt.Sprintf("Repair round %d/%d for %s", t.RepairRounds+1, core.MaxRepairRounds, t.TaskID),
+	}
+	if round, ok := core.RepairRound(t); ok {
+		return fmt.Sprintf("Repair round %d/%d for %s", round, core.MaxRepairRounds, t.TaskID),
 			"Say what to fix. The contract stays the same; the worker resumes and the task returns to review."
 	}
 	return "Steer " + t.TaskID, "The message reaches the worker during its current turn."

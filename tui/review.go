@@ -449,7 +449,8 @@ func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
 		m.setStatus("comments need the engine's review features, which this connection does not offer", true, t.TaskID)
 		return nil
 	}
-	if !core.Allows(*t, core.ActionSteer) || t.State != core.StateReviewRequired {
+	round, ok := core.RepairRound(*t) // the comments go back as one repair round
+	if !ok {
 		m.setStatus(notAllowed(*t, core.ActionSteer), true, t.TaskID)
 		return nil
 	}
@@ -469,7 +470,7 @@ func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
 		}
 		return open[i].Line < open[j].Line
 	})
-	d := &sendCommentsDialog{taskID: t.TaskID, round: t.RepairRounds + 1}
+	d := &sendCommentsDialog{taskID: t.TaskID, round: round}
 	for _, c := range open {
 		d.lines = append(d.lines, fmt.Sprintf("%s:%d  %s", c.Path, c.Line, firstLineOf(c.Body)))
 	}

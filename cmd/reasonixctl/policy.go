@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"reasonixctl/core"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/policy"
 )
@@ -116,7 +117,7 @@ func printExplanation(w io.Writer, d policy.Decision, asJSON bool) {
 		fmt.Fprintln(w, "  --mcp (automatic): denied; the worker is steered to recover with the hint below, and")
 		fmt.Fprintln(w, "      the third identical request pauses the task. While a dashboard is attached (or, with")
 		fmt.Fprintln(w, "      CODEX_REASONIX_PERMISSIONS=ask, through Codex's elicitation) a person is asked first;")
-		fmt.Fprintln(w, "      with no answer within CODEX_REASONIX_ASK_TIMEOUT (120 s) it is denied as above.")
+		fmt.Fprintf(w, "      with no answer within CODEX_REASONIX_ASK_TIMEOUT (%s) it is denied as above.\n", core.DefaultAskTimeout)
 		fmt.Fprintln(w, "  dashboard (supervised): the person at the keyboard is asked and may allow it once or reject it.")
 		fmt.Fprintln(w, "  Listing it in the contract's allowed_commands or verification allows it in both modes.")
 		fmt.Fprintf(w, "hint: %s\n", d.Hint)
