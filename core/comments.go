@@ -254,7 +254,7 @@ func (e *Engine) SendComments(ctx context.Context, taskID string) (TaskView, err
 // reads git and runs before the record update that stores the new revision.
 func (e *Engine) commentsAgainst(ctx context.Context, r *taskRecord, tree string) map[string]ReviewComment {
 	out := map[string]ReviewComment{}
-	dir := r.Worktree
+	dir := r.RepoCommonDir
 	for _, c := range r.Comments {
 		if c.Status != CommentOpen || c.Tree == tree {
 			continue
@@ -349,7 +349,7 @@ func (e *Engine) ReviewFile(ctx context.Context, taskID, path string) ([]byte, e
 	if !slices.Contains(r.ChangedFiles, path) {
 		return nil, Errorf(CodeInvalidRequest, map[string]any{"path": path}, "%s is not a file of the review", path)
 	}
-	b, ok, err := gitx.FileAt(ctx, r.Worktree, r.ReviewTreeHash, path, commentFileMax)
+	b, ok, err := gitx.FileAt(ctx, r.RepoCommonDir, r.ReviewTreeHash, path, commentFileMax)
 	if err != nil {
 		return nil, Errorf(CodeInternalError, nil, "reading %s from the review tree: %w", path, err)
 	}

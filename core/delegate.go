@@ -236,6 +236,8 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 		e.changed(r.TaskID)
 		return nil, nil, gitError(err)
 	}
+	// Stored with the worker's start (launch), the next write of the record.
+	r.WorktreeGitDir, r.WorktreeGitLink = wt.AdminDir, wt.GitLink
 	return r, c, nil
 }
 
@@ -255,7 +257,8 @@ func plannedWorktree(root, repoID, task string) (string, error) {
 
 // worktreeOf rebuilds the gitx handle of a task's worktree from its record.
 func (e *Engine) worktreeOf(r *taskRecord) gitx.Worktree {
-	return gitx.Worktree{Path: r.Worktree, Task: r.TaskID, Base: r.BaseCommit, RepoRoot: r.RepoRoot, CommonDir: r.RepoCommonDir}
+	return gitx.Worktree{Path: r.Worktree, Task: r.TaskID, Base: r.BaseCommit, RepoRoot: r.RepoRoot, CommonDir: r.RepoCommonDir,
+		AdminDir: r.WorktreeGitDir, GitLink: r.WorktreeGitLink}
 }
 
 // launch starts the task's worker and its first turn (or, resuming, a continuation turn). A
@@ -265,7 +268,9 @@ func (e *Engine) launch(ctx context.Context, r *taskRecord, c *contract.Contract
 	sctx, cancel := context.WithTimeout(ctx, workerStartTimeout)
 	defer cancel()
 	if !resuming {
+		gitDir, gitLink := r.WorktreeGitDir, r.WorktreeGitLink
 		if _, err := e.update(r.TaskID, func(r *taskRecord) ([]newEvent, error) {
+			r.WorktreeGitDir, r.WorktreeGitLink = gitDir, gitLink
 			ev, err := setState(r, StateProvisioning, "starting_reasonix", "")
 			return []newEvent{ev}, err
 		}); err != nil {

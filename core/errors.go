@@ -158,6 +158,8 @@ const (
 	RefusedTooLarge         = "file_too_large"
 	RefusedUnscannable      = "unscannable"
 	RefusedSecret           = "secret"
+	RefusedHardLink         = "hard_link"    // a regular file with another name somewhere else
+	RefusedBadName          = "invalid_name" // a path that is not valid UTF-8
 	RefusedHeadMoved        = "head_moved"   // the task branch has commits since the base
 	RefusedWrongBranch      = "wrong_branch" // the worktree left the task branch
 )
@@ -165,7 +167,7 @@ const (
 // refusalOrder is the order reasons are reported in: the most serious first.
 var refusalOrder = []string{
 	RefusedSecret, RefusedUnscannable, RefusedSensitive, RefusedSymlinkSensitive, RefusedGitControl,
-	RefusedNestedRepository, RefusedSymlinkEscape, RefusedUnderSymlink, RefusedSymlinkDangling,
+	RefusedBadName, RefusedHardLink, RefusedNestedRepository, RefusedSymlinkEscape, RefusedUnderSymlink, RefusedSymlinkDangling,
 	RefusedSymlinkScope, RefusedForbidden, RefusedOutsideScope, RefusedRuntimeMetadata, RefusedTooLarge,
 }
 
@@ -184,6 +186,8 @@ var refusalHints = map[string]string{
 	RefusedTooLarge:         "Files over 10 MiB are never committed: shrink the file or keep it out of the repository.",
 	RefusedUnscannable:      "The secret scan could not read this content, so it is refused: check the file and review again.",
 	RefusedSecret:           "Remove the secret from the file (read it from the environment or use a placeholder) and review again.",
+	RefusedHardLink:         "A file linked to another name (possibly outside the worktree) is never committed: replace it with a plain copy (cp --remove-destination) and review again.",
+	RefusedBadName:          "Path names must be valid UTF-8, so that every name the review shows is the one committed: rename the file and review again.",
 	RefusedHeadMoved:        "Only the supervisor commits: reset the task branch to its base keeping the changes (git reset --soft <base>) and review again, or create a new task.",
 	RefusedWrongBranch:      "Switch the worktree back to its task branch and review again, or create a new task.",
 }

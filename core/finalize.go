@@ -200,7 +200,7 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 			return e.backToReview(ctx, id, verificationFailure(v))
 		}
 	}
-	assertions, err := checkAssertions(r.Worktree, c)
+	assertions, err := checkAssertions(ctx, r, c)
 	if err != nil {
 		return e.backToReview(ctx, id, err)
 	}
@@ -272,8 +272,27 @@ func (e *Engine) sandbox() *sandbox.Runner {
 	return &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log, Ledger: e.procs}
 }
 
-// verify runs every verification command in the sandbox and keeps each log as evidence.
+// verify runs every verification command in the sandbox and keeps each log as evidence. The
+// commands see exactly the reviewed tree: a worktree that drifted from it since the review is
+// refused before anything runs, and what the review left out (ignored files, .reasonix) is
+// absent from their view of the worktree, so no file that is not committed can make a check
+// pass. What the commands write stays in the worktree and is never committed.
 func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract) ([]VerificationResult, error) {
+	if len(c.Verification) == 0 {
+		return nil, nil
+	}
+	outside, err := gitx.Unreviewed(ctx, e.worktreeOf(r), r.ReviewTreeHash, e.reviewIndexPath(r.TaskID), nil)
+	if gitx.IsTampered(err) {
+		return nil, e.tampered(r.TaskID, "before_verification", err)
+	}
+	if err != nil {
+		return nil, Errorf(CodeInternalError, nil, "comparing the worktree with the review: %w", err)
+	}
+	if len(outside.Drift) > 0 {
+		return nil, Errorf(CodeOwnershipAmbiguous, map[string]any{"reason": gitx.ReasonTreeMoved, "paths": limitStrings(outside.Drift, 50)},
+			"the worktree changed after the review (%s); review the new snapshot and finalize again", strings.Join(limitStrings(outside.Drift, 10), ", "))
+	}
+	hidden := gitx.IgnoredRoots(outside.Ignored)
 	runner := e.sandbox()
 	logDir := filepath.Join(e.cfg.StateDir, "verification", r.TaskID)
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
@@ -285,7 +304,8 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 		res, err := runner.Run(ctx, sandbox.Spec{
 			Argv: v.Argv, Dir: filepath.Join(r.Worktree, filepath.FromSlash(v.Cwd)), Worktree: r.Worktree,
 			RepoRoot: r.RepoRoot, Timeout: time.Duration(v.TimeoutSeconds) * time.Second, MaxOutput: verificationLogMax,
-			CacheDir: e.taskCacheDir(r.TaskID), Binds: verificationBinds(r, c), Network: r.Network,
+			CacheDir: e.taskCacheDir(r.TaskID), Binds: verificationBinds(r, c, hidden), Network: r.Network,
+			Hidden: hidden,
 		})
 		if err != nil {
 			var se *sandbox.Error
@@ -328,12 +348,13 @@ type assertionResult struct {
 	bytes int64
 }
 
-// checkAssertions compares each asserted file byte for byte.
-func checkAssertions(worktree string, c *contract.Contract) (map[string]assertionResult, error) {
+// checkAssertions compares each asserted file of the reviewed tree byte for byte: what the
+// commit will hold, not what the worktree holds now.
+func checkAssertions(ctx context.Context, r *taskRecord, c *contract.Contract) (map[string]assertionResult, error) {
 	out := map[string]assertionResult{}
 	for _, a := range c.FileAssertions {
-		got, err := os.ReadFile(filepath.Join(worktree, filepath.FromSlash(a.Path)))
-		if err != nil || !bytes.Equal(got, []byte(a.ExpectedUTF8)) {
+		got, ok, err := gitx.FileAt(ctx, r.RepoCommonDir, r.ReviewTreeHash, a.Path, int64(len(a.ExpectedUTF8))+1)
+		if err != nil || !ok || !bytes.Equal(got, []byte(a.ExpectedUTF8)) {
 			return nil, Errorf(CodeVerificationFailed, map[string]any{"file_assertion": a.ID, "path": a.Path},
 				"file assertion %s failed: %s does not hold the expected content", a.ID, a.Path)
 		}
@@ -459,6 +480,9 @@ func (e *Engine) commitFailed(ctx context.Context, id string, err error) error {
 	var ce *Error
 	if errors.As(err, &ce) && ce.Code == CodeOwnershipAmbiguous {
 		return ce // collisionCheck paused the task already
+	}
+	if gitx.IsTampered(err) {
+		return e.tampered(id, "commit", err)
 	}
 	var ge *gitx.Error
 	if errors.As(err, &ge) && ge.Code == gitx.CodeOwnershipAmbiguous {

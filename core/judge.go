@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
@@ -35,7 +36,7 @@ func refuse(path, reason, format string, args ...any) refusal {
 // commit would hold, never the file system: a symlink or a later write cannot hide anything.
 // Content that cannot be read is refused, not skipped. reasonix lists tracked changes under
 // .reasonix, nested the repositories git could not snapshot.
-func judgeTree(ctx context.Context, dir string, c *contract.Contract, tree string, files []gitx.FileChange, reasonix, nested []string) ([]refusal, error) {
+func judgeTree(ctx context.Context, commonDir string, c *contract.Contract, tree string, files []gitx.FileChange, reasonix, nested []string) ([]refusal, error) {
 	var out []refusal
 	links := map[string]bool{}
 	for _, f := range files {
@@ -73,7 +74,7 @@ func judgeTree(ctx context.Context, dir string, c *contract.Contract, tree strin
 	var linkTexts []gitx.FileChange
 	texts := map[string]string{}
 	read := map[string]bool{}
-	err := gitx.ReadObjects(ctx, dir, hashes, maxFileBytes, func(o gitx.Object) error {
+	err := gitx.ReadObjects(ctx, commonDir, hashes, maxFileBytes, func(o gitx.Object) error {
 		read[o.Hash] = true
 		for _, f := range byHash[o.Hash] {
 			switch {
@@ -106,7 +107,7 @@ func judgeTree(ctx context.Context, dir string, c *contract.Contract, tree strin
 			}
 		}
 	}
-	resolver := gitx.NewLinkResolver(dir, tree)
+	resolver := gitx.NewLinkResolver(commonDir, tree)
 	for _, f := range linkTexts {
 		rs, err := judgeLink(ctx, resolver, c, f.Path, texts[f.Path])
 		if err != nil {
@@ -124,6 +125,8 @@ func judgeTree(ctx context.Context, dir string, c *contract.Contract, tree strin
 // (only the first that applies: a credential file is refused as sensitive, not as out of scope).
 func judgeName(c *contract.Contract, p string) []refusal {
 	switch {
+	case !utf8.ValidString(p):
+		return []refusal{refuse(strings.ToValidUTF8(p, "\uFFFD"), RefusedBadName, "the name %s is not valid UTF-8", strconv.QuoteToASCII(p))}
 	case redact.IsGitControlPath(p):
 		return []refusal{refuse(p, RefusedGitControl, "a .git path")}
 	case redact.IsCredentialPath(p):
@@ -275,7 +278,7 @@ func headRefusal(err error) (reason, text string) {
 // judgeReviewed judges the reviewed tree again at finalize, from its objects: a review stored
 // before these checks existed, or by an older version, is held to them all the same.
 func (e *Engine) judgeReviewed(ctx context.Context, r *taskRecord, c *contract.Contract) error {
-	changes, err := gitx.TreeChanges(ctx, r.Worktree, r.BaseCommit, r.ReviewTreeHash)
+	changes, err := gitx.TreeChanges(ctx, r.RepoCommonDir, r.BaseCommit, r.ReviewTreeHash)
 	if err != nil {
 		return Errorf(CodeSecretDetected, map[string]any{"reason": RefusedUnscannable},
 			"the reviewed tree could not be read, so it is refused: %v", err)
@@ -289,7 +292,7 @@ func (e *Engine) judgeReviewed(ctx context.Context, r *taskRecord, c *contract.C
 		}
 		files = append(files, f)
 	}
-	rs, err := judgeTree(ctx, r.Worktree, c, r.ReviewTreeHash, files, reasonix, nil)
+	rs, err := judgeTree(ctx, r.RepoCommonDir, c, r.ReviewTreeHash, files, reasonix, nil)
 	if err != nil {
 		return Errorf(CodeSecretDetected, map[string]any{"reason": RefusedUnscannable},
 			"the reviewed tree could not be scanned, so it is refused: %v", err)

@@ -27,9 +27,14 @@ type taskRecord struct {
 	BaseCommit    string `json:"base_commit"`
 	Branch        string `json:"branch"`
 	Worktree      string `json:"worktree"`
-	Network       bool   `json:"network"`
-	AuthorName    string `json:"author_name"`
-	AuthorEmail   string `json:"author_email"`
+	// The worktree's private git directory in the repository and the exact bytes of its .git
+	// link, as they were at creation (gitx.Worktree): empty in records made before they were
+	// kept, or when the owner died between the checkout and the worker's start.
+	WorktreeGitDir  string `json:"worktree_git_dir,omitempty"`
+	WorktreeGitLink string `json:"worktree_git_link,omitempty"`
+	Network         bool   `json:"network"`
+	AuthorName      string `json:"author_name"`
+	AuthorEmail     string `json:"author_email"`
 
 	Lane             Lane           `json:"lane"`
 	RequestedEffort  string         `json:"requested_effort"`
@@ -61,11 +66,14 @@ type taskRecord struct {
 	ReviewRevision  int    `json:"review_revision"`
 	ReviewTreeHash  string `json:"review_tree_hash,omitempty"`
 
-	Summary       string           `json:"summary,omitempty"`
-	ChangedFiles  []string         `json:"changed_files,omitempty"`
-	DiffStat      string           `json:"diff_stat,omitempty"`
-	DiffSHA256    string           `json:"diff_sha256,omitempty"`
-	Risks         []string         `json:"risks,omitempty"`
+	Summary      string   `json:"summary,omitempty"`
+	ChangedFiles []string `json:"changed_files,omitempty"`
+	DiffStat     string   `json:"diff_stat,omitempty"`
+	DiffSHA256   string   `json:"diff_sha256,omitempty"`
+	Risks        []string `json:"risks,omitempty"`
+	// IgnoredFiles are what the last review found on disk but left out as ignored (.reasonix
+	// excepted), at most maxIgnoredShown: never committed, never seen by the checks.
+	IgnoredFiles  []string         `json:"ignored_files,omitempty"`
 	ReviewSummary string           `json:"review_summary,omitempty"`
 	CommitHash    string           `json:"commit_hash,omitempty"`
 	Collision     *SourceCollision `json:"source_collision,omitempty"`

@@ -1,11 +1,9 @@
 package core
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -127,7 +125,7 @@ func (e *Engine) Archive(ctx context.Context, id string, apply bool) (ArchiveRes
 		return ArchiveResult{}, Errorf(CodeInternalError, nil, "worktree %s: %w", r.Worktree, err)
 	}
 	if present {
-		if err := checkArchivable(ctx, r.Worktree, want); err != nil {
+		if err := checkArchivable(ctx, e.worktreeOf(r), want); err != nil {
 			return ArchiveResult{}, err
 		}
 		res.Worktree = r.Worktree
@@ -183,73 +181,24 @@ func worktreePresent(path string) (bool, error) {
 const maxDirtyPaths = 50
 
 // checkArchivable refuses, as invalid_state, a worktree whose HEAD is not want or which has
-// changes (untracked files under .reasonix, the worker's scratch space, excepted).
-func checkArchivable(ctx context.Context, worktree, want string) error {
-	head, err := readGit(ctx, worktree, "rev-parse", "--verify", "HEAD")
+// changes (untracked files under .reasonix, the worker's scratch space, excepted), or whose .git
+// was rewritten (then its state is not known).
+func checkArchivable(ctx context.Context, wt gitx.Worktree, want string) error {
+	worktree := wt.Path
+	head, dirty, err := gitx.Changes(ctx, wt, maxDirtyPaths)
 	if err != nil {
 		return Errorf(CodeInvalidState, map[string]any{"worktree": worktree},
 			"cannot read the worktree %s (%v); remove it by hand if it is broken, then archive again", worktree, err)
 	}
-	if h := strings.TrimSpace(string(head)); h != want {
-		return Errorf(CodeInvalidState, map[string]any{"worktree": worktree, "head": h, "expected": want},
-			"worktree %s is at %s, not at the task's recorded commit %s", worktree, h, want)
+	if head != want {
+		return Errorf(CodeInvalidState, map[string]any{"worktree": worktree, "head": head, "expected": want},
+			"worktree %s is at %s, not at the task's recorded commit %s", worktree, head, want)
 	}
-	out, err := readGit(ctx, worktree, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none")
-	if err != nil {
-		return Errorf(CodeInvalidState, map[string]any{"worktree": worktree}, "cannot read the status of worktree %s: %w", worktree, err)
-	}
-	if dirty := dirtyPaths(out); len(dirty) > 0 {
+	if len(dirty) > 0 {
 		return Errorf(CodeInvalidState, map[string]any{"worktree": worktree, "paths": dirty},
 			"worktree %s has changes that archiving would lose: %s", worktree, strings.Join(dirty, ", "))
 	}
 	return nil
-}
-
-// dirtyPaths reads `git status --porcelain=v1 -z`: "XY path" entries, a rename or copy followed
-// by its source path.
-func dirtyPaths(out []byte) []string {
-	var dirty []string
-	fields := bytes.Split(out, []byte{0})
-	for i := 0; i < len(fields); i++ {
-		f := string(fields[i])
-		if len(f) < 4 {
-			continue
-		}
-		xy, path := f[:2], f[3:]
-		if xy[0] == 'R' || xy[0] == 'C' {
-			i++
-		}
-		if xy == "??" && (path == gitx.ReasonixDir+"/" || strings.HasPrefix(path, gitx.ReasonixDir+"/")) {
-			continue
-		}
-		if len(dirty) < maxDirtyPaths {
-			dirty = append(dirty, path)
-		}
-	}
-	return dirty
-}
-
-// readGit runs a read-only git command in dir. No optional locks are taken and no hook, fsmonitor
-// or user configuration can run a program.
-func readGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	full := append([]string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-C", dir}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	path := os.Getenv("PATH")
-	if path == "" {
-		path = "/usr/local/bin:/usr/bin:/bin"
-	}
-	cmd.Env = []string{"PATH=" + path, "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1"}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return nil, errors.New(msg)
-		}
-		return nil, err
-	}
-	return out, nil
 }
 
 // PruneResult is one archived task that Prune turned (or, in a dry run, would turn) into a

@@ -277,10 +277,3 @@ func TestPruneRefusesANegativeAge(t *testing.T) {
 	_, err := h.e.Prune(context.Background(), -time.Hour, false)
 	mustCode(t, err, CodeInvalidRequest)
 }
-
-func TestDirtyPathsReadsPorcelainV1(t *testing.T) {
-	out := []byte(" M a.txt\x00R  new.txt\x00old.txt\x00?? .reasonix/x\x00?? b\x00")
-	if got := dirtyPaths(out); !slices.Equal(got, []string{"a.txt", "new.txt", "b"}) {
-		t.Fatalf("%q", got)
-	}
-}

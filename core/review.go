@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -31,6 +32,10 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 		return
 	}
 	rev, err := gitx.BuildReviewKeepingIndex(ctx, e.worktreeOf(r), e.reviewIndexPath(id))
+	if gitx.IsTampered(err) {
+		_ = e.tampered(id, "review_readiness", err)
+		return
+	}
 	if _, text := headRefusal(err); text != "" {
 		e.pause(id, PhasePostflightFailed, text)
 		return
@@ -39,9 +44,19 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 		e.pause(id, PhasePostflightFailed, "the worktree could not be snapshotted: "+err.Error())
 		return
 	}
-	refused, err := judgeTree(ctx, r.Worktree, c, rev.Tree, rev.Files, rev.ReasonixChanges, rev.NestedRepositories)
+	refused, err := judgeTree(ctx, r.RepoCommonDir, c, rev.Tree, rev.Files, rev.ReasonixChanges, rev.NestedRepositories)
 	if err != nil {
 		e.pause(id, PhasePostflightFailed, "the change could not be checked, so it is refused: "+redact.String(err.Error()))
+		return
+	}
+	refused = append(refused, hardLinks(r.Worktree, rev.Files)...)
+	outside, err := gitx.Unreviewed(ctx, e.worktreeOf(r), rev.Tree, e.reviewIndexPath(id), nil)
+	if gitx.IsTampered(err) {
+		_ = e.tampered(id, "review_readiness", err)
+		return
+	}
+	if err != nil {
+		e.pause(id, PhasePostflightFailed, "the worktree could not be compared with its snapshot: "+redact.String(err.Error()))
 		return
 	}
 	if len(refused) > 0 {
@@ -52,12 +67,69 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 		return
 	}
 	if err := e.saveReview(ctx, id, rev, func(r *taskRecord) ([]newEvent, error) {
+		r.IgnoredFiles = shownIgnored(outside.Ignored)
 		r.RepairActive = false
 		ev, err := setState(r, StateReviewRequired, PhaseReview, "")
 		return []newEvent{ev}, err
 	}); err != nil {
 		e.log.Warn("review not saved", "task", id, "err", err)
 	}
+}
+
+// maxIgnoredShown bounds the ignored paths a review lists.
+const maxIgnoredShown = 50
+
+// shownIgnored is the review's list of ignored paths: .reasonix, the worker's own scratch
+// space, is left out of it (and out of the checks' view, like every ignored path).
+func shownIgnored(ignored []string) []string {
+	var out []string
+	for _, p := range ignored {
+		if p == gitx.ReasonixDir+"/" {
+			continue
+		}
+		if len(out) == maxIgnoredShown {
+			out = append(out, "…")
+			break
+		}
+		out = append(out, redact.String(p))
+	}
+	return out
+}
+
+// hardLinks refuses changed regular files that have another name: a hard link made to a file
+// outside the worktree would put its content, and later changes to it, in the commit unseen.
+func hardLinks(worktree string, files []gitx.FileChange) []refusal {
+	var out []refusal
+	for _, f := range files {
+		if f.NewMode != gitx.ModeFile && f.NewMode != gitx.ModeExec {
+			continue
+		}
+		if n := linkCount(filepath.Join(worktree, filepath.FromSlash(f.Path))); n > 1 {
+			out = append(out, refuse(f.Path, RefusedHardLink, "a file with %d names", n))
+		}
+	}
+	return out
+}
+
+// risks are the worker's own, then what reasonixctl finds a reviewer must know: attributes the
+// change adds or alters, and files on disk that the commit and the checks leave out.
+func (r *taskRecord) risks() []string {
+	out := slices.Clone(r.Risks)
+	var attrs []string
+	for _, f := range r.ChangedFiles {
+		if path.Base(f) == ".gitattributes" {
+			attrs = append(attrs, f)
+		}
+	}
+	if len(attrs) > 0 {
+		out = append(out, "attributes changed: "+strings.Join(limitStrings(attrs, 20), ", ")+
+			". reasonixctl stores, diffs and checks the bytes on disk and runs no filter whatever they say; git applies them to whoever checks this branch out later")
+	}
+	if len(r.IgnoredFiles) > 0 {
+		out = append(out, "ignored, not committed: "+strings.Join(limitStrings(r.IgnoredFiles, 20), ", ")+
+			". On disk in the worktree, left out of the commit, and absent from the checks' view")
+	}
+	return out
 }
 
 // saveReview stores a captured review as the task's current one (a new revision when the tree
@@ -151,9 +223,14 @@ var checkpointHook atomic.Pointer[func(taskID, checkpoint string)]
 // collisionCheck scans the source checkout for changes that overlap the task's write scope. A
 // collision (or a scan that could not read the source) pauses the task and is returned as
 // ownership_ambiguous; a clean scan clears a previously recorded collision.
+//
+// Every checkpoint first holds the worktree to the .git link made at its creation (linkCheck).
 func (e *Engine) collisionCheck(ctx context.Context, r *taskRecord, checkpoint string) error {
 	if h := checkpointHook.Load(); h != nil {
 		(*h)(r.TaskID, checkpoint)
+	}
+	if err := e.linkCheck(r, checkpoint); err != nil {
+		return err
 	}
 	c, err := parseStoredContract(r.Contract)
 	if err != nil {
@@ -206,6 +283,48 @@ func (e *Engine) collisionCheck(ctx context.Context, r *taskRecord, checkpoint s
 	return Errorf(CodeOwnershipAmbiguous, map[string]any{"source_collision": sc}, "%s", reason)
 }
 
+// linkCheck stops a task whose worktree's .git was rewritten, replaced or removed: the task
+// pauses (phase worktree_tampered, journaled with what was found) and the error is
+// ownership_ambiguous with reason worktree_tampered. A worktree not created yet or already
+// removed has nothing to check.
+func (e *Engine) linkCheck(r *taskRecord, checkpoint string) error {
+	if r.Worktree == "" {
+		return nil
+	}
+	if _, err := os.Lstat(r.Worktree); err != nil {
+		return nil
+	}
+	err := gitx.CheckLink(e.worktreeOf(r))
+	if err == nil {
+		return nil
+	}
+	return e.tampered(r.TaskID, checkpoint, err)
+}
+
+// tampered pauses a task whose worktree failed gitx.CheckLink and returns the typed error.
+func (e *Engine) tampered(id, checkpoint string, cause error) error {
+	var ge *gitx.Error
+	what := cause.Error()
+	if errors.As(cause, &ge) {
+		what = ge.Message
+	}
+	reason := gitx.ReasonTampered + ": " + what + " (at " + checkpoint + "). reasonixctl no longer runs git on this worktree; restore .git or cancel the task"
+	_, _ = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		if r.State.Terminal() || (r.State == StatePaused && r.Phase == PhaseWorktreeTampered) {
+			return nil, nil
+		}
+		ev, err := setState(r, StatePaused, PhaseWorktreeTampered, reason)
+		if err != nil {
+			return nil, nil
+		}
+		return append(cancelInteractions(r, e.now()), ev), nil
+	})
+	if t := e.liveTask(id); t != nil {
+		e.spawn(t.cancelTurn)
+	}
+	return Errorf(CodeOwnershipAmbiguous, map[string]any{"reason": gitx.ReasonTampered, "path": ".git", "checkpoint": checkpoint, "found": what}, "%s", reason)
+}
+
 // delegateResult is the view plus, in review or with a pending interaction, the review bundle.
 func (e *Engine) delegateResult(ctx context.Context, r *taskRecord, timedOut bool) DelegateResult {
 	res := DelegateResult{TaskView: r.view(), TimedOut: timedOut}
@@ -217,7 +336,7 @@ func (e *Engine) delegateResult(ctx context.Context, r *taskRecord, timedOut boo
 		Summary:          truncateText(redactText(r.Summary), MaxBundleSummaryLen),
 		ChangedFiles:     limitStrings(nonNil(r.ChangedFiles), MaxBundleFiles),
 		DiffStat:         truncateText(r.DiffStat, MaxBundleDiffStatLen),
-		Risks:            nonNil(r.Risks),
+		Risks:            nonNil(r.risks()),
 		ReviewDiffSHA256: r.DiffSHA256,
 	}
 	u := r.usage()

@@ -1,5 +1,7 @@
 package core
 
+import "reasonixctl/core/gitx"
+
 import (
 	"crypto/sha256"
 	"encoding/hex"
@@ -38,6 +40,9 @@ const (
 	PhaseReview             = "codex_review"
 	PhaseRepairRequired     = "verification_repair_required"
 	PhaseInteractionWaiting = "interaction_waiting"
+	// PhaseWorktreeTampered: the worktree's .git is not the link made at its creation, so
+	// nothing in it can be trusted to be the task's repository (see gitx.CheckLink).
+	PhaseWorktreeTampered = gitx.ReasonTampered
 )
 
 // setState moves r to state `to` with phase and reason, returning the state_changed event, or

@@ -3,6 +3,7 @@ package core
 import (
 	"os"
 	"path/filepath"
+	"slices"
 
 	"reasonixctl/core/contract"
 	"reasonixctl/sandbox"
@@ -20,7 +21,9 @@ func (e *Engine) taskCacheDir(id string) string {
 
 // verificationBinds are the source checkout's dependency folders, bound read-only at the same
 // place in the worktree, for the repository root and each verification command's directory.
-func verificationBinds(r *taskRecord, c *contract.Contract) []sandbox.Bind {
+// A folder of the worktree's own there wins, unless the review left it out (hidden): then the
+// checks get the source's copy, never the worker's.
+func verificationBinds(r *taskRecord, c *contract.Contract, hidden []string) []sandbox.Bind {
 	dirs := []string{"."}
 	for _, v := range c.Verification {
 		if v.Cwd != "" && v.Cwd != "." {
@@ -41,7 +44,7 @@ func verificationBinds(r *taskRecord, c *contract.Contract) []sandbox.Bind {
 			if st, err := os.Stat(src); err != nil || !st.IsDir() {
 				continue
 			}
-			if _, err := os.Lstat(dst); err == nil {
+			if _, err := os.Lstat(dst); err == nil && !slices.Contains(hidden, filepath.ToSlash(rel)) {
 				continue // the worktree has its own (tracked) copy
 			}
 			if _, err := os.Stat(filepath.Dir(dst)); err != nil {

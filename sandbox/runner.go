@@ -34,6 +34,10 @@ type Spec struct {
 	// Binds are read-only mounts, for example a dependency folder of the source checkout at its
 	// place in the worktree.
 	Binds []Bind
+	// Hidden are paths, relative to Worktree, that the command must not see: absent from its
+	// view of the worktree, though they stay on disk (files and folders the review left out of
+	// the commit, so that a check proves only what is committed). Needs the sandbox.
+	Hidden []string
 	// Network lets the command reach the network; off unless the task was delegated with it.
 	Network   bool
 	Timeout   time.Duration // zero means DefaultTimeout
@@ -148,6 +152,9 @@ func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
 	env = withEnv(env, toolchainEnv(s))
 	p := r.Probe()
 	if !p.Available {
+		if len(s.Hidden) > 0 {
+			return Result{}, &Error{Code: CodeUnavailable, Message: p.Detail + "; without the sandbox the command would see files outside the review"}
+		}
 		if !r.AllowUnsandboxed {
 			return Result{}, &Error{Code: CodeUnavailable, Message: p.Detail}
 		}
@@ -158,7 +165,10 @@ func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
 		r.logger().Warn("running without a sandbox", "argv", s.Argv, "reason", p.Detail)
 		return r.execute(ctx, s, exe, s.Argv, env, false)
 	}
-	args := r.bwrapArgs(s, lookupEnv(env, "PATH"))
+	args, err := r.bwrapArgs(s, lookupEnv(env, "PATH"))
+	if err != nil {
+		return Result{}, err
+	}
 	created := missingMountPoints(append(dependencyBinds(s), s.Binds...), s.Worktree)
 	defer removeEmpty(created)
 	return r.execute(ctx, s, p.Executable, append([]string{p.Executable}, args...), env, true)
@@ -241,7 +251,7 @@ func existingDir(what, p string) (string, error) {
 // bwrapArgs builds the mount plan. Order matters: hidden places first, then the private /tmp,
 // then the readable binds (which may re-expose something hidden, so the hidden places inside
 // them are hidden again), then the writable worktree.
-func (r *Runner) bwrapArgs(s Spec, pathEnv string) []string {
+func (r *Runner) bwrapArgs(s Spec, pathEnv string) ([]string, error) {
 	hideDirs, hideFiles := r.hidden()
 	var dirs, files []string
 	for _, d := range hideDirs {
@@ -295,6 +305,16 @@ func (r *Runner) bwrapArgs(s Spec, pathEnv string) []string {
 		args = append(args, "--bind", s.CacheDir, s.CacheDir)
 		binds = append(binds, s.CacheDir)
 	}
+	masks, err := hideMounts(s.Worktree, s.Hidden)
+	if err != nil {
+		return nil, err
+	}
+	args = append(args, masks...)
+	// A command may change the worktree's files, never its link to the repository: a rewritten
+	// .git would point reasonixctl's own git at a repository of the command's making.
+	if link := filepath.Join(s.Worktree, ".git"); isPlainFileOrDir(link) {
+		args = append(args, "--ro-bind", link, link)
+	}
 	// After the writable binds, so that a dependency folder can sit read-only inside them.
 	for _, b := range append(dependencyBinds(s), s.Binds...) {
 		args = append(args, "--ro-bind", b.Src, b.Dst)
@@ -308,7 +328,13 @@ func (r *Runner) bwrapArgs(s Spec, pathEnv string) []string {
 		}
 		return false
 	})
-	return append(append(args, "--chdir", s.Dir, "--"), s.Argv...)
+	return append(append(args, "--chdir", s.Dir, "--"), s.Argv...), nil
+}
+
+// isPlainFileOrDir reports whether p is a regular file or a directory, not through a link.
+func isPlainFileOrDir(p string) bool {
+	st, err := os.Lstat(p)
+	return err == nil && (st.Mode().IsRegular() || st.IsDir())
 }
 
 func (r *Runner) execute(ctx context.Context, s Spec, path string, argv, env []string, sandboxed bool) (Result, error) {

@@ -82,7 +82,7 @@ func pathspec(prefixes []string) []string {
 
 func scanOnce(ctx context.Context, root, base string, spec []string) (c Collision, moved bool, err error) {
 	args := append([]string{"status", "--porcelain=v2", "-z", "--untracked-files=all", "--branch", "--"}, spec...)
-	out, err := gitCmd{dir: root, args: args}.run(ctx)
+	out, err := gitCmd{at: inCheckout(root), args: args}.run(ctx)
 	if err != nil {
 		return c, false, err
 	}
@@ -100,7 +100,7 @@ func scanOnce(ctx context.Context, root, base string, spec []string) (c Collisio
 		return c, false, nil
 	}
 	{
-		out, err := gitCmd{dir: root, args: append([]string{"diff", "--name-status", "-z", "--no-ext-diff",
+		out, err := gitCmd{at: inCheckout(root), args: append([]string{"diff", "--name-status", "-z", "--no-ext-diff",
 			"--find-renames", "--find-copies", base, st.head, "--"}, spec...)}.run(ctx)
 		if err != nil {
 			return c, false, err
@@ -109,7 +109,7 @@ func scanOnce(ctx context.Context, root, base string, spec []string) (c Collisio
 			return c, false, err
 		}
 	}
-	out, err = gitCmd{dir: root, args: []string{"rev-parse", "--verify", "-q", "HEAD"}}.run(ctx)
+	out, err = gitCmd{at: inCheckout(root), args: []string{"rev-parse", "--verify", "-q", "HEAD"}}.run(ctx)
 	if err != nil {
 		return c, false, err
 	}

@@ -60,13 +60,25 @@ type CommitResult struct {
 // worktree is exactly that tree on the task branch at the base, optionally runs hooks, writes
 // `commit-tree <tree> -p <base>` and moves the branch with a compare-and-swap from the base.
 // Any failure leaves the index matching HEAD, and a branch that had moved is swapped back.
-// A worktree that changed after the review is refused with ownership_ambiguous / tree_moved.
+// A worktree that changed after the review is refused with ownership_ambiguous / tree_moved,
+// one whose .git was rewritten with worktree_tampered (checked before each step, and again
+// right before the commit object is written and before the branch moves). Git reads the
+// worktree's files only through a view (see view), and its refs only in the repository.
 func Commit(ctx context.Context, req CommitRequest) (CommitResult, error) {
 	wt := req.Worktree
 	if err := validateCommit(req); err != nil {
 		return CommitResult{}, err
 	}
-	tx, err := newReviewTx()
+	if err := CheckLink(wt); err != nil {
+		return CommitResult{}, err
+	}
+	admin, err := wt.adminDir()
+	if err != nil {
+		return CommitResult{}, err
+	}
+	index := filepath.Join(admin, "index")
+	repo := inRepository(wt.CommonDir)
+	tx, err := newReviewTx(wt)
 	if err != nil {
 		return CommitResult{}, err
 	}
@@ -78,11 +90,12 @@ func Commit(ctx context.Context, req CommitRequest) (CommitResult, error) {
 	var commit string
 	fail := func(err error) (CommitResult, error) {
 		if refMoved {
-			if _, e := git(cleanup, CodeCommitFailed, ReasonGitFailed, wt.Path, "update-ref", "-m", "reasonixctl: roll back", wt.Ref(), wt.Base, commit); e != nil {
+			if _, e := git(cleanup, CodeCommitFailed, ReasonGitFailed, repo, "update-ref", "-m", "reasonixctl: roll back", wt.Ref(), wt.Base, commit); e != nil {
 				err = errors.Join(err, e)
 			}
 		}
-		if _, e := git(cleanup, CodeCommitFailed, ReasonGitFailed, wt.Path, "read-tree", "HEAD"); e != nil {
+		// HEAD is the base again: the branch never moved, or was swapped back.
+		if _, e := tx.cmdOn(index, "read-tree", wt.Base).must(cleanup, CodeCommitFailed, ReasonGitFailed); e != nil {
 			err = errors.Join(err, e)
 		}
 		return CommitResult{}, err
@@ -94,21 +107,21 @@ func Commit(ctx context.Context, req CommitRequest) (CommitResult, error) {
 	// With hooks the tree is read alone: their check's write-tree must get the cache-tree of the
 	// reviewed tree, not one carried over from the worktree's index.
 	// The review's own index, when kept and still the reviewed tree, is installed as it is.
-	installed := req.Hooks == nil && req.ReviewIndex != "" && installIndex(wt.Path, req.ReviewIndex, req.Tree)
+	installed := req.Hooks == nil && req.ReviewIndex != "" && installIndex(wt, req.ReviewIndex, req.Tree)
 	readTree := []string{"read-tree", req.Tree}
-	merge := !installed && req.Hooks == nil && worktreeIndexPlain(wt.Path)
+	merge := !installed && req.Hooks == nil && worktreeIndexPlain(wt)
 	if merge {
 		readTree = []string{"read-tree", "-i", "-m", req.Tree}
 	}
 	if !installed {
-		if _, err := git(ctx, CodeCommitFailed, ReasonGitFailed, wt.Path, readTree...); err != nil {
+		if _, err := tx.cmdOn(index, readTree...).must(ctx, CodeCommitFailed, ReasonGitFailed); err != nil {
 			return fail(err)
 		}
 	}
-	if merge && !worktreeIndexPlain(wt.Path) {
+	if merge && !worktreeIndexPlain(wt) {
 		return fail(newErr(CodeOwnershipAmbiguous, ReasonTreeMoved, "the worktree's index changed while the reviewed tree was staged"))
 	}
-	if err := checkStaged(ctx, tx, req); err != nil {
+	if err := checkStaged(ctx, tx, index, req); err != nil {
 		return fail(err)
 	}
 	if req.Hooks != nil {
@@ -121,8 +134,11 @@ func Commit(ctx context.Context, req CommitRequest) (CommitResult, error) {
 			return fail(&Error{Code: CodeCommitFailed, Reason: ReasonAborted, Message: "the last check before the commit refused it", Err: err})
 		}
 	}
+	if err := CheckLink(wt); err != nil {
+		return fail(err)
+	}
 	author := req.Author
-	out, err := gitCmd{dir: wt.Path, stdin: []byte(req.Message), env: []string{
+	out, err := gitCmd{at: repo, stdin: []byte(req.Message), env: []string{
 		"GIT_AUTHOR_NAME=" + author.Name, "GIT_AUTHOR_EMAIL=" + author.Email,
 		"GIT_COMMITTER_NAME=" + author.Name, "GIT_COMMITTER_EMAIL=" + author.Email,
 	}, args: []string{"commit-tree", req.Tree, "-p", wt.Base, "-F", "-"}}.must(ctx, CodeCommitFailed, ReasonGitFailed)
@@ -133,15 +149,25 @@ func Commit(ctx context.Context, req CommitRequest) (CommitResult, error) {
 	if !hex40.MatchString(commit) {
 		return fail(newErr(CodeCommitFailed, ReasonGitFailed, "commit-tree returned %q", commit))
 	}
-	if _, err := (gitCmd{dir: wt.Path, args: []string{"update-ref", "-m", "reasonixctl: commit " + wt.Task, wt.Ref(), commit, wt.Base}}).run(ctx); err != nil {
+	if err := CheckLink(wt); err != nil {
+		return fail(err)
+	}
+	if _, err := (gitCmd{at: repo, args: []string{"update-ref", "-m", "reasonixctl: commit " + wt.Task, wt.Ref(), commit, wt.Base}}).run(ctx); err != nil {
 		return fail(&Error{Code: CodeCommitFailed, Reason: ReasonRefMoved, Message: "the task branch is no longer at the base", Err: err})
 	}
 	refMoved = true
-	post, err := worktreeStatus(ctx, tx, wt.Path)
+	head, err := headOf(ctx, wt)
+	if err == nil {
+		err = tx.view.setHead(commit)
+	}
+	var post status
+	if err == nil {
+		post, err = worktreeStatus(ctx, tx, index)
+	}
 	if err != nil {
 		return fail(wrap(CodeCommitFailed, ReasonPostcondition, err))
 	}
-	if post.head != commit || post.branch != BranchPrefix+wt.Task || len(post.entries) > 0 {
+	if head[0] != commit || head[1] != wt.Ref() || post.head != commit || len(post.entries) > 0 {
 		return fail(&Error{Code: CodeCommitFailed, Reason: ReasonPostcondition,
 			Message: "after the commit the worktree is not clean at the new commit", Paths: limitPaths(post.paths(nil))})
 	}
@@ -184,9 +210,9 @@ func ValidateMessage(msg string) error {
 	return nil
 }
 
-func worktreeStatus(ctx context.Context, tx *reviewTx, dir string) (status, error) {
-	out, err := gitCmd{dir: dir, args: []string{"-c", "core.excludesFile=" + tx.exclude, "status",
-		"--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames"}}.run(ctx)
+// worktreeStatus compares the worktree's files with index, and index with the view's HEAD.
+func worktreeStatus(ctx context.Context, tx *reviewTx, index string) (status, error) {
+	out, err := tx.cmdOn(index, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames").run(ctx)
 	if err != nil {
 		return status{}, err
 	}
@@ -196,17 +222,14 @@ func worktreeStatus(ctx context.Context, tx *reviewTx, dir string) (status, erro
 // checkStaged verifies, in one status, that the worktree is on the task branch at the base, that
 // the index (now the reviewed tree) changes exactly req.Files, and that the files on disk are
 // still the reviewed ones.
-func checkStaged(ctx context.Context, tx *reviewTx, req CommitRequest) error {
+func checkStaged(ctx context.Context, tx *reviewTx, index string, req CommitRequest) error {
 	wt := req.Worktree
-	st, err := worktreeStatus(ctx, tx, wt.Path)
+	if err := CheckHead(ctx, wt); err != nil {
+		return err
+	}
+	st, err := worktreeStatus(ctx, tx, index)
 	if err != nil {
 		return wrap(CodeCommitFailed, ReasonGitFailed, err)
-	}
-	switch {
-	case st.branch != BranchPrefix+wt.Task:
-		return newErr(CodeOwnershipAmbiguous, ReasonWrongBranch, "the worktree is on %q, not %s", st.branch, BranchPrefix+wt.Task)
-	case st.head != wt.Base:
-		return newErr(CodeOwnershipAmbiguous, ReasonHeadMoved, "the worktree's HEAD %s is not the base %s", st.head, wt.Base)
 	}
 	if moved := st.paths(statusEntry.unstaged); len(moved) > 0 {
 		return &Error{Code: CodeOwnershipAmbiguous, Reason: ReasonTreeMoved,
@@ -239,7 +262,7 @@ func symmetricDiff(a, b []string) []string {
 // the message.
 func runHooks(ctx context.Context, tx *reviewTx, req CommitRequest) error {
 	wt := req.Worktree
-	gitDir, err := gitDirOf(wt.Path)
+	gitDir, err := wt.adminDir()
 	if err != nil {
 		return &Error{Code: CodeCommitFailed, Reason: ReasonGitFailed, Message: "cannot find the worktree's git directory", Err: err}
 	}
@@ -278,7 +301,7 @@ func runHooks(ctx context.Context, tx *reviewTx, req CommitRequest) error {
 			return &Error{Code: CodeCommitFailed, Reason: ReasonHookFailed, Message: h.name + " hook failed", Err: err}
 		}
 	}
-	out, err := tx.cmd(wt.Path, "write-tree").must(ctx, CodeCommitFailed, ReasonGitFailed)
+	out, err := tx.cmd("write-tree").must(ctx, CodeCommitFailed, ReasonGitFailed)
 	if err != nil {
 		return err
 	}
@@ -286,7 +309,7 @@ func runHooks(ctx context.Context, tx *reviewTx, req CommitRequest) error {
 	if strings.TrimSpace(string(out)) != req.Tree || !bytes.Equal(msg, []byte(req.Message)) {
 		return newErr(CodeCommitFailed, ReasonHookMutated, "a hook changed the index or the commit message")
 	}
-	if err := checkStaged(ctx, tx, req); err != nil {
+	if err := checkStaged(ctx, tx, filepath.Join(gitDir, "index"), req); err != nil {
 		return &Error{Code: CodeCommitFailed, Reason: ReasonHookMutated, Message: "a hook changed the worktree", Err: err}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,11 +54,37 @@ func sanitisedEnv() []string {
 	return env
 }
 
+// A place is where a git process runs and how it finds its repository. There are three (the
+// caller's checkout, the task's repository, a private view of a worktree), and discovery from a
+// task's worktree is none of them: the worktree's .git is the worker's to write, and a git that
+// followed it would read a repository, config and filters of the worker's choosing.
+type place struct {
+	dir  string   // working directory
+	env  []string // GIT_DIR and friends, added to sanitisedEnv
+	conf []string // -c settings ahead of the command's own
+}
+
+// inCheckout is the person's own checkout, the source of a task: its repository is found the
+// ordinary way, since the person, not the worker, owns it.
+func inCheckout(root string) place { return place{dir: root} }
+
+// inRepository is the task's repository by its common git directory, without a work tree:
+// objects, refs and branches. No file of any checkout is read, so no attribute applies.
+func inRepository(commonDir string) place {
+	return place{dir: commonDir, env: []string{"GIT_DIR=" + commonDir}, conf: []string{"-c", "core.bare=true"}}
+}
+
+// inAdminDir is a linked worktree as the repository keeps it (its HEAD, index and the common
+// directory its commondir file names), without its work tree.
+func inAdminDir(adminDir string) place {
+	return place{dir: adminDir, env: []string{"GIT_DIR=" + adminDir}, conf: []string{"-c", "core.bare=true"}}
+}
+
 // gitCmd is one git invocation.
 type gitCmd struct {
-	dir      string
+	at       place
 	args     []string
-	env      []string // added to sanitisedEnv
+	env      []string // added to sanitisedEnv and the place's
 	fullEnv  []string // replaces sanitisedEnv when set
 	stdin    []byte
 	noConfig bool // omit safeConfig
@@ -68,18 +95,22 @@ func (c gitCmd) run(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "git not found", Err: err}
 	}
-	args := c.args
+	if c.at.dir == "" {
+		return nil, badInput("git %s without a place to run", strings.Join(c.args, " "))
+	}
+	args := append(slices.Clone(c.at.conf), c.args...)
 	if !c.noConfig {
-		args = append(append([]string{}, safeConfig...), c.args...)
+		args = append(slices.Clone(safeConfig), args...)
 	}
 	execs.Add(1)
 	cmd := exec.CommandContext(ctx, git, args...)
-	cmd.Dir = c.dir
+	cmd.Dir = c.at.dir
 	cmd.SysProcAttr = childAttr()
 	cmd.Env = c.fullEnv
 	if cmd.Env == nil {
-		cmd.Env = append(sanitisedEnv(), c.env...)
+		cmd.Env = sanitisedEnv()
 	}
+	cmd.Env = append(append(cmd.Env, c.at.env...), c.env...)
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin)
 	}
@@ -100,9 +131,9 @@ func (c gitCmd) run(ctx context.Context) ([]byte, error) {
 	return stdout.Bytes(), nil
 }
 
-// git runs args in dir and wraps a failure as an *Error with code and reason.
-func git(ctx context.Context, code, reason, dir string, args ...string) ([]byte, error) {
-	return gitCmd{dir: dir, args: args}.must(ctx, code, reason)
+// git runs args at a place and wraps a failure as an *Error with code and reason.
+func git(ctx context.Context, code, reason string, at place, args ...string) ([]byte, error) {
+	return gitCmd{at: at, args: args}.must(ctx, code, reason)
 }
 
 func (c gitCmd) must(ctx context.Context, code, reason string) ([]byte, error) {

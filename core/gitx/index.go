@@ -91,8 +91,9 @@ const maxCreatedIndexes = 4096
 
 // rememberCreatedIndex records the checksum of a freshly created worktree's plain index, with
 // the base it checked out.
-func rememberCreatedIndex(worktree, base string) {
-	gitDir, err := gitDirOf(worktree)
+func rememberCreatedIndex(wt Worktree) {
+	worktree, base := wt.Path, wt.Base
+	gitDir, err := wt.adminDir()
 	if err != nil {
 		return
 	}
@@ -132,8 +133,8 @@ func isCreatedIndex(worktree, base string, b []byte) bool {
 // isBase reports that the copied entries are the base tree itself: the index is byte for byte
 // the one `git worktree add` of the base wrote (its SHA-1 checksum, verified by plainIndex,
 // equals the one remembered at creation).
-func seedIndex(worktree, base, dst string) (seeded, isBase bool) {
-	gitDir, err := gitDirOf(worktree)
+func seedIndex(wt Worktree, dst string) (seeded, isBase bool) {
+	gitDir, err := wt.adminDir()
 	if err != nil {
 		return false, false
 	}
@@ -165,12 +166,12 @@ func seedIndex(worktree, base, dst string) (seeded, isBase bool) {
 		os.Remove(dst)
 		return false, false
 	}
-	return true, isCreatedIndex(worktree, base, b)
+	return true, isCreatedIndex(wt.Path, wt.Base, b)
 }
 
 // worktreeIndexPlain reports whether the worktree's own index is plain (see plainIndex).
-func worktreeIndexPlain(worktree string) bool {
-	gitDir, err := gitDirOf(worktree)
+func worktreeIndexPlain(wt Worktree) bool {
+	gitDir, err := wt.adminDir()
 	if err != nil {
 		return false
 	}
@@ -231,7 +232,7 @@ func cacheTreeRoot(b []byte) (string, bool) {
 // written to index.lock (created exclusively, as git does, so no git process is writing the
 // index meanwhile) with the kept file's time, then renamed over the index. It reports whether
 // it did; on false the worktree's index is untouched.
-func installIndex(worktree, kept, tree string) bool {
+func installIndex(wt Worktree, kept, tree string) bool {
 	fi, err := os.Stat(kept)
 	if err != nil {
 		return false
@@ -243,7 +244,7 @@ func installIndex(worktree, kept, tree string) bool {
 	if root, ok := cacheTreeRoot(b); !ok || root != tree {
 		return false
 	}
-	gitDir, err := gitDirOf(worktree)
+	gitDir, err := wt.adminDir()
 	if err != nil {
 		return false
 	}

@@ -94,7 +94,7 @@ func TestTreeChangesOfAReviewedTreeReuseTheReviewDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := gitx.Execs()
-	got, err := gitx.TreeChanges(ctx, wt.Path, wt.Base, rev.Tree)
+	got, err := gitx.TreeChanges(ctx, wt.CommonDir, wt.Base, rev.Tree)
 	if err != nil || gitx.Execs() != before {
 		t.Fatalf("TreeChanges ran %d git processes: %v", gitx.Execs()-before, err)
 	}

@@ -35,14 +35,14 @@ func IsBlobMode(mode string) bool {
 // object: what a commit of tree on base would change, as the reviewed files are judged at
 // finalize. One git process, or none when this process's BuildReview already diffed the same
 // two trees (the answer depends on nothing but the two object names).
-func TreeChanges(ctx context.Context, dir, base, tree string) ([]FileChange, error) {
+func TreeChanges(ctx context.Context, commonDir, base, tree string) ([]FileChange, error) {
 	if !hex40.MatchString(base) || !hex40.MatchString(tree) {
 		return nil, badInput("TreeChanges needs two 40-hex objects")
 	}
 	if all, ok := changesSeen.get(base, tree); ok {
 		return all, nil
 	}
-	out, err := git(ctx, CodeInternal, ReasonGitFailed, dir, "diff-tree", "-r", "-z", "--no-renames", "--raw", base, tree)
+	out, err := git(ctx, CodeInternal, ReasonGitFailed, inRepository(commonDir), "diff-tree", "-r", "-z", "--no-renames", "--raw", base, tree)
 	if err != nil {
 		return nil, err
 	}
@@ -87,10 +87,11 @@ type Object struct {
 }
 
 // ReadObjects streams the objects through one `git cat-file --batch` and calls fn for each, in
-// order. Objects larger than maxBytes are skipped over without being kept (Content nil, Size
+// order, from the repository whose common git directory is commonDir. Objects larger than
+// maxBytes are skipped over without being kept (Content nil, Size
 // says how large): a huge file costs neither memory nor a second process. An error of fn stops
 // the read and is returned.
-func ReadObjects(ctx context.Context, dir string, hashes []string, maxBytes int64, fn func(Object) error) error {
+func ReadObjects(ctx context.Context, commonDir string, hashes []string, maxBytes int64, fn func(Object) error) error {
 	if len(hashes) == 0 {
 		return nil
 	}
@@ -106,9 +107,10 @@ func ReadObjects(ctx context.Context, dir string, hashes []string, maxBytes int6
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	execs.Add(1)
-	cmd := exec.CommandContext(ctx, gitExe, append(append([]string{}, safeConfig...), "cat-file", "--batch")...)
-	cmd.Dir = dir
-	cmd.Env = sanitisedEnv()
+	repo := inRepository(commonDir)
+	cmd := exec.CommandContext(ctx, gitExe, slices.Concat(safeConfig, repo.conf, []string{"cat-file", "--batch"})...)
+	cmd.Dir = repo.dir
+	cmd.Env = append(sanitisedEnv(), repo.env...)
 	cmd.Stdin = strings.NewReader(strings.Join(hashes, "\n") + "\n")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -208,21 +210,21 @@ const maxLinkHops = 40
 // ResolveLink resolves the symlink at linkPath, whose stored target is text, inside tree. It
 // reads only the object database (ls-tree per path component it has to look up, cat-file for
 // further links on the way), so the answer is the same whatever the worktree holds now.
-func ResolveLink(ctx context.Context, dir, tree, linkPath, text string) (LinkTarget, error) {
-	return NewLinkResolver(dir, tree).Resolve(ctx, linkPath, text)
+func ResolveLink(ctx context.Context, commonDir, tree, linkPath, text string) (LinkTarget, error) {
+	return NewLinkResolver(commonDir, tree).Resolve(ctx, linkPath, text)
 }
 
 // LinkResolver resolves symlinks inside one tree, remembering the paths it has looked up, so
 // that many links of one change cost few git processes.
 type LinkResolver struct {
-	dir, tree string
-	cache     map[string]TreeEntry
-	missing   map[string]bool
+	commonDir, tree string
+	cache           map[string]TreeEntry
+	missing         map[string]bool
 }
 
-// NewLinkResolver returns a resolver for tree, reading objects in the repository at dir.
-func NewLinkResolver(dir, tree string) *LinkResolver {
-	return &LinkResolver{dir: dir, tree: tree, cache: map[string]TreeEntry{}, missing: map[string]bool{}}
+// NewLinkResolver returns a resolver for tree, reading objects in the repository at commonDir.
+func NewLinkResolver(commonDir, tree string) *LinkResolver {
+	return &LinkResolver{commonDir: commonDir, tree: tree, cache: map[string]TreeEntry{}, missing: map[string]bool{}}
 }
 
 // Resolve is ResolveLink with the resolver's cache.
@@ -235,7 +237,7 @@ func (lr *LinkResolver) Resolve(ctx context.Context, linkPath, text string) (Lin
 		res.Escapes = true
 		return res, nil
 	}
-	dir := lr.dir
+	commonDir := lr.commonDir
 	lookup := func(path string) (TreeEntry, bool, error) { return lr.lookup(ctx, path) }
 	var stack []string
 	if i := strings.LastIndexByte(linkPath, '/'); i >= 0 {
@@ -273,7 +275,7 @@ func (lr *LinkResolver) Resolve(ctx context.Context, linkPath, text string) (Lin
 				res.Dangling, res.Resolved = true, strings.Join(stack, "/")
 				return res, nil
 			}
-			next, err := catBlob(ctx, dir, e.Hash)
+			next, err := catBlob(ctx, commonDir, e.Hash)
 			if err != nil {
 				return res, err
 			}
@@ -313,7 +315,7 @@ func (lr *LinkResolver) lookup(ctx context.Context, path string) (TreeEntry, boo
 	if lr.missing[path] {
 		return TreeEntry{}, false, nil
 	}
-	out, err := gitCmd{dir: lr.dir, env: []string{"GIT_LITERAL_PATHSPECS=1"},
+	out, err := gitCmd{at: inRepository(lr.commonDir), env: []string{"GIT_LITERAL_PATHSPECS=1"},
 		args: []string{"ls-tree", "-z", "--full-tree", lr.tree, "--", path}}.must(ctx, CodeInternal, ReasonGitFailed)
 	if err != nil {
 		return TreeEntry{}, false, err
@@ -332,8 +334,8 @@ func (lr *LinkResolver) lookup(ctx context.Context, path string) (TreeEntry, boo
 	return TreeEntry{}, false, nil
 }
 
-func catBlob(ctx context.Context, dir, hash string) (string, error) {
-	out, err := git(ctx, CodeInternal, ReasonGitFailed, dir, "cat-file", "blob", hash)
+func catBlob(ctx context.Context, commonDir, hash string) (string, error) {
+	out, err := git(ctx, CodeInternal, ReasonGitFailed, inRepository(commonDir), "cat-file", "blob", hash)
 	return string(out), err
 }
 

@@ -73,7 +73,7 @@ func TestReviewShowsSymlinksAndGitlinksByMode(t *testing.T) {
 		t.Fatalf("gitlink: %+v, nested HEAD %s", g, nestedHead)
 	}
 	// TreeChanges reads the same from the objects alone.
-	tc, err := gitx.TreeChanges(ctx, wt.Path, wt.Base, r.Tree)
+	tc, err := gitx.TreeChanges(ctx, wt.CommonDir, wt.Base, r.Tree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestReadObjectsSkipsLargeObjectsAndReportsMissingOnes(t *testing.T) {
 	bigHash, smallHash := change(t, r, "big.bin").NewHash, change(t, r, "small.txt").NewHash
 	missing := strings.Repeat("ab", 20)
 	var got []gitx.Object
-	err = gitx.ReadObjects(ctx, wt.Path, []string{bigHash, missing, smallHash}, 1024, func(o gitx.Object) error {
+	err = gitx.ReadObjects(ctx, wt.CommonDir, []string{bigHash, missing, smallHash}, 1024, func(o gitx.Object) error {
 		got = append(got, o)
 		return nil
 	})
@@ -137,7 +137,7 @@ func TestReadObjectsSkipsLargeObjectsAndReportsMissingOnes(t *testing.T) {
 	if got[2].Type != "blob" || string(got[2].Content) != "small\n" {
 		t.Errorf("small: %q %q", got[2].Type, got[2].Content)
 	}
-	if err := gitx.ReadObjects(ctx, wt.Path, []string{"HEAD"}, 10, func(gitx.Object) error { return nil }); err == nil {
+	if err := gitx.ReadObjects(ctx, wt.CommonDir, []string{"HEAD"}, 10, func(gitx.Object) error { return nil }); err == nil {
 		t.Fatal("a revision expression was accepted as an object name")
 	}
 }
@@ -191,13 +191,13 @@ func TestResolveLinkInsideTheTree(t *testing.T) {
 		w.Text = links[p]
 		if p == "loop-a" {
 			// The loop is cut after 40 hops, at whichever of the two links it has reached.
-			got, err := gitx.ResolveLink(ctx, wt.Path, r.Tree, p, links[p])
+			got, err := gitx.ResolveLink(ctx, wt.CommonDir, r.Tree, p, links[p])
 			if err != nil || !got.Dangling || got.Escapes {
 				t.Errorf("%s: %+v %v", p, got, err)
 			}
 			continue
 		}
-		got, err := gitx.ResolveLink(ctx, wt.Path, r.Tree, p, links[p])
+		got, err := gitx.ResolveLink(ctx, wt.CommonDir, r.Tree, p, links[p])
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -216,7 +216,7 @@ func TestLinkResolverLooksEachPathUpOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lr := gitx.NewLinkResolver(wt.Path, r.Tree)
+	lr := gitx.NewLinkResolver(wt.CommonDir, r.Tree)
 	if got, err := lr.Resolve(ctx, "one", "lib/b.txt"); err != nil || got.Resolved != "lib/b.txt" {
 		t.Fatalf("%+v %v", got, err)
 	}

@@ -31,12 +31,12 @@ func PreviewApply(ctx context.Context, root, base, change string) (ApplyPreview,
 			return ApplyPreview{}, badInput("PreviewApply: %q is not a 40-hex object name", h)
 		}
 	}
-	headOut, err := git(ctx, CodeNotGitRepository, ReasonBadRef, root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+	headOut, err := git(ctx, CodeNotGitRepository, ReasonBadRef, inCheckout(root), "rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil {
 		return ApplyPreview{}, err
 	}
 	head := strings.TrimSpace(string(headOut))
-	objOut, err := git(ctx, CodeNotGitRepository, ReasonGitFailed, root, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	objOut, err := git(ctx, CodeNotGitRepository, ReasonGitFailed, inCheckout(root), "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
 		return ApplyPreview{}, err
 	}
@@ -51,25 +51,25 @@ func PreviewApply(ctx context.Context, root, base, change string) (ApplyPreview,
 		"GIT_AUTHOR_NAME=reasonixctl", "GIT_AUTHOR_EMAIL=preview@reasonixctl.invalid", "GIT_AUTHOR_DATE=@0 +0000",
 		"GIT_COMMITTER_NAME=reasonixctl", "GIT_COMMITTER_EMAIL=preview@reasonixctl.invalid", "GIT_COMMITTER_DATE=@0 +0000",
 	}
-	typ, err := gitCmd{dir: root, args: []string{"cat-file", "-t", change}, env: env}.must(ctx, CodeInvalidRequest, ReasonBadRef)
+	typ, err := gitCmd{at: inCheckout(root), args: []string{"cat-file", "-t", change}, env: env}.must(ctx, CodeInvalidRequest, ReasonBadRef)
 	if err != nil {
 		return ApplyPreview{}, err
 	}
 	commit := change
 	if strings.TrimSpace(string(typ)) == "tree" {
-		out, err := gitCmd{dir: root, args: []string{"commit-tree", change, "-p", base, "-m", "preview"}, env: env}.must(ctx, CodeInternal, ReasonGitFailed)
+		out, err := gitCmd{at: inCheckout(root), args: []string{"commit-tree", change, "-p", base, "-m", "preview"}, env: env}.must(ctx, CodeInternal, ReasonGitFailed)
 		if err != nil {
 			return ApplyPreview{}, err
 		}
 		commit = strings.TrimSpace(string(out))
 	}
 	args := []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", "--merge-base=" + base, head, commit}
-	out, err := gitCmd{dir: root, args: args, env: env}.run(ctx)
+	out, err := gitCmd{at: inCheckout(root), args: args, env: env}.run(ctx)
 	var ge *GitError
 	if errors.As(err, &ge) && ge.ExitCode == 129 {
 		// git before 2.40: no --merge-base.
 		args = append(args[:4], head, commit)
-		out, err = gitCmd{dir: root, args: args, env: env}.run(ctx)
+		out, err = gitCmd{at: inCheckout(root), args: args, env: env}.run(ctx)
 	}
 	p := ApplyPreview{Head: head, Moved: head != base}
 	switch {

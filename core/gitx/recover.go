@@ -17,7 +17,7 @@ import (
 // worktree exists, on its index and its HEAD (moving the branch checked out there locks HEAD too).
 func removeStaleLocks(wt Worktree) error {
 	locks := []string{filepath.Join(wt.CommonDir, filepath.FromSlash(wt.Ref())+".lock")}
-	if gitDir, err := gitDirOf(wt.Path); err == nil {
+	if gitDir, err := wt.adminDir(); err == nil {
 		locks = append(locks, filepath.Join(gitDir, "index.lock"), filepath.Join(gitDir, "HEAD.lock"))
 	}
 	for _, l := range locks {
@@ -30,7 +30,7 @@ func removeStaleLocks(wt Worktree) error {
 
 // branchAt returns the commit the task branch points at, or "" when it does not exist.
 func branchAt(ctx context.Context, wt Worktree) (string, error) {
-	out, err := gitCmd{dir: wt.CommonDir, args: []string{"--git-dir=" + wt.CommonDir, "for-each-ref", "--format=%(objectname)", wt.Ref()}}.run(ctx)
+	out, err := gitCmd{at: inRepository(wt.CommonDir), args: []string{"for-each-ref", "--format=%(objectname)", wt.Ref()}}.run(ctx)
 	if err != nil {
 		return "", wrap(CodeInternal, ReasonGitFailed, err)
 	}
@@ -56,7 +56,7 @@ func DiscardInterrupted(ctx context.Context, wt Worktree) error {
 	if at != wt.Base {
 		return newErr(CodeOwnershipAmbiguous, ReasonHeadMoved, "branch %s moved to %s; it is kept", BranchPrefix+wt.Task, at)
 	}
-	_, err = git(ctx, CodeInternal, ReasonGitFailed, wt.CommonDir, "--git-dir="+wt.CommonDir, "update-ref", "-d", wt.Ref(), wt.Base)
+	_, err = git(ctx, CodeInternal, ReasonGitFailed, inRepository(wt.CommonDir), "update-ref", "-d", wt.Ref(), wt.Base)
 	return err
 }
 
@@ -81,19 +81,24 @@ func RecoverCommit(ctx context.Context, wt Worktree, reviewedTree string) (strin
 	case "":
 		return "", newErr(CodeOwnershipAmbiguous, ReasonWrongBranch, "branch %s is gone", BranchPrefix+wt.Task)
 	default:
-		out, err := git(ctx, CodeInternal, ReasonGitFailed, wt.Path, "show", "-s", "--format=%T %P", at)
+		out, err := git(ctx, CodeInternal, ReasonGitFailed, inRepository(wt.CommonDir), "show", "-s", "--format=%T %P", at)
 		if err != nil {
 			return "", err
 		}
 		if strings.TrimSpace(string(out)) != reviewedTree+" "+wt.Base {
 			return "", newErr(CodeOwnershipAmbiguous, ReasonHeadMoved, "branch %s moved to %s, which is not the reviewed tree on the base", BranchPrefix+wt.Task, at)
 		}
-		if _, err := git(ctx, CodeCommitFailed, ReasonGitFailed, wt.Path, "update-ref", "-m", "reasonixctl: roll back an unrecorded commit", wt.Ref(), wt.Base, at); err != nil {
+		if _, err := git(ctx, CodeCommitFailed, ReasonGitFailed, inRepository(wt.CommonDir), "update-ref", "-m", "reasonixctl: roll back an unrecorded commit", wt.Ref(), wt.Base, at); err != nil {
 			return "", err
 		}
 		rolledBack = at
 	}
-	if _, err := git(ctx, CodeInternal, ReasonGitFailed, wt.Path, "read-tree", "HEAD"); err != nil {
+	admin, err := wt.adminDir()
+	if err != nil {
+		return rolledBack, err
+	}
+	// The branch is at the base now: the index goes back to it, read by the repository's side.
+	if _, err := git(ctx, CodeInternal, ReasonGitFailed, inAdminDir(admin), "read-tree", wt.Base); err != nil {
 		return rolledBack, err
 	}
 	return rolledBack, nil

@@ -56,13 +56,14 @@ func (r Review) Stat() string {
 	return fmt.Sprintf("%d files changed, %d insertions(+), %d deletions(-)", len(r.Files), add, del)
 }
 
-// reviewTx is a temporary folder holding a disposable index and the exclusion of untracked
-// .reasonix files.
+// reviewTx is a temporary folder holding a disposable index, the exclusion of untracked
+// .reasonix files and the view through which git reads the worktree (see view).
 type reviewTx struct {
 	dir, index, exclude string
+	view                view
 }
 
-func newReviewTx() (*reviewTx, error) {
+func newReviewTx(wt Worktree) (*reviewTx, error) {
 	dir, err := os.MkdirTemp("", "reasonixctl-git-")
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "temporary folder", Err: err}
@@ -73,15 +74,22 @@ func newReviewTx() (*reviewTx, error) {
 		tx.close()
 		return nil, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "temporary file", Err: err}
 	}
+	if tx.view, err = newView(dir, wt, wt.Base); err != nil {
+		tx.close()
+		return nil, err
+	}
 	return tx, nil
 }
 
 func (tx *reviewTx) close() { os.RemoveAll(tx.dir) }
 
-// cmd runs git in dir against the disposable index with the .reasonix exclusion.
-func (tx *reviewTx) cmd(dir string, args ...string) gitCmd {
-	return gitCmd{dir: dir, env: []string{"GIT_INDEX_FILE=" + tx.index},
-		args: append([]string{"-c", "core.excludesFile=" + tx.exclude}, args...)}
+// cmd runs git over the worktree through the view, against the disposable index, with the
+// .reasonix exclusion.
+func (tx *reviewTx) cmd(args ...string) gitCmd { return tx.cmdOn(tx.index, args...) }
+
+// cmdOn is cmd against another index: the worktree's own, at the commit.
+func (tx *reviewTx) cmdOn(index string, args ...string) gitCmd {
+	return gitCmd{at: tx.view.at(index), args: append([]string{"-c", "core.excludesFile=" + tx.exclude}, args...)}
 }
 
 // BuildReview snapshots the worktree into a tree through a temporary index (the base, then every
@@ -106,7 +114,7 @@ func BuildReviewKeepingIndex(ctx context.Context, wt Worktree, keepIndex string)
 	if err := CheckHead(ctx, wt); err != nil {
 		return Review{}, err
 	}
-	tx, err := newReviewTx()
+	tx, err := newReviewTx(wt)
 	if err != nil {
 		return Review{}, err
 	}
@@ -114,11 +122,11 @@ func BuildReviewKeepingIndex(ctx context.Context, wt Worktree, keepIndex string)
 	if err := tx.readBase(ctx, wt); err != nil {
 		return Review{}, err
 	}
-	nested, err := tx.addAll(ctx, wt.Path)
+	nested, err := tx.addAll(ctx)
 	if err != nil {
 		return Review{}, err
 	}
-	out, err := tx.cmd(wt.Path, "write-tree").must(ctx, CodeInternal, ReasonGitFailed)
+	out, err := tx.cmd("write-tree").must(ctx, CodeInternal, ReasonGitFailed)
 	if err != nil {
 		return Review{}, err
 	}
@@ -126,7 +134,9 @@ func BuildReviewKeepingIndex(ctx context.Context, wt Worktree, keepIndex string)
 	if !hex40.MatchString(tree) {
 		return Review{}, newErr(CodeInternal, ReasonGitFailed, "write-tree returned %q", tree)
 	}
-	out, err = git(ctx, CodeInternal, ReasonGitFailed, wt.Path, "diff-tree", "-r", "-z", "--no-renames",
+	// Without a work tree, so that only the view's attributes apply: no .gitattributes of the
+	// worker's can mark a file binary (-diff) and hide its lines from the review.
+	out, err = git(ctx, CodeInternal, ReasonGitFailed, tx.view.bare(), "diff-tree", "-r", "-z", "--no-renames",
 		"--no-ext-diff", "--no-textconv", "--raw", "--numstat", "-p", "--binary", "--full-index", wt.Base, tree)
 	if err != nil {
 		return Review{}, err
@@ -151,34 +161,34 @@ func BuildReviewKeepingIndex(ctx context.Context, wt Worktree, keepIndex string)
 // byte the one the worktree's checkout wrote is the base already and needs no read-tree.
 // Without a usable seed, or if the merge fails, the base is read alone.
 func (tx *reviewTx) readBase(ctx context.Context, wt Worktree) error {
-	seeded, isBase := seedIndex(wt.Path, wt.Base, tx.index)
+	seeded, isBase := seedIndex(wt, tx.index)
 	if seeded && isBase {
 		return nil // the worktree's index is still the one its checkout of the base wrote
 	}
 	if seeded {
-		if _, err := tx.cmd(wt.Path, "read-tree", "-m", wt.Base).run(ctx); err == nil {
+		if _, err := tx.cmd("read-tree", "-m", wt.Base).run(ctx); err == nil {
 			return nil
 		} else if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		os.Remove(tx.index)
 	}
-	_, err := tx.cmd(wt.Path, "read-tree", wt.Base).must(ctx, CodeInternal, ReasonGitFailed)
+	_, err := tx.cmd("read-tree", wt.Base).must(ctx, CodeInternal, ReasonGitFailed)
 	return err
 }
 
 // addAll stages every change into the disposable index. git refuses a whole `add -A` when an
 // untracked directory is a repository without a commit; those directories are found, excluded
 // and returned, and the add is repeated without them.
-func (tx *reviewTx) addAll(ctx context.Context, dir string) ([]string, error) {
-	_, err := tx.cmd(dir, "add", "-A").run(ctx)
+func (tx *reviewTx) addAll(ctx context.Context) ([]string, error) {
+	_, err := tx.cmd("add", "-A").run(ctx)
 	if err == nil {
 		return nil, nil
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	out, serr := tx.cmd(dir, "status", "--porcelain=v2", "-z", "--untracked-files=all").run(ctx)
+	out, serr := tx.cmd("status", "--porcelain=v2", "-z", "--untracked-files=all").run(ctx)
 	st, perr := parseStatus(out)
 	if serr != nil || perr != nil {
 		return nil, wrap(CodeInternal, ReasonGitFailed, err)
@@ -203,7 +213,7 @@ func (tx *reviewTx) addAll(ctx context.Context, dir string) ([]string, error) {
 	if ferr := f.Close(); ferr != nil {
 		return nil, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "temporary file", Err: ferr}
 	}
-	if _, err := tx.cmd(dir, "add", "-A").must(ctx, CodeInternal, ReasonGitFailed); err != nil {
+	if _, err := tx.cmd("add", "-A").must(ctx, CodeInternal, ReasonGitFailed); err != nil {
 		return nil, err
 	}
 	return sortedUnique(nested), nil
@@ -221,19 +231,18 @@ func escapeGlob(p string) string {
 	return b.String()
 }
 
-// CheckHead refuses a worktree whose HEAD is not the task branch at the base: a commit made
-// there, or a switch to another branch, means the worktree no longer holds only the task's
-// uncommitted change (ownership_ambiguous, reason head_moved or wrong_branch). One git process.
+// CheckHead refuses a worktree whose .git is not the link made at its creation (reason
+// worktree_tampered, see CheckLink) or whose HEAD is not the task branch at the base: a commit
+// made there, or a switch to another branch, means the worktree no longer holds only the task's
+// uncommitted change (ownership_ambiguous, reason head_moved or wrong_branch). At most one git
+// process, which reads the worktree's HEAD from the repository's side.
 func CheckHead(ctx context.Context, wt Worktree) error {
-	l, ok := readHead(wt)
-	if !ok {
-		out, err := git(ctx, CodeInternal, ReasonGitFailed, wt.Path, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
-		if err != nil {
-			return err
-		}
-		if l = lines(out); len(l) != 2 {
-			return newErr(CodeInternal, ReasonGitFailed, "rev-parse HEAD returned %q", out)
-		}
+	if err := CheckLink(wt); err != nil {
+		return err
+	}
+	l, err := headOf(ctx, wt)
+	if err != nil {
+		return err
 	}
 	switch {
 	case l[1] == "HEAD":
@@ -244,6 +253,27 @@ func CheckHead(ctx context.Context, wt Worktree) error {
 		return newErr(CodeOwnershipAmbiguous, ReasonHeadMoved, "the task branch has commits since the base: HEAD is %s, the base %s", l[0], wt.Base)
 	}
 	return nil
+}
+
+// headOf returns the worktree's HEAD commit and the ref it names ("HEAD" when detached), read
+// from the repository's side.
+func headOf(ctx context.Context, wt Worktree) ([]string, error) {
+	if l, ok := readHead(wt); ok {
+		return l, nil
+	}
+	admin, err := wt.adminDir()
+	if err != nil {
+		return nil, err
+	}
+	out, err := git(ctx, CodeInternal, ReasonGitFailed, inAdminDir(admin), "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	l := lines(out)
+	if len(l) != 2 {
+		return nil, newErr(CodeInternal, ReasonGitFailed, "rev-parse HEAD returned %q", out)
+	}
+	return l, nil
 }
 
 // readHead reads the worktree's HEAD as `rev-parse HEAD --symbolic-full-name HEAD` prints it,
@@ -258,7 +288,7 @@ func readHead(wt Worktree) (l []string, ok bool) {
 	if _, err := os.Lstat(filepath.Join(wt.CommonDir, "reftable")); err == nil {
 		return nil, false
 	}
-	gitDir, err := gitDirOf(wt.Path)
+	gitDir, err := wt.adminDir()
 	if err != nil {
 		return nil, false
 	}

@@ -43,7 +43,7 @@ func OpenSource(ctx context.Context, dir, baseRef string) (Source, error) {
 	if err := validRev(baseRef); err != nil {
 		return Source{}, err
 	}
-	out, err := gitCmd{dir: dir, args: []string{"rev-parse", "--path-format=absolute",
+	out, err := gitCmd{at: inCheckout(dir), args: []string{"rev-parse", "--path-format=absolute",
 		"--show-toplevel", "--git-common-dir", "--verify", "-q", baseRef + "^{commit}"}}.run(ctx)
 	l := lines(out)
 	if err != nil && len(l) < 2 {
@@ -91,7 +91,7 @@ func sourceStatus(ctx context.Context, root string, branch bool) (status, error)
 	if branch {
 		args = append(args, "--branch")
 	}
-	out, err := gitCmd{dir: root, args: args}.run(ctx)
+	out, err := gitCmd{at: inCheckout(root), args: args}.run(ctx)
 	if err != nil {
 		return status{}, err
 	}
@@ -117,7 +117,7 @@ func ResolveAuthor(ctx context.Context, dir string) (Identity, error) {
 				env = append(env, k+"="+v)
 			}
 		}
-		out, err := gitCmd{dir: dir, fullEnv: env, args: []string{"config", "--get-regexp", `^user\.(name|email)$`}}.run(ctx)
+		out, err := gitCmd{at: inCheckout(dir), fullEnv: env, args: []string{"config", "--get-regexp", `^user\.(name|email)$`}}.run(ctx)
 		if err != nil && exitCode(err) != 1 { // 1: no such key
 			return id, wrap(CodeInternal, ReasonGitFailed, err)
 		}

@@ -75,7 +75,7 @@ func (st *stamper) read(root, commonDir string, prefixes []string) error {
 	if fi, err := os.Lstat(gitDir); err != nil {
 		return errNoStamp
 	} else if !fi.IsDir() {
-		if gitDir, err = gitDirOf(root); err != nil {
+		if gitDir, err = checkoutGitDir(root); err != nil {
 			return errNoStamp
 		}
 	}
@@ -195,4 +195,18 @@ func (st *stamper) stat(p string) (os.FileInfo, error) {
 	}
 	st.b.WriteString(p + "\x00" + key + " " + strconv.FormatInt(mtime.UnixNano(), 10) + " " + strconv.FormatInt(ctime.UnixNano(), 10) + "\x00")
 	return fi, nil
+}
+
+// checkoutGitDir reads the private git directory of a person's checkout that is itself a
+// linked worktree, from its .git file. Never used on a task's worktree (see adminDir).
+func checkoutGitDir(root string) (string, error) {
+	b := readBounded(filepath.Join(root, ".git"), 4096)
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok {
+		return "", errors.New(root + "/.git is not a worktree link")
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	return dir, nil
 }

@@ -21,6 +21,13 @@ type Worktree struct {
 	Base      string // the commit the branch starts at
 	RepoRoot  string // the source checkout's top level
 	CommonDir string // the shared git directory
+	// AdminDir is the worktree's private git directory inside the repository
+	// (<CommonDir>/worktrees/<name>) and GitLink the exact bytes of the worktree's .git file,
+	// both as they were at creation: git is pointed at the repository by them, never by the
+	// worktree's .git, which the worker can rewrite. Empty in records made before they were
+	// kept; then they are found from the repository's side (adminDir).
+	AdminDir string
+	GitLink  string
 }
 
 // Ref is the full name of the task branch.
@@ -68,16 +75,26 @@ func CreateWorktree(ctx context.Context, src Source, root, task string) (Worktre
 		return Worktree{}, newErr(CodeOwnershipAmbiguous, ReasonPathExists, "worktree path %s already exists", path)
 	}
 	wt := Worktree{Path: path, Task: task, Base: src.Base, RepoRoot: src.Root, CommonDir: src.CommonDir}
-	_, err = gitCmd{dir: src.Root, args: []string{"worktree", "add", "--quiet", "-b", BranchPrefix + task, "--", path, src.Base}}.run(ctx)
+	_, err = gitCmd{at: inCheckout(src.Root), args: []string{"worktree", "add", "--quiet", "-b", BranchPrefix + task, "--", path, src.Base}}.run(ctx)
 	if err == nil {
-		rememberCreatedIndex(path, src.Base)
+		// No worker has run yet: the link git just wrote is the one to hold the worktree to.
+		if wt.AdminDir, err = wt.adminDir(); err != nil {
+			return wt, err
+		}
+		if wt.GitLink, err = wt.gitLink(); err != nil {
+			return wt, err
+		}
+		if err := CheckLink(wt); err != nil {
+			return wt, err
+		}
+		rememberCreatedIndex(wt)
 		return wt, nil
 	}
 	if ctx.Err() != nil {
 		return Worktree{}, ctx.Err()
 	}
 	// Tell the two refusals apart by asking git, not by reading its messages.
-	if _, e := (gitCmd{dir: src.Root, args: []string{"rev-parse", "--verify", "-q", wt.Ref()}}).run(ctx); e == nil {
+	if _, e := (gitCmd{at: inCheckout(src.Root), args: []string{"rev-parse", "--verify", "-q", wt.Ref()}}).run(ctx); e == nil {
 		return Worktree{}, &Error{Code: CodeOwnershipAmbiguous, Reason: ReasonBranchExists, Message: "branch " + BranchPrefix + task + " already exists", Err: err}
 	}
 	if _, e := os.Lstat(path); e == nil {
@@ -93,29 +110,22 @@ func RemoveWorktree(ctx context.Context, wt Worktree) error {
 		return badInput("RemoveWorktree needs absolute Path and CommonDir")
 	}
 	forgetCreatedIndex(wt.Path)
-	gitDir := "--git-dir=" + wt.CommonDir
+	repo := inRepository(wt.CommonDir)
 	if _, err := os.Lstat(wt.Path); errors.Is(err, os.ErrNotExist) {
-		_, err := git(ctx, CodeInternal, ReasonGitFailed, wt.CommonDir, gitDir, "worktree", "prune")
+		_, err := git(ctx, CodeInternal, ReasonGitFailed, repo, "worktree", "prune")
 		return err
 	}
-	_, err := git(ctx, CodeInternal, ReasonGitFailed, wt.CommonDir, gitDir, "worktree", "remove", "--force", "--force", "--", wt.Path)
+	if CheckLink(wt) != nil {
+		// git would follow the rewritten .git to validate the worktree, and refuse it: the
+		// folder goes without git, then the repository forgets it.
+		if err := os.RemoveAll(wt.Path); err != nil {
+			return &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "cannot remove the worktree " + wt.Path, Err: err}
+		}
+		_, err := git(ctx, CodeInternal, ReasonGitFailed, repo, "worktree", "prune")
+		return err
+	}
+	_, err := git(ctx, CodeInternal, ReasonGitFailed, repo, "worktree", "remove", "--force", "--force", "--", wt.Path)
 	return err
-}
-
-// gitDirOf reads the private git directory of a linked worktree from its .git file.
-func gitDirOf(worktree string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(worktree, ".git"))
-	if err != nil {
-		return "", err
-	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
-	if !ok {
-		return "", errors.New(worktree + "/.git is not a worktree link")
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(worktree, dir)
-	}
-	return dir, nil
 }
 
 // DiscardWorktree undoes CreateWorktree for a task that never started: the worktree goes and
@@ -128,6 +138,6 @@ func DiscardWorktree(ctx context.Context, wt Worktree) error {
 	if !hex40.MatchString(wt.Base) {
 		return badInput("DiscardWorktree needs a resolved base")
 	}
-	_, err := git(ctx, CodeInternal, ReasonGitFailed, wt.CommonDir, "--git-dir="+wt.CommonDir, "update-ref", "-d", wt.Ref(), wt.Base)
+	_, err := git(ctx, CodeInternal, ReasonGitFailed, inRepository(wt.CommonDir), "update-ref", "-d", wt.Ref(), wt.Base)
 	return err
 }
