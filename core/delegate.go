@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"reasonixctl/core/contract"
@@ -147,6 +148,15 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 	if baseRef == "" {
 		baseRef = "HEAD"
 	}
+	// A task's worktree is the worker's to write, .git included: it is never the source of a
+	// task, or git would find its repository through a link the worker chose.
+	root := filepath.Join(e.cfg.StateDir, "worktrees")
+	if realRoot, err := filepath.EvalSymlinks(root); err == nil {
+		if realCwd, err := filepath.EvalSymlinks(cwd); err == nil && (realCwd == realRoot || strings.HasPrefix(realCwd, realRoot+string(filepath.Separator))) {
+			return nil, nil, Errorf(CodeInvalidRequest, map[string]any{"cwd": cwd},
+				"%s is inside a task's worktree; delegate from the repository's own checkout", cwd)
+		}
+	}
 	src, err := gitx.OpenSource(gctx, cwd, baseRef)
 	if err != nil {
 		return nil, nil, gitError(err)
@@ -206,7 +216,6 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 	}
 	// The task is stored before its branch and worktree exist, so that an owner killed while
 	// creating them leaves a record from which the next start undoes them (see recover).
-	root := filepath.Join(e.cfg.StateDir, "worktrees")
 	r.Worktree, err = plannedWorktree(root, src.ID, req.TaskID)
 	if err != nil {
 		return nil, nil, err

@@ -653,3 +653,17 @@ func waitSettled(t *testing.T, repo string, prefixes ...string) {
 		runtime.Gosched()
 	}
 }
+
+// A task's worktree is never the source of another task: git would find the repository through
+// the worktree's .git, which the worker writes.
+func TestDelegateFromATaskWorktreeIsRefused(t *testing.T) {
+	h := newHarness(t, nil)
+	res, err := h.delegate("first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.delegate("second", func(r *DelegateRequest) { r.Authority.Cwd = res.Worktree })
+	if e := mustCode(t, err, CodeInvalidRequest); !strings.Contains(e.Message, "inside a task's worktree") {
+		t.Fatalf("message: %s", e.Message)
+	}
+}
