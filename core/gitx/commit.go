@@ -212,7 +212,7 @@ func ValidateMessage(msg string) error {
 
 // worktreeStatus compares the worktree's files with index, and index with the view's HEAD.
 func worktreeStatus(ctx context.Context, tx *reviewTx, index string) (status, error) {
-	out, err := tx.cmdOn(index, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames").run(ctx)
+	out, err := tx.cmdOn(index, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames", "--ignore-submodules=all").run(ctx)
 	if err != nil {
 		return status{}, err
 	}

@@ -50,7 +50,7 @@ func Unreviewed(ctx context.Context, wt Worktree, tree, keptIndex string, pathsp
 			}
 		}
 	}
-	args := []string{"status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames"}
+	args := []string{"status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames", "--ignore-submodules=all"}
 	if len(pathspec) > 0 {
 		args = append(append(args, "--"), pathspec...)
 	}

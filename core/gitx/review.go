@@ -188,7 +188,7 @@ func (tx *reviewTx) addAll(ctx context.Context) ([]string, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	out, serr := tx.cmd("status", "--porcelain=v2", "-z", "--untracked-files=all").run(ctx)
+	out, serr := tx.cmd("status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=all").run(ctx)
 	st, perr := parseStatus(out)
 	if serr != nil || perr != nil {
 		return nil, wrap(CodeInternal, ReasonGitFailed, err)

@@ -22,8 +22,11 @@ const ReasonTampered = "worktree_tampered"
 const neutralAttributes = "* !text !eol !crlf !ident !filter !diff !merge !working-tree-encoding\n"
 
 // viewConfig is the view's whole config: none of the repository's, so no filter, textconv,
-// diff driver, fsmonitor or conversion it defines can apply to a worker's files.
-const viewConfig = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfilemode = true\n\tsymlinks = true\n\tlogallrefupdates = false\n"
+// diff driver, fsmonitor or conversion it defines can apply to a worker's files. Nested
+// repositories are never entered (a status that recursed into one would run git with that
+// repository's config, the worker's); every status of a view also says --ignore-submodules=all.
+const viewConfig = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfilemode = true\n\tsymlinks = true\n\tlogallrefupdates = false\n" +
+	"[diff]\n\tignoreSubmodules = all\n[status]\n\tsubmoduleSummary = false\n[submodule]\n\trecurse = false\n"
 
 // maxExcludeBytes bounds the copy of the repository's info/exclude into a view.
 const maxExcludeBytes = 1 << 20
@@ -186,7 +189,7 @@ func Changes(ctx context.Context, wt Worktree, limit int) (head string, paths []
 	}
 	defer tx.close()
 	out, err := tx.cmdOn(filepath.Join(admin, "index"), "status", "--porcelain=v2", "-z",
-		"--untracked-files=all", "--ignore-submodules=none", "--no-renames").must(ctx, CodeInternal, ReasonGitFailed)
+		"--untracked-files=all", "--ignore-submodules=all", "--no-renames").must(ctx, CodeInternal, ReasonGitFailed)
 	if err != nil {
 		return "", nil, err
 	}
