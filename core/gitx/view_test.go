@@ -66,9 +66,12 @@ func TestTamperedGitLinkIsRefused(t *testing.T) {
 			os.Remove(link)
 			os.Symlink(other, link)
 		},
-		"removed":   func(link string) { os.Remove(link) },
-		"appended":  func(link string) { b, _ := os.ReadFile(link); os.WriteFile(link, append(b, '\n'), 0o644) },
-		"same text": func(link string) { b, _ := os.ReadFile(link); os.WriteFile(link, []byte(strings.TrimSpace(string(b))), 0o644) },
+		"removed":  func(link string) { os.Remove(link) },
+		"appended": func(link string) { b, _ := os.ReadFile(link); os.WriteFile(link, append(b, '\n'), 0o644) },
+		"same text": func(link string) {
+			b, _ := os.ReadFile(link)
+			os.WriteFile(link, []byte(strings.TrimSpace(string(b))), 0o644)
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			wt := f.task(t, "tamper-"+strings.ReplaceAll(name, " ", "-"))
