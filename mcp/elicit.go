@@ -58,10 +58,51 @@ type askerSlot struct {
 	ended     bool
 }
 
+// answerGate orders a person's answer before the client's next request: a response to
+// elicitation/create holds it from the moment it is read until the answer is recorded, and a
+// tool call read after that response waits for it. Without it, a client that answers the form
+// and at once resumes the task could still find the interaction pending.
+type answerGate struct {
+	mu   sync.Mutex
+	held int
+	free chan struct{} // closed when held drops to 0; nil while nothing was held
+}
+
+// hold marks an answer as being recorded; release (idempotent) marks it recorded.
+func (g *answerGate) hold() (release func()) {
+	g.mu.Lock()
+	if g.held == 0 {
+		g.free = make(chan struct{})
+	}
+	g.held++
+	g.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			g.held--
+			if g.held == 0 {
+				close(g.free)
+			}
+			g.mu.Unlock()
+		})
+	}
+}
+
+// wait returns a channel closed once every answer held now is recorded (nil: none is held).
+func (g *answerGate) wait() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held == 0 {
+		return nil
+	}
+	return g.free
+}
+
 // offer installs an Asker that elicits through conn, now or when the service opens.
 func (c *session) offerAsker(conn *jsonrpc.Conn) {
 	c.asker.once.Do(func() {
-		ask := c.srv.elicitAsker(conn)
+		ask := c.srv.elicitAsker(conn, &c.gate)
 		c.srv.service.whenOpen(func(svc core.Service) {
 			setter, ok := svc.(askerSetter)
 			if !ok {
@@ -91,37 +132,66 @@ func (s *askerSlot) end() {
 	}
 }
 
-// elicitAsker asks the client's user about a permission interaction. Only an accepted allow_once
-// allows; a deny, a decline or a cancel answers deny, and a JSON-RPC error, a malformed result
-// or ctx ending (answered elsewhere, timed out, session over) returns an error. The engine falls
-// back to the automatic denial on all of them.
-func (s *Server) elicitAsker(conn *jsonrpc.Conn) core.Asker {
+// elicitAsker asks the client's user about a permission interaction and returns their answer
+// as given: an accepted allow_once allows, an accepted deny denies, a decline or a cancel
+// denies as such. A JSON-RPC error, a malformed result or ctx ending (answered elsewhere, timed
+// out, session over) returns an error: the engine then falls back to the automatic denial.
+// The answer is recorded (q.Record) before the client's next request is served (gate).
+func (s *Server) elicitAsker(conn *jsonrpc.Conn, gate *answerGate) core.Asker {
 	return func(ctx context.Context, q core.Question) (core.InteractionResponse, error) {
 		if q.Interaction.Kind != core.InteractionPermission {
 			return core.InteractionResponse{}, fmt.Errorf("only permission requests are elicited, not %q", q.Interaction.Kind)
 		}
-		raw, err := conn.Call(ctx, string(mcp.MethodElicitationCreate), elicitationParams(q))
+		var release func()
+		raw, err := conn.CallNotify(ctx, string(mcp.MethodElicitationCreate), elicitationParams(q), func() {
+			if gate != nil {
+				release = gate.hold()
+			}
+		})
+		if release != nil {
+			defer release()
+		}
 		if err != nil {
 			s.log.Info("elicitation gave no answer", "task", q.TaskID, "interaction", q.Interaction.ID, "err", err)
 			return core.InteractionResponse{}, err
 		}
-		var res mcp.ElicitationResult
-		if err := json.Unmarshal(raw, &res); err != nil {
-			return core.InteractionResponse{}, fmt.Errorf("malformed elicitation result: %w", err)
+		resp, err := elicitedAnswer(raw, q.Interaction.Request)
+		if err != nil {
+			s.log.Info("elicitation answered unusably", "task", q.TaskID, "interaction", q.Interaction.ID, "err", err)
+			return core.InteractionResponse{}, err
 		}
-		s.log.Info("elicitation answered", "task", q.TaskID, "interaction", q.Interaction.ID, "action", res.Action)
-		switch res.Action {
-		case mcp.ElicitationResponseActionAccept:
-			content, _ := res.Content.(map[string]any)
-			if content[elicitField] == elicitAllowOnce {
-				return core.InteractionResponse{Decision: core.DecisionAllow, OptionID: allowOnceOption(q.Interaction.Request)}, nil
+		s.log.Info("elicitation answered", "task", q.TaskID, "interaction", q.Interaction.ID, "decision", resp.Decision, "outcome", resp.Outcome)
+		if q.Record != nil {
+			if err := q.Record(resp); err != nil {
+				s.log.Info("the answer was not recorded", "task", q.TaskID, "interaction", q.Interaction.ID, "err", err)
 			}
-			return core.InteractionResponse{Decision: core.DecisionDeny}, nil
-		case mcp.ElicitationResponseActionDecline, mcp.ElicitationResponseActionCancel:
-			return core.InteractionResponse{Decision: core.DecisionDeny}, nil
 		}
-		return core.InteractionResponse{}, fmt.Errorf("elicitation answered with unknown action %q", res.Action)
+		return resp, nil
 	}
+}
+
+// elicitedAnswer maps an elicitation result onto the person's answer.
+func elicitedAnswer(raw json.RawMessage, r core.InteractionRequest) (core.InteractionResponse, error) {
+	var res mcp.ElicitationResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return core.InteractionResponse{}, fmt.Errorf("malformed elicitation result: %w", err)
+	}
+	switch res.Action {
+	case mcp.ElicitationResponseActionAccept:
+		content, _ := res.Content.(map[string]any)
+		switch content[elicitField] {
+		case elicitAllowOnce:
+			return core.InteractionResponse{Decision: core.DecisionAllow, OptionID: allowOnceOption(r), Outcome: core.OutcomeAnswered}, nil
+		case elicitDeny:
+			return core.InteractionResponse{Decision: core.DecisionDeny, Outcome: core.OutcomeAnswered}, nil
+		}
+		return core.InteractionResponse{}, fmt.Errorf("elicitation accepted without a %s of %s or %s: %v", elicitField, elicitAllowOnce, elicitDeny, res.Content)
+	case mcp.ElicitationResponseActionDecline:
+		return core.InteractionResponse{Decision: core.DecisionDeny, Outcome: core.OutcomeDeclined}, nil
+	case mcp.ElicitationResponseActionCancel:
+		return core.InteractionResponse{Decision: core.DecisionDeny, Outcome: core.OutcomeCancelled}, nil
+	}
+	return core.InteractionResponse{}, fmt.Errorf("elicitation answered with unknown action %q", res.Action)
 }
 
 // allowOnceOption is the worker's allow-once option; empty lets the engine choose its default

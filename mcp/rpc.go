@@ -49,6 +49,7 @@ type session struct {
 	srv   *Server
 	slots chan struct{} // one per running tool call
 	asker askerSlot
+	gate  answerGate
 }
 
 // ServeStdio serves one client over in/out until in closes or ctx ends, then cancels the calls
@@ -194,7 +195,15 @@ func (c *session) toolsCall(params json.RawMessage, era requestEra) (jsonrpc.Ser
 	if run == nil {
 		return fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %q", p.Name)), false
 	}
+	// Taken on the read loop: the answers the client gave before this call are recorded first.
+	answered := c.gate.wait()
 	return func(ctx context.Context, conn *jsonrpc.Conn) jsonrpc.Reply {
+		if answered != nil {
+			select {
+			case <-answered:
+			case <-ctx.Done():
+			}
+		}
 		var res *mcp.CallToolResult
 		select {
 		case c.slots <- struct{}{}:
