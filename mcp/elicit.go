@@ -15,9 +15,17 @@ import (
 )
 
 // With Options.AskUser, a command the policy does not know is put to the client's own user as
-// an MCP form elicitation (elicitation/create, revision 2025-06-18 and later) instead of being
-// denied at once. The engine keeps the interaction open for Codex as well, and falls back to the
-// automatic denial on anything but an allow within its ask timeout.
+// an MCP form elicitation instead of being denied at once. The engine keeps the interaction
+// open for Codex as well, records the person's answer as theirs, and falls back to the
+// automatic denial when nobody answers within its ask timeout.
+//
+// How the form reaches the user depends on the revision the client speaks:
+//   - 2025-06-18 and 2025-11-25 (initialize): the server sends elicitation/create as soon as
+//     the interaction opens, once the client has sent notifications/initialized.
+//   - 2026-07-28 (capabilities in each request's _meta): the server cannot send requests, so
+//     a reasonix_delegate call whose task waits on a permission interaction returns
+//     resultType "input_required" with the form; the client answers it and calls again with
+//     the answer in inputResponses and requestState echoed (inline.go).
 
 // The form's one field and its values.
 const (
@@ -49,13 +57,43 @@ func elicitsForms(params json.RawMessage) bool {
 	return e.Form != nil || e.URL == nil
 }
 
-// askerSlot is a session's asker: installed in the service once both the client (at initialize)
-// and the service (once opened) are ready, removed when the session ends.
+// askerSlot is a session's asker: installed in the service once both the client (after
+// notifications/initialized, or at its first 2026-07-28 call declaring form elicitation) and the
+// service (once opened) are ready, removed when the session ends.
 type askerSlot struct {
 	mu        sync.Mutex
 	once      sync.Once
 	installed askerSetter
 	ended     bool
+
+	// Set at initialize when the client can show forms; the asker waits for initialized.
+	conn    *jsonrpc.Conn
+	version string
+}
+
+// initialized reports notifications/initialized: a form the client can show may be sent now.
+func (c *session) initialized() {
+	c.asker.mu.Lock()
+	conn, version := c.asker.conn, c.asker.version
+	c.asker.conn = nil
+	c.asker.mu.Unlock()
+	if conn != nil {
+		c.install(func() core.Asker { return c.srv.elicitAsker(conn, &c.gate, titledEnums(version)) })
+	}
+}
+
+// Notified implements jsonrpc.NotificationHandler.
+func (c *session) Notified(method string, _ json.RawMessage) {
+	if method == string(mcp.MethodNotificationInitialized) {
+		c.initialized()
+	}
+}
+
+// titledEnums says whether a form for a client of this revision offers its choices as titled
+// oneOf (2025-11-25 and later) rather than enumNames (2025-06-18, deprecated since). Codex
+// renders both as a list of choices.
+func titledEnums(version string) bool {
+	return version != mcp.ProtocolVersion20250618 && version != mcp.ProtocolVersion20241105
 }
 
 // answerGate orders a person's answer before the client's next request: a response to
@@ -99,10 +137,10 @@ func (g *answerGate) wait() <-chan struct{} {
 	return g.free
 }
 
-// offer installs an Asker that elicits through conn, now or when the service opens.
-func (c *session) offerAsker(conn *jsonrpc.Conn) {
+// install installs the session's Asker (the first one offered), now or when the service opens.
+func (c *session) install(newAsker func() core.Asker) {
 	c.asker.once.Do(func() {
-		ask := c.srv.elicitAsker(conn, &c.gate)
+		ask := newAsker()
 		c.srv.service.whenOpen(func(svc core.Service) {
 			setter, ok := svc.(askerSetter)
 			if !ok {
@@ -137,13 +175,13 @@ func (s *askerSlot) end() {
 // denies as such. A JSON-RPC error, a malformed result or ctx ending (answered elsewhere, timed
 // out, session over) returns an error: the engine then falls back to the automatic denial.
 // The answer is recorded (q.Record) before the client's next request is served (gate).
-func (s *Server) elicitAsker(conn *jsonrpc.Conn, gate *answerGate) core.Asker {
+func (s *Server) elicitAsker(conn *jsonrpc.Conn, gate *answerGate, titled bool) core.Asker {
 	return func(ctx context.Context, q core.Question) (core.InteractionResponse, error) {
 		if q.Interaction.Kind != core.InteractionPermission {
 			return core.InteractionResponse{}, fmt.Errorf("only permission requests are elicited, not %q", q.Interaction.Kind)
 		}
 		var release func()
-		raw, err := conn.CallNotify(ctx, string(mcp.MethodElicitationCreate), elicitationParams(q), func() {
+		raw, err := conn.CallNotify(ctx, string(mcp.MethodElicitationCreate), elicitationParams(q, titled), func() {
 			if gate != nil {
 				release = gate.hold()
 			}
@@ -206,23 +244,30 @@ func allowOnceOption(r core.InteractionRequest) string {
 }
 
 // elicitationParams is the form: the command, where it runs, why the policy asks, and a single
-// required choice. The schema keeps to the restricted subset of both 2025-06-18 and 2025-11-25
-// (a flat object of primitives; enumNames is the titled enum the earlier revision knows).
-func elicitationParams(q core.Question) mcp.ElicitationParams {
+// required choice. The schema keeps to the restricted subset (a flat object of primitives); the
+// choice is a titled enum, as titled oneOf for 2025-11-25 and later (titled) or as enumNames,
+// the form 2025-06-18 knows.
+func elicitationParams(q core.Question, titled bool) mcp.ElicitationParams {
+	decision := map[string]any{
+		"type":        "string",
+		"title":       "Run this command?",
+		"description": "Allow it once, or deny it: the worker is then told to find another way.",
+	}
+	if titled {
+		decision["oneOf"] = []map[string]string{
+			{"const": elicitAllowOnce, "title": "Allow once"},
+			{"const": elicitDeny, "title": "Deny"},
+		}
+	} else {
+		decision["enum"] = []string{elicitAllowOnce, elicitDeny}
+		decision["enumNames"] = []string{"Allow once", "Deny"}
+	}
 	return mcp.ElicitationParams{
 		Message: elicitationMessage(q),
 		RequestedSchema: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				elicitField: map[string]any{
-					"type":        "string",
-					"title":       "Run this command?",
-					"description": "Allow it once, or deny it: the worker is then told to find another way.",
-					"enum":        []string{elicitAllowOnce, elicitDeny},
-					"enumNames":   []string{"Allow once", "Deny"},
-				},
-			},
-			"required": []string{elicitField},
+			"type":       "object",
+			"properties": map[string]any{elicitField: decision},
+			"required":   []string{elicitField},
 		},
 	}
 }

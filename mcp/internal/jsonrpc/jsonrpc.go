@@ -91,6 +91,13 @@ type Handler interface {
 	Route(req *Request) (serve Serve, concurrent bool)
 }
 
+// NotificationHandler is implemented by a Handler that wants to hear the peer's notifications
+// (all but notifications/cancelled, which the connection handles itself). Notified runs on the
+// read loop, in order with Route, and must not block.
+type NotificationHandler interface {
+	Notified(method string, params json.RawMessage)
+}
+
 // Options bound one connection.
 type Options struct {
 	Logger *slog.Logger // nil: discard
@@ -347,8 +354,10 @@ func (c *Conn) handle(line []byte) {
 	case isNotification:
 		if m.Method == CancelMethod {
 			c.cancelled(m.Params)
+		} else if n, ok := c.h.(NotificationHandler); ok {
+			n.Notified(m.Method, m.Params)
 		}
-		return // other notifications need nothing
+		return
 	}
 	req := &Request{ID: m.ID, Method: m.Method, Params: m.Params}
 	serve, concurrent := c.h.Route(req)
