@@ -120,11 +120,12 @@ var conformanceDifferences = map[string]string{
 	"batch": "a batch is valid JSON but not a request object: -32600 Invalid Request (MCP has no batches since 2025-06-18); " +
 		"mcp-go answers -32700 Parse error",
 	"empty batch":             "as batch: -32600, not -32700",
+	"client error with an id": "responses are never answered; mcp-go answers an error response whose id is not null with -32601",
+	"cancellation":            "after notifications/cancelled no response is sent, as MCP asks; mcp-go still answers the cancelled call",
+
 	"initialize 2025-03-26": "2025-03-26 is not offered (servers of that revision must accept batches, which this loop refuses): " +
 		"the latest revision is offered instead, as the spec says for a revision not served; mcp-go accepts it",
 	"server/discover at 2026-07-28": "supportedVersions leaves out 2025-03-26, which is not served; mcp-go lists it",
-	"client error with an id": "responses are never answered; mcp-go answers an error response whose id is not null with -32601",
-	"cancellation":            "after notifications/cancelled no response is sent, as MCP asks; mcp-go still answers the cancelled call",
 }
 
 // wireAnswer is one answer as compared: its id, and its result or its error code. Error

@@ -50,8 +50,8 @@ type callParams struct {
 // session is one client connection's MCP state: its call slots. The protocol revision is a
 // property of each request, never of the session.
 type session struct {
-	srv   *Server
-	slots chan struct{} // one per running tool call
+	srv    *Server
+	slots  chan struct{} // one per running tool call
 	asker  askerSlot
 	gate   answerGate
 	inline inlineQuestions
