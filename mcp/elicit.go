@@ -78,7 +78,7 @@ func (c *session) initialized() {
 	c.asker.conn = nil
 	c.asker.mu.Unlock()
 	if conn != nil {
-		c.install(func() core.Asker { return c.srv.elicitAsker(conn, &c.gate, titledEnums(version)) })
+		c.install(func() core.Asker { return c.srv.elicitAsker(conn, &c.gate, &c.forms, titledEnums(version)) })
 	}
 }
 
@@ -137,6 +137,50 @@ func (g *answerGate) wait() <-chan struct{} {
 	return g.free
 }
 
+// openForms are the forms this session's client shows now, by task and interaction: a
+// reasonix_delegate call that would return because its task waits on one of them waits for the
+// person's answer instead (it is what the call is waiting for, and the client shows the form
+// while the call runs).
+type openForms struct {
+	mu sync.Mutex
+	m  map[string]chan struct{}
+}
+
+// open records a form shown; done (idempotent) records that it was answered and the answer
+// recorded, or withdrawn.
+func (f *openForms) open(task, interaction string) (done func()) {
+	if f == nil {
+		return func() {}
+	}
+	key := questionKey(task, interaction)
+	ch := make(chan struct{})
+	f.mu.Lock()
+	if f.m == nil {
+		f.m = map[string]chan struct{}{}
+	}
+	f.m[key] = ch
+	f.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			f.mu.Lock()
+			if f.m[key] == ch {
+				delete(f.m, key)
+			}
+			f.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// shown returns a channel closed once the form for the interaction is done, or nil when no form
+// for it is shown.
+func (f *openForms) shown(task, interaction string) <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.m[questionKey(task, interaction)]
+}
+
 // install installs the session's Asker (the first one offered), now or when the service opens.
 func (c *session) install(newAsker func() core.Asker) {
 	c.asker.once.Do(func() {
@@ -175,11 +219,13 @@ func (s *askerSlot) end() {
 // denies as such. A JSON-RPC error, a malformed result or ctx ending (answered elsewhere, timed
 // out, session over) returns an error: the engine then falls back to the automatic denial.
 // The answer is recorded (q.Record) before the client's next request is served (gate).
-func (s *Server) elicitAsker(conn *jsonrpc.Conn, gate *answerGate, titled bool) core.Asker {
+func (s *Server) elicitAsker(conn *jsonrpc.Conn, gate *answerGate, forms *openForms, titled bool) core.Asker {
 	return func(ctx context.Context, q core.Question) (core.InteractionResponse, error) {
 		if q.Interaction.Kind != core.InteractionPermission {
 			return core.InteractionResponse{}, fmt.Errorf("only permission requests are elicited, not %q", q.Interaction.Kind)
 		}
+		done := forms.open(q.TaskID, q.Interaction.ID)
+		defer done() // after the answer is recorded
 		var release func()
 		raw, err := conn.CallNotify(ctx, string(mcp.MethodElicitationCreate), elicitationParams(q, titled), func() {
 			if gate != nil {

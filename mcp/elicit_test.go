@@ -491,7 +491,7 @@ func TestElicitationNeedsAnAskerAndAPermission(t *testing.T) {
 
 	q := question(time.Minute)
 	q.Interaction.Kind = core.InteractionInput
-	_, err := srv.elicitAsker(nil, nil, false)(context.Background(), q)
+	_, err := srv.elicitAsker(nil, nil, nil, false)(context.Background(), q)
 	if err == nil || !strings.Contains(err.Error(), "only permission") {
 		t.Fatalf("input interaction: %v", err)
 	}

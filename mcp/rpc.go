@@ -55,6 +55,7 @@ type session struct {
 	asker  askerSlot
 	gate   answerGate
 	inline inlineQuestions
+	forms  openForms
 }
 
 // ServeStdio serves one client over in/out until in closes or ctx ends, then cancels the calls
@@ -227,6 +228,9 @@ func (c *session) toolsCall(params json.RawMessage, era requestEra) (jsonrpc.Ser
 		select {
 		case c.slots <- struct{}{}:
 			res = c.srv.callTool(ctx, conn, run, p)
+			if p.Name == ToolDelegate {
+				res = c.awaitForm(ctx, res, func() *mcp.CallToolResult { return c.srv.callTool(ctx, conn, run, p) })
+			}
 			<-c.slots
 		case <-ctx.Done():
 			res = errorResult(core.Errorf(core.CodeReasonixUnavailable, nil,
@@ -246,6 +250,36 @@ func (c *session) toolsCall(params json.RawMessage, era requestEra) (jsonrpc.Ser
 		}
 		return jsonrpc.Reply{Result: json.RawMessage(c.srv.stamp(raw, false))}
 	}, true
+}
+
+// awaitForm keeps a reasonix_delegate call waiting while its task waits on an interaction whose
+// form this session's client is showing: once the person answered (and the answer is recorded)
+// the call resumes the task again, and so returns what follows the answer.
+func (c *session) awaitForm(ctx context.Context, res *mcp.CallToolResult, again func() *mcp.CallToolResult) *mcp.CallToolResult {
+	for range 16 { // each round is one form answered; the bound only guards against a loop
+		raw, ok := res.StructuredContent.(json.RawMessage)
+		if !ok || res.IsError {
+			return res
+		}
+		var view struct {
+			TaskID            string            `json:"task_id"`
+			ActiveInteraction *core.Interaction `json:"active_interaction"`
+		}
+		if json.Unmarshal(raw, &view) != nil || view.ActiveInteraction == nil || view.ActiveInteraction.Status != core.InteractionPending {
+			return res
+		}
+		shown := c.forms.shown(view.TaskID, view.ActiveInteraction.ID)
+		if shown == nil {
+			return res
+		}
+		select {
+		case <-shown:
+		case <-ctx.Done():
+			return res
+		}
+		res = again()
+	}
+	return res
 }
 
 // checkProgressToken refuses a _meta.progressToken that is neither a string nor an integer
