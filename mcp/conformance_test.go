@@ -255,7 +255,7 @@ func (p *conformancePeer) play(t *testing.T, steps []conformanceStep) map[string
 		answers[step] = append(answers[step], a)
 		return a.id
 	}
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(180 * time.Second) // the 32 MB line takes most of a minute under -race on a loaded machine
 	write := func(s string) {
 		if _, err := io.WriteString(p.in, s+"\n"); err != nil {
 			t.Fatal(err)

@@ -147,7 +147,8 @@ type openForms struct {
 }
 
 // open records a form shown; done (idempotent) records that it was answered and the answer
-// recorded, or withdrawn.
+// recorded, or withdrawn. A done form stays known (its channel closed): a delegate call whose
+// result was taken just before the answer then resumes at once instead of returning it.
 func (f *openForms) open(task, interaction string) (done func()) {
 	if f == nil {
 		return func() {}
@@ -162,19 +163,12 @@ func (f *openForms) open(task, interaction string) (done func()) {
 	f.mu.Unlock()
 	var once sync.Once
 	return func() {
-		once.Do(func() {
-			f.mu.Lock()
-			if f.m[key] == ch {
-				delete(f.m, key)
-			}
-			f.mu.Unlock()
-			close(ch)
-		})
+		once.Do(func() { close(ch) })
 	}
 }
 
 // shown returns a channel closed once the form for the interaction is done, or nil when no form
-// for it is shown.
+// was shown for it.
 func (f *openForms) shown(task, interaction string) <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()

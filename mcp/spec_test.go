@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,4 +89,70 @@ func TestProgressTokenMustBeStringOrInteger(t *testing.T) {
 func itoa(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
+}
+
+// A reasonix_delegate call whose task waits on an interaction this session's client is being
+// asked about through a form waits for the person's answer, then returns what follows it,
+// instead of returning at once with waiting_permission.
+func TestDelegateWaitsForTheFormItsClientShows(t *testing.T) {
+	svc := &askerService{installs: make(chan core.Asker, 4)}
+	var answered atomic.Bool
+	first := make(chan struct{})
+	var early atomic.Bool
+	svc.delegate = func(ctx context.Context, req core.DelegateRequest) (core.DelegateResult, error) {
+		v := sampleView(req.TaskID)
+		svc.mu.Lock()
+		n := len(svc.delegates)
+		svc.mu.Unlock()
+		if n == 1 {
+			close(first)
+			v.State = core.StateWaitingPermission
+			ia := question(time.Minute).Interaction
+			return core.DelegateResult{TaskView: v, ReviewBundle: &core.ReviewBundle{ActiveInteraction: &ia}}, nil
+		}
+		if !answered.Load() {
+			early.Store(true)
+		}
+		return core.DelegateResult{TaskView: v}, nil
+	}
+	srv := NewServer(func(context.Context) (core.Service, error) { return svc, nil }, Options{AskUser: true})
+	p := startStdio(t, context.Background(), srv)
+	p.initializeWith(capsLegacy)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	p.response(2)
+	var ask core.Asker
+	select {
+	case ask = <-svc.installs:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no asker installed")
+	}
+	asked := make(chan error, 1)
+	go func() {
+		_, err := ask(context.Background(), question(time.Minute))
+		asked <- err
+	}()
+	formID, _ := checkElicitation(t, p.nextMessage())
+	p.send(delegateCall(3, "t-9", "/repo"))
+	select {
+	case <-first:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the delegate call did not reach the service")
+	}
+	answered.Store(true)
+	p.answerElicitation(formID, `{"action":"accept","content":{"decision":"allow_once"}}`)
+	res := p.exchange(3, func(m serverMessage) { t.Fatalf("unexpected %s", m.raw) })
+	if s := stateOf(t, res); s != string(core.StateReviewRequired) {
+		d, _, _ := svc.calls()
+		t.Fatalf("state %s, want the review that follows the answer (%d calls, early %v)", s, len(d), early.Load())
+	}
+	if early.Load() {
+		t.Fatal("the delegate call resumed the task before the form was answered")
+	}
+	if d, _, _ := svc.calls(); len(d) != 2 {
+		t.Fatalf("%d delegate calls reached the service, want 2", len(d))
+	}
+	if err := <-asked; err != nil {
+		t.Fatal(err)
+	}
+	p.close()
 }
