@@ -270,3 +270,41 @@ func TestAnswerElsewhereCancelsTheAsker(t *testing.T) {
 		t.Fatalf("decisions %s", got)
 	}
 }
+
+// Who answered is recorded as given (Codex through respond, a dashboard by default), and an
+// answerer or outcome the engine does not know is refused with the typed invalid_request.
+func TestRespondRecordsWhoAnswered(t *testing.T) {
+	for _, c := range []struct{ by, want string }{{ByCodex, ByCodex}, {"", BySupervisor}} {
+		h := newHarness(t, askTurn())
+		detach := h.e.AttachSupervisor()
+		res, err := h.delegate("who")
+		if err != nil || res.ActiveInteraction == nil {
+			t.Fatalf("%v %+v", err, res.TaskView)
+		}
+		bad := []ControlRequest{
+			{TaskID: "who", Action: ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: DecisionDeny, AnsweredBy: "someone"},
+			{TaskID: "who", Action: ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: DecisionAllow, Outcome: OutcomeDeclined},
+			{TaskID: "who", Action: ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: DecisionDeny, Outcome: OutcomeTimedOut},
+		}
+		for _, req := range bad {
+			if _, err := h.e.Control(context.Background(), req); AsError(err).Code != CodeInvalidRequest {
+				t.Fatalf("%+v: %v", req, err)
+			}
+		}
+		if _, err := h.e.Control(context.Background(), ControlRequest{TaskID: "who", Action: ActionRespond,
+			InteractionID: res.ActiveInteraction.ID, Decision: DecisionDeny, AnsweredBy: c.by}); err != nil {
+			t.Fatal(err)
+		}
+		if _, timedOut, err := h.e.waitFor(context.Background(), "who", 30*time.Second, func(r *taskRecord) bool { return r.State == StateReviewRequired }); err != nil || timedOut {
+			t.Fatalf("no review: %v", err)
+		}
+		if got := strings.Join(decisions(t, h, "who"), ","); got != "policy:interaction,"+c.want+":deny" {
+			t.Fatalf("decisions %s", got)
+		}
+		d, _ := h.e.Get(context.Background(), "who")
+		if r := d.Interactions[0].Response; r == nil || r.By != c.want || r.Outcome != OutcomeAnswered {
+			t.Fatalf("response %+v", r)
+		}
+		detach()
+	}
+}

@@ -156,3 +156,14 @@ func TestDelegateWaitsForTheFormItsClientShows(t *testing.T) {
 	}
 	p.close()
 }
+
+// reasonix_control respond is recorded as Codex's answer; no other action names an answerer.
+func TestRespondIsCodexsAnswer(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.call(ToolControl, map[string]any{"task_id": "t-1", "action": "respond", "interaction_id": "permission-1", "decision": "deny"}, nil)
+	h.call(ToolControl, map[string]any{"task_id": "t-1", "action": "steer", "message": "go on"}, nil)
+	_, controls, _ := h.fake.calls()
+	if len(controls) != 2 || controls[0].AnsweredBy != core.ByCodex || controls[0].Outcome != "" || controls[1].AnsweredBy != "" {
+		t.Fatalf("controls %+v", controls)
+	}
+}
