@@ -131,10 +131,35 @@ type ControlRequest struct {
 	WaitTimeoutSeconds     *int     `json:"wait_timeout_seconds,omitempty"`
 
 	Authority Authority `json:"-"` // finalize only
-	// answeredBy names who answered an interaction in its permission_decided event, when it
-	// was not a supervisor (the person an Asker asked).
-	answeredBy string
+	// AnsweredBy names who answers an interaction (respond) in the record: ByCodex for
+	// reasonix_control, ByAskedUser for the person a client's form asked; empty is a dashboard
+	// (BySupervisor). Outcome says how that person answered: empty or OutcomeAnswered for an
+	// explicit allow or deny, OutcomeDeclined or OutcomeCancelled (with decision deny) for a
+	// form they declined or dismissed. Neither is part of the tool's JSON: a client does not
+	// choose them.
+	AnsweredBy string `json:"-"`
+	Outcome    string `json:"-"`
 }
+
+// Who answered an interaction (InteractionResponse.By, PermissionData.By).
+const (
+	ByPolicy     = "policy"     // nobody did: the automatic denial
+	BySupervisor = "supervisor" // a person at a dashboard
+	ByCodex      = "codex"      // Codex, through reasonix_control respond
+	ByAskedUser  = "asked_user" // the client's own user, through its elicitation form
+)
+
+// How an interaction ended (InteractionResponse.Outcome, PermissionData.Outcome).
+const (
+	OutcomeAnswered  = "answered"  // an explicit allow or deny
+	OutcomeDeclined  = "declined"  // the person declined the form: denied
+	OutcomeCancelled = "cancelled" // the person dismissed the form without answering: denied
+	OutcomeTimedOut  = "timed_out" // nobody answered within the ask timeout: denied by policy
+	OutcomeAbandoned = "abandoned" // the last supervisor left without answering: denied by policy
+	// OutcomeUnavailable: the person could not be asked (the client failed the request or
+	// answered it malformed): denied by policy.
+	OutcomeUnavailable = "unavailable"
+)
 
 // Control actions.
 const (
@@ -319,6 +344,10 @@ type InteractionResponse struct {
 	Decision string `json:"decision"`
 	OptionID string `json:"option_id,omitempty"`
 	Answer   string `json:"answer,omitempty"`
+	// By is who answered (By* constants), Outcome how (Outcome* constants). Both are empty in
+	// records written before they were kept.
+	By      string `json:"by,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // VerificationResult is the evidence of one sandboxed verification command.

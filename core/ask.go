@@ -11,9 +11,10 @@ import (
 const DefaultAskTimeout = 120 * time.Second
 
 // Asker asks someone outside the engine — Codex's own user, through MCP elicitation — about a
-// command the policy does not know. It returns the answer, or an error when the person
-// declined, cancelled or could not be asked; every outcome but an allow falls back to the
-// automatic denial. ctx ends when the interaction is answered elsewhere or times out.
+// command the policy does not know. It returns the person's answer as given: Decision allow or
+// deny, and Outcome answered, declined or cancelled (the last two deny); the engine records it
+// as theirs (by asked_user). An error means the person could not be asked: the automatic
+// denial applies at once. ctx ends when the interaction is answered elsewhere or times out.
 type Asker func(ctx context.Context, q Question) (InteractionResponse, error)
 
 // Question is what an Asker is asked: the waiting interaction of a task.
@@ -21,6 +22,11 @@ type Question struct {
 	TaskID      string
 	Interaction Interaction
 	Timeout     time.Duration
+	// Record records an answer at once, as the Asker would return it; later calls return the
+	// first one's result and the Asker's own return value is then not recorded again. An
+	// Asker calls it before letting anyone learn that the person answered (the client's next
+	// request may rely on it), so that nothing reads the interaction as still pending.
+	Record func(InteractionResponse) error
 }
 
 // askers records who can answer the permission interactions of automatic-mode tasks: the
@@ -86,4 +92,42 @@ func (e *Engine) askFor() (ok bool, a Asker, timeout time.Duration, unwatched <-
 		return true, e.askers.asker, timeout, nil
 	}
 	return false, nil, 0, nil
+}
+
+// answerer names who answered, for a sentence.
+func answerer(by string) string {
+	switch by {
+	case ByAskedUser:
+		return "the user (asked through Codex's form)"
+	case ByCodex:
+		return "Codex (reasonix_control respond)"
+	case ByPolicy:
+		return "the policy"
+	}
+	return "the supervisor at the dashboard"
+}
+
+// answerWords says in words what a person's answer to a permission interaction was: the reason
+// of its permission_decided event.
+func answerWords(r *InteractionResponse) string {
+	who := answerer(r.By)
+	switch r.Outcome {
+	case OutcomeDeclined:
+		return who + " declined to answer, which denies it"
+	case OutcomeCancelled:
+		return who + " dismissed the question without answering, which denies it"
+	}
+	if r.Decision == DecisionAllow {
+		return "allowed by " + who
+	}
+	return "denied by " + who
+}
+
+// deniedSteer is what the worker is told after a person denied its request: who did, and how.
+func deniedSteer(r *InteractionResponse, what string) string {
+	if what != "" {
+		what = " (" + truncateText(what, 200) + ")"
+	}
+	return "The previous tool request" + what + " was not allowed: " + answerWords(r) +
+		". Do not retry it or work around it; go on without it, and say in your summary what it would have needed."
 }

@@ -101,8 +101,12 @@ func TestUnansweredAskFallsBackToTheAutomaticDenial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Interactions) != 1 || d.Interactions[0].Status != InteractionCancelled {
-		t.Fatalf("interactions %+v", d.Interactions)
+	if len(d.Interactions) != 1 || d.Interactions[0].Status != InteractionCancelled || d.Interactions[0].Response == nil ||
+		*d.Interactions[0].Response != (InteractionResponse{Decision: DecisionDeny, By: ByPolicy, Outcome: OutcomeTimedOut}) {
+		t.Fatalf("interactions %s", toJSON(d.Interactions))
+	}
+	if !strings.Contains(toJSON(journal(t, h, "timeout")), `"outcome":"timed_out"`) {
+		t.Fatalf("the denial is not recorded as a timeout: %s", toJSON(journal(t, h, "timeout")))
 	}
 	steered := false
 	for _, ev := range journal(t, h, "timeout") {
@@ -134,7 +138,7 @@ func TestSupervisorLeavingEndsTheWaitAtOnce(t *testing.T) {
 	if got := strings.Join(decisions(t, h, "left"), ","); got != "policy:interaction,policy:deny" {
 		t.Fatalf("decisions %s", got)
 	}
-	if !strings.Contains(toJSON(journal(t, h, "left")), "the supervisor left without answering") {
+	if j := toJSON(journal(t, h, "left")); !strings.Contains(j, "the supervisor left without answering") || !strings.Contains(j, `"outcome":"abandoned"`) {
 		t.Fatal("the denial does not say the supervisor left")
 	}
 	// The next supervisor is asked again, and its leaving is watched afresh.
@@ -150,23 +154,42 @@ func TestSupervisorLeavingEndsTheWaitAtOnce(t *testing.T) {
 	}
 }
 
-// The asker is consulted when no supervisor is attached: an allow answers the interaction, a
-// decline or an error denies at once without waiting for the timeout.
+// The asker is consulted when no supervisor is attached: its answer is recorded as the asked
+// person's, as given (allow, deny, decline, cancel), and the interaction resolved with it; an
+// error denies at once without waiting for the timeout, as nobody could be asked.
 func TestAskerAnswersOrFallsBack(t *testing.T) {
+	answer := func(r InteractionResponse) func(ctx context.Context, q Question) (InteractionResponse, error) {
+		return func(ctx context.Context, q Question) (InteractionResponse, error) { return r, nil }
+	}
 	cases := []struct {
 		name   string
 		answer func(ctx context.Context, q Question) (InteractionResponse, error)
 		want   string
+		// the interaction's status, response by, decision and outcome; and words of the steer
+		interaction, steer string
 	}{
-		{"allow", func(ctx context.Context, q Question) (InteractionResponse, error) {
-			return InteractionResponse{Decision: DecisionAllow}, nil
-		}, "policy:interaction,asked_user:allow"},
-		{"decline", func(ctx context.Context, q Question) (InteractionResponse, error) {
-			return InteractionResponse{Decision: DecisionDeny}, nil
-		}, "policy:interaction,policy:deny"},
+		{"allow", answer(InteractionResponse{Decision: DecisionAllow, Outcome: OutcomeAnswered}),
+			"policy:interaction,asked_user:allow", "resolved asked_user allow answered", ""},
+		{"deny", answer(InteractionResponse{Decision: DecisionDeny, Outcome: OutcomeAnswered}),
+			"policy:interaction,asked_user:deny", "resolved asked_user deny answered", "was not allowed: denied by the user (asked through Codex's form)"},
+		{"deny without an outcome", answer(InteractionResponse{Decision: DecisionDeny}),
+			"policy:interaction,asked_user:deny", "resolved asked_user deny answered", "denied by the user"},
+		{"decline", answer(InteractionResponse{Decision: DecisionDeny, Outcome: OutcomeDeclined}),
+			"policy:interaction,asked_user:deny", "resolved asked_user deny declined", "declined to answer, which denies it"},
+		{"cancel", answer(InteractionResponse{Decision: DecisionDeny, Outcome: OutcomeCancelled}),
+			"policy:interaction,asked_user:deny", "resolved asked_user deny cancelled", "dismissed the question without answering"},
+		{"recorded by the asker", func(ctx context.Context, q Question) (InteractionResponse, error) {
+			r := InteractionResponse{Decision: DecisionDeny, Outcome: OutcomeDeclined}
+			if err := q.Record(r); err != nil {
+				return r, err
+			}
+			return r, nil // not recorded twice
+		}, "policy:interaction,asked_user:deny", "resolved asked_user deny declined", "declined to answer"},
 		{"error", func(ctx context.Context, q Question) (InteractionResponse, error) {
 			return InteractionResponse{}, errors.New("client went away")
-		}, "policy:interaction,policy:deny"},
+		}, "policy:interaction,policy:deny", "cancelled policy deny unavailable", "could not be asked"},
+		{"a decision that is neither", answer(InteractionResponse{Decision: "maybe"}),
+			"policy:interaction,policy:deny", "cancelled policy deny unavailable", "could not be asked"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -195,6 +218,29 @@ func TestAskerAnswersOrFallsBack(t *testing.T) {
 			if got := strings.Join(decisions(t, h, "elicited"), ","); got != c.want {
 				t.Fatalf("decisions %s, want %s", got, c.want)
 			}
+			d, err := h.e.Get(context.Background(), "elicited")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Interactions) != 1 || d.Interactions[0].Response == nil {
+				t.Fatalf("interactions %s", toJSON(d.Interactions))
+			}
+			ia := d.Interactions[0]
+			if got := strings.Join([]string{ia.Status, ia.Response.By, ia.Response.Decision, ia.Response.Outcome}, " "); got != c.interaction {
+				t.Fatalf("interaction %s, want %s", got, c.interaction)
+			}
+			var steers []string
+			for _, ev := range journal(t, h, "elicited") {
+				if ev.Type == EventSteered {
+					steers = append(steers, string(ev.Data))
+				}
+			}
+			switch {
+			case c.steer == "" && len(steers) > 0:
+				t.Fatalf("steered after an allow: %v", steers)
+			case c.steer != "" && (len(steers) != 1 || !strings.Contains(steers[0], c.steer) || !strings.Contains(steers[0], `"make`) && !strings.Contains(steers[0], "(make lint)")):
+				t.Fatalf("steers %v, want one naming make lint and saying %q", steers, c.steer)
+			}
 		})
 	}
 }
@@ -222,5 +268,43 @@ func TestAnswerElsewhereCancelsTheAsker(t *testing.T) {
 	}
 	if got := strings.Join(decisions(t, h, "elsewhere"), ","); got != "policy:interaction,supervisor:allow" {
 		t.Fatalf("decisions %s", got)
+	}
+}
+
+// Who answered is recorded as given (Codex through respond, a dashboard by default), and an
+// answerer or outcome the engine does not know is refused with the typed invalid_request.
+func TestRespondRecordsWhoAnswered(t *testing.T) {
+	for _, c := range []struct{ by, want string }{{ByCodex, ByCodex}, {"", BySupervisor}} {
+		h := newHarness(t, askTurn())
+		detach := h.e.AttachSupervisor()
+		res, err := h.delegate("who")
+		if err != nil || res.ActiveInteraction == nil {
+			t.Fatalf("%v %+v", err, res.TaskView)
+		}
+		bad := []ControlRequest{
+			{TaskID: "who", Action: ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: DecisionDeny, AnsweredBy: "someone"},
+			{TaskID: "who", Action: ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: DecisionAllow, Outcome: OutcomeDeclined},
+			{TaskID: "who", Action: ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: DecisionDeny, Outcome: OutcomeTimedOut},
+		}
+		for _, req := range bad {
+			if _, err := h.e.Control(context.Background(), req); AsError(err).Code != CodeInvalidRequest {
+				t.Fatalf("%+v: %v", req, err)
+			}
+		}
+		if _, err := h.e.Control(context.Background(), ControlRequest{TaskID: "who", Action: ActionRespond,
+			InteractionID: res.ActiveInteraction.ID, Decision: DecisionDeny, AnsweredBy: c.by}); err != nil {
+			t.Fatal(err)
+		}
+		if _, timedOut, err := h.e.waitFor(context.Background(), "who", 30*time.Second, func(r *taskRecord) bool { return r.State == StateReviewRequired }); err != nil || timedOut {
+			t.Fatalf("no review: %v", err)
+		}
+		if got := strings.Join(decisions(t, h, "who"), ","); got != "policy:interaction,"+c.want+":deny" {
+			t.Fatalf("decisions %s", got)
+		}
+		d, _ := h.e.Get(context.Background(), "who")
+		if r := d.Interactions[0].Response; r == nil || r.By != c.want || r.Outcome != OutcomeAnswered {
+			t.Fatalf("response %+v", r)
+		}
+		detach()
 	}
 }

@@ -62,6 +62,20 @@ func validateControl(req *ControlRequest) error {
 	if req.Decision != "" && req.Decision != DecisionAllow && req.Decision != DecisionDeny {
 		add("decision", "must be allow or deny")
 	}
+	switch req.AnsweredBy {
+	case "", BySupervisor, ByCodex, ByAskedUser:
+	default:
+		add("answered_by", "must be supervisor, codex or asked_user")
+	}
+	switch req.Outcome {
+	case "", OutcomeAnswered:
+	case OutcomeDeclined, OutcomeCancelled:
+		if req.Decision != DecisionDeny {
+			add("outcome", "a declined or cancelled answer denies")
+		}
+	default:
+		add("outcome", "must be answered, declined or cancelled")
+	}
 	if len(req.InteractionID) > MaxInteractionIDLen || len(req.OptionID) > MaxOptionIDLen || len(req.Answer) > MaxAnswerLen {
 		add("interaction_id", fmt.Sprintf("interaction_id ≤%d, option_id ≤%d, answer ≤%d characters", MaxInteractionIDLen, MaxOptionIDLen, MaxAnswerLen))
 	}
@@ -231,6 +245,7 @@ func (e *Engine) respond(ctx context.Context, req ControlRequest) (TaskView, err
 		if err != nil {
 			return nil, err
 		}
+		response.By, response.Outcome = cmp.Or(req.AnsweredBy, BySupervisor), cmp.Or(req.Outcome, OutcomeAnswered)
 		answer = interactionAnswer{outcome: outcome, response: response}
 		ia.Status, ia.ResolvedAt, ia.Response = InteractionResolved, formatTime(e.now()), response
 		evs := []newEvent{event(EventInteractionResolved, *ia)}
@@ -238,7 +253,8 @@ func (e *Engine) respond(ctx context.Context, req ControlRequest) (TaskView, err
 			evs = append(evs, event(EventPermissionDecided, PermissionData{
 				ToolCallID: ia.Request.ToolCallID, Kind: ia.Request.Tool, Title: ia.Request.Title,
 				Argv: ia.Request.Argv, Cwd: ia.Request.Cwd, Paths: ia.Request.Paths,
-				Decision: req.Decision, By: cmp.Or(req.answeredBy, "supervisor"),
+				Decision: req.Decision, By: response.By, Outcome: response.Outcome,
+				Reason: answerWords(response),
 			}))
 		}
 		if r.pendingInteraction() == nil && (r.State == StateWaitingPermission || r.State == StateWaitingInput) {

@@ -89,7 +89,10 @@ type PermissionData struct {
 	Code       string   `json:"code,omitempty"`
 	Reason     string   `json:"reason,omitempty"`
 	Hint       string   `json:"hint,omitempty"`
-	By         string   `json:"by"` // policy | supervisor | asked_user (the person an Asker asked)
+	By         string   `json:"by"` // policy | supervisor | codex | asked_user (the person an Asker asked)
+	// Outcome, for a decision on an interaction: answered, declined, cancelled (by the person
+	// asked), or timed_out, abandoned, unavailable (nobody answered; the policy denied).
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // ReviewReadyData is the data of review_ready.

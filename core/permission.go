@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"reasonixctl/acp"
@@ -30,7 +31,7 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 	}
 	t.catchUp(ctx, req.Delivered)
 	if isQuestion(req) {
-		out, _ := t.ask(ctx, req, InteractionInput, policy.Decision{Reason: "the worker asks a question"}, askLimit{})
+		out, _, _ := t.ask(ctx, req, InteractionInput, policy.Decision{Reason: "the worker asks a question"}, askLimit{})
 		return out
 	}
 
@@ -85,20 +86,34 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 	if d.Askable() && r.PermissionMode == PermissionSupervised {
 		data.Decision = DecisionInteraction
 		e.appendEvents(t.id, event(EventPermissionDecided, data))
-		out, _ := t.ask(ctx, req, InteractionPermission, d, askLimit{})
+		out, _, _ := t.ask(ctx, req, InteractionPermission, d, askLimit{})
 		return out
 	}
 	if ok, asker, timeout, unwatched := e.askFor(); ok && d.Askable() {
 		data.Decision = DecisionInteraction
 		e.appendEvents(t.id, event(EventPermissionDecided, data))
-		out, unanswered := t.ask(ctx, req, InteractionPermission, d, askLimit{timeout: timeout, asker: asker, unwatched: unwatched})
+		out, resp, unanswered := t.ask(ctx, req, InteractionPermission, d, askLimit{timeout: timeout, asker: asker, unwatched: unwatched})
 		if !unanswered {
+			if resp != nil && resp.Decision == DecisionDeny {
+				// A person said no (or declined to say): the worker hears who, and how.
+				what := strings.Join(argv, " ")
+				if what == "" {
+					what = req.Title
+				}
+				msg := deniedSteer(resp, what)
+				e.spawn(func() { t.steerQuietly(msg) })
+			}
 			return out
 		}
-		// Nobody said yes in time: the automatic denial applies, with its recovery steer.
-		data.Reason = d.Reason + " (no one allowed it within " + timeout.String() + ")"
-		if asker == nil && e.Supervisors() == 0 {
+		// Nobody answered: the automatic denial applies, with its recovery steer.
+		data.Outcome = resp.Outcome
+		switch resp.Outcome {
+		case OutcomeAbandoned:
 			data.Reason = d.Reason + " (the supervisor left without answering)"
+		case OutcomeUnavailable:
+			data.Reason = d.Reason + " (the user could not be asked through Codex)"
+		default:
+			data.Reason = d.Reason + " (no one allowed it within " + timeout.String() + ")"
 		}
 	}
 
@@ -192,9 +207,11 @@ type askLimit struct {
 }
 
 // ask opens an interaction and waits for a supervisor's answer, the turn's end, or the task
-// leaving its waiting state. unanswered reports that the limit's timeout passed or its asker
-// declined: the interaction is cancelled and the caller denies.
-func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind string, d policy.Decision, limit askLimit) (out acp.PermissionOutcome, unanswered bool) {
+// leaving its waiting state. resp is the answer as recorded. unanswered reports that nobody
+// answered: the limit's timeout passed, its supervisors left or its asker could not ask; the
+// interaction is cancelled with the policy's denial as its response (resp, whose Outcome says
+// which) and the caller denies.
+func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind string, d policy.Decision, limit askLimit) (out acp.PermissionOutcome, resp *InteractionResponse, unanswered bool) {
 	e := t.e
 	request := InteractionRequest{
 		ToolCallID: req.ToolCallID, Tool: req.ToolKind, Title: truncateText(req.Title, 512),
@@ -258,7 +275,7 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 	}
 	t.mu.Unlock()
 	if err != nil {
-		return acp.PermissionOutcome{}, false
+		return acp.PermissionOutcome{}, nil, false
 	}
 	var expired <-chan time.Time
 	if limit.timeout > 0 {
@@ -274,42 +291,49 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind stri
 			ID: id, Kind: kind, Status: InteractionPending, Request: request}}
 		e.spawn(func() { t.askOutside(actx, limit.asker, q, declined) })
 	}
+	denial := &InteractionResponse{Decision: DecisionDeny, By: ByPolicy}
 	select {
 	case a := <-ch:
-		return a.outcome, false
+		return a.outcome, a.response, false
 	case <-expired:
+		denial.Outcome = OutcomeTimedOut
 	case <-declined:
+		denial.Outcome = OutcomeUnavailable
 	case <-limit.unwatched:
+		denial.Outcome = OutcomeAbandoned
 	case <-ctx.Done():
-		t.cancelInteraction(id, state)
-		return acp.PermissionOutcome{}, false
+		t.cancelInteraction(id, state, nil)
+		return acp.PermissionOutcome{}, nil, false
 	}
-	if !t.cancelInteraction(id, state) {
+	if !t.cancelInteraction(id, state, denial) {
 		// An answer won the race with the timeout: it was journaled, so it is what the worker
 		// gets. respond sends on ch right after journaling it.
 		select {
 		case a := <-ch:
-			return a.outcome, false
+			return a.outcome, a.response, false
 		case <-ctx.Done():
-			return acp.PermissionOutcome{}, false
+			return acp.PermissionOutcome{}, nil, false
 		}
 	}
-	return acp.PermissionOutcome{}, true
+	return acp.PermissionOutcome{}, denial, true
 }
 
-// askOutside puts q to the asker and answers the interaction with what it says; a decline, an
-// error or an answer that cannot be given signals declined.
+// askOutside puts q to the asker and answers the interaction with what it says, as the person
+// asked (an allow, a deny, a decline or a cancel); an error, or an answer that cannot be
+// recorded, signals declined: nobody could be asked.
 func (t *liveTask) askOutside(ctx context.Context, asker Asker, q Question, declined chan<- struct{}) {
+	var once sync.Once
+	var recorded error
+	q.Record = func(resp InteractionResponse) error {
+		once.Do(func() { recorded = t.recordAsked(ctx, q.Interaction.ID, resp) })
+		return recorded
+	}
 	resp, err := asker(ctx, q)
+	if err == nil {
+		err = q.Record(resp)
+	}
 	if ctx.Err() != nil {
 		return // answered elsewhere, timed out, or the turn ended
-	}
-	if err == nil && resp.Decision == DecisionAllow {
-		_, err = t.e.Control(ctx, ControlRequest{TaskID: t.id, Action: ActionRespond, InteractionID: q.Interaction.ID,
-			Decision: DecisionAllow, OptionID: resp.OptionID, answeredBy: "asked_user"})
-		if err == nil {
-			return
-		}
 	}
 	if err != nil {
 		t.e.log.Info("asking outside the engine gave no answer", "task", t.id, "interaction", q.Interaction.ID, "err", err)
@@ -320,9 +344,20 @@ func (t *liveTask) askOutside(ctx context.Context, asker Asker, q Question, decl
 	}
 }
 
-// cancelInteraction cancels interaction id if it is still pending and puts a task waiting in
-// state back to running. It reports whether it cancelled it.
-func (t *liveTask) cancelInteraction(id string, state State) bool {
+// recordAsked records the answer of the person an Asker asked.
+func (t *liveTask) recordAsked(ctx context.Context, id string, resp InteractionResponse) error {
+	if resp.Decision != DecisionAllow && resp.Decision != DecisionDeny {
+		return fmt.Errorf("the asker answered %q, not allow or deny", resp.Decision)
+	}
+	_, err := t.e.Control(ctx, ControlRequest{TaskID: t.id, Action: ActionRespond, InteractionID: id,
+		Decision: resp.Decision, OptionID: resp.OptionID, AnsweredBy: ByAskedUser, Outcome: resp.Outcome})
+	return err
+}
+
+// cancelInteraction cancels interaction id if it is still pending, with response (the policy's
+// denial, or nil when the turn ended), and puts a task waiting in state back to running. It
+// reports whether it cancelled it.
+func (t *liveTask) cancelInteraction(id string, state State, response *InteractionResponse) bool {
 	e := t.e
 	cancelled := false
 	_, _ = e.update(t.id, func(r *taskRecord) ([]newEvent, error) {
@@ -330,6 +365,7 @@ func (t *liveTask) cancelInteraction(id string, state State) bool {
 			if r.Interactions[i].ID == id && r.Interactions[i].Status == InteractionPending {
 				cancelled = true
 				r.Interactions[i].Status, r.Interactions[i].ResolvedAt = InteractionCancelled, formatTime(e.now())
+				r.Interactions[i].Response = response
 				evs := []newEvent{event(EventInteractionResolved, r.Interactions[i])}
 				if r.pendingInteraction() == nil && r.State == state {
 					ev, err := setState(r, StateRunning, "implementing", "")

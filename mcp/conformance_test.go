@@ -122,6 +122,10 @@ var conformanceDifferences = map[string]string{
 	"empty batch":             "as batch: -32600, not -32700",
 	"client error with an id": "responses are never answered; mcp-go answers an error response whose id is not null with -32601",
 	"cancellation":            "after notifications/cancelled no response is sent, as MCP asks; mcp-go still answers the cancelled call",
+
+	"initialize 2025-03-26": "2025-03-26 is not offered (servers of that revision must accept batches, which this loop refuses): " +
+		"the latest revision is offered instead, as the spec says for a revision not served; mcp-go accepts it",
+	"server/discover at 2026-07-28": "supportedVersions leaves out 2025-03-26, which is not served; mcp-go lists it",
 }
 
 // wireAnswer is one answer as compared: its id, and its result or its error code. Error
@@ -251,7 +255,7 @@ func (p *conformancePeer) play(t *testing.T, steps []conformanceStep) map[string
 		answers[step] = append(answers[step], a)
 		return a.id
 	}
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(180 * time.Second) // the 32 MB line takes most of a minute under -race on a loaded machine
 	write := func(s string) {
 		if _, err := io.WriteString(p.in, s+"\n"); err != nil {
 			t.Fatal(err)

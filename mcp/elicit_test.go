@@ -244,10 +244,11 @@ func TestElicitationEndToEnd(t *testing.T) {
 		// want: the interaction's status and decision ("" when none), or "none" for no interaction
 		want string
 	}{
-		{"accept allow once", true, capsCodex, `{"action":"accept","content":{"decision":"allow_once"}}`, "resolved allow allow_once"},
-		{"accept deny", true, capsLegacy, `{"action":"accept","content":{"decision":"deny"}}`, "cancelled"},
-		{"decline", true, capsCodex, `{"action":"decline"}`, "cancelled"},
-		{"never answers", true, capsCodex, "", "cancelled"},
+		{"accept allow once", true, capsCodex, `{"action":"accept","content":{"decision":"allow_once"}}`, "resolved asked_user allow answered"},
+		{"accept deny", true, capsLegacy, `{"action":"accept","content":{"decision":"deny"}}`, "resolved asked_user deny answered"},
+		{"decline", true, capsCodex, `{"action":"decline"}`, "resolved asked_user deny declined"},
+		{"cancel", true, capsCodex, `{"action":"cancel"}`, "resolved asked_user deny cancelled"},
+		{"never answers", true, capsCodex, "", "cancelled policy deny timed_out"},
 		{"client without elicitation", true, capsNone, "", "none"},
 		{"client with url mode only", true, capsURL, "", "none"},
 		{"permissions auto", false, capsCodex, "", "none"},
@@ -295,7 +296,7 @@ func TestElicitationEndToEnd(t *testing.T) {
 				}
 				p.followToReview(t, e, "el-1", onMessage)
 			}
-			for tc.answer == "" && tc.want == "cancelled" && len(withdrawn) == 0 {
+			for tc.answer == "" && strings.HasPrefix(tc.want, "cancelled") && len(withdrawn) == 0 {
 				// The engine gave up at the ask timeout; the withdrawal follows.
 				if m := p.nextMessage(); m.method != "" && m.method != "notifications/progress" {
 					onMessage(m)
@@ -315,7 +316,7 @@ func TestElicitationEndToEnd(t *testing.T) {
 			if len(perms) == 1 {
 				got = perms[0].Status
 				if r := perms[0].Response; r != nil {
-					got += " " + r.Decision + " " + r.OptionID
+					got += " " + r.By + " " + r.Decision + " " + r.Outcome
 				}
 			} else if len(perms) > 1 {
 				t.Fatalf("interactions %+v", perms)
@@ -336,7 +337,7 @@ func TestElicitationEndToEnd(t *testing.T) {
 			case tc.want != "none" && len(elicited) != 1:
 				t.Fatalf("elicited %v, want exactly one request", elicited)
 			}
-			if tc.answer == "" && tc.want == "cancelled" {
+			if tc.answer == "" && strings.HasPrefix(tc.want, "cancelled") {
 				// The engine gave up at the ask timeout and the server withdrew its request.
 				if !slices.Equal(withdrawn, elicited) {
 					t.Fatalf("withdrawn %v, elicited %v", withdrawn, elicited)
@@ -402,11 +403,12 @@ func TestElicitationAskerAnswers(t *testing.T) {
 		name, reply string
 		want        string // decision/option, or "error"
 	}{
-		{"allow once", `"result":{"action":"accept","content":{"decision":"allow_once"}}`, "allow/a1"},
-		{"deny", `"result":{"action":"accept","content":{"decision":"deny"}}`, "deny/"},
-		{"accept without content", `"result":{"action":"accept"}`, "deny/"},
-		{"decline", `"result":{"action":"decline"}`, "deny/"},
-		{"cancel", `"result":{"action":"cancel"}`, "deny/"},
+		{"allow once", `"result":{"action":"accept","content":{"decision":"allow_once"}}`, "allow/a1/answered"},
+		{"deny", `"result":{"action":"accept","content":{"decision":"deny"}}`, "deny//answered"},
+		{"accept without content", `"result":{"action":"accept"}`, "error"},
+		{"accept with another value", `"result":{"action":"accept","content":{"decision":"sure"}}`, "error"},
+		{"decline", `"result":{"action":"decline"}`, "deny//declined"},
+		{"cancel", `"result":{"action":"cancel"}`, "deny//cancelled"},
 		{"unknown action", `"result":{"action":"maybe"}`, "error"},
 		{"json-rpc error", `"error":{"code":-32601,"message":"elicitation not supported"}`, "error"},
 	}
@@ -435,7 +437,7 @@ func TestElicitationAskerAnswers(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: the asker did not return", tc.name)
 		}
-		got := o.resp.Decision + "/" + o.resp.OptionID
+		got := o.resp.Decision + "/" + o.resp.OptionID + "/" + o.resp.Outcome
 		if o.err != nil {
 			got = "error"
 		}
@@ -489,7 +491,7 @@ func TestElicitationNeedsAnAskerAndAPermission(t *testing.T) {
 
 	q := question(time.Minute)
 	q.Interaction.Kind = core.InteractionInput
-	_, err := srv.elicitAsker(nil)(context.Background(), q)
+	_, err := srv.elicitAsker(nil, nil, nil, false)(context.Background(), q)
 	if err == nil || !strings.Contains(err.Error(), "only permission") {
 		t.Fatalf("input interaction: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -41,14 +42,20 @@ type callParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
 	Meta      json.RawMessage `json:"_meta"`
+	// 2026-07-28: the answers to an input_required result, and its state echoed.
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	RequestState   string                     `json:"requestState"`
 }
 
 // session is one client connection's MCP state: its call slots. The protocol revision is a
 // property of each request, never of the session.
 type session struct {
-	srv   *Server
-	slots chan struct{} // one per running tool call
-	asker askerSlot
+	srv    *Server
+	slots  chan struct{} // one per running tool call
+	asker  askerSlot
+	gate   answerGate
+	inline inlineQuestions
+	forms  openForms
 }
 
 // ServeStdio serves one client over in/out until in closes or ctx ends, then cancels the calls
@@ -154,7 +161,10 @@ func (c *session) initialize(params json.RawMessage) jsonrpc.Serve {
 		return answer(result)
 	}
 	return func(_ context.Context, conn *jsonrpc.Conn) jsonrpc.Reply {
-		c.offerAsker(conn)
+		// The form may be sent once the client says it is initialized, not before.
+		c.asker.mu.Lock()
+		c.asker.conn, c.asker.version = conn, result.ProtocolVersion
+		c.asker.mu.Unlock()
 		return jsonrpc.Reply{Result: result}
 	}
 }
@@ -194,11 +204,33 @@ func (c *session) toolsCall(params json.RawMessage, era requestEra) (jsonrpc.Ser
 	if run == nil {
 		return fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %q", p.Name)), false
 	}
+	if e := checkProgressToken(p.Meta); e != nil {
+		return fail(e), false
+	}
+	// A 2026-07-28 client that can show forms gets them inline, in input_required results.
+	inline := era.modern && c.srv.opts.AskUser && modernElicitsForms(params)
+	if inline {
+		c.install(func() core.Asker { return c.inline.asker })
+	}
+	// Taken on the read loop: the answers the client gave before this call are recorded first.
+	answered := c.gate.wait()
 	return func(ctx context.Context, conn *jsonrpc.Conn) jsonrpc.Reply {
+		if answered != nil {
+			select {
+			case <-answered:
+			case <-ctx.Done():
+			}
+		}
+		if inline {
+			c.srv.applyInputResponses(ctx, p)
+		}
 		var res *mcp.CallToolResult
 		select {
 		case c.slots <- struct{}{}:
 			res = c.srv.callTool(ctx, conn, run, p)
+			if p.Name == ToolDelegate {
+				res = c.awaitForm(ctx, res, func() *mcp.CallToolResult { return c.srv.callTool(ctx, conn, run, p) })
+			}
 			<-c.slots
 		case <-ctx.Done():
 			res = errorResult(core.Errorf(core.CodeReasonixUnavailable, nil,
@@ -207,12 +239,85 @@ func (c *session) toolsCall(params json.RawMessage, era requestEra) (jsonrpc.Ser
 		if !era.modern {
 			return jsonrpc.Reply{Result: res}
 		}
+		if inline && p.Name == ToolDelegate {
+			if input := c.inputRequired(res); input != nil {
+				return jsonrpc.Reply{Result: json.RawMessage(c.srv.stampAs(input, false, mcp.ResultTypeInputRequired))}
+			}
+		}
 		raw, err := json.Marshal(res)
 		if err != nil {
 			return jsonrpc.Reply{Err: jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding the result: %v", err)}
 		}
 		return jsonrpc.Reply{Result: json.RawMessage(c.srv.stamp(raw, false))}
 	}, true
+}
+
+// awaitForm keeps a reasonix_delegate call waiting while its task waits on an interaction whose
+// form this session's client is showing: once the person answered (and the answer is recorded)
+// the call resumes the task again, and so returns what follows the answer.
+func (c *session) awaitForm(ctx context.Context, res *mcp.CallToolResult, again func() *mcp.CallToolResult) *mcp.CallToolResult {
+	for range 16 { // each round is one form answered; the bound only guards against a loop
+		raw, ok := res.StructuredContent.(json.RawMessage)
+		if !ok || res.IsError {
+			return res
+		}
+		var view struct {
+			TaskID            string            `json:"task_id"`
+			ActiveInteraction *core.Interaction `json:"active_interaction"`
+		}
+		if json.Unmarshal(raw, &view) != nil || view.ActiveInteraction == nil || view.ActiveInteraction.Status != core.InteractionPending {
+			return res
+		}
+		shown := c.forms.shown(view.TaskID, view.ActiveInteraction.ID)
+		if shown == nil {
+			return res
+		}
+		select {
+		case <-shown:
+		case <-ctx.Done():
+			return res
+		}
+		res = again()
+	}
+	return res
+}
+
+// checkProgressToken refuses a _meta.progressToken that is neither a string nor an integer
+// (null counts as none): echoing it into notifications/progress would send the client a token
+// it cannot match.
+func checkProgressToken(meta json.RawMessage) *jsonrpc.Error {
+	if !bytes.Contains(meta, []byte(`"progressToken"`)) {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(meta, &m) != nil {
+		return nil // the call reports a malformed _meta
+	}
+	tok := bytes.TrimSpace(m["progressToken"])
+	if len(tok) == 0 || string(tok) == "null" || isInteger(tok) {
+		return nil
+	}
+	var str string
+	if tok[0] == '"' && json.Unmarshal(tok, &str) == nil {
+		return nil
+	}
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: _meta.progressToken must be a string or an integer, not %s", truncateRunes(string(tok), 64))
+}
+
+// isInteger reports whether a JSON value is an integer literal: -?digits, no fraction or exponent.
+func isInteger(v []byte) bool {
+	if len(v) > 0 && v[0] == '-' {
+		v = v[1:]
+	}
+	if len(v) == 0 || (v[0] == '0' && len(v) > 1) {
+		return false
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func unmarshalParams(raw json.RawMessage, into any) error {
@@ -231,9 +336,26 @@ func (s *Server) capabilities() mcp.ServerCapabilities {
 	}
 }
 
+// servedVersions are the revisions served: all mcp-go knows but 2025-03-26, whose JSON-RPC
+// batches (which that revision requires servers to accept) this loop does not take. A client
+// asking for it is offered the latest revision instead, as for any revision not served.
+var servedVersions = slices.DeleteFunc(slices.Clone(mcp.ValidProtocolVersions), func(v string) bool {
+	return v == mcp.ProtocolVersion20250326
+})
+
+// negotiate answers initialize's protocolVersion: the client's when it is served and uses the
+// initialize handshake, else the latest such revision (also for an empty one: a client that
+// names none gets what the server prefers).
+func negotiate(clientVersion string) string {
+	if slices.Contains(servedVersions, clientVersion) && !mcp.IsModernProtocol(clientVersion) {
+		return clientVersion
+	}
+	return mcp.LATEST_LEGACY_PROTOCOL_VERSION
+}
+
 func (s *Server) initializeResult(clientVersion string) *mcp.InitializeResult {
 	return &mcp.InitializeResult{
-		ProtocolVersion: mcp.NegotiateLegacyVersion(clientVersion),
+		ProtocolVersion: negotiate(clientVersion),
 		Capabilities:    s.capabilities(),
 		ServerInfo:      mcp.Implementation{Name: ServerName, Version: s.opts.Version},
 		Instructions:    assets.MCPInstructions(),
@@ -243,7 +365,7 @@ func (s *Server) initializeResult(clientVersion string) *mcp.InitializeResult {
 // discoverResult lists every revision served: this transport serves them all.
 func (s *Server) discoverResult() []byte {
 	b, err := json.Marshal(mcp.DiscoverResult{
-		SupportedVersions: mcp.ValidProtocolVersions,
+		SupportedVersions: servedVersions,
 		Capabilities:      s.capabilities(),
 		Instructions:      assets.MCPInstructions(),
 	})
@@ -257,6 +379,11 @@ func (s *Server) discoverResult() []byte {
 // and of list and discover results (caching hints: always revalidate, never shared) to an
 // encoded result object that has none of them.
 func (s *Server) stamp(result []byte, cacheable bool) []byte {
+	return s.stampAs(result, cacheable, mcp.ResultTypeComplete)
+}
+
+// stampAs is stamp with another resultType (input_required).
+func (s *Server) stampAs(result []byte, cacheable bool, resultType mcp.ResultType) []byte {
 	meta, err := json.Marshal(map[string]any{mcp.MetaKeyServerInfo: mcp.Implementation{Name: ServerName, Version: s.opts.Version}})
 	if err != nil {
 		panic(fmt.Sprintf("mcp: encoding serverInfo: %v", err))
@@ -268,7 +395,7 @@ func (s *Server) stamp(result []byte, cacheable bool) []byte {
 	}
 	out = append(out, `"_meta":`...)
 	out = append(out, meta...)
-	out = append(out, `,"resultType":"`+string(mcp.ResultTypeComplete)+`"`...)
+	out = append(out, `,"resultType":"`+string(resultType)+`"`...)
 	if cacheable {
 		out = append(out, `,"ttlMs":0,"cacheScope":"`+string(mcp.CacheScopePrivate)+`"`...)
 	}

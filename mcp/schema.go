@@ -191,56 +191,66 @@ var (
 func contractSchema() object {
 	return closed(
 		[]string{"schema_version", "objective", "user_outcome", "write_scope", "acceptance_criteria", "verification"},
-		kv("schema_version", object{kv("type", "number"), kv("const", contract.SchemaVersion)}),
-		kv("objective", text),
-		kv("user_outcome", text),
-		kv("verified_context", array(closed([]string{"path", "reason"},
-			kv("path", relPath), kv("reason", text)), 0, contract.MaxListLen).with(kv("default", []any{}))),
+		kv("schema_version", describe(object{kv("type", "number"), kv("const", contract.SchemaVersion)}, "Always 1.")),
+		kv("objective", describe(text, "What to change, in a sentence or two.")),
+		kv("user_outcome", describe(text, "What the user sees once it is done.")),
+		kv("verified_context", describe(array(closed([]string{"path", "reason"},
+			kv("path", describe(relPath, "File you already read.")), kv("reason", describe(text, "Why it matters."))), 0, contract.MaxListLen).with(kv("default", []any{})),
+			"Files the worker should start from.")),
 		kv("write_scope", describe(array(relPath, 1, contract.MaxListLen),
 			"Exclusive write allowlist (repository paths or globs); everything else is denied.")),
 		kv("forbidden_scope", describe(array(relPath, 0, contract.MaxListLen).with(kv("default", []any{})),
 			"Sensitive carve-outs inside broader write_scope globs; never a catch-all.")),
-		kv("invariants", array(text, 0, contract.MaxListLen).with(kv("default", []any{}))),
-		kv("non_goals", array(text, 0, contract.MaxListLen).with(kv("default", []any{}))),
-		kv("acceptance_criteria", array(closed([]string{"id", "requirement", "evidence"},
-			kv("id", criterion), kv("requirement", text), kv("evidence", enum(contract.EvidenceAutomated, contract.EvidenceReview))), 1, contract.MaxListLen)),
-		kv("verification", array(closed([]string{"id", "argv", "proves"},
-			kv("id", criterion), kv("argv", argv), kv("cwd", str(0, contract.MaxPathLen)),
-			kv("timeout_seconds", timeoutSec), kv("proves", proves)), 0, contract.MaxCommands)),
-		kv("allowed_commands", array(closed([]string{"id", "argv"},
-			kv("id", criterion), kv("argv", argv), kv("cwd", str(0, contract.MaxPathLen)),
-			kv("timeout_seconds", timeoutSec)), 0, contract.MaxCommands)),
-		kv("file_assertions", array(closed([]string{"id", "path", "expected_utf8", "proves"},
-			kv("id", criterion), kv("path", relPath), kv("expected_utf8", str(0, contract.MaxExpectedBytes)),
-			kv("proves", proves)), 0, contract.MaxCommands)),
-		kv("pause_conditions", array(text, 0, contract.MaxListLen).with(kv("default", []any{}))),
+		kv("invariants", describe(array(text, 0, contract.MaxListLen).with(kv("default", []any{})), "What must stay true.")),
+		kv("non_goals", describe(array(text, 0, contract.MaxListLen).with(kv("default", []any{})), "What not to do.")),
+		kv("acceptance_criteria", describe(array(closed([]string{"id", "requirement", "evidence"},
+			kv("id", describe(criterion, "Criterion id, named by proves.")), kv("requirement", describe(text, "What must hold.")),
+			kv("evidence", describe(enum(contract.EvidenceAutomated, contract.EvidenceReview),
+				"automated: a verification or file_assertions entry proves it. review: you approve it at finalize."))), 1, contract.MaxListLen),
+			"What done means.")),
+		kv("verification", describe(array(closed([]string{"id", "argv", "proves"},
+			kv("id", describe(criterion, "Command id.")), kv("argv", describe(argv, "Exact argv, no shell.")), kv("cwd", describe(str(0, contract.MaxPathLen), cwdText)),
+			kv("timeout_seconds", describe(timeoutSec, "Time limit.")), kv("proves", describe(proves, "Criteria that exit 0 proves."))), 0, contract.MaxCommands),
+			"Sandboxed checks run after the worker.")),
+		kv("allowed_commands", describe(array(closed([]string{"id", "argv"},
+			kv("id", describe(criterion, "Command id.")), kv("argv", describe(argv, "Exact argv, no shell.")), kv("cwd", describe(str(0, contract.MaxPathLen), cwdText)),
+			kv("timeout_seconds", describe(timeoutSec, "Time limit."))), 0, contract.MaxCommands),
+			"Commands beyond simple reads the worker may run.")),
+		kv("file_assertions", describe(array(closed([]string{"id", "path", "expected_utf8", "proves"},
+			kv("id", describe(criterion, "Assertion id.")), kv("path", describe(relPath, "File.")), kv("expected_utf8", describe(str(0, contract.MaxExpectedBytes), "Its exact content.")),
+			kv("proves", describe(proves, "Criteria it proves."))), 0, contract.MaxCommands),
+			"Byte-exact file contents checked after the worker.")),
+		kv("pause_conditions", describe(array(text, 0, contract.MaxListLen).with(kv("default", []any{})), "When the worker must stop and ask.")),
 	)
 }
 
+// cwdText describes a command's cwd.
+const cwdText = "Relative to the repository root; default the root."
+
 func delegateInput() object {
 	return root(closed([]string{"task_id", "contract"},
-		kv("task_id", taskIDIn),
-		kv("contract", contractSchema()),
-		kv("base_ref", str(1, core.MaxBaseRefLen)),
+		kv("task_id", describe(taskIDIn, "Your id for the task; the same id resumes it.")),
+		kv("contract", describe(contractSchema(), "TaskContractV1; on resume the same one.")),
+		kv("base_ref", describe(str(1, core.MaxBaseRefLen), "Commit to start from; default HEAD.")),
 		kv("worker_lane", describe(enum("fast", "deep"),
 			"fast (default): direct edits. deep: long multi-step Goal session. Omitted on resume: unchanged.")),
 		kv("reasoning_effort", describe(enum(effortEnum...), "Lowest adequate; low is the lowest.")),
 		kv("execution_timeout_seconds", describe(integer(core.MinExecutionTimeoutSeconds, core.MaxExecutionTimeoutSeconds),
 			fmt.Sprintf("Worker deadline; default fast %d, deep %d. Omitted on resume: unchanged.", core.DefaultFastTimeoutSeconds, core.DefaultDeepTimeoutSeconds))),
-		kv("wait_mode", enum("review", "background").with(kv("default", "review"))),
-		kv("wait_timeout_seconds", waitSecs.with(kv("default", core.DefaultWaitSeconds))),
-		kv("pause_revision", integer(0, 0)),
-		kv("pause_reason_hash", pattern(sha256Pattern)),
+		kv("wait_mode", describe(enum("review", "background").with(kv("default", "review")), "background returns at once.")),
+		kv("wait_timeout_seconds", describe(waitSecs.with(kv("default", core.DefaultWaitSeconds)), "How long this call waits; the worker goes on after it.")),
+		kv("pause_revision", describe(integer(0, 0), "Resuming a paused task: its pause_revision.")),
+		kv("pause_reason_hash", describe(pattern(sha256Pattern), "Resuming a paused task: its pause_reason_hash.")),
 		kv("path_base", describe(enum("cwd", "repository"),
 			"Contract paths relative to cwd (default for new tasks) or the repository root.")),
-		kv("resume", object{kv("type", "boolean"), kv("default", true)}),
+		kv("resume", describe(object{kv("type", "boolean"), kv("default", true)}, "false: only wait, even if the task is paused.")),
 	))
 }
 
 func controlInput() object {
 	return root(closed([]string{"task_id", "action"},
-		kv("task_id", taskIDIn),
-		kv("action", enum(core.ActionSteer, core.ActionRespond, core.ActionCancel, core.ActionFinalize, core.ActionClose)),
+		kv("task_id", describe(taskIDIn, "The task.")),
+		kv("action", describe(enum(core.ActionSteer, core.ActionRespond, core.ActionCancel, core.ActionFinalize, core.ActionClose), actionText)),
 		kv("message", describe(str(0, core.MaxSteerMessageLen), "steer: required.")),
 		kv("interaction_id", describe(str(1, core.MaxInteractionIDLen), "respond: required.")),
 		kv("decision", describe(enum(core.DecisionAllow, core.DecisionDeny), "respond: required.")),
@@ -256,14 +266,19 @@ func controlInput() object {
 	))
 }
 
+// actionText says what each reasonix_control action needs: JSON Schema could say it only
+// with if/then, outside the subset Codex reads.
+const actionText = "finalize: review_summary, approved_review_criteria, expected_review_revision, expected_review_tree_hash. " +
+	"respond: interaction_id, decision. steer: message. cancel, close: nothing more."
+
 func inspectInput() object {
 	return root(closed([]string{"task_id"},
-		kv("task_id", taskIDIn),
-		kv("include", array(enum(core.InspectSections...), 0, len(core.InspectSections))),
-		kv("wait_ms", integer(0, core.MaxInspectWaitMS)),
-		kv("cursor", str(1, core.MaxInspectCursorLen)),
-		kv("max_bytes", integer(core.MinInspectMaxBytes, core.MaxInspectMaxBytes)),
-		kv("wait_until", enum("change", "review_required", "interaction", "terminal").with(kv("default", "change"))),
+		kv("task_id", describe(taskIDIn, "The task.")),
+		kv("include", describe(array(enum(core.InspectSections...), 0, len(core.InspectSections)), "Sections; default all but diff and events.")),
+		kv("wait_ms", describe(integer(0, core.MaxInspectWaitMS), "Wait this long for wait_until first.")),
+		kv("cursor", describe(str(1, core.MaxInspectCursorLen), "next_cursor of the previous page.")),
+		kv("max_bytes", describe(integer(core.MinInspectMaxBytes, core.MaxInspectMaxBytes), "Response budget; default 65536.")),
+		kv("wait_until", describe(enum("change", "review_required", "interaction", "terminal").with(kv("default", "change")), "What wait_ms waits for.")),
 	))
 }
 
@@ -282,7 +297,7 @@ func taskViewFields() []field {
 	paths := array(object{kv("type", "string")}, 0, 0)
 	return []field{
 		kv("task_id", str(1, core.MaxTaskIDLen)),
-		kv("state", enum(states...)),
+		kv("state", describe(enum(states...), "waiting_*: see active_interaction.")),
 		kv("phase", object{kv("type", "string")}),
 		kv("contract_hash", pattern(sha256Pattern)),
 		kv("repository_id", str(1, 0)),
@@ -296,14 +311,14 @@ func taskViewFields() []field {
 		kv("integration_command", str(1, 1024)),
 		kv("session_id", str(1, 0)),
 		kv("repair_rounds", integer(0, 0)),
-		kv("review_revision", integer(0, 0)),
-		kv("review_tree_hash", pattern(treeHashPattern)),
-		kv("pause_revision", integer(0, 0)),
+		kv("review_revision", describe(integer(0, 0), "finalize's expected_review_revision.")),
+		kv("review_tree_hash", describe(pattern(treeHashPattern), "finalize's expected_review_tree_hash.")),
+		kv("pause_revision", describe(integer(0, 0), "With pause_reason_hash, resumes a pause.")),
 		kv("pause_reason_hash", pattern(sha256Pattern)),
 		kv("reasonix_work_mode", str(1, 0)),
 		kv("reasonix_session_mode", str(1, 0)),
 		kv("updated_at", str(1, 0)),
-		kv("reason", object{kv("type", "string")}),
+		kv("reason", describe(object{kv("type", "string")}, "Why it paused or failed.")),
 		kv("commit_hash", pattern(`^[0-9a-f]{40,64}$`)),
 		kv("source_collision", closed(
 			[]string{"checkpoint", "baseCommit", "dirtyPaths", "committedPaths", "overlappingPaths", "unavailable", "detectedAt"},
@@ -340,13 +355,13 @@ func interactionSchema() object {
 	anyObject := object{kv("type", "object"), kv("additionalProperties", object{})}
 	plain := object{kv("type", "string")}
 	return closed([]string{"id", "kind", "status", "createdAt", "request"},
-		kv("id", plain),
+		kv("id", describe(plain, "respond's interaction_id.")),
 		kv("kind", enum(core.InteractionPermission, core.InteractionInput)),
 		kv("status", enum(core.InteractionPending, core.InteractionResolved, core.InteractionCancelled)),
 		kv("createdAt", plain),
 		kv("resolvedAt", plain),
 		kv("request", anyObject),
-		kv("response", anyObject),
+		kv("response", describe(anyObject, "decision; by: asked_user, codex, supervisor or policy; outcome.")),
 	)
 }
 
@@ -359,15 +374,15 @@ func delegateOutput() object {
 	bundle := []field{
 		kv("resume_required", boolean),
 		kv("inspect_required", boolean),
-		kv("timed_out", boolean),
+		kv("timed_out", describe(boolean, "The wait ended first; the worker goes on.")),
 		kv("summary", str(0, 4096)),
 		kv("changed_files", array(str(0, 1024), 0, 256)),
 		kv("diff_stat", str(0, 4096)),
 		kv("diff", str(0, 12288)),
 		kv("risks", array(str(0, 2048), 0, 128)),
 		kv("usage", usageSchema()),
-		kv("active_interaction", interactionSchema()),
-		kv("required_review_criteria", array(str(1, contract.MaxCriterionIDLen), 0, core.MaxApprovedCriteria)),
+		kv("active_interaction", describe(interactionSchema(), "Waits for reasonix_control respond.")),
+		kv("required_review_criteria", describe(array(str(1, contract.MaxCriterionIDLen), 0, core.MaxApprovedCriteria), "finalize's approved_review_criteria.")),
 		kv("review_diff_sha256", pattern(sha256Pattern)),
 	}
 	return root(closed(taskViewRequired, append(taskViewFields(), bundle...)...))

@@ -50,6 +50,7 @@ type Server struct {
 	shutdownGrace time.Duration
 	log           *slog.Logger
 	service       *opener
+	stateKey      []byte // signs the requestState of input_required results
 }
 
 // NewServer builds the server. open is called in the background once tools/list has been
@@ -70,6 +71,7 @@ func NewServer(open func(context.Context) (core.Service, error), opts Options) *
 		shutdownGrace: shutdownGrace,
 		log:           opts.Logger,
 		service:       &opener{open: open},
+		stateKey:      newStateKey(),
 	}
 }
 

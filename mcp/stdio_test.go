@@ -332,10 +332,15 @@ func TestStdioNegotiatesProtocolVersion(t *testing.T) {
 	srv := NewServer(func(context.Context) (core.Service, error) { return &fakeService{}, nil }, Options{Version: "9.9"})
 	p := startStdio(t, context.Background(), srv)
 	for i, tc := range []struct{ asked, want string }{
-		{"2025-03-26", "2025-03-26"},
+		// 2025-03-26 requires servers to accept JSON-RPC batches, which this loop refuses:
+		// it is not offered, and such a client is offered the latest revision instead.
+		{"2025-03-26", mcp.LATEST_LEGACY_PROTOCOL_VERSION},
 		{"2025-06-18", "2025-06-18"},
+		{"2025-11-25", "2025-11-25"},
+		{"2024-11-05", "2024-11-05"},
 		{"1999-01-01", mcp.LATEST_LEGACY_PROTOCOL_VERSION},
-		{"", "2025-03-26"}, // what a client that names no version is assumed to speak
+		{"2026-07-28", mcp.LATEST_LEGACY_PROTOCOL_VERSION}, // has no initialize
+		{"", mcp.LATEST_LEGACY_PROTOCOL_VERSION},           // names none: the server's preference
 	} {
 		id := float64(i + 1)
 		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"c","version":"0"}}}`, i+1, tc.asked))
@@ -516,7 +521,7 @@ func TestStdioRevisionsAndProbes(t *testing.T) {
 	m := p.next()
 	r, _ := m["result"].(map[string]any)
 	if r == nil || r["resultType"] != "complete" || r["ttlMs"] != 0.0 || r["cacheScope"] != "private" ||
-		fmt.Sprint(r["supportedVersions"]) != "[2026-07-28 2025-11-25 2025-06-18 2025-03-26 2024-11-05]" {
+		fmt.Sprint(r["supportedVersions"]) != "[2026-07-28 2025-11-25 2025-06-18 2024-11-05]" {
 		t.Fatalf("server/discover: %v", m)
 	}
 	p.send(`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{` + modernMeta("2026-07-28") + `}}`)

@@ -217,6 +217,9 @@ func (s *Server) control(ctx context.Context, svc core.Service, call toolCall) (
 		}
 		req.Authority = auth
 	}
+	if req.Action == core.ActionRespond {
+		req.AnsweredBy = core.ByCodex // recorded as Codex's answer, not a dashboard's
+	}
 	return svc.Control(ctx, req)
 }
 

@@ -139,3 +139,16 @@ func CurrentOwner(dir string) *OwnerInfo {
 	}
 	return info
 }
+
+// Retire removes dir/owner.json early when it names this process, which is about to exit, and
+// reports whether it did: a SIGKILL that cuts the rest of the shutdown short (Codex sends one
+// about 50 ms after SIGTERM, and a worker's process group can take longer to end) then leaves no
+// record of a dead owner behind. The lock stays held until the Store closes; a process opening
+// the directory meanwhile waits for it as for any owner between removing the file and exiting.
+func Retire(dir string) bool {
+	info := readOwner(dir)
+	if info == nil || info.PID != os.Getpid() {
+		return false
+	}
+	return os.Remove(filepath.Join(dir, ownerInfoName)) == nil
+}

@@ -44,6 +44,10 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Codex follows SIGTERM with SIGKILL about 50 ms later. The owner record goes first, so that
+	// a shutdown cut short (a worker's process group can take longer to end) leaves none behind;
+	// it is removed only while it names this process.
+	context.AfterFunc(ctx, func() { store.Retire(dir) })
 	// The MCP server owns the state directory when it is free. When another process (a
 	// dashboard) owns it, the server attaches through its socket, and takes the directory over
 	// if that owner exits.

@@ -233,7 +233,7 @@ func (s *Server) routes() http.Handler {
 	}))
 	mux.Handle(unary(s, procControl, opts, func(ctx context.Context, r *controlRequest) (*core.TaskView, error) {
 		req := r.Request
-		req.Authority = r.Authority
+		req.Authority, req.AnsweredBy, req.Outcome = r.Authority, r.AnsweredBy, r.Outcome
 		v, err := s.e.Control(ctx, req)
 		return &v, err
 	}))

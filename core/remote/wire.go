@@ -138,6 +138,9 @@ type delegateReply struct {
 type controlRequest struct {
 	Request   core.ControlRequest `json:"request"`
 	Authority core.Authority      `json:"authority"`
+	// Who answers an interaction, and how: kept out of core's JSON like the Authority.
+	AnsweredBy string `json:"answered_by,omitempty"`
+	Outcome    string `json:"outcome,omitempty"`
 }
 
 type storedReply struct {

@@ -91,6 +91,13 @@ type Handler interface {
 	Route(req *Request) (serve Serve, concurrent bool)
 }
 
+// NotificationHandler is implemented by a Handler that wants to hear the peer's notifications
+// (all but notifications/cancelled, which the connection handles itself). Notified runs on the
+// read loop, in order with Route, and must not block.
+type NotificationHandler interface {
+	Notified(method string, params json.RawMessage)
+}
+
 // Options bound one connection.
 type Options struct {
 	Logger *slog.Logger // nil: discard
@@ -120,12 +127,19 @@ type Conn struct {
 	// Requests this side sent to the peer, by id key. Their ids are strings with a prefix of
 	// their own ("rx-1", "rx-2", …), so a peer's response can only reach the call it answers.
 	lastOut  uint64
-	outCalls map[string]chan callResult
+	outCalls map[string]outCall
 }
 
 type callResult struct {
 	result json.RawMessage
 	err    *Error
+}
+
+// outCall is a request this side sent: where its response goes, and what runs on the read
+// loop when it arrives.
+type outCall struct {
+	ch      chan callResult
+	arrived func()
 }
 
 type outgoing struct {
@@ -153,7 +167,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, h Handler, opts Optio
 		out:      make(chan outgoing, 64),
 		stop:     make(chan struct{}),
 		inFlight: map[string]*inFlight{},
-		outCalls: map[string]chan callResult{},
+		outCalls: map[string]outCall{},
 	}
 	written := make(chan struct{})
 	go func() { defer close(written); c.writeLoop(out) }()
@@ -340,8 +354,10 @@ func (c *Conn) handle(line []byte) {
 	case isNotification:
 		if m.Method == CancelMethod {
 			c.cancelled(m.Params)
+		} else if n, ok := c.h.(NotificationHandler); ok {
+			n.Notified(m.Method, m.Params)
 		}
-		return // other notifications need nothing
+		return
 	}
 	req := &Request{ID: m.ID, Method: m.Method, Params: m.Params}
 	serve, concurrent := c.h.Route(req)
@@ -375,6 +391,14 @@ func (e *CallError) Error() string {
 // already on its way is withdrawn with notifications/cancelled (a late response is ignored);
 // when serving ends, Call returns ErrClosed.
 func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return c.CallNotify(ctx, method, params, nil)
+}
+
+// CallNotify is Call, with arrived (when not nil) run on the read loop as soon as the peer's
+// response arrives, before the next message is read: what the peer sends after its answer is
+// handled only after arrived returned. arrived must not block. Once arrived has run, CallNotify
+// returns the response even if ctx or serving ends meanwhile.
+func (c *Conn) CallNotify(ctx context.Context, method string, params any, arrived func()) (json.RawMessage, error) {
 	ch := make(chan callResult, 1)
 	c.mu.Lock()
 	if c.closing || c.ctx.Err() != nil {
@@ -384,12 +408,22 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 	c.lastOut++
 	id := CallIDPrefix + strconv.FormatUint(c.lastOut, 10)
 	key := "s:" + id
-	c.outCalls[key] = ch
+	c.outCalls[key] = outCall{ch: ch, arrived: arrived}
 	c.mu.Unlock()
-	forget := func() {
+	// forget stops waiting; it reports false when the response was already taken for delivery
+	// (it is then on ch at once).
+	forget := func() bool {
 		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, waiting := c.outCalls[key]
 		delete(c.outCalls, key)
-		c.mu.Unlock()
+		return waiting
+	}
+	result := func(r callResult) (json.RawMessage, error) {
+		if r.err != nil {
+			return nil, &CallError{Method: method, Err: r.err}
+		}
+		return r.result, nil
 	}
 	line, err := json.Marshal(struct {
 		JSONRPC string `json:"jsonrpc"`
@@ -410,17 +444,18 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 	}
 	select {
 	case r := <-ch:
-		if r.err != nil {
-			return nil, &CallError{Method: method, Err: r.err}
-		}
-		return r.result, nil
+		return result(r)
 	case <-ctx.Done():
-		forget()
+		if !forget() {
+			return result(<-ch) // the answer arrived first
+		}
 		// The peer may be showing the request to someone: tell it no answer is wanted any more.
 		c.Notify(c.ctx, CancelMethod, map[string]any{"requestId": id, "reason": ctx.Err().Error()})
 		return nil, ctx.Err()
 	case <-c.ctx.Done():
-		forget()
+		if !forget() {
+			return result(<-ch)
+		}
 		return nil, ErrClosed
 	}
 }
@@ -432,12 +467,16 @@ func (c *Conn) answered(m Message) {
 		return
 	}
 	c.mu.Lock()
-	ch := c.outCalls[key]
+	call, ok := c.outCalls[key]
 	delete(c.outCalls, key)
 	c.mu.Unlock()
-	if ch == nil {
+	if !ok {
 		return
 	}
+	if call.arrived != nil {
+		call.arrived()
+	}
+	ch := call.ch
 	r := callResult{result: m.Result}
 	if m.Error != nil {
 		var e Error
