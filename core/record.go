@@ -71,8 +71,9 @@ type taskRecord struct {
 	DiffStat     string   `json:"diff_stat,omitempty"`
 	DiffSHA256   string   `json:"diff_sha256,omitempty"`
 	Risks        []string `json:"risks,omitempty"`
-	// IgnoredFiles are what the last review found on disk but left out as ignored (.reasonix
-	// excepted), at most maxIgnoredShown: never committed, never seen by the checks.
+	// IgnoredFiles are what the last review found on disk under the write scope but left out as
+	// ignored (.reasonix excepted), at most maxIgnoredShown: never committed, never seen by the
+	// checks.
 	IgnoredFiles  []string         `json:"ignored_files,omitempty"`
 	ReviewSummary string           `json:"review_summary,omitempty"`
 	CommitHash    string           `json:"commit_hash,omitempty"`

@@ -50,7 +50,9 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 		return
 	}
 	refused = append(refused, hardLinks(r.Worktree, rev.Files)...)
-	outside, err := gitx.Unreviewed(ctx, e.worktreeOf(r), rev.Tree, e.reviewIndexPath(id), nil)
+	// What is ignored where the task may write: there a worker's file could pass for part of the
+	// change. (The checks see no ignored file anywhere; see verify.)
+	outside, err := gitx.Unreviewed(ctx, e.worktreeOf(r), rev.Tree, e.reviewIndexPath(id), c.WritePrefixes())
 	if gitx.IsTampered(err) {
 		_ = e.tampered(id, "review_readiness", err)
 		return

@@ -390,7 +390,7 @@ func TestGitBoundaryChecksSeeOnlyTheReviewedTree(t *testing.T) {
 `)
 	for _, where := range []string{"helpers", ".reasonix"} {
 		t.Run(where, func(t *testing.T) {
-			b := newBoundary(t, []string{"result.txt"}, [][]string{{"make", "check"}}, makefile)
+			b := newBoundary(t, []string{"result.txt", "helpers/**"}, [][]string{{"make", "check"}}, makefile)
 			if where == "helpers" {
 				b.write("helpers/.gitignore", "*\n")
 			}
