@@ -104,7 +104,9 @@ func guardFrame(frame, open, close string) string {
 	b.Grow(len(frame) + 64)
 	var active []string // SGR sequences in force since the last reset
 	restore := func() {
-		b.WriteString("\x1b[0m")
+		if !strings.HasSuffix(close, "\x1b[0m") {
+			b.WriteString("\x1b[0m")
+		}
 		for _, s := range active {
 			b.WriteString(s)
 		}

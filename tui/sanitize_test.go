@@ -385,7 +385,7 @@ func TestSanitizeShowsWhatItReplaces(t *testing.T) {
 func TestFrameGuardPaintsMarkersAndRestoresTheStyle(t *testing.T) {
 	in := "\x1b[1m\x1b[38;5;4mab⟨U+202E⟩cd\x1b[0m ␛x"
 	got := guardFrame(in, "\x1b[33m", "\x1b[0m")
-	want := "\x1b[1m\x1b[38;5;4mab\x1b[0m\x1b[33m⟨U+202E⟩\x1b[0m\x1b[0m\x1b[1m\x1b[38;5;4mcd\x1b[0m \x1b[0m\x1b[33m␛\x1b[0m\x1b[0mx"
+	want := "\x1b[1m\x1b[38;5;4mab\x1b[0m\x1b[33m⟨U+202E⟩\x1b[0m\x1b[1m\x1b[38;5;4mcd\x1b[0m \x1b[0m\x1b[33m␛\x1b[0mx"
 	if got != want {
 		t.Fatalf("guardFrame:\n got %q\nwant %q", got, want)
 	}
