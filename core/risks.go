@@ -18,9 +18,16 @@ import (
 // SourceRiskPrefix starts the id of every risk the review computes from the diff.
 const SourceRiskPrefix = "trojan_source:"
 
-// MaxAcknowledgedRisks bounds acknowledged_risks; the review lists at most this many risks of
-// its own (the last one standing for the files beyond it).
+// MaxAcknowledgedRisks bounds acknowledged_risks.
 const MaxAcknowledgedRisks = 64
+
+// maxSourceRisks bounds the risks the review lists of its own, the last one standing for the
+// files beyond it, and maxFindingsLen the text of one after its id, so that they leave the
+// review bundle (MaxBundleBytes) room for the diff.
+const (
+	maxSourceRisks = 16
+	maxFindingsLen = 240
+)
 
 // MaxRiskLen bounds one risk's text, and so an entry of acknowledged_risks.
 const MaxRiskLen = 2048
@@ -126,11 +133,14 @@ func SourceRisks(diff []byte) []SourceRisk {
 			return
 		}
 		if len(cur.Lines) > 0 {
-			text := cur.ID + ": " + strings.Join(findings, "; ")
+			text := strings.Join(findings, "; ")
 			if extra > 0 {
 				text += fmt.Sprintf("; and %d more", extra)
 			}
-			cur.Text = truncateText(text, MaxRiskLen)
+			if len(text) > maxFindingsLen {
+				text = truncateText(text, maxFindingsLen) + "…"
+			}
+			cur.Text = truncateText(cur.ID+": "+text, MaxRiskLen)
 			out = append(out, *cur)
 		}
 		cur, findings, extra = nil, nil, 0
@@ -177,10 +187,10 @@ func SourceRisks(diff []byte) []SourceRisk {
 		}
 	}
 	finish()
-	if len(out) > MaxAcknowledgedRisks {
-		rest := out[MaxAcknowledgedRisks-1:]
+	if len(out) > maxSourceRisks {
+		rest := out[maxSourceRisks-1:]
 		more := SourceRisk{ID: SourceRiskPrefix + "more", Text: fmt.Sprintf("%smore: %d more files hide or disguise characters", SourceRiskPrefix, len(rest))}
-		out = append(out[:MaxAcknowledgedRisks-1:MaxAcknowledgedRisks-1], more)
+		out = append(out[:maxSourceRisks-1:maxSourceRisks-1], more)
 	}
 	return out
 }

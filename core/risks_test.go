@@ -51,16 +51,21 @@ func TestSourceRisksNameEachFileAndLine(t *testing.T) {
 
 func TestSourceRisksAreBounded(t *testing.T) {
 	var b strings.Builder
-	for i := range MaxAcknowledgedRisks + 5 {
+	for i := range maxSourceRisks + 5 {
 		fmt.Fprintf(&b, "diff --git a/f%d b/f%d\n+++ b/f%d\n@@ -0,0 +1,%d @@\n", i, i, i, maxRiskFindings+3)
 		for range maxRiskFindings + 3 {
 			b.WriteString("+\ufeffx\n")
 		}
 	}
 	got := SourceRisks([]byte(b.String()))
-	if len(got) != MaxAcknowledgedRisks || got[len(got)-1].ID != SourceRiskPrefix+"more" ||
+	if len(got) != maxSourceRisks || got[len(got)-1].ID != SourceRiskPrefix+"more" ||
 		!strings.Contains(got[len(got)-1].Text, "6 more files") {
 		t.Fatalf("%d risks, last %+v", len(got), got[len(got)-1])
+	}
+	for _, r := range got {
+		if len(r.Text) > len(r.ID)+2+maxFindingsLen+len("…") {
+			t.Fatalf("risk text of %d bytes: %q", len(r.Text), r.Text)
+		}
 	}
 	if !strings.HasSuffix(got[0].Text, "; and 3 more") || len(got[0].Lines) != maxRiskFindings+3 {
 		t.Fatalf("first risk: %+v", got[0])

@@ -325,7 +325,11 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		b.WriteString("\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("⚠ Risks: the change hides or disguises characters (shown as ⟨U+…⟩ markers in the diff). %s %s: I read these lines and the change is still right.",
 			box, k.AckRisks.Help().Key), width, 2)) + "\n")
 		for _, r := range f.risks {
-			b.WriteString(t.Warn.Render(wrapIndent("  "+sanitizeLine(r.Path)+": "+riskLines(r), width, 4)) + "\n")
+			line := sanitizeLine(r.Text) // the files beyond those listed
+			if r.Path != "" {
+				line = sanitizeLine(r.Path) + ": " + riskLines(r)
+			}
+			b.WriteString(t.Warn.Render(wrapIndent("  "+line, width, 4)) + "\n")
 		}
 	}
 	if len(f.unreviewed) > 0 {
