@@ -394,3 +394,27 @@ func TestFrameGuardPaintsMarkersAndRestoresTheStyle(t *testing.T) {
 		t.Fatalf("guardFrame = %q", got)
 	}
 }
+
+// FuzzSanitize: whatever the bytes, sanitize's output is valid UTF-8 with nothing a terminal
+// would act on or draw as nothing, and sanitizing it again changes nothing.
+func FuzzSanitize(f *testing.F) {
+	for _, p := range hostilePieces() {
+		f.Add(p)
+	}
+	f.Add("x" + strings.Join(hostilePieces(), "y"))
+	f.Fuzz(func(t *testing.T, s string) {
+		out := sanitize(s)
+		if !utf8.ValidString(out) {
+			t.Fatalf("sanitize(%q) = %q is not valid UTF-8", s, out)
+		}
+		for _, r := range out {
+			if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || hiddenRune(r)) {
+				t.Fatalf("sanitize(%q) keeps U+%04X", s, r)
+			}
+		}
+		if again := sanitize(out); again != out {
+			t.Fatalf("sanitize is not idempotent on %q: %q then %q", s, out, again)
+		}
+		checkFrame(t, "sanitize", out)
+	})
+}
