@@ -141,7 +141,7 @@ func (e *Engine) saveReview(ctx context.Context, id string, rev gitx.Review, the
 	if err := e.writeReviewDiff(id, rev.Diff); err != nil {
 		return err
 	}
-	risks := SourceRisks(rev.Diff)
+	risks := reviewRisks(rev)
 	var checked map[string]ReviewComment
 	if r, err := e.load(id); err == nil && r.ReviewTreeHash != rev.Tree {
 		checked = e.commentsAgainst(ctx, r, rev.Tree)

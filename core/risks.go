@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"reasonixctl/core/gitx"
 )
 
 // Trojan Source (CVE-2021-42574): text whose rendering differs from its bytes. A change that adds
@@ -120,10 +122,24 @@ func isASCII(s string) bool {
 	return true
 }
 
+// reviewRisks are the Trojan Source risks of a review: its diff, and the names of the files it
+// adds or keeps (a binary or mode-only change has no lines for the diff to show).
+func reviewRisks(rev gitx.Review) []SourceRisk {
+	var names []string
+	for _, f := range rev.Files {
+		if f.Status != 'D' {
+			names = append(names, f.Path)
+		}
+	}
+	return SourceRisks(rev.Diff, names...)
+}
+
 // SourceRisks scans a review diff (git's patch format) for Trojan Source: the added lines and
-// the new file names. One risk per file, in diff order.
-func SourceRisks(diff []byte) []SourceRisk {
+// the new file names, then the names given that the diff did not show. One risk per file, in
+// diff order.
+func SourceRisks(diff []byte, names ...string) []SourceRisk {
 	var out []SourceRisk
+	seen := map[string]bool{}
 	var cur *SourceRisk
 	var findings []string
 	extra := 0
@@ -173,6 +189,7 @@ func SourceRisks(diff []byte) []SourceRisk {
 				continue
 			}
 			cur = &SourceRisk{ID: SourceRiskPrefix + path, Path: path}
+			seen[path] = true
 			add(0, hiddenFindings(path))
 		case bytes.HasPrefix(line, []byte("@@ ")):
 			newLine, inHunk = hunkNewStart(string(line)), true
@@ -187,6 +204,13 @@ func SourceRisks(diff []byte) []SourceRisk {
 		}
 	}
 	finish()
+	for _, name := range names {
+		if !seen[name] {
+			cur = &SourceRisk{ID: SourceRiskPrefix + name, Path: name}
+			add(0, hiddenFindings(name))
+			finish()
+		}
+	}
 	if len(out) > maxSourceRisks {
 		rest := out[maxSourceRisks-1:]
 		more := SourceRisk{ID: SourceRiskPrefix + "more", Text: fmt.Sprintf("%smore: %d more files hide or disguise characters", SourceRiskPrefix, len(rest))}

@@ -35,11 +35,14 @@ func TestSourceRisksNameEachFileAndLine(t *testing.T) {
 		"-\u202e",
 		"",
 	}, "\n")
-	got := SourceRisks([]byte(diff))
+	got := SourceRisks([]byte(diff), "clean.go", "photo\u202egnp.exe", "plain.bin")
 	want := []SourceRisk{
 		{ID: "trojan_source:clean.go", Path: "clean.go", Lines: []int{2}, Text: "trojan_source:clean.go: line 2: zero-width U+200B"},
 		{ID: "trojan_source:evil\u202etxt.go", Path: "evil\u202etxt.go", Lines: []int{0, 2, 3},
 			Text: "trojan_source:evil\u202etxt.go: file name: bidi control U+202E; line 2: mixed-script identifier \"p\\u0430ypal\"; line 3: bidi control U+2066"},
+		// A binary file shows no lines in the diff: its name is checked all the same.
+		{ID: "trojan_source:photo\u202egnp.exe", Path: "photo\u202egnp.exe", Lines: []int{0},
+			Text: "trojan_source:photo\u202egnp.exe: file name: bidi control U+202E"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("SourceRisks:\n got %+v\nwant %+v", got, want)
