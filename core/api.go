@@ -129,6 +129,8 @@ type ControlRequest struct {
 	ExpectedReviewTreeHash string   `json:"expected_review_tree_hash,omitempty"`
 	CommitMessage          string   `json:"commit_message,omitempty"`
 	WaitTimeoutSeconds     *int     `json:"wait_timeout_seconds,omitempty"`
+	// AcknowledgedRisks lists the id (or text) of every risk the review found in the diff.
+	AcknowledgedRisks []string `json:"acknowledged_risks,omitempty"`
 
 	Authority Authority `json:"-"` // finalize only
 	// AnsweredBy names who answers an interaction (respond) in the record: ByCodex for
@@ -404,6 +406,8 @@ type TaskDetail struct {
 	ReviewSummary string `json:"review_summary,omitempty"`
 	// BaseCommit is the commit the task's branch started from.
 	BaseCommit string `json:"base_commit,omitempty"`
+	// SourceRisks are the risks the review found in the diff; finalize needs each acknowledged.
+	SourceRisks []SourceRisk `json:"source_risks,omitempty"`
 }
 
 // Criterion is one acceptance criterion of the contract.

@@ -50,7 +50,7 @@ func validateControl(req *ControlRequest) error {
 		"option_id": req.OptionID != "", "answer": req.Answer != "", "review_summary": req.ReviewSummary != "",
 		"approved_review_criteria": req.ApprovedReviewCriteria != nil, "expected_review_revision": req.ExpectedReviewRevision != nil,
 		"expected_review_tree_hash": req.ExpectedReviewTreeHash != "", "commit_message": req.CommitMessage != "",
-		"wait_timeout_seconds": req.WaitTimeoutSeconds != nil,
+		"wait_timeout_seconds": req.WaitTimeoutSeconds != nil, "acknowledged_risks": req.AcknowledgedRisks != nil,
 	}
 	if _, ok := ControlFields[req.Action]; !ok {
 		add("action", "must be steer, respond, cancel, finalize or close")
@@ -81,6 +81,9 @@ func validateControl(req *ControlRequest) error {
 	}
 	if len(req.ReviewSummary) > MaxReviewSummaryLen || len(req.CommitMessage) > MaxCommitMessageLen || len(req.ApprovedReviewCriteria) > MaxApprovedCriteria {
 		add("review_summary", fmt.Sprintf("review_summary ≤%d, commit_message ≤%d, approved_review_criteria ≤%d items", MaxReviewSummaryLen, MaxCommitMessageLen, MaxApprovedCriteria))
+	}
+	if len(req.AcknowledgedRisks) > MaxAcknowledgedRisks {
+		add("acknowledged_risks", fmt.Sprintf("at most %d items", MaxAcknowledgedRisks))
 	}
 	if p := req.ExpectedReviewRevision; p != nil && *p < 0 {
 		add("expected_review_revision", "must be ≥ 0")

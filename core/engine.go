@@ -236,7 +236,7 @@ func (e *Engine) Get(ctx context.Context, id string) (TaskDetail, error) {
 	last, _ := e.store.LastSeq(id)
 	d := TaskDetail{
 		View: r.view(), Repository: r.RepoRoot, Objective: r.Objective, Contract: r.Contract,
-		Summary: r.Summary, ChangedFiles: r.ChangedFiles, DiffStat: r.DiffStat, Risks: r.risks(),
+		Summary: r.Summary, ChangedFiles: r.ChangedFiles, DiffStat: r.DiffStat, Risks: r.risks(), SourceRisks: r.SourceRisks,
 		Usage: r.Usage, Interactions: r.Interactions, Verification: r.Verification,
 		Acceptance: r.Acceptance, CreatedAt: r.CreatedAt, LastSeq: last,
 		Network: r.Network, ReviewSummary: r.ReviewSummary, BaseCommit: r.BaseCommit,

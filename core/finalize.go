@@ -128,6 +128,9 @@ func (e *Engine) checkFinalize(r *taskRecord, req ControlRequest) (*contract.Con
 			"required": nonNil(required), "missing": nonNil(missing), "foreign": nonNil(foreign),
 		}, "approved_review_criteria must list every review criterion and only the contract's criteria")
 	}
+	if err := checkAcknowledged(r, req.AcknowledgedRisks); err != nil {
+		return nil, "", err
+	}
 	msg := req.CommitMessage
 	if msg == "" {
 		msg = DefaultCommitMessage(r.TaskID, r.Objective)

@@ -86,6 +86,9 @@ type taskRecord struct {
 	Acceptance   []AcceptanceEvidence `json:"acceptance_evidence,omitempty"`
 	// Denials counts identical policy denials by fingerprint within the current turn.
 	Denials map[string]int `json:"denials,omitempty"`
+	// SourceRisks are what the review found in the diff (risks.go); finalize needs each one
+	// acknowledged.
+	SourceRisks []SourceRisk `json:"source_risks,omitempty"`
 }
 
 func decodeRecord(b []byte) (*taskRecord, error) {

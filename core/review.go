@@ -113,10 +113,11 @@ func hardLinks(worktree string, files []gitx.FileChange) []refusal {
 	return out
 }
 
-// risks are the worker's own, then what reasonixctl finds a reviewer must know: attributes the
-// change adds or alters, and files on disk that the commit and the checks leave out.
+// risks are the hidden or disguised characters the diff holds (risks.go), the worker's own,
+// then what reasonixctl finds a reviewer must know: attributes the change adds or alters, and
+// files on disk that the commit and the checks leave out.
 func (r *taskRecord) risks() []string {
-	out := slices.Clone(r.Risks)
+	out := append(sourceRiskTexts(r), r.Risks...)
 	var attrs []string
 	for _, f := range r.ChangedFiles {
 		if path.Base(f) == ".gitattributes" {
@@ -142,6 +143,7 @@ func (e *Engine) saveReview(ctx context.Context, id string, rev gitx.Review, the
 	if err := e.writeReviewDiff(id, rev.Diff); err != nil {
 		return err
 	}
+	risks := reviewRisks(rev)
 	var checked map[string]ReviewComment
 	if r, err := e.load(id); err == nil && r.ReviewTreeHash != rev.Tree {
 		checked = e.commentsAgainst(ctx, r, rev.Tree)
@@ -155,6 +157,7 @@ func (e *Engine) saveReview(ctx context.Context, id string, rev gitx.Review, the
 			r.ChangedFiles = rev.Paths()
 			r.DiffStat = diffStat(rev)
 			r.DiffSHA256 = diffSHA
+			r.SourceRisks = risks
 			evs = append(evs, event(EventReviewReady, ReviewReadyData{
 				ReviewRevision: r.ReviewRevision, ReviewTreeHash: r.ReviewTreeHash,
 				ChangedFiles: limitStrings(r.ChangedFiles, MaxBundleFiles), DiffStat: r.DiffStat,

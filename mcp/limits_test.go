@@ -109,6 +109,8 @@ var inputLimits = map[string]any{
 	"reasonix_control.expected_review_tree_hash/pattern":                     core.ReviewTreeHashPattern,
 	"reasonix_control.commit_message/maxLength":                              core.MaxCommitMessageLen,
 	"reasonix_control.wait_timeout_seconds/maximum":                          core.MaxWaitSeconds,
+	"reasonix_control.acknowledged_risks/maxItems":                           core.MaxAcknowledgedRisks,
+	"reasonix_control.acknowledged_risks[]/maxLength":                        core.MaxRiskLen,
 	"reasonix_inspect.task_id/maxLength":                                     core.MaxTaskIDLen,
 	"reasonix_inspect.task_id/pattern":                                       core.TaskIDPattern,
 	"reasonix_inspect.include/maxItems":                                      len(core.InspectSections),

@@ -263,6 +263,8 @@ func controlInput() object {
 		kv("expected_review_tree_hash", describe(pattern(treeHashPattern), "finalize: required; the reviewed review_tree_hash.")),
 		kv("commit_message", describe(str(1, core.MaxCommitMessageLen), "finalize: optional.")),
 		kv("wait_timeout_seconds", describe(waitSecs, fmt.Sprintf("finalize: optional, default %d.", core.DefaultWaitSeconds))),
+		kv("acknowledged_risks", describe(array(str(1, core.MaxRiskLen), 0, core.MaxAcknowledgedRisks),
+			"finalize: required when risks lists trojan_source entries; the id of each (text before the first ': ').")),
 	))
 }
 

@@ -216,6 +216,8 @@ func TestSchemasMatchReference(t *testing.T) {
 		"reasonix_control.input.task_id.pattern":                       true,
 		"reasonix_inspect.input.task_id.pattern":                       true,
 		"reasonix_inspect.output.sections.events/anyOf0/items.task_id": true,
+		// An optional input of ours: finalize acknowledges the risks the review found (issue 24).
+		"reasonix_control.input.acknowledged_risks": true,
 	}
 	for _, r := range ref.Tools {
 		i := slices.IndexFunc(ours.Tools, func(o toolEntry) bool { return o.Name == r.Name })

@@ -199,7 +199,7 @@ func (m *Model) checksKey(msg tea.KeyMsg) bool {
 		case tea.KeyCtrlU:
 			cs.setQuery("", lg)
 		case tea.KeyRunes, tea.KeySpace:
-			cs.setQuery(s.query+cleanText(string(msg.Runes)), lg)
+			cs.setQuery(s.query+sanitize(string(msg.Runes)), lg)
 		case tea.KeyCtrlC:
 			return false
 		}
@@ -331,7 +331,7 @@ func hardWrap(line string, w int, dst []string) []string {
 
 // wrapLog splits a log into display lines of at most w columns.
 func wrapLog(text string, w int) []string {
-	text = cleanText(strings.TrimRight(text, "\n"))
+	text = sanitize(strings.TrimRight(text, "\n"))
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
 		out = hardWrap(l, max(w, 1), out)
@@ -418,8 +418,8 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		if i == cs.sel {
 			mark = "› "
 		}
-		row := fmt.Sprintf("%s%-12s %s  %-8s %7s  %s", mark, checkStatus(v), padRight(ansi.Truncate(v.ID, idW, "…"), idW), exit,
-			checkDuration(v), flatText(core.ShellWords(v.Argv)))
+		row := fmt.Sprintf("%s%-12s %s  %-8s %7s  %s", mark, checkStatus(v), padRight(ansi.Truncate(sanitizeLine(v.ID), idW, "…"), idW), exit,
+			checkDuration(v), sanitizeLine(core.ShellWords(v.Argv)))
 		row = ansi.Truncate(row, w-1, "…")
 		st := t.Good
 		if !v.Passed {
@@ -439,7 +439,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		bodyH--
 	}
 	bodyH = max(bodyH, 1)
-	info := " log " + v.ID
+	info := " log " + sanitizeLine(v.ID)
 	switch {
 	case lg == nil || lg.loading:
 		lines = append(lines, t.Dim.Render(ansi.Truncate(info+" · reading…", w, "…")))
@@ -451,7 +451,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 			msg = describeError(lg.err)
 		}
 		for _, m := range msg {
-			for _, l := range wrapLines(m, w-2) {
+			for _, l := range wrapLines(sanitize(m), w-2) {
 				lines = append(lines, t.Error.Render(" "+l))
 			}
 		}
@@ -476,7 +476,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		info += fmt.Sprintf(" · first %s shown", humanBytes(maxCheckLogBytes))
 	}
 	lines = append(lines, t.Dim.Render(ansi.Truncate(info, w, "…")),
-		t.Dim.Render(" "+ansi.TruncateLeft(v.LogPath, max(textWidth(v.LogPath)-(w-2), 0), "…")))
+		t.Dim.Render(" "+ansi.TruncateLeft(sanitizeLine(v.LogPath), max(textWidth(sanitizeLine(v.LogPath))-(w-2), 0), "…")))
 	cs.refreshMatches(lg)
 	s := &cs.search
 	curLine := -1

@@ -86,7 +86,7 @@ func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 }
 
 func (d *confirmDialog) view(t Theme, k KeyMap, width int) (string, string) {
-	return t.Warn.Render(d.title) + "\n\n" + wrapIndent(d.body, width, 0), keyLines(t, width, k.Yes, k.No)
+	return t.Warn.Render(sanitizeLine(d.title)) + "\n\n" + wrapIndent(sanitize(d.body), width, 0), keyLines(t, width, k.Yes, k.No)
 }
 
 func (d *confirmDialog) typing() bool { return false }
@@ -148,13 +148,13 @@ func (d *steerDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 
 func (d *steerDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	d.input.Width = max(width-4, 10)
-	note := t.Dim.Render(wrapIndent(d.note, width, 0))
+	note := t.Dim.Render(wrapIndent(sanitize(d.note), width, 0))
 	if d.moved {
-		note = t.Warn.Render(wrapIndent("The task moved on while you typed. "+d.note, width, 0))
+		note = t.Warn.Render(wrapIndent("The task moved on while you typed. "+sanitize(d.note), width, 0))
 	}
-	s := t.Title.Render(d.title) + "\n" + note + "\n\n" + "> " + d.input.View()
+	s := t.Title.Render(sanitizeLine(d.title)) + "\n" + note + "\n\n" + "> " + d.input.View()
 	if d.err != "" {
-		s += "\n" + t.Error.Render(d.err)
+		s += "\n" + t.Error.Render(sanitize(d.err))
 	}
 	return s, keyLines(t, width, bind(nil, "enter", "send"), bind(nil, "esc", "cancel"))
 }
@@ -180,10 +180,15 @@ type finalizeDialog struct {
 	unreviewed []string
 	asked      bool
 	rv         *taskReview // the task's cherry-pick preview, when known
+	// risks are what the review found hidden or disguised in the diff; finalize needs them
+	// acknowledged (k.AckRisks).
+	risks []core.SourceRisk
+	acked bool
 }
 
 func newFinalizeDialog(d core.TaskDetail) *finalizeDialog {
-	f := &finalizeDialog{taskID: d.View.TaskID, revision: d.View.ReviewRevision, tree: d.View.ReviewTreeHash, repo: d.Repository}
+	f := &finalizeDialog{taskID: d.View.TaskID, revision: d.View.ReviewRevision, tree: d.View.ReviewTreeHash, repo: d.Repository,
+		risks: d.SourceRisks}
 	for _, c := range d.Criteria {
 		if c.Evidence == "review" {
 			f.criteria = append(f.criteria, c)
@@ -216,12 +221,15 @@ func (f *finalizeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	case msg.Type == tea.KeyEsc:
 		return dialogResult{close: true}
 	case key.Matches(msg, k.Submit):
-		return f.submit()
+		return f.submit(k)
 	case key.Matches(msg, k.FocusNext):
 		f.setFocus(f.focus + 1)
 		return dialogResult{}
 	case key.Matches(msg, k.FocusPrev):
 		f.setFocus(f.focus - 1)
+		return dialogResult{}
+	case len(f.risks) > 0 && key.Matches(msg, k.AckRisks):
+		f.acked = !f.acked
 		return dialogResult{}
 	case f.focus > 0 && f.focus <= len(f.criteria) && key.Matches(msg, k.Toggle):
 		f.ticked[f.focus-1] = !f.ticked[f.focus-1]
@@ -236,7 +244,7 @@ func (f *finalizeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	return dialogResult{}
 }
 
-func (f *finalizeDialog) submit() dialogResult {
+func (f *finalizeDialog) submit(k KeyMap) dialogResult {
 	summary := strings.TrimSpace(f.summary.Value())
 	if summary == "" {
 		f.err = "write a review summary first"
@@ -250,6 +258,10 @@ func (f *finalizeDialog) submit() dialogResult {
 	}
 	if left := len(f.criteria) - len(approved); left > 0 {
 		f.err = fmt.Sprintf("tick every review criterion you checked (%d left); if one does not hold, steer a repair instead", left)
+		return dialogResult{}
+	}
+	if len(f.risks) > 0 && !f.acked {
+		f.err = fmt.Sprintf("the change hides or disguises characters (above): read those lines in the diff, then %s acknowledges them", k.AckRisks.Help().Key)
 		return dialogResult{}
 	}
 	message := strings.TrimSpace(f.message.Value())
@@ -273,12 +285,15 @@ func (f *finalizeDialog) submit() dialogResult {
 	if message != f.defaultMessage {
 		req.CommitMessage = message
 	}
+	if len(f.risks) > 0 {
+		req.AcknowledgedRisks = riskIDs(f.risks)
+	}
 	return dialogResult{close: true, control: req}
 }
 
 func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	var b strings.Builder
-	b.WriteString(t.Title.Render("Finalize "+f.taskID) + "\n")
+	b.WriteString(t.Title.Render("Finalize "+sanitizeLine(f.taskID)) + "\n")
 	b.WriteString(t.Dim.Render(fmt.Sprintf("review revision %d · tree %s", f.revision, f.tree)) + "\n\n")
 	f.summary.Width = max(width-12, 10)
 	mark := func(i int) string {
@@ -298,12 +313,27 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		if f.ticked[i] {
 			box = "[x]"
 		}
-		b.WriteString(mark(i+1) + box + " " + c.ID + ": " + wrapIndent(c.Requirement, width, len(c.ID)+8) + "\n")
+		b.WriteString(mark(i+1) + box + " " + sanitizeLine(c.ID) + ": " + wrapIndent(sanitize(c.Requirement), width, len(c.ID)+8) + "\n")
 	}
 	f.message.Width = max(width-12, 10)
 	b.WriteString("\n" + mark(len(f.criteria)+1) + "commit  " + f.message.View() + "\n")
+	if len(f.risks) > 0 {
+		box := "[ ]"
+		if f.acked {
+			box = "[x]"
+		}
+		b.WriteString("\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("⚠ Risks: the change hides or disguises characters (shown as ⟨U+…⟩ markers in the diff). %s %s: I read these lines and the change is still right.",
+			box, k.AckRisks.Help().Key), width, 2)) + "\n")
+		for _, r := range f.risks {
+			line := sanitizeLine(r.Text) // the files beyond those listed
+			if r.Path != "" {
+				line = sanitizeLine(r.Path) + ": " + riskLines(r)
+			}
+			b.WriteString(t.Warn.Render(wrapIndent("  "+line, width, 4)) + "\n")
+		}
+	}
 	if len(f.unreviewed) > 0 {
-		b.WriteString("\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("Not marked reviewed (%d): %s", len(f.unreviewed), strings.Join(f.unreviewed, ", ")), width, 2)) + "\n")
+		b.WriteString("\n" + t.Warn.Render(wrapIndent(sanitize(fmt.Sprintf("Not marked reviewed (%d): %s", len(f.unreviewed), strings.Join(f.unreviewed, ", "))), width, 2)) + "\n")
 	}
 	if f.rv != nil {
 		if line := previewLine(f.rv); line != "" {
@@ -311,13 +341,17 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 			if f.rv.preview == nil || !f.rv.preview.Clean {
 				st = t.Warn
 			}
-			b.WriteString("\n" + st.Render(wrapIndent(line, width, 2)) + "\n")
+			b.WriteString("\n" + st.Render(wrapIndent(sanitize(line), width, 2)) + "\n")
 		}
 	}
 	if f.err != "" {
-		b.WriteString("\n" + t.Error.Render(wrapIndent(f.err, width, 0)))
+		b.WriteString("\n" + t.Error.Render(wrapIndent(sanitize(f.err), width, 0)))
 	}
-	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, k.FocusNext, hint(k.Toggle, "tick"), k.Submit, bind(nil, "esc", "cancel"))
+	keys := []key.Binding{k.FocusNext, hint(k.Toggle, "tick"), k.Submit, bind(nil, "esc", "cancel")}
+	if len(f.risks) > 0 {
+		keys = append(keys, hint(k.AckRisks, "acknowledge risks"))
+	}
+	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, keys...)
 }
 
 func (f *finalizeDialog) typing() bool { return f.focus == 0 || f.focus == len(f.criteria)+1 }
@@ -445,10 +479,10 @@ func (d *newTaskDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		b.WriteString(mark + padRight(label, 9) + value + "\n")
 	}
 	if d.note != "" {
-		b.WriteString("\n" + t.Good.Render(wrapIndent(d.note, width, 0)))
+		b.WriteString("\n" + t.Good.Render(wrapIndent(sanitize(d.note), width, 0)))
 	}
 	if d.err != "" {
-		b.WriteString("\n" + t.Error.Render(wrapIndent(d.err, width, 0)))
+		b.WriteString("\n" + t.Error.Render(wrapIndent(sanitize(d.err), width, 0)))
 	}
 	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, k.FocusNext, bind(nil, "ctrl+s", "start"),
 		bind(nil, "ctrl+d", "draft contract"), bind(nil, "ctrl+e", "edit it"), bind(nil, "esc", "cancel"))
@@ -482,13 +516,13 @@ func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		st = t.Error
 	}
 	var b strings.Builder
-	b.WriteString(st.Render(d.title) + "\n")
+	b.WriteString(st.Render(sanitizeLine(d.title)) + "\n")
 	for _, l := range d.lines {
-		b.WriteString("\n" + wrapIndent(l, width, 2))
+		b.WriteString("\n" + wrapIndent(sanitize(l), width, 2))
 	}
 	if d.command != "" {
 		// Never wrapped, so it copies as one line.
-		b.WriteString("\n" + d.command)
+		b.WriteString("\n" + sanitizeLine(d.command))
 	}
 	keys := []key.Binding{k.Dismiss}
 	if d.command != "" {
@@ -500,7 +534,7 @@ func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 func (d *noticeDialog) typing() bool { return false }
 
 // minWidth is how wide the dialog must be to show the command unwrapped.
-func (d *noticeDialog) minWidth() int { return lipgloss.Width(d.command) }
+func (d *noticeDialog) minWidth() int { return lipgloss.Width(sanitizeLine(d.command)) }
 
 func nonEmpty(ss ...string) []string {
 	var out []string

@@ -60,7 +60,7 @@ func parseReviewDiff(text string) *diffDoc {
 			if l != "" && strings.ContainsRune("+-@\\", rune(l[0])) {
 				k = l[0]
 			}
-			f.lines = append(f.lines, diffLine{kind: k, text: l, pair: -1})
+			f.lines = append(f.lines, diffLine{kind: k, text: sanitize(l), pair: -1})
 		}
 		doc.files = []diffFile{f}
 		return doc
@@ -77,7 +77,7 @@ func buildFile(fd *diff.FileDiff) diffFile {
 	f.added, f.deleted = int(st.Added+st.Changed), int(st.Deleted+st.Changed)
 	f.labels = fileLabels(fd, f.name)
 	f.generated = generatedName(f.name)
-	header := diffLine{kind: 'F', text: f.name, pair: -1}
+	header := diffLine{kind: 'F', text: sanitizeLine(f.name), pair: -1}
 	if len(f.labels) > 0 {
 		header.text += "  [" + strings.Join(f.labels, ", ") + "]"
 	}
@@ -87,7 +87,7 @@ func buildFile(fd *diff.FileDiff) diffFile {
 		f.hunks = append(f.hunks, len(f.lines))
 		hdr := fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.OrigStartLine, h.OrigLines, h.NewStartLine, h.NewLines)
 		if h.Section != "" {
-			hdr += " " + h.Section
+			hdr += " " + sanitizeLine(h.Section)
 		}
 		f.lines = append(f.lines, diffLine{kind: '@', text: hdr, pair: -1})
 		oldNo, newNo := h.OrigStartLine, h.NewStartLine
@@ -97,7 +97,7 @@ func buildFile(fd *diff.FileDiff) diffFile {
 				k = l[0]
 				l = l[1:]
 			}
-			dl := diffLine{kind: k, text: expandTabs(l), pair: -1}
+			dl := diffLine{kind: k, text: sanitize(l), pair: -1}
 			switch k {
 			case '-':
 				dl.oldNo = oldNo
@@ -106,7 +106,7 @@ func buildFile(fd *diff.FileDiff) diffFile {
 				dl.newNo = newNo
 				newNo++
 			case '\\':
-				dl.text = "\\" + l
+				dl.text = "\\" + sanitize(l)
 			default:
 				dl.kind = ' '
 				dl.oldNo, dl.newNo = oldNo, newNo
@@ -120,7 +120,7 @@ func buildFile(fd *diff.FileDiff) diffFile {
 		if !f.generated && h.NewStartLine <= 1 && generatedHeader(f.lines[f.hunks[len(f.hunks)-1]:]) {
 			f.generated = true
 			f.labels = append(f.labels, "generated")
-			f.lines[0].text = f.name + "  [" + strings.Join(f.labels, ", ") + "]"
+			f.lines[0].text = sanitizeLine(f.name) + "  [" + strings.Join(f.labels, ", ") + "]"
 		}
 	}
 	f.numW = len(strconv.Itoa(int(maxNo)))
@@ -246,13 +246,6 @@ func (f *diffFile) expand() {
 	f.collapsed = false
 }
 
-func expandTabs(s string) string {
-	if strings.IndexByte(s, '\t') < 0 {
-		return s
-	}
-	return strings.ReplaceAll(s, "\t", "    ")
-}
-
 // generatedNames are files tools write, which a reviewer reads only when they mean to.
 var generatedNames = map[string]bool{
 	"go.sum": true, "package-lock.json": true, "yarn.lock": true, "pnpm-lock.yaml": true,
@@ -316,10 +309,10 @@ func fileLabels(fd *diff.FileDiff, name string) []string {
 		}
 	}
 	if renameFrom != "" {
-		out = append(out, "renamed from "+renameFrom)
+		out = append(out, "renamed from "+sanitizeLine(renameFrom))
 	}
 	if oldMode != "" && newMode != "" {
-		out = append(out, "mode "+oldMode+" → "+newMode)
+		out = append(out, "mode "+sanitizeLine(oldMode)+" → "+sanitizeLine(newMode))
 	}
 	if hasBinary(fd) {
 		out = append(out, "binary")

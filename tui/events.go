@@ -209,9 +209,9 @@ func (p *eventsPane) add(ev core.Event) {
 	p.version++
 	switch ev.Type {
 	case core.EventAgentMessage:
-		p.addMessage(cleanText(textOf(ev.Data)))
+		p.addMessage(sanitize(textOf(ev.Data)))
 	case core.EventAgentThought:
-		p.addThought(cleanText(textOf(ev.Data)))
+		p.addThought(sanitize(textOf(ev.Data)))
 	case core.EventToolCall:
 		var d core.ToolCallData
 		_ = json.Unmarshal(ev.Data, &d)
@@ -225,20 +225,20 @@ func (p *eventsPane) add(ev core.Event) {
 			details[i] = capText(details[i], maxDetailBytes)
 		}
 		p.interrupt()
-		p.push(&entry{kind: permissionKind(d.Decision), cat: catDecision, label: flatText(label), head: flatText(capText(head, maxHeadBytes)),
+		p.push(&entry{kind: permissionKind(d.Decision), cat: catDecision, label: sanitizeLine(label), head: sanitizeLine(capText(head, maxHeadBytes)),
 			expandable: true, details: details})
 	case core.EventUsage:
 		// Usage reports replace each other and do not interrupt a message or reasoning: they
 		// arrive whenever the worker counts, often mid-sentence.
 		kind, text := formatEvent(ev)
 		if p.usage != nil && p.last() == p.usage {
-			p.setPlain(p.usage, cleanText(text))
+			p.setPlain(p.usage, sanitize(text))
 		} else {
-			p.usage = p.push(plainEntry(kind, cleanText(text)))
+			p.usage = p.push(plainEntry(kind, sanitize(text)))
 		}
 	default:
 		kind, text := formatEvent(ev)
-		text = cleanText(capText(text, maxPlainBytes))
+		text = sanitize(capText(text, maxPlainBytes))
 		if strings.TrimSpace(text) == "" {
 			return
 		}
@@ -404,7 +404,7 @@ func (p *eventsPane) addTool(d core.ToolCallData) {
 }
 
 func (p *eventsPane) setToolHead(e *entry) {
-	e.head = flatText(toolHeader(e.tool))
+	e.head = sanitizeLine(toolHeader(e.tool))
 	e.kind = kindTool
 	if e.tool.Status == "failed" {
 		e.kind = kindDeny
@@ -459,7 +459,7 @@ func (p *eventsPane) wrapAll(e *entry) {
 			if e.tool != nil {
 				texts = toolDetail(e.tool)
 			}
-			e.paras = []*para{{text: []byte(cleanText(strings.Join(texts, "\n")))}}
+			e.paras = []*para{{text: []byte(sanitize(strings.Join(texts, "\n")))}}
 		}
 	}
 	e.lines, e.nonEmpty = 0, 0
@@ -961,9 +961,6 @@ func (p *eventsPane) entryLines(e *entry, from, to int, dst []dline) []dline {
 	}
 	return dst
 }
-
-// flatText makes worker text fit a one-line header.
-func flatText(s string) string { return strings.ReplaceAll(cleanText(s), "\n", " ") }
 
 func (p *eventsPane) header(e *entry) string {
 	mark := "▸ "

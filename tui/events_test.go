@@ -339,13 +339,14 @@ func TestPaneIgnoresDuplicateSeqs(t *testing.T) {
 
 func TestWorkerTextCannotDrawOutsideThePane(t *testing.T) {
 	f := newPaneFeed(t, 60, 8)
-	f.text(core.EventAgentMessage, "red \x1b[31malert\x1b[0m\tdone\r\n")
+	f.text(core.EventAgentMessage, "red \x1b[31malert\x1b[0m\tdone\r\nnext\rover")
 	f.add(core.EventToolCall, core.ToolCallData{ToolCallID: "c", Title: "\x1b[2Jwipe", Status: "completed"})
 	v := f.view()
 	if strings.ContainsRune(v, '\x1b') || strings.ContainsRune(v, '\r') || strings.ContainsRune(v, '\t') {
 		t.Fatalf("control characters reach the screen: %q", v)
 	}
-	f.require("red [31malert[0m    done", "wipe")
+	// The escape sequences show as inert text; a CRLF ends a line, a bare CR shows.
+	f.require("red ␛[31malert␛[0m    done", "next␍over", "␛[2Jwipe")
 }
 
 func TestStreamOfBlanksStaysCheap(t *testing.T) {

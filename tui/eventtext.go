@@ -210,36 +210,6 @@ func textWidth(s string) int {
 	return w
 }
 
-// cleanText makes worker text safe to draw: escape sequences and other control characters
-// would move the cursor or recolour the screen, so they are dropped; tabs become spaces and
-// invalid UTF-8 the replacement character.
-func cleanText(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\n') || c >= 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteByte('\n')
-		case r == '\t':
-			b.WriteString("    ")
-		case r < 0x20 || (r >= 0x7f && r < 0xa0), r == '\u2028', r == '\u2029':
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
 // capText bounds what one entry keeps of a large field.
 func capText(s string, n int) string {
 	if len(s) <= n {
@@ -450,7 +420,7 @@ func toolArg(input any) string {
 	for _, k := range toolArgKeys {
 		if v, ok := fields[k].(string); ok {
 			line, _, _ := strings.Cut(strings.TrimSpace(v), "\n")
-			if line = flatText(line); line != "" {
+			if line = sanitizeLine(line); line != "" {
 				return ansi.Truncate(line, maxToolArg, "…")
 			}
 		}

@@ -35,6 +35,8 @@ type KeyMap struct {
 
 	// Forms and confirmations.
 	FocusNext, FocusPrev, Toggle, Submit, Yes, No, Dismiss key.Binding
+	// AckRisks acknowledges, in the finalize form, the risks the review found in the diff.
+	AckRisks key.Binding
 }
 
 func bind(keys []string, helpKey, helpText string) key.Binding {
@@ -115,6 +117,7 @@ func DefaultKeyMap() KeyMap {
 		FocusPrev: bind([]string{"shift+tab", "up"}, "shift+tab", "previous field"),
 		Toggle:    bind([]string{" "}, "space", "tick / untick, switch lane"),
 		Submit:    bind([]string{"ctrl+s", "enter"}, "enter/ctrl+s", "submit"),
+		AckRisks:  bind([]string{"ctrl+o"}, "ctrl+o", "acknowledge the review's risks (finalize)"),
 		Yes:       bind([]string{"y"}, "y", "yes"),
 		No:        bind([]string{"n", "esc"}, "n/esc", "no"),
 		Dismiss:   bind([]string{"esc", "enter", "q"}, "esc", "close"),
@@ -138,7 +141,7 @@ func (k KeyMap) groups() []helpGroup {
 		{"Diff", []key.Binding{k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile, k.Reviewed, k.LineDown, k.LineUp,
 			k.OpenFile, k.SideBySide, k.Comment, k.SendComments, k.Copy, k.Editor}},
 		{"Prompt", []key.Binding{k.AllowOnce, k.AllowSession, k.Deny, k.Option, k.FreeText, k.Later}},
-		{"Forms", []key.Binding{k.FocusNext, k.FocusPrev, k.Toggle, k.Submit, k.Yes, k.No, k.Dismiss}},
+		{"Forms", []key.Binding{k.FocusNext, k.FocusPrev, k.Toggle, k.Submit, k.AckRisks, k.Yes, k.No, k.Dismiss}},
 	}
 }
 

@@ -490,13 +490,7 @@ func (m *Model) notify(taskID string, ia core.Interaction) tea.Cmd {
 	if !m.opts.Notify || m.opts.Output == nil {
 		return nil
 	}
-	what := strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, describeRequest(ia.Request).what)
-	msg := fmt.Sprintf("\a\x1b]9;reasonixctl: %s waits for you: %s\x07", taskID, short(what, 120))
+	msg := notification(taskID, ia)
 	w := m.opts.Output
 	return func() tea.Msg {
 		_, _ = io.WriteString(w, msg)
@@ -1410,6 +1404,6 @@ func describeError(err error) []string {
 	return lines
 }
 
-func oneLine(err error) string {
-	return strings.ReplaceAll(err.Error(), "\n", " ")
-}
+// oneLine is an error as one line to draw (errors quote paths, worker text and other foreign
+// strings).
+func oneLine(err error) string { return sanitizeLine(err.Error()) }

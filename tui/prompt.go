@@ -90,14 +90,14 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	if d.ia.Kind == core.InteractionInput {
 		title = "The worker asks"
 	}
-	b.WriteString(t.Pending.Render(title) + t.Dim.Render("  task "+d.taskID+" · "+d.ia.ID))
+	b.WriteString(t.Pending.Render(title) + t.Dim.Render(sanitizeLine("  task "+d.taskID+" · "+d.ia.ID)))
 	if d.others > 0 {
 		b.WriteString(t.Dim.Render(fmt.Sprintf(" · %d more waiting", d.others)))
 	}
 	b.WriteString("\n")
 	field := func(name, value string) {
 		if value != "" {
-			b.WriteString("\n" + t.Dim.Render(padRight(name, 9)) + wrapIndent(value, width, 9))
+			b.WriteString("\n" + t.Dim.Render(padRight(name, 9)) + wrapIndent(sanitize(value), width, 9))
 		}
 	}
 	if d.lastWords != "" {
@@ -125,13 +125,13 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		b.WriteString("\n")
 	}
 	for i, o := range opts {
-		b.WriteString("\n" + t.HelpKey.Render(fmt.Sprintf("%d", i+1)) + " " + o.Name)
+		b.WriteString("\n" + t.HelpKey.Render(fmt.Sprintf("%d", i+1)) + " " + sanitizeLine(o.Name))
 	}
 	if d.answering {
 		b.WriteString("\n\n" + t.HelpKey.Render("answer ") + d.input.View())
 	}
 	if d.err != "" {
-		b.WriteString("\n\n" + t.Error.Render(d.err))
+		b.WriteString("\n\n" + t.Error.Render(sanitize(d.err)))
 	}
 	if d.answering {
 		return b.String(), keyLines(t, width, bind(nil, "enter", "send"), bind(nil, "esc", "back"))

@@ -182,9 +182,9 @@ func (m *Model) replayKey(msg tea.KeyMsg) tea.Cmd {
 func replayLine(ev core.Event, titles map[string]string) (entryKind, string) {
 	switch ev.Type {
 	case core.EventAgentMessage:
-		return kindAgent, agentLabel + flatText(textOf(ev.Data))
+		return kindAgent, agentLabel + sanitizeLine(textOf(ev.Data))
 	case core.EventAgentThought:
-		return kindThought, "think  " + flatText(textOf(ev.Data))
+		return kindThought, "think  " + sanitizeLine(textOf(ev.Data))
 	case core.EventToolCall:
 		var d core.ToolCallData
 		_ = json.Unmarshal(ev.Data, &d)
@@ -195,15 +195,15 @@ func replayLine(ev core.Event, titles map[string]string) (entryKind, string) {
 		if d.Title == "" {
 			d.Title = titles[d.ToolCallID]
 		}
-		return k, "tool   " + flatText(toolHeader(&d))
+		return k, "tool   " + sanitizeLine(toolHeader(&d))
 	case core.EventPermissionDecided:
 		var d core.PermissionData
 		_ = json.Unmarshal(ev.Data, &d)
 		label, head := permissionHeader(d)
-		return permissionKind(d.Decision), flatText(label + head)
+		return permissionKind(d.Decision), sanitizeLine(label + head)
 	}
 	kind, text := formatEvent(ev)
-	return kind, flatText(text)
+	return kind, sanitizeLine(text)
 }
 
 // sinceStart renders d as +m:ss or +h:mm:ss.
@@ -220,12 +220,12 @@ func sinceStart(d time.Duration) string {
 // events around that point.
 func (m *Model) viewReplay(w, h int) string {
 	t, rp := m.theme, m.rp
-	title := " Replay " + rp.taskID
+	title := " Replay " + sanitizeLine(rp.taskID)
 	switch {
 	case rp.loading:
 		return fixBlock(t.Title.Render(title)+"\n"+t.Dim.Render(" reading the journal…"), w, h)
 	case rp.err != nil:
-		return fixBlock(t.Title.Render(title)+"\n"+t.Error.Render(ansi.Truncate(" reading the journal failed: "+oneLine(rp.err), w, "…"))+
+		return fixBlock(t.Title.Render(title)+"\n"+t.Error.Render(ansi.Truncate(" reading the journal failed: "+sanitizeLine(oneLine(rp.err)), w, "…"))+
 			"\n"+t.Dim.Render(" esc leaves the replay"), w, h)
 	case len(rp.events) == 0:
 		return fixBlock(t.Title.Render(title)+"\n"+t.Dim.Render(" the journal is empty · esc leaves the replay"), w, h)
@@ -264,7 +264,7 @@ func (m *Model) replayState(s core.ReplaySnapshot, w int) []string {
 	t := m.theme
 	var lines []string
 	add := func(label, value string, st lipgloss.Style) {
-		for i, l := range wrapLines(value, max(w-11, 10)) {
+		for i, l := range wrapLines(sanitize(value), max(w-11, 10)) {
 			if i == 0 {
 				lines = append(lines, " "+t.Dim.Render(padRight(label, 9))+st.Render(l))
 			} else {
@@ -286,7 +286,7 @@ func (m *Model) replayState(s core.ReplaySnapshot, w int) []string {
 	}
 	add("state", state, st)
 	if s.Reason != "" {
-		add("reason", flatText(s.Reason), t.Warn)
+		add("reason", s.Reason, t.Warn)
 	}
 	if s.ReviewRevision > 0 {
 		add("review", fmt.Sprintf("revision %d · tree %s · repair rounds %d/%d", s.ReviewRevision, short(s.ReviewTreeHash, 12),
@@ -316,7 +316,7 @@ func (m *Model) replayState(s core.ReplaySnapshot, w int) []string {
 	} else {
 		lines = append(lines, " "+t.Dim.Render("diff stat"))
 		for _, l := range strings.Split(strings.TrimRight(s.DiffStat, "\n"), "\n") {
-			lines = append(lines, " "+ansi.Truncate(cleanText(l), w-2, "…"))
+			lines = append(lines, " "+ansi.Truncate(sanitize(l), w-2, "…"))
 		}
 	}
 	return lines

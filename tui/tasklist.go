@@ -129,9 +129,9 @@ func (m *Model) viewList(rows int) string {
 		} else {
 			repo = filepath.Base(repo)
 		}
-		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, padRight(ansi.Truncate(tv.TaskID, idW, "…"), idW),
-			t.badge(tv.State), tv.WorkerLane, m.age(tv, ti), pend, tokens)
-		line := fixed + ansi.Truncate(repo, max(w-lipgloss.Width(fixed), 0), "…")
+		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, padRight(ansi.Truncate(sanitizeLine(tv.TaskID), idW, "…"), idW),
+			t.badge(tv.State), sanitizeLine(string(tv.WorkerLane)), m.age(tv, ti), pend, tokens)
+		line := fixed + ansi.Truncate(sanitizeLine(repo), max(w-lipgloss.Width(fixed), 0), "…")
 		if tv.TaskID == m.list.selected {
 			line = t.Selected.Render(padRight(ansi.Strip(line), w))
 		}

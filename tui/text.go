@@ -97,7 +97,7 @@ func humanInt(n int64) string {
 func formatCost(v float64, currency *string) string {
 	cur := "USD"
 	if currency != nil && *currency != "" {
-		cur = *currency
+		cur = sanitizeLine(*currency)
 	}
 	if cur == "USD" {
 		return fmt.Sprintf("$%.4f", v)

@@ -157,7 +157,7 @@ var badgeText = map[core.State]string{
 func (t Theme) badge(s core.State) string {
 	label, ok := badgeText[s]
 	if !ok {
-		label = string(s)
+		label = sanitizeLine(string(s))
 	}
 	st, ok := t.Badges[s]
 	if !ok {

@@ -20,8 +20,16 @@ const (
 	wideWidth = 120
 )
 
-// View draws the whole screen.
+// View draws the whole screen. The frame passes guardFrame on its way out: markers of hidden
+// characters take the warning colour, and anything but SGR that reached the frame unsanitized
+// is shown instead of sent.
 func (m *Model) View() string {
+	open, close := styleCodes(m.theme.Warn.Render)
+	return guardFrame(m.frame(), open, close)
+}
+
+// frame is the screen as laid out, every foreign string already through sanitize.
+func (m *Model) frame() string {
 	if m.width == 0 || m.height == 0 {
 		return ""
 	}
@@ -56,6 +64,7 @@ func (m *Model) viewHeader() string {
 	if n := m.list.resumable(); n > 0 {
 		right = append(right, fmt.Sprintf("%d resumable (r)", n))
 	}
+	left = sanitizeLine(left) // the state directory, the worker's version, the owner's name
 	rightText := ""
 	if len(right) > 0 {
 		rightText = strings.Join(right, " · ") + " "
@@ -66,7 +75,7 @@ func (m *Model) viewHeader() string {
 		if isErr {
 			st = t.Error
 		}
-		return line1 + "\n" + st.Render(padRight(ansi.Truncate(" "+msg, m.width, "…"), m.width))
+		return line1 + "\n" + st.Render(padRight(ansi.Truncate(" "+sanitizeLine(msg), m.width, "…"), m.width))
 	}
 
 	counts := map[core.State]int{}
@@ -82,7 +91,7 @@ func (m *Model) viewHeader() string {
 	if len(parts) == 0 {
 		parts = append(parts, "no tasks")
 	}
-	stats := " " + strings.Join(parts, " · ") + "  │  " + m.usageHeader()
+	stats := " " + strings.Join(parts, " · ") + "  │  " + sanitizeLine(m.usageHeader()) // the worker names the currency
 	scope := "active tasks "
 	if m.list.showAll {
 		scope = "all tasks "
@@ -277,12 +286,12 @@ func (m *Model) viewSummary(w, h int) string {
 		return ""
 	}
 	ti := m.task(tv.TaskID)
-	lines := []string{"", t.Title.Render(" " + tv.TaskID)}
+	lines := []string{"", t.Title.Render(" " + sanitizeLine(tv.TaskID))}
 	add := func(label, value string) {
 		if value == "" {
 			return
 		}
-		for i, l := range wrapLines(value, w-13) {
+		for i, l := range wrapLines(sanitize(value), w-13) {
 			if i == 0 {
 				lines = append(lines, " "+t.Dim.Render(padRight(label, 11))+l)
 			} else {
@@ -298,6 +307,13 @@ func (m *Model) viewSummary(w, h int) string {
 	add("lane", strings.TrimSpace(string(tv.WorkerLane)+" "+tv.EffectiveReasoningEffort))
 	if tv.ReviewRevision > 0 {
 		add("review", fmt.Sprintf("revision %d · repair rounds %d/%d", tv.ReviewRevision, tv.RepairRounds, core.MaxRepairRounds))
+	}
+	if d := ti.detail; d != nil && len(d.SourceRisks) > 0 {
+		var names []string
+		for _, r := range d.SourceRisks {
+			names = append(names, r.Path)
+		}
+		add("risks", fmt.Sprintf("⚠ %d file(s) hide or disguise characters: %s", len(names), strings.Join(names, ", ")))
 	}
 	if w := m.waitLabel(*tv); w != "" {
 		add("now", w)
@@ -361,7 +377,7 @@ func (m *Model) viewDetail(w, h int) string {
 	if wl := m.waitLabel(*tv); wl != "" {
 		info += " " + wl
 	}
-	bar += t.Dim.Render(ansi.Truncate(info, max(w-lipgloss.Width(bar), 0), "…"))
+	bar += t.Dim.Render(ansi.Truncate(sanitizeLine(info), max(w-lipgloss.Width(bar), 0), "…"))
 	var body string
 	switch m.tab {
 	case tabEvents:
@@ -448,7 +464,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 			state = " (" + string(cm.Status) + ")"
 		}
 		pos = fmt.Sprintf(" file %d/%d · hunk %d/%d · ● line %d%s: %s · c edits it", c.file+1, len(doc.files),
-			f.hunkIndex(at), len(f.hunks), cm.Line, state, body)
+			f.hunkIndex(at), len(f.hunks), cm.Line, state, sanitizeLine(body))
 		if tv.ReviewRevision > 0 {
 			pos += fmt.Sprintf(" · revision %d", tv.ReviewRevision)
 		}
@@ -458,6 +474,12 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		} else {
 			pos += " · conflicts with HEAD " + short(p.Head, 7) + ": " + strings.Join(p.Conflicts, ", ")
 		}
+	}
+	pos = sanitizeLine(pos)
+	posStyle := t.Dim
+	if r := ti.fileRisk(f.name); r != "" {
+		// First, so no width cuts it off: the file hides characters, shown as markers below.
+		pos, posStyle = " ⚠ "+r+" (F asks you to acknowledge) ·"+pos, t.Warn
 	}
 	fileLine := func(i, width int) string {
 		df := doc.files[i]
@@ -472,7 +494,11 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		if n := counts[df.name]; n > 0 {
 			stats += fmt.Sprintf(" ●%d", n)
 		}
-		name := ansi.TruncateLeft(df.name, max(lipgloss.Width(df.name)-(width-4-len(stats)), 0), "…")
+		shown := sanitizeLine(df.name)
+		if ti.fileRisk(df.name) != "" {
+			stats += " ⚠"
+		}
+		name := ansi.TruncateLeft(shown, max(lipgloss.Width(shown)-(width-4-len(stats)), 0), "…")
 		if i == c.file {
 			// Dim grey on the selection's background is too faint to read (2.8:1).
 			return t.Selected.Render(padRight(mark+check+name+stats, width))
@@ -490,7 +516,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		}
 		fileCol = windowAround(fileCol, c.file, bodyH+1)
 		body := fixBlock(strings.Join(fileCol, "\n"), listW, bodyH+1)
-		right := t.Dim.Render(ansi.Truncate(pos, diffW, "…")) + "\n" + m.diffLines(ti, c.file, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
+		right := posStyle.Render(ansi.Truncate(pos, diffW, "…")) + "\n" + m.diffLines(ti, c.file, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
 		return lipgloss.JoinHorizontal(lipgloss.Top, body, " ", right)
 	}
 	n := min(len(doc.files), 3)
@@ -498,7 +524,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		fileCol = append(fileCol, fileLine(i, w))
 	}
 	fileCol = windowAround(fileCol, c.file, n)
-	return strings.Join(fileCol, "\n") + "\n" + t.Dim.Render(ansi.Truncate(pos, w, "…")) + "\n" + m.diffLines(ti, c.file, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
+	return strings.Join(fileCol, "\n") + "\n" + posStyle.Render(ansi.Truncate(pos, w, "…")) + "\n" + m.diffLines(ti, c.file, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
 }
 
 // diffLines draws one page of a file: highlighted, with line numbers, unified or side by side.
@@ -519,7 +545,7 @@ func (m *Model) viewContract(ti *taskInfo, w, h int) string {
 	}
 	var lines []string
 	add := func(s string) {
-		lines = append(lines, wrapLines(s, w-2)...)
+		lines = append(lines, wrapLines(sanitize(s), w-2)...)
 	}
 	head := func(s string) { lines = append(lines, t.Title.Render(s)) }
 	head("Objective")

@@ -1,0 +1,224 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"reasonixctl/core"
+)
+
+// Nothing the worker or the repository wrote reaches the terminal as a control: every string
+// that did not come from reasonixctl itself passes through sanitize before it is laid out, and
+// styles are applied to what sanitize returns, so lipgloss is the only source of escape
+// sequences in a frame. guardFrame then checks each frame on its way out (see View).
+
+// tabWidth is the number of columns a tab in worker or repository text expands to.
+const tabWidth = 4
+
+// sanitize makes text from the worker or the repository safe and honest to draw:
+//   - newlines (and CRLF) stay, tabs expand to spaces;
+//   - other C0 controls and DEL become their control pictures (ESC is ␛, CR ␍, BEL ␇), so an
+//     escape sequence shows as inert text instead of acting;
+//   - C1 controls (U+0080–U+009F), line and paragraph separators, bidi controls, zero-width and
+//     other invisible format characters become a visible marker such as ⟨U+202E⟩, drawn in
+//     the warning colour, so the reviewer sees the bytes rather than their effect;
+//   - invalid UTF-8 becomes U+FFFD.
+func sanitize(s string) string {
+	if plainText(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			b.WriteRune(utf8.RuneError)
+		case r == '\n':
+			b.WriteByte('\n')
+		case r == '\t':
+			b.WriteString(strings.Repeat(" ", tabWidth))
+		case r == '\r' && i < len(s) && s[i] == '\n':
+			// A CRLF line end is a line end; a bare CR, which would overwrite the line, shows.
+		case r < 0x20:
+			b.WriteRune(0x2400 + r) // ␀ … ␟
+		case r == 0x7f:
+			b.WriteRune('␡')
+		case hiddenRune(r):
+			b.WriteString(marker(r))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// sanitizeLine is sanitize for a one-line field: line breaks become spaces.
+func sanitizeLine(s string) string { return strings.ReplaceAll(sanitize(s), "\n", " ") }
+
+// plainText reports whether s is printable ASCII and newlines, which sanitize returns as is.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\n') || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// hiddenRune reports the characters sanitize shows as a marker: C1 controls, separators, and
+// format characters (bidi controls, zero-width characters, the BOM, tag characters, …), which
+// a terminal either obeys or draws as nothing.
+func hiddenRune(r rune) bool {
+	if _, ok := core.HiddenRune(r); ok {
+		return true
+	}
+	return (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
+}
+
+// notification is the bell and OSC 9 desktop notification for a new request; the worker's
+// words in it pass through sanitize like everything else it wrote, so nothing in them can end
+// the OSC early or start a sequence of its own.
+func notification(taskID string, ia core.Interaction) string {
+	what := ansi.Truncate(sanitizeLine(describeRequest(ia.Request).what), 120, "…")
+	return fmt.Sprintf("\a\x1b]9;reasonixctl: %s waits for you: %s\x07", sanitizeLine(taskID), what)
+}
+
+// marker is how sanitize shows a hidden character.
+func marker(r rune) string { return fmt.Sprintf("⟨U+%04X⟩", r) }
+
+// guardFrame is the last step of every frame: it paints the markers sanitize left in the
+// warning colour (open and close are the style's codes; after a marker the styles in force
+// before it are restored) and, should a string have reached the frame without sanitize, turns
+// every control character and every escape sequence other than SGR into its visible form.
+func guardFrame(frame, open, close string) string {
+	if !needsGuard(frame) {
+		return frame
+	}
+	var b strings.Builder
+	b.Grow(len(frame) + 64)
+	var active []string // SGR sequences in force since the last reset
+	restore := func() {
+		if !strings.HasSuffix(close, "\x1b[0m") {
+			b.WriteString("\x1b[0m")
+		}
+		for _, s := range active {
+			b.WriteString(s)
+		}
+	}
+	for i := 0; i < len(frame); {
+		c := frame[i]
+		switch {
+		case c == 0x1b:
+			seq, ok := sgrAt(frame[i:])
+			if !ok {
+				b.WriteRune('␛')
+				i++
+				continue
+			}
+			if seq == "\x1b[m" || seq == "\x1b[0m" {
+				active = active[:0]
+			} else {
+				active = append(active, seq)
+			}
+			b.WriteString(seq)
+			i += len(seq)
+		case c == '\n':
+			b.WriteByte(c)
+			i++
+		case c < 0x20:
+			b.WriteRune(0x2400 + rune(c))
+			i++
+		case c == 0x7f:
+			b.WriteRune('␡')
+			i++
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			i++
+		default:
+			r, n := utf8.DecodeRuneInString(frame[i:])
+			switch {
+			case r == utf8.RuneError && n <= 1:
+				b.WriteRune(utf8.RuneError)
+			case hiddenRune(r):
+				b.WriteString(marker(r))
+			case r == '⟨' && markerAt(frame[i:]) > 0:
+				n = markerAt(frame[i:])
+				if open == "" {
+					b.WriteString(frame[i : i+n])
+					break
+				}
+				b.WriteString("\x1b[0m" + open + frame[i:i+n] + close)
+				restore()
+			case r >= 0x2400 && r <= 0x2421 && open != "":
+				b.WriteString("\x1b[0m" + open + frame[i:i+n] + close)
+				restore()
+			default:
+				b.WriteString(frame[i : i+n])
+			}
+			i += n
+		}
+	}
+	return b.String()
+}
+
+// needsGuard reports whether a frame holds anything guardFrame would change: a byte other than
+// printable ASCII and newline, or an escape sequence.
+func needsGuard(frame string) bool {
+	for i := 0; i < len(frame); i++ {
+		if c := frame[i]; (c < 0x20 && c != '\n') || c >= 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// sgrAt returns the SGR sequence (ESC [ params m) s starts with.
+func sgrAt(s string) (string, bool) {
+	if len(s) < 3 || s[1] != '[' {
+		return "", false
+	}
+	for j := 2; j < len(s) && j < 128; j++ {
+		switch c := s[j]; {
+		case c == 'm':
+			return s[:j+1], true
+		case (c >= '0' && c <= '9') || c == ';' || c == ':':
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// markerAt returns the length of the marker s starts with (⟨U+XXXX⟩, 4 to 6 hex digits), or 0.
+func markerAt(s string) int {
+	const openLen = len("⟨U+")
+	if !strings.HasPrefix(s, "⟨U+") {
+		return 0
+	}
+	j := openLen
+	for j < len(s) && j-openLen < 6 && isHex(s[j]) {
+		j++
+	}
+	if j-openLen < 4 || !strings.HasPrefix(s[j:], "⟩") {
+		return 0
+	}
+	return j + len("⟩")
+}
+
+func isHex(c byte) bool { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') }
+
+// styleCodes returns the codes a style opens and closes a text with, as rendered now.
+func styleCodes(render func(...string) string) (open, close string) {
+	out := render("X")
+	i := strings.Index(out, "X")
+	if i < 0 || ansi.Strip(out) != "X" {
+		return "", ""
+	}
+	return out[:i], out[i+1:]
+}
