@@ -89,7 +89,7 @@ func writeScenario(t *testing.T) string {
 		}, "summary": "Created result.txt."}},
 		// The repair round takes a while before it ends, as a worker running a command would:
 		// what a test plants right after steering lands while the turn runs.
-		"after": map[string]any{"steps": []any{map[string]any{"text": "Repaired.", "delay_ms": 1500}}},
+		"after": map[string]any{"steps": []any{map[string]any{"text": "Repaired.", "delay_ms": 3000}}},
 	}
 	p := filepath.Join(t.TempDir(), "scenario.json")
 	raw, _ := json.Marshal(sc)
@@ -214,41 +214,47 @@ func filterConfig(marker string) string {
 	return fmt.Sprintf("[filter \"x\"]\n\tclean = sh -c 'touch %s; cat'\n\tsmudge = sh -c 'touch %s; cat'\n\trequired = true\n[diff \"x\"]\n\ttextconv = sh -c 'touch %s; cat \"$1\"' --\n", marker, marker, marker)
 }
 
-// craftedGitDir builds, inside the worktree, a git directory of the worker's making whose config
-// (directly, or through include.path) defines filter x, and points .git at it; with whole, .git
-// becomes that repository itself.
-func (b *boundary) plantCraftedGit(whole, include bool) string {
+// prepareCraftedGit builds, outside the worktree, a git directory of the worker's making whose
+// config (directly, or through include.path) defines filter x, and returns the quick part of the
+// attack: moving it into the worktree and pointing .git at it (with whole, .git becomes that
+// repository itself), plus a .gitattributes selecting the filter. The slow part runs first, so
+// that the move lands while a repair turn is still running. The move returns the crafted
+// directory's final path.
+func (b *boundary) prepareCraftedGit(whole, include bool) func() string {
 	b.t.Helper()
-	// Made outside, then moved in: the review may run at any moment.
 	dir := filepath.Join(b.t.TempDir(), "g")
 	cmd := exec.Command("git", "init", "-q", "--bare", dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.t.Fatalf("%v %s", err, out)
 	}
 	cfg := filterConfig(b.marker)
+	inc := filepath.Join(b.wt, ".reasonix", "inc")
 	if include {
-		inc := filepath.Join(b.wt, ".reasonix", "inc")
-		b.write(".reasonix/inc", cfg)
 		cfg = "[include]\n\tpath = " + inc + "\n"
 	}
 	f, _ := os.OpenFile(filepath.Join(dir, "config"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("[core]\n\tbare = false\n" + cfg)
 	f.Close()
-	b.write(".gitattributes", "* filter=x diff=x\n")
-	if whole {
-		os.Remove(filepath.Join(b.wt, ".git"))
-		if err := os.Rename(dir, filepath.Join(b.wt, ".git")); err != nil {
+	return func() string {
+		if include {
+			b.write(".reasonix/inc", filterConfig(b.marker))
+		}
+		b.write(".gitattributes", "* filter=x diff=x\n")
+		if whole {
+			os.Remove(filepath.Join(b.wt, ".git"))
+			if err := os.Rename(dir, filepath.Join(b.wt, ".git")); err != nil {
+				b.t.Fatal(err)
+			}
+			return filepath.Join(b.wt, ".git")
+		}
+		inside := filepath.Join(b.wt, ".reasonix", "g")
+		os.MkdirAll(filepath.Dir(inside), 0o755)
+		if err := os.Rename(dir, inside); err != nil {
 			b.t.Fatal(err)
 		}
-		return filepath.Join(b.wt, ".git")
+		b.write(".git", "gitdir: "+inside+"\n")
+		return inside
 	}
-	inside := filepath.Join(b.wt, ".reasonix", "g")
-	os.MkdirAll(filepath.Dir(inside), 0o755)
-	if err := os.Rename(dir, inside); err != nil {
-		b.t.Fatal(err)
-	}
-	b.write(".git", "gitdir: "+inside+"\n")
-	return inside
 }
 
 // assertNoForeignCommit checks that the crafted repository holds no commit.
@@ -271,7 +277,7 @@ func TestGitBoundaryRewrittenGitIsRefused(t *testing.T) {
 	} {
 		t.Run(tc.name+"/between review and finalize", func(t *testing.T) {
 			b := newBoundary(t, []string{"result.txt", ".gitattributes"}, [][]string{{"test", "-f", "result.txt"}}, nil)
-			crafted := b.plantCraftedGit(tc.whole, tc.include)
+			crafted := b.prepareCraftedGit(tc.whole, tc.include)()
 			code, text := b.finalize()
 			if code != "ownership_ambiguous" || !strings.Contains(text, "worktree_tampered") {
 				t.Fatalf("finalize: %s %s", code, text)
@@ -289,7 +295,11 @@ func TestGitBoundaryRewrittenGitIsRefused(t *testing.T) {
 		t.Run(tc.name+"/before review", func(t *testing.T) {
 			b := newBoundary(t, []string{"result.txt", ".gitattributes"}, [][]string{{"test", "-f", "result.txt"}}, nil)
 			var crafted string
-			b.repairRound(func() { crafted = b.plantCraftedGit(tc.whole, tc.include) })
+			plant := b.prepareCraftedGit(tc.whole, tc.include)
+			b.repairRound(func() { crafted = plant() })
+			if b.view.State == "review_required" && !strings.Contains(b.view.Diff, ".gitattributes") {
+				t.Fatalf("the repair round ended before the plant landed: %+v", b.view)
+			}
 			if b.view.Phase == "command_postflight_failed" && strings.Contains(b.view.Reason, "head_moved") {
 				t.Fatalf("the review read the crafted repository: %+v", b.view)
 			}
