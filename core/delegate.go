@@ -112,6 +112,10 @@ func (e *Engine) Delegate(ctx context.Context, req DelegateRequest) (DelegateRes
 		unlock()
 		return DelegateResult{}, err
 	}
+	if err := unfinished(parsed); err != nil {
+		unlock()
+		return DelegateResult{}, err
+	}
 	r, c, err := e.provision(ctx, req, parsed, cwd)
 	unlock()
 	if err != nil {

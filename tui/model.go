@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -444,18 +443,15 @@ func (m *Model) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
 // draftContract drafts a contract for the repository (as `reasonixctl contract init` does) into
 // the state directory, never into the repository, whose checkout must stay clean.
 func (m *Model) draftContract(dir string) tea.Cmd {
-	drafts := filepath.Join(m.opts.StateDir, "drafts")
+	state := m.opts.StateDir
 	now := m.now()
 	return func() tea.Msg {
 		d, err := core.DraftContract(dir)
 		if err != nil {
 			return draftMsg{err: err}
 		}
-		if err := os.MkdirAll(drafts, 0o700); err != nil {
-			return draftMsg{err: err}
-		}
-		path := filepath.Join(drafts, filepath.Base(d.Root)+"-"+now.Format("20060102-150405")+".json")
-		if err := os.WriteFile(path, d.JSON, 0o600); err != nil {
+		path, err := core.WriteDraft(state, d, now)
+		if err != nil {
 			return draftMsg{err: err}
 		}
 		return draftMsg{path: path, draft: d}

@@ -26,12 +26,12 @@ import (
 // Placeholder texts: valid contract text, so the draft lints clean, and plainly unfinished, so a
 // reader (and Draft.Placeholders) can tell what is left to decide.
 const (
-	PlaceholderPrefix    = "TODO: "
+	PlaceholderPrefix    = contract.PlaceholderPrefix + " "
 	ObjectivePlaceholder = PlaceholderPrefix + "say in one sentence what the worker should change"
 	OutcomePlaceholder   = PlaceholderPrefix + "say what a person can see or do once the change is made"
 	// WriteScopePlaceholder matches nothing in a real repository, so a draft delegated before
 	// anyone chose its write scope lets the worker write nothing rather than everything.
-	WriteScopePlaceholder = "TODO-choose-the-write-scope/**"
+	WriteScopePlaceholder = contract.ScopePlaceholderPrefix + "the-write-scope/**"
 )
 
 // Check is one verification command found in the repository.
@@ -47,9 +47,11 @@ type Check struct {
 
 // Options says what is known about the task already.
 type Options struct {
-	Dir        string   // the repository, or a directory inside it
-	Objective  string   // "" leaves a placeholder
-	WriteScope []string // globs; empty leaves a placeholder
+	Dir       string // the repository, or a directory inside it
+	Objective string // "" leaves a placeholder
+	// UserOutcome is what a person can see once the change is made; "" leaves a placeholder.
+	UserOutcome string
+	WriteScope  []string // globs; empty leaves a placeholder
 }
 
 // Draft is a drafted contract.
@@ -272,7 +274,11 @@ func New(o Options) (Draft, error) {
 		doc.Objective = ObjectivePlaceholder
 		d.Placeholders = append(d.Placeholders, "objective")
 	}
-	d.Placeholders = append(d.Placeholders, "user_outcome")
+	if o := strings.TrimSpace(o.UserOutcome); o != "" {
+		doc.UserOutcome = o
+	} else {
+		d.Placeholders = append(d.Placeholders, "user_outcome")
+	}
 	if len(doc.WriteScope) == 0 {
 		doc.WriteScope = []string{WriteScopePlaceholder}
 		d.Placeholders = append(d.Placeholders, "write_scope")
