@@ -129,6 +129,8 @@ type ControlRequest struct {
 	ExpectedReviewTreeHash string   `json:"expected_review_tree_hash,omitempty"`
 	CommitMessage          string   `json:"commit_message,omitempty"`
 	WaitTimeoutSeconds     *int     `json:"wait_timeout_seconds,omitempty"`
+	// ExcusedChecks (finalize) excuses verification commands that fail before the change too.
+	ExcusedChecks []ExcusedCheck `json:"excused_checks,omitempty"`
 
 	Authority Authority `json:"-"` // finalize only
 	// answeredBy names who answered an interaction in its permission_decided event, when it
@@ -335,6 +337,11 @@ type VerificationResult struct {
 	LogPath     string   `json:"logPath"`
 	SHA256      string   `json:"sha256"`
 	OutputBytes int64    `json:"outputBytes"`
+	// Baseline is the same command run on the base commit, when it failed here (issue 28).
+	Baseline *BaselineResult `json:"baseline,omitempty"`
+	// Excused: the supervisor excused this pre-existing failure at finalize, for ExcuseReason.
+	Excused      bool   `json:"excused,omitempty"`
+	ExcuseReason string `json:"excuseReason,omitempty"`
 }
 
 // AcceptanceEvidence says how one acceptance criterion was proved.

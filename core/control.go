@@ -50,7 +50,7 @@ func validateControl(req *ControlRequest) error {
 		"option_id": req.OptionID != "", "answer": req.Answer != "", "review_summary": req.ReviewSummary != "",
 		"approved_review_criteria": req.ApprovedReviewCriteria != nil, "expected_review_revision": req.ExpectedReviewRevision != nil,
 		"expected_review_tree_hash": req.ExpectedReviewTreeHash != "", "commit_message": req.CommitMessage != "",
-		"wait_timeout_seconds": req.WaitTimeoutSeconds != nil,
+		"wait_timeout_seconds": req.WaitTimeoutSeconds != nil, "excused_checks": req.ExcusedChecks != nil,
 	}
 	if _, ok := ControlFields[req.Action]; !ok {
 		add("action", "must be steer, respond, cancel, finalize or close")

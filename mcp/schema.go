@@ -253,6 +253,9 @@ func controlInput() object {
 		kv("expected_review_tree_hash", describe(pattern(treeHashPattern), "finalize: required; the reviewed review_tree_hash.")),
 		kv("commit_message", describe(str(1, core.MaxCommitMessageLen), "finalize: optional.")),
 		kv("wait_timeout_seconds", describe(waitSecs, fmt.Sprintf("finalize: optional, default %d.", core.DefaultWaitSeconds))),
+		kv("excused_checks", describe(array(closed([]string{"id", "reason"},
+			kv("id", str(1, contract.MaxCriterionIDLen)), kv("reason", str(1, core.MaxExcuseReasonLen))), 0, core.MaxExcusedChecks),
+			"finalize: optional. Verification ids whose failure predates the change (error details.pre_existing_failure: true), each with why it may stand; named in the commit message. A check that passes on the base cannot be excused.")),
 	))
 }
 
@@ -391,6 +394,12 @@ func inspectOutput() object {
 		kv("logPath", plain),
 		kv("sha256", plain),
 		kv("outputBytes", integer(0, 0)),
+		kv("baseline", closed([]string{"status", "base"},
+			kv("status", enum(core.BaselinePassed, core.BaselineFailed, core.BaselineUnknown)),
+			kv("base", plain), kv("exitCode", object{kv("type", "integer")}), kv("timedOut", object{kv("type", "boolean")}),
+			kv("logPath", plain), kv("logTail", plain), kv("reason", plain))),
+		kv("excused", object{kv("type", "boolean")}),
+		kv("excuseReason", plain),
 	)
 	evidence := closed([]string{"criterionId", "evidence", "approved", "source"},
 		kv("criterionId", plain),
