@@ -165,11 +165,11 @@ func BaselineSentence(b *BaselineResult) string {
 	case b == nil:
 		return ""
 	case b.Status == BaselineFailed:
-		return fmt.Sprintf("It fails on the base commit %s too, before the change: a pre-existing failure, which the supervisor may excuse (excused_checks) with a reason.", short(b.Base))
+		return fmt.Sprintf("It fails on the base commit %s too: a pre-existing failure (excusable with a reason).", short(b.Base))
 	case b.Status == BaselinePassed:
 		return fmt.Sprintf("It passes on the base commit %s: the change makes it fail.", short(b.Base))
 	}
-	return fmt.Sprintf("Whether it fails before the change is unknown: %s.", b.Reason)
+	return fmt.Sprintf("Unknown whether it fails before the change: %s.", b.Reason)
 }
 
 func short(commit string) string {
@@ -189,10 +189,8 @@ func failureWithBaseline(v VerificationResult) error {
 	}
 	ce.Details["pre_existing_failure"] = v.Baseline.PreExisting()
 	ce.Details["baseline"] = baselineDetails(v.Baseline)
+	// The base's output is in details.baseline.log_tail: the message stays short.
 	ce.Message += "\n" + BaselineSentence(v.Baseline)
-	if v.Baseline.PreExisting() && v.Baseline.LogTail != "" {
-		ce.Message += "\nOn the base commit:\n" + v.Baseline.LogTail
-	}
 	return ce
 }
 

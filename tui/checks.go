@@ -345,6 +345,8 @@ func checkStatus(v core.VerificationResult) string {
 		return "✗ timed out"
 	case v.Passed:
 		return "✓ passed"
+	case v.Excused:
+		return "~ excused"
 	}
 	return "✗ failed"
 }
@@ -433,6 +435,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	}
 	lines = append(lines, windowAround(rows, cs.sel, min(len(rows), max(h/4, 1)))...)
 	v := d.Verification[cs.sel]
+	lines = append(lines, baselineLines(t, v, w)...)
 	lg := cs.logs[logKey(v)]
 	bodyH := h - len(lines) - 2 // the log's line and its path
 	if cs.search.shown() {

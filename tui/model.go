@@ -1387,8 +1387,9 @@ func describeError(err error) []string {
 			continue
 		}
 		switch k {
-		case "checkpoint", "expected", "current", "log_tail", "argv":
-			// Already in the message.
+		case "checkpoint", "expected", "current", "log_tail", "argv", "baseline", "pre_existing_failure", "placeholders":
+			// Already in the message (the base commit's output is in the checks tab; the
+			// placeholders are the issues).
 			continue
 		case "issues":
 			if issues, ok := e.Details[k].([]core.Issue); ok {
