@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,26 +23,49 @@ import (
 // newContractLintCmd is `contract lint [--json] FILE|-`: exit 0 with the hash, 1 with every
 // issue (schema, consistency and the policy gate on verification commands), 2 on usage errors.
 func newContractLintCmd(stdout, stderr io.Writer) *cobra.Command {
-	var asJSON bool
+	var asJSON, check bool
+	var dir string
 	cmd := &cobra.Command{
-		Use:   "lint [--json] FILE|-",
+		Use:   "lint [--json] [--check --dir REPO] FILE|-",
 		Short: "validate a TaskContractV1 and print its hash",
 		Long: `Validate a TaskContractV1 (the file, or stdin for -) and print its sha256 contract hash.
 
 Every problem is listed: the schema, the consistency of ids and criteria, the policy gate,
 which refuses verification commands the worker could never run, and every placeholder of a
 draft still to be replaced ("TODO: ..." texts, the placeholder write scope), which delegate
-refuses too. Exit 0 when valid, 1 when not.`,
+refuses too. Exit 0 when valid, 1 when not.
+
+With --check, each verification command also runs on the HEAD commit of the repository in --dir
+(default: the current directory), in the sandbox finalize uses: one that already fails there
+proves nothing about a change, and is listed with its first failing lines (exit 1).`,
 		Args: exactArgs(1, "one FILE (or - for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := contract.ReadFile(args[0])
 			if err != nil {
 				return err
 			}
-			return done(lintContract(data, asJSON, stdout))
+			code := lintContract(data, asJSON, stdout)
+			if code != 0 || !check {
+				return done(code)
+			}
+			c, _ := contract.Parse(data)
+			if dir == "" {
+				dir = "."
+			}
+			base, checks, err := checkOnBase(dir, c, stderr)
+			if err != nil {
+				return err
+			}
+			if failed := reportBaseChecks(stderr, base, checks, "Fails before the change:"); len(failed) > 0 {
+				fmt.Fprintf(stderr, "Drop or fix these before delegating: %s.\n", strings.Join(failed, ", "))
+				return done(1)
+			}
+			return done(0)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print {valid, contract_hash, issues} as JSON")
+	cmd.Flags().BoolVar(&check, "check", false, "also run each verification command on the repository's HEAD, sandboxed")
+	cmd.Flags().StringVar(&dir, "dir", "", "with --check: the repository (default: the current directory)")
 	return cmd
 }
 
@@ -85,9 +109,9 @@ func lintContract(data []byte, asJSON bool, stdout io.Writer) int {
 func newContractInitCmd(stdout, stderr io.Writer) *cobra.Command {
 	var dir, objective, outcome, output string
 	var write []string
-	var force bool
+	var force, check bool
 	cmd := &cobra.Command{
-		Use:   "init [--dir D] [--objective TEXT] [--write GLOB]... [-o FILE]",
+		Use:   "init [--dir D] [--objective TEXT] [--write GLOB]... [--check] [-o FILE]",
 		Short: "draft a contract for a repository, with the checks its toolchains declare",
 		Long: `Draft a TaskContractV1 for the repository in --dir (default: the current directory).
 
@@ -105,7 +129,12 @@ every placeholder is replaced.
 
 The draft is written under the state directory, in a folder per repository (its path is printed
 on stdout), so the checkout stays clean: a task starts only from a clean checkout. -o - writes
-it to stdout; -o FILE inside the checkout is refused unless git ignores FILE.`,
+it to stdout; -o FILE inside the checkout is refused unless git ignores FILE.
+
+--check runs each command found on the checkout's HEAD commit first, in the sandbox finalize
+uses, and keeps only those that pass there: a check that already fails before any change
+proves nothing about one. The dropped ones are listed with their first failing lines. The
+first run of a Go or Rust project builds its toolchain's cache and takes a minute or more.`,
 		Example: `  reasonixctl contract init --objective "Fix the date parser" --write 'parser/**'
   reasonixctl contract init --dir ~/src/app -o - > /tmp/contract.json`,
 		Args: cobra.NoArgs,
@@ -117,7 +146,23 @@ it to stdout; -o FILE inside the checkout is refused unless git ignores FILE.`,
 			if err != nil {
 				return err
 			}
-			d, err := scaffold.New(scaffold.Options{Dir: abs, Objective: objective, UserOutcome: outcome, WriteScope: write})
+			opts := scaffold.Options{Dir: abs, Objective: objective, UserOutcome: outcome, WriteScope: write}
+			d, err := scaffold.New(opts)
+			if err == nil && check {
+				c, perr := contract.Parse(d.JSON)
+				if perr != nil {
+					return perr
+				}
+				base, checks, cerr := checkOnBase(abs, c, stderr)
+				if cerr != nil {
+					return cerr
+				}
+				failed := reportBaseChecks(stderr, base, checks, "Dropped")
+				if len(failed) > 0 {
+					opts.Keep = func(ch scaffold.Check) bool { return !slices.Contains(failed, ch.ID) }
+					d, err = scaffold.New(opts)
+				}
+			}
 			var invalid *contract.InvalidError
 			if errors.As(err, &invalid) {
 				for _, is := range invalid.Issues {
@@ -164,6 +209,7 @@ it to stdout; -o FILE inside the checkout is refused unless git ignores FILE.`,
 	f.StringArrayVar(&write, "write", nil, "a path or glob the worker may write (repeat for more)")
 	f.StringVarP(&output, "output", "o", "", "write the contract to FILE (- for stdout) instead of the state directory's drafts; inside the checkout only when git ignores FILE")
 	f.BoolVar(&force, "force", false, "with -o: replace an existing file")
+	f.BoolVar(&check, "check", false, "run each command found on the checkout's HEAD, sandboxed, and keep only those that pass")
 	cmd.MarkFlagDirname("dir")
 	return cmd
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -52,6 +53,9 @@ type Options struct {
 	// UserOutcome is what a person can see once the change is made; "" leaves a placeholder.
 	UserOutcome string
 	WriteScope  []string // globs; empty leaves a placeholder
+	// Keep, when set, keeps only the checks it accepts (`contract init --check` keeps those that
+	// pass on the base commit).
+	Keep func(Check) bool
 }
 
 // Draft is a drafted contract.
@@ -257,6 +261,9 @@ func New(o Options) (Draft, error) {
 	checks, skipped, err := Detect(root)
 	if err != nil {
 		return Draft{}, err
+	}
+	if o.Keep != nil {
+		checks = slices.DeleteFunc(checks, func(c Check) bool { return !o.Keep(c) })
 	}
 	d := Draft{Root: root, Checks: checks, Skipped: skipped}
 	doc := document{
