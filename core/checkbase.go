@@ -9,6 +9,7 @@ import (
 
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
+	"reasonixctl/core/scaffold"
 	"reasonixctl/sandbox"
 )
 
@@ -93,4 +94,33 @@ func FirstFailingLines(b *BaselineResult, n int) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// DraftContractChecked drafts a contract for the checkout at o.Dir as `contract init --check`
+// does: every command found runs on HEAD first (CheckOnBase), and those that fail there are
+// left out of the draft. It returns the draft and what each command did on HEAD.
+func DraftContractChecked(ctx context.Context, o BaseCheckOptions) (ContractDraft, []BaseCheck, error) {
+	d, err := scaffold.New(scaffold.Options{Dir: o.Dir})
+	if err != nil {
+		return d, nil, err
+	}
+	c, err := contract.Parse(d.JSON)
+	if err != nil {
+		return d, nil, err
+	}
+	_, checks, err := CheckOnBase(ctx, o, c)
+	if err != nil {
+		return d, nil, err
+	}
+	failed := map[string]bool{}
+	for _, ch := range checks {
+		if ch.Baseline.Status == BaselineFailed {
+			failed[ch.ID] = true
+		}
+	}
+	if len(failed) == 0 {
+		return d, checks, nil
+	}
+	d, err = scaffold.New(scaffold.Options{Dir: o.Dir, Keep: func(ch scaffold.Check) bool { return !failed[ch.ID] }})
+	return d, checks, err
 }

@@ -116,3 +116,26 @@ func shortHash(h string) string {
 	}
 	return h
 }
+
+// droppedNote says which drafted checks were left out because they fail on HEAD already, with
+// their first failing line, and which could not be checked.
+func droppedNote(checked []core.BaseCheck) string {
+	var dropped, unknown []string
+	for _, ch := range checked {
+		switch ch.Baseline.Status {
+		case core.BaselineFailed:
+			first, _, _ := strings.Cut(core.FirstFailingLines(ch.Baseline, 1), "\n")
+			dropped = append(dropped, ch.ID+" ("+flatText(first)+")")
+		case core.BaselineUnknown:
+			unknown = append(unknown, ch.ID+" ("+flatText(ch.Baseline.Reason)+")")
+		}
+	}
+	var out string
+	if len(dropped) > 0 {
+		out += " Left out, failing on HEAD already: " + strings.Join(dropped, "; ") + "."
+	}
+	if len(unknown) > 0 {
+		out += " Not checked, kept: " + strings.Join(unknown, "; ") + "."
+	}
+	return out
+}

@@ -1,8 +1,13 @@
 package tui
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
 )
@@ -51,5 +56,50 @@ func TestChecksSayWhenTheChangeCausedTheFailure(t *testing.T) {
 	h.press("F")
 	if v := h.view(); strings.Contains(v, "ctrl+x") {
 		t.Fatalf("the form offers an excuse:\n%s", v)
+	}
+}
+
+// With CheckDrafts (the real dashboard), ctrl+d runs the drafted checks on HEAD first and
+// leaves out one that already fails there, saying so: a Python project whose tests fail.
+func TestNewTaskFormDraftLeavesOutChecksFailingOnHEAD(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skipf("python3: %v", err)
+	}
+	if !core.SandboxAvailable() {
+		t.Fatal("bubblewrap is required for this test")
+	}
+	repo := gitRepo(t)
+	for name, body := range map[string]string{
+		"pyproject.toml": "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n",
+		"test_calc.py":   "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 2, 4, 'off by one upstream')\n",
+	} {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "python"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	state := t.TempDir()
+	clk := &clock{t: epoch}
+	f := scenario()
+	m := newModel(t.Context(), f, Options{StateDir: state, Now: clk.Now, Dir: repo, CheckDrafts: true})
+	h := &harness{t: t, m: m, svc: f, clk: clk}
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 40})
+	h.run(m.Init())
+	h.press("n", "ctrl+d")
+	d := h.m.dialogs.top().(*newTaskDialog)
+	path := d.inputs[0].Value()
+	if filepath.Dir(path) != core.DraftDir(state, repo) {
+		t.Fatalf("draft at %q", path)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || strings.Contains(string(raw), `"unittest"`) {
+		t.Fatalf("the failing check is in the draft: %v\n%s", err, raw)
+	}
+	if !strings.Contains(d.note, "Left out, failing on HEAD already: unittest") {
+		t.Fatalf("note: %s", d.note)
 	}
 }

@@ -46,6 +46,9 @@ type Options struct {
 	// Unshared, when set, says why this dashboard's engine serves no socket: an MCP server or
 	// another dashboard cannot attach to it. It is shown once, as a notice, at start.
 	Unshared error
+	// CheckDrafts makes the new-task form's ctrl+d run each drafted check on the checkout's HEAD,
+	// sandboxed, and keep only those that pass (as `contract init --check`).
+	CheckDrafts bool
 
 	// animate lets the model schedule its own timers (spinner frames, the end of a prompt's key
 	// grace). Run sets it; tests leave it off and move a fake clock instead.
@@ -86,6 +89,8 @@ type (
 	draftMsg struct {
 		path  string
 		draft core.ContractDraft
+		// checked is what each command found did on HEAD, when the draft was checked.
+		checked []core.BaseCheck
 		err   error
 	}
 	delegateMsg struct {
@@ -445,8 +450,13 @@ func (m *Model) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
 func (m *Model) draftContract(dir string) tea.Cmd {
 	state := m.opts.StateDir
 	now := m.now()
+	check, ctx := m.opts.CheckDrafts, m.ctx
 	return func() tea.Msg {
 		d, err := core.DraftContract(dir)
+		var checked []core.BaseCheck
+		if check && err == nil {
+			d, checked, err = core.DraftContractChecked(ctx, core.BaseCheckOptions{StateDir: state, Dir: dir})
+		}
 		if err != nil {
 			return draftMsg{err: err}
 		}
@@ -454,7 +464,7 @@ func (m *Model) draftContract(dir string) tea.Cmd {
 		if err != nil {
 			return draftMsg{err: err}
 		}
-		return draftMsg{path: path, draft: d}
+		return draftMsg{path: path, draft: d, checked: checked}
 	}
 }
 
@@ -478,7 +488,7 @@ func (m *Model) onDraft(msg draftMsg) {
 		found = "verification: " + strings.Join(checks, "; ")
 	}
 	d.note = "drafted " + msg.path + " (" + found + "). Edit its TODO fields (" +
-		strings.Join(msg.draft.Placeholders, ", ") + ") with ctrl+e, then start it with ctrl+s."
+		strings.Join(msg.draft.Placeholders, ", ") + ") with ctrl+e, then start it with ctrl+s." + droppedNote(msg.checked)
 }
 
 // notify rings the bell and raises a desktop notification (OSC 9) for a new request.
