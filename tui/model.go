@@ -91,7 +91,7 @@ type (
 		draft core.ContractDraft
 		// checked is what each command found did on HEAD, when the draft was checked.
 		checked []core.BaseCheck
-		err   error
+		err     error
 	}
 	delegateMsg struct {
 		in     newTaskInput
