@@ -175,8 +175,10 @@ func (e *Engine) steerWith(ctx context.Context, id, msg string, only State, also
 			}
 		}
 		round := r.RepairRounds + 1
+		note := r.ContractNote
 		r, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
 			r.RepairRounds, r.RepairActive = round, true
+			r.ContractNote = ""
 			ev, err := setState(r, StateRunning, "repair_"+strconv.Itoa(round), "")
 			evs := []newEvent{ev, event(EventSteered, TextData{Text: msg})}
 			if also != nil {
@@ -187,7 +189,7 @@ func (e *Engine) steerWith(ctx context.Context, id, msg string, only State, also
 		if err != nil {
 			return TaskView{}, err
 		}
-		e.startTurn(t, steerText(round, msg), time.Duration(r.ExecutionTimeout)*time.Second)
+		e.startTurn(t, steerText(round, note+msg), time.Duration(r.ExecutionTimeout)*time.Second)
 		return r.view(), nil
 	}
 	return TaskView{}, Errorf(CodeInvalidState, map[string]any{"state": r.State}, "task %s cannot be steered while %s", id, r.State)
