@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,8 +67,23 @@ type baseRun struct {
 
 func (b *baseRun) close() {
 	if b.tree != "" {
-		os.RemoveAll(filepath.Dir(b.tree))
+		removeTree(filepath.Dir(b.tree))
 	}
+}
+
+// removeTree removes a base tree a check ran in, folders it made unwritable included; links
+// are removed, never followed.
+func removeTree(dir string) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	os.RemoveAll(dir)
 }
 
 func (b *baseRun) export(ctx context.Context) (string, error) {
@@ -98,10 +114,11 @@ func (b *baseRun) export(ctx context.Context) (string, error) {
 	return b.tree, b.treeErr
 }
 
-// baselineKey names a command on a base: its argv, cwd, timeout and network, and the base.
-func baselineKey(base string, v contract.Verification, network bool) string {
+// baselineKey names a command on a base: its argv, cwd, timeout and network, the base, and the
+// checkout whose dependency folders it sees.
+func baselineKey(repoRoot, base string, v contract.Verification, network bool) string {
 	argv, _ := json.Marshal(v.Argv)
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%d\x00%v", base, argv, v.Cwd, v.TimeoutSeconds, network))
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%d\x00%v", repoRoot, base, argv, v.Cwd, v.TimeoutSeconds, network))
 	return hex.EncodeToString(sum[:])[:32]
 }
 
@@ -109,7 +126,7 @@ func baselineKey(base string, v contract.Verification, network bool) string {
 // the dependency folders of its commands' directories.
 func (b *baseRun) run(ctx context.Context, c *contract.Contract, v contract.Verification) *BaselineResult {
 	dir := filepath.Join(b.stateDir, "baseline")
-	key := baselineKey(b.base, v, b.network)
+	key := baselineKey(b.repoRoot, b.base, v, b.network)
 	resultPath := filepath.Join(dir, key+".json")
 	if raw, err := os.ReadFile(resultPath); err == nil {
 		var cached BaselineResult
