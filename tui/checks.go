@@ -219,6 +219,8 @@ func (m *Model) checksKey(msg tea.KeyMsg) bool {
 		}
 	case key.Matches(msg, k.Search):
 		*s = logSearch{typing: true, origin: cs.vp.YOffset, cur: -1}
+	case key.Matches(msg, dropCheckKey):
+		m.dropCheck(ti, v.ID)
 	case key.Matches(msg, k.PageDown):
 		cs.vp.PageDown()
 	case key.Matches(msg, k.PageUp):

@@ -86,10 +86,10 @@ func baselineLines(t Theme, v core.VerificationResult, w int) []string {
 		if v.Excused {
 			text += "; excused: " + v.ExcuseReason
 		} else {
-			text += "; ctrl+x in the finalize form excuses it"
+			text += "; ctrl+x in the finalize form excuses it, D drops the check"
 		}
 	case core.BaselinePassed:
-		text = "before the change: ✓ passes on " + shortHash(b.Base) + " — the change makes it fail"
+		text = "before the change: ✓ passes on " + shortHash(b.Base) + " — the change makes it fail (D drops the check)"
 		st = t.Error
 	default:
 		text = "before the change: ? unknown — " + b.Reason
