@@ -254,7 +254,8 @@ func controlInput() object {
 		kv("commit_message", describe(str(1, core.MaxCommitMessageLen), "finalize: optional.")),
 		kv("wait_timeout_seconds", describe(waitSecs, fmt.Sprintf("finalize: optional, default %d.", core.DefaultWaitSeconds))),
 		kv("excused_checks", describe(array(closed([]string{"id", "reason"},
-			kv("id", str(1, contract.MaxCriterionIDLen)), kv("reason", str(1, core.MaxExcuseReasonLen))), 0, core.MaxExcusedChecks),
+			kv("id", describe(str(1, contract.MaxCriterionIDLen), "A verification id of the task's contract.")),
+			kv("reason", describe(str(1, core.MaxExcuseReasonLen), "Why the failure may stand; one line, recorded and in the commit message."))), 0, core.MaxExcusedChecks),
 			"finalize: optional. Verification ids whose failure predates the change (error details.pre_existing_failure: true), each with why it may stand; named in the commit message. A check that passes on the base cannot be excused.")),
 	))
 }
