@@ -19,12 +19,16 @@ func TestChecksShowTheBaselineAndTheFormExcusesIt(t *testing.T) {
 	d := svc.details["login-fix"]
 	one := 1
 	d.Verification[0].Baseline = &core.BaselineResult{Status: core.BaselineFailed, Base: "0123456789abcdef0123456789abcdef01234567",
-		ExitCode: &one, LogTail: "login_test.go:42: Login(\"\") = nil, want ErrEmptyUser\nFAIL"}
+		ExitCode: &one, LogTail: "login_test.go:42: Login(\"\") = nil, want ErrEmptyUser\nFAIL\x1b]52;c;aGk=\x07\u202e"}
 	svc.details["login-fix"] = d
 	svc.onControl = func(req core.ControlRequest) (core.TaskView, error) { return svc.tasks[0], nil }
 	h := newChecksHarness(t, svc, svc.fakeService, 120, 40, false)
 	h.press("4")
 	h.requireView("before the change: ✗ fails too on 0123456789ab", "a pre-existing", "base: FAIL")
+	// The base's output is the repository's bytes: nothing in it reaches the terminal as control.
+	if v := h.view(); strings.Contains(v, "\x1b]52") || strings.Contains(v, "\u202e") || strings.Contains(v, "\x07") {
+		t.Fatalf("control sequences from the base's output reached the view: %q", v)
+	}
 
 	h.press("F")
 	h.requireView("Failing before the change too: unit", "ctrl+x excuses it")
