@@ -434,7 +434,7 @@ func gitError(err error) error {
 	}
 	switch ge.Code {
 	case gitx.CodeDirtyRepository:
-		return Errorf(CodeDirtyRepository, details, "The source checkout must be clean before delegation")
+		return Errorf(CodeDirtyRepository, details, "The source checkout must be clean before delegation%s", contractFileHint(ge.Paths))
 	case gitx.CodeNotGitRepository:
 		return Errorf(CodeNotGitRepository, details, "%s", ge.Message)
 	case gitx.CodeInvalidRequest:

@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"reasonixctl/acp/acptest"
@@ -56,5 +57,16 @@ func TestDelegateRefusesAnUnfinishedDraft(t *testing.T) {
 	}
 	if _, err := h.delegate("done", func(r *DelegateRequest) { r.Contract = filled.JSON }); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A contract file left in the checkout makes it dirty; the error says where contracts belong.
+func TestDirtyCheckoutNamesAContractFileLeftInIt(t *testing.T) {
+	h := newHarness(t, &acptest.Scenario{Name: "never"})
+	writeFile(t, h.repo+"/contract.json", []byte(happyContract))
+	_, err := h.delegate("dirty")
+	e := mustCode(t, err, CodeDirtyRepository)
+	if !strings.Contains(e.Message, "contract.json looks like a contract: keep it outside the checkout") {
+		t.Fatalf("message: %s", e.Message)
 	}
 }
