@@ -131,6 +131,8 @@ type ControlRequest struct {
 	WaitTimeoutSeconds     *int     `json:"wait_timeout_seconds,omitempty"`
 	// AcknowledgedRisks lists the id (or text) of every risk the review found in the diff.
 	AcknowledgedRisks []string `json:"acknowledged_risks,omitempty"`
+	// ExcusedChecks (finalize) excuses verification commands that fail before the change too.
+	ExcusedChecks []ExcusedCheck `json:"excused_checks,omitempty"`
 
 	Authority Authority `json:"-"` // finalize only
 	// AnsweredBy names who answers an interaction (respond) in the record: ByCodex for
@@ -366,6 +368,11 @@ type VerificationResult struct {
 	LogPath     string   `json:"logPath"`
 	SHA256      string   `json:"sha256"`
 	OutputBytes int64    `json:"outputBytes"`
+	// Baseline is the same command run on the base commit, when it failed here (issue 28).
+	Baseline *BaselineResult `json:"baseline,omitempty"`
+	// Excused: the supervisor excused this pre-existing failure at finalize, for ExcuseReason.
+	Excused      bool   `json:"excused,omitempty"`
+	ExcuseReason string `json:"excuseReason,omitempty"`
 }
 
 // AcceptanceEvidence says how one acceptance criterion was proved.

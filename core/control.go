@@ -51,6 +51,7 @@ func validateControl(req *ControlRequest) error {
 		"approved_review_criteria": req.ApprovedReviewCriteria != nil, "expected_review_revision": req.ExpectedReviewRevision != nil,
 		"expected_review_tree_hash": req.ExpectedReviewTreeHash != "", "commit_message": req.CommitMessage != "",
 		"wait_timeout_seconds": req.WaitTimeoutSeconds != nil, "acknowledged_risks": req.AcknowledgedRisks != nil,
+		"excused_checks": req.ExcusedChecks != nil,
 	}
 	if _, ok := ControlFields[req.Action]; !ok {
 		add("action", "must be steer, respond, cancel, finalize or close")
@@ -192,8 +193,10 @@ func (e *Engine) steerWith(ctx context.Context, id, msg string, only State, also
 			}
 		}
 		round := r.RepairRounds + 1
+		note := r.ContractNote
 		r, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
 			r.RepairRounds, r.RepairActive = round, true
+			r.ContractNote = ""
 			ev, err := setState(r, StateRunning, "repair_"+strconv.Itoa(round), "")
 			evs := []newEvent{ev, event(EventSteered, TextData{Text: msg})}
 			if also != nil {
@@ -204,7 +207,7 @@ func (e *Engine) steerWith(ctx context.Context, id, msg string, only State, also
 		if err != nil {
 			return TaskView{}, err
 		}
-		e.startTurn(t, steerText(round, msg), time.Duration(r.ExecutionTimeout)*time.Second)
+		e.startTurn(t, steerText(round, note+msg), time.Duration(r.ExecutionTimeout)*time.Second)
 		return r.view(), nil
 	}
 	return TaskView{}, Errorf(CodeInvalidState, map[string]any{"state": r.State}, "task %s cannot be steered while %s", id, r.State)

@@ -112,6 +112,10 @@ func (e *Engine) Delegate(ctx context.Context, req DelegateRequest) (DelegateRes
 		unlock()
 		return DelegateResult{}, err
 	}
+	if err := unfinished(parsed); err != nil {
+		unlock()
+		return DelegateResult{}, err
+	}
 	r, c, err := e.provision(ctx, req, parsed, cwd)
 	unlock()
 	if err != nil {
@@ -430,7 +434,7 @@ func gitError(err error) error {
 	}
 	switch ge.Code {
 	case gitx.CodeDirtyRepository:
-		return Errorf(CodeDirtyRepository, details, "The source checkout must be clean before delegation")
+		return Errorf(CodeDirtyRepository, details, "The source checkout must be clean before delegation%s", contractFileHint(ge.Paths))
 	case gitx.CodeNotGitRepository:
 		return Errorf(CodeNotGitRepository, details, "%s", ge.Message)
 	case gitx.CodeInvalidRequest:

@@ -141,6 +141,9 @@ func (e *Engine) checkFinalize(r *taskRecord, req ControlRequest) (*contract.Con
 	if redact.ContainsSecret(msg) {
 		return nil, "", Errorf(CodeSecretDetected, nil, "the commit message contains a secret")
 	}
+	if err := validateExcuses(c, req.ExcusedChecks, msg); err != nil {
+		return nil, "", err
+	}
 	if *req.ExpectedReviewRevision != r.ReviewRevision || req.ExpectedReviewTreeHash != r.ReviewTreeHash {
 		return nil, "", Errorf(CodeInvalidRequest, map[string]any{
 			"checkpoint": "finalize_start",
@@ -186,6 +189,7 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 	if err != nil {
 		return e.backToReview(ctx, id, err)
 	}
+	results, failed := e.judgeFailures(ctx, r, c, results, req.ExcusedChecks)
 	_, _ = e.update(id, func(r *taskRecord) ([]newEvent, error) {
 		r.Verification = results
 		evs := make([]newEvent, len(results))
@@ -198,11 +202,10 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 	if err := e.collisionCheck(ctx, r, "after_verification"); err != nil {
 		return err
 	}
-	for _, v := range results {
-		if !v.Passed {
-			return e.backToReview(ctx, id, verificationFailure(v))
-		}
+	if failed != nil {
+		return e.backToReview(ctx, id, failed)
 	}
+	msg = withExcuseTrailers(msg, results)
 	assertions, err := checkAssertions(ctx, r, c)
 	if err != nil {
 		return e.backToReview(ctx, id, err)
@@ -401,6 +404,8 @@ func acceptanceEvidence(c *contract.Contract, approved []string, results []Verif
 		for _, v := range results {
 			if v.Passed && slices.Contains(v.Proves, cr.ID) {
 				ids = append(ids, v.ID)
+			} else if v.Excused && slices.Contains(v.Proves, cr.ID) {
+				ids = append(ids, v.ID+"(excused)")
 			}
 		}
 		if len(ids) == 0 {

@@ -66,6 +66,11 @@ type taskRecord struct {
 	ReviewRevision  int    `json:"review_revision"`
 	ReviewTreeHash  string `json:"review_tree_hash,omitempty"`
 
+	// ContractRevision counts amendments of the contract's checks in review (AmendChecks);
+	// ContractNote tells the worker of the last one at its next prompt, then is cleared.
+	ContractRevision int    `json:"contract_revision,omitempty"`
+	ContractNote     string `json:"contract_note,omitempty"`
+
 	Summary      string   `json:"summary,omitempty"`
 	ChangedFiles []string `json:"changed_files,omitempty"`
 	DiffStat     string   `json:"diff_stat,omitempty"`

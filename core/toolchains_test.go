@@ -129,7 +129,8 @@ func TestVerificationWorksOnRealProjects(t *testing.T) {
 				writeFile(t, filepath.Join(h.repo, name), []byte(body))
 			}
 			// The contract is the one `reasonixctl contract init` drafts for the repository.
-			draft, err := scaffold.New(scaffold.Options{Dir: h.repo, Objective: "Note that the project was checked", WriteScope: []string{"NOTES.md"}})
+			draft, err := scaffold.New(scaffold.Options{Dir: h.repo, Objective: "Note that the project was checked",
+				UserOutcome: "NOTES.md says checked", WriteScope: []string{"NOTES.md"}})
 			if err != nil {
 				t.Fatal(err)
 			}

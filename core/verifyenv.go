@@ -24,6 +24,12 @@ func (e *Engine) taskCacheDir(id string) string {
 // A folder of the worktree's own there wins, unless the review left it out (hidden): then the
 // checks get the source's copy, never the worker's.
 func verificationBinds(r *taskRecord, c *contract.Contract, hidden []string) []sandbox.Bind {
+	return dependencyBinds(r.RepoRoot, r.Worktree, c, hidden)
+}
+
+// dependencyBinds binds the dependency folders of the checkout at repoRoot into tree, a copy of
+// its files (a worktree, or a base commit's files), as verificationBinds does.
+func dependencyBinds(repoRoot, tree string, c *contract.Contract, hidden []string) []sandbox.Bind {
 	dirs := []string{"."}
 	for _, v := range c.Verification {
 		if v.Cwd != "" && v.Cwd != "." {
@@ -39,8 +45,8 @@ func verificationBinds(r *taskRecord, c *contract.Contract, hidden []string) []s
 				continue
 			}
 			seen[rel] = true
-			src := filepath.Join(r.RepoRoot, rel)
-			dst := filepath.Join(r.Worktree, rel)
+			src := filepath.Join(repoRoot, rel)
+			dst := filepath.Join(tree, rel)
 			if st, err := os.Stat(src); err != nil || !st.IsDir() {
 				continue
 			}

@@ -198,9 +198,9 @@ func contractSchema() object {
 			kv("path", describe(relPath, "File you already read.")), kv("reason", describe(text, "Why it matters."))), 0, contract.MaxListLen).with(kv("default", []any{})),
 			"Files the worker should start from.")),
 		kv("write_scope", describe(array(relPath, 1, contract.MaxListLen),
-			"Exclusive write allowlist (repository paths or globs); everything else is denied.")),
+			"The only writable paths (repository paths or globs).")),
 		kv("forbidden_scope", describe(array(relPath, 0, contract.MaxListLen).with(kv("default", []any{})),
-			"Sensitive carve-outs inside broader write_scope globs; never a catch-all.")),
+			"Carve-outs inside broad write_scope globs; never a catch-all.")),
 		kv("invariants", describe(array(text, 0, contract.MaxListLen).with(kv("default", []any{})), "What must stay true.")),
 		kv("non_goals", describe(array(text, 0, contract.MaxListLen).with(kv("default", []any{})), "What not to do.")),
 		kv("acceptance_criteria", describe(array(closed([]string{"id", "requirement", "evidence"},
@@ -233,16 +233,16 @@ func delegateInput() object {
 		kv("contract", describe(contractSchema(), "TaskContractV1; on resume the same one.")),
 		kv("base_ref", describe(str(1, core.MaxBaseRefLen), "Commit to start from; default HEAD.")),
 		kv("worker_lane", describe(enum("fast", "deep"),
-			"fast (default): direct edits. deep: long multi-step Goal session. Omitted on resume: unchanged.")),
+			"fast (default): direct edits; deep: long multi-step work. Unchanged on resume.")),
 		kv("reasoning_effort", describe(enum(effortEnum...), "Lowest adequate; low is the lowest.")),
 		kv("execution_timeout_seconds", describe(integer(core.MinExecutionTimeoutSeconds, core.MaxExecutionTimeoutSeconds),
-			fmt.Sprintf("Worker deadline; default fast %d, deep %d. Omitted on resume: unchanged.", core.DefaultFastTimeoutSeconds, core.DefaultDeepTimeoutSeconds))),
+			fmt.Sprintf("Worker deadline: default fast %d, deep %d; unchanged on resume.", core.DefaultFastTimeoutSeconds, core.DefaultDeepTimeoutSeconds))),
 		kv("wait_mode", describe(enum("review", "background").with(kv("default", "review")), "background returns at once.")),
 		kv("wait_timeout_seconds", describe(waitSecs.with(kv("default", core.DefaultWaitSeconds)), "How long this call waits; the worker goes on after it.")),
 		kv("pause_revision", describe(integer(0, 0), "Resuming a paused task: its pause_revision.")),
 		kv("pause_reason_hash", describe(pattern(sha256Pattern), "Resuming a paused task: its pause_reason_hash.")),
 		kv("path_base", describe(enum("cwd", "repository"),
-			"Contract paths relative to cwd (default for new tasks) or the repository root.")),
+			"Contract paths relative to cwd (default) or the repository root.")),
 		kv("resume", describe(object{kv("type", "boolean"), kv("default", true)}, "false: only wait, even if the task is paused.")),
 	))
 }
@@ -258,13 +258,17 @@ func controlInput() object {
 		kv("answer", describe(str(1, core.MaxAnswerLen), "respond: optional free-form answer.")),
 		kv("review_summary", describe(str(1, core.MaxReviewSummaryLen), "finalize: required.")),
 		kv("approved_review_criteria", describe(array(str(1, contract.MaxCriterionIDLen), 0, core.MaxApprovedCriteria),
-			"finalize: required; must include every id of required_review_criteria.")),
+			"finalize: required; every id of required_review_criteria.")),
 		kv("expected_review_revision", describe(integer(0, 0), "finalize: required; the reviewed review_revision.")),
 		kv("expected_review_tree_hash", describe(pattern(treeHashPattern), "finalize: required; the reviewed review_tree_hash.")),
 		kv("commit_message", describe(str(1, core.MaxCommitMessageLen), "finalize: optional.")),
 		kv("wait_timeout_seconds", describe(waitSecs, fmt.Sprintf("finalize: optional, default %d.", core.DefaultWaitSeconds))),
 		kv("acknowledged_risks", describe(array(str(1, core.MaxRiskLen), 0, core.MaxAcknowledgedRisks),
-			"finalize: required when risks lists trojan_source entries; the id of each (text before the first ': ').")),
+			"finalize: the id of each trojan_source risk (its text before ': ').")),
+		kv("excused_checks", describe(array(closed([]string{"id", "reason"},
+			kv("id", describe(str(1, contract.MaxCriterionIDLen), "Verification id.")),
+			kv("reason", describe(str(1, core.MaxExcuseReasonLen), "One line; goes in the commit message."))), 0, core.MaxExcusedChecks),
+			"finalize: optional; checks that fail on the base too (details.pre_existing_failure), each with a reason.")),
 	))
 }
 
@@ -408,6 +412,11 @@ func inspectOutput() object {
 		kv("logPath", plain),
 		kv("sha256", plain),
 		kv("outputBytes", integer(0, 0)),
+		// The same check on the base commit: status passed, failed or unknown, with its exit
+		// and log. Open, to keep tools/list within its budget.
+		kv("baseline", object{kv("type", "object")}),
+		kv("excused", object{kv("type", "boolean")}),
+		kv("excuseReason", plain),
 	)
 	evidence := closed([]string{"criterionId", "evidence", "approved", "source"},
 		kv("criterionId", plain),

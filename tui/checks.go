@@ -219,6 +219,8 @@ func (m *Model) checksKey(msg tea.KeyMsg) bool {
 		}
 	case key.Matches(msg, k.Search):
 		*s = logSearch{typing: true, origin: cs.vp.YOffset, cur: -1}
+	case key.Matches(msg, dropCheckKey):
+		m.dropCheck(ti, v.ID)
 	case key.Matches(msg, k.PageDown):
 		cs.vp.PageDown()
 	case key.Matches(msg, k.PageUp):
@@ -345,6 +347,8 @@ func checkStatus(v core.VerificationResult) string {
 		return "✗ timed out"
 	case v.Passed:
 		return "✓ passed"
+	case v.Excused:
+		return "~ excused"
 	}
 	return "✗ failed"
 }
@@ -433,6 +437,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	}
 	lines = append(lines, windowAround(rows, cs.sel, min(len(rows), max(h/4, 1)))...)
 	v := d.Verification[cs.sel]
+	lines = append(lines, baselineLines(t, v, w)...)
 	lg := cs.logs[logKey(v)]
 	bodyH := h - len(lines) - 2 // the log's line and its path
 	if cs.search.shown() {

@@ -199,6 +199,30 @@ func TestFailedVerificationShowsItsLogTailAndTheWholeLog(t *testing.T) {
 	h.press("esc", "4")
 	h.waitView("[4 Checks]", "✗ failed", "has-result", "exit 2", `$ ["ls","result.txt","missing-file.txt"]`, "exit: 2 timeout: false",
 		"state/verification/failing-check/has-result.log", "ls: cannot access 'missing-file.txt'")
+
+	// The check fails on the base too; D drops it from the contract, which gets a new hash.
+	h.waitView("before the change: ✗ fails too", "D drops the check")
+	before := contractHashOf(t, e, "failing-check")
+	h.press("D")
+	h.waitView("Drop has-result from failing-check's contract?")
+	h.press("y")
+	h.waitView("amend checks failing-check: now review_required")
+	if after := contractHashOf(t, e, "failing-check"); after == before {
+		t.Fatal("the contract did not change")
+	}
+	d, _ := e.Get(context.Background(), "failing-check")
+	if strings.Contains(string(d.Contract), "has-result") {
+		t.Fatalf("the check is still in the contract:\n%s", d.Contract)
+	}
+}
+
+func contractHashOf(t *testing.T, svc core.Service, id string) string {
+	t.Helper()
+	d, err := svc.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.View.ContractHash
 }
 
 // A new attempt's checks open on the first failed one: its log is the one to read.

@@ -182,8 +182,9 @@ type finalizeDialog struct {
 	rv         *taskReview // the task's cherry-pick preview, when known
 	// risks are what the review found hidden or disguised in the diff; finalize needs them
 	// acknowledged (k.AckRisks).
-	risks []core.SourceRisk
-	acked bool
+	risks  []core.SourceRisk
+	acked  bool
+	excuse excuseState // pre-existing failures of the last attempt, excused with ctrl+x
 }
 
 func newFinalizeDialog(d core.TaskDetail) *finalizeDialog {
@@ -200,19 +201,23 @@ func newFinalizeDialog(d core.TaskDetail) *finalizeDialog {
 	f.summary.Focus()
 	f.defaultMessage = core.DefaultCommitMessage(d.View.TaskID, d.Objective)
 	f.message = newInput("commit message", f.defaultMessage, core.MaxCommitMessageLen)
+	f.excuse = newExcuseState(d.Verification)
 	return f
 }
 
 func (f *finalizeDialog) setFocus(i int) {
-	n := len(f.criteria) + 2
+	n := len(f.criteria) + 2 + f.excuse.slots()
 	f.focus = (i + n) % n
 	f.summary.Blur()
 	f.message.Blur()
+	f.excuse.reason.Blur()
 	switch f.focus {
 	case 0:
 		f.summary.Focus()
 	case len(f.criteria) + 1:
 		f.message.Focus()
+	case len(f.criteria) + 2:
+		f.excuse.reason.Focus()
 	}
 }
 
@@ -234,12 +239,18 @@ func (f *finalizeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	case f.focus > 0 && f.focus <= len(f.criteria) && key.Matches(msg, k.Toggle):
 		f.ticked[f.focus-1] = !f.ticked[f.focus-1]
 		return dialogResult{}
+	case len(f.excuse.ids) > 0 && key.Matches(msg, excuseKey):
+		f.excuse.on = !f.excuse.on
+		f.setFocus(len(f.criteria) + 2) // the reason, or back to the summary
+		return dialogResult{}
 	}
 	switch f.focus {
 	case 0:
 		f.summary, _ = f.summary.Update(msg)
 	case len(f.criteria) + 1:
 		f.message, _ = f.message.Update(msg)
+	case len(f.criteria) + 2:
+		f.excuse.reason, _ = f.excuse.reason.Update(msg)
 	}
 	return dialogResult{}
 }
@@ -275,12 +286,17 @@ func (f *finalizeDialog) submit(k KeyMap) dialogResult {
 			len(f.unreviewed), strings.Join(f.unreviewed, ", "))
 		return dialogResult{}
 	}
+	excused, why := f.excuse.checks()
+	if why != "" {
+		f.err = why
+		return dialogResult{}
+	}
 	rev := f.revision
 	req := &core.ControlRequest{
 		TaskID: f.taskID, Action: core.ActionFinalize,
 		ReviewSummary: summary, ApprovedReviewCriteria: approved,
 		ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: f.tree,
-		Authority: core.Authority{Cwd: f.repo, Writable: true},
+		Authority: core.Authority{Cwd: f.repo, Writable: true}, ExcusedChecks: excused,
 	}
 	if message != f.defaultMessage {
 		req.CommitMessage = message
@@ -332,6 +348,7 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 			b.WriteString(t.Warn.Render(wrapIndent("  "+line, width, 4)) + "\n")
 		}
 	}
+	b.WriteString(f.excuse.view(t, width, f.focus == len(f.criteria)+2))
 	if len(f.unreviewed) > 0 {
 		b.WriteString("\n" + t.Warn.Render(wrapIndent(sanitize(fmt.Sprintf("Not marked reviewed (%d): %s", len(f.unreviewed), strings.Join(f.unreviewed, ", "))), width, 2)) + "\n")
 	}
@@ -351,10 +368,15 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	if len(f.risks) > 0 {
 		keys = append(keys, hint(k.AckRisks, "acknowledge risks"))
 	}
+	if len(f.excuse.ids) > 0 {
+		keys = append(keys, excuseKey)
+	}
 	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, keys...)
 }
 
-func (f *finalizeDialog) typing() bool { return f.focus == 0 || f.focus == len(f.criteria)+1 }
+func (f *finalizeDialog) typing() bool {
+	return f.focus == 0 || f.focus == len(f.criteria)+1 || f.focus == len(f.criteria)+2
+}
 
 // ---- new task ----
 

@@ -234,7 +234,7 @@ func (h *harness) typeText(s string) {
 func keyMsg(k string) tea.KeyMsg {
 	named := map[string]tea.KeyType{
 		"enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab,
-		"ctrl+s": tea.KeyCtrlS, "ctrl+d": tea.KeyCtrlD, "ctrl+e": tea.KeyCtrlE, "pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp, "up": tea.KeyUp,
+		"ctrl+s": tea.KeyCtrlS, "ctrl+d": tea.KeyCtrlD, "ctrl+e": tea.KeyCtrlE, "ctrl+x": tea.KeyCtrlX, "pgdown": tea.KeyPgDown, "pgup": tea.KeyPgUp, "up": tea.KeyUp,
 		"down": tea.KeyDown, "space": tea.KeySpace, "home": tea.KeyHome, "end": tea.KeyEnd,
 		"backspace": tea.KeyBackspace, "left": tea.KeyLeft, "right": tea.KeyRight,
 	}

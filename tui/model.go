@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -47,6 +46,9 @@ type Options struct {
 	// Unshared, when set, says why this dashboard's engine serves no socket: an MCP server or
 	// another dashboard cannot attach to it. It is shown once, as a notice, at start.
 	Unshared error
+	// CheckDrafts makes the new-task form's ctrl+d run each drafted check on the checkout's HEAD,
+	// sandboxed, and keep only those that pass (as `contract init --check`).
+	CheckDrafts bool
 
 	// animate lets the model schedule its own timers (spinner frames, the end of a prompt's key
 	// grace). Run sets it; tests leave it off and move a fake clock instead.
@@ -87,7 +89,9 @@ type (
 	draftMsg struct {
 		path  string
 		draft core.ContractDraft
-		err   error
+		// checked is what each command found did on HEAD, when the draft was checked.
+		checked []core.BaseCheck
+		err     error
 	}
 	delegateMsg struct {
 		in     newTaskInput
@@ -444,21 +448,23 @@ func (m *Model) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
 // draftContract drafts a contract for the repository (as `reasonixctl contract init` does) into
 // the state directory, never into the repository, whose checkout must stay clean.
 func (m *Model) draftContract(dir string) tea.Cmd {
-	drafts := filepath.Join(m.opts.StateDir, "drafts")
+	state := m.opts.StateDir
 	now := m.now()
+	check, ctx := m.opts.CheckDrafts, m.ctx
 	return func() tea.Msg {
 		d, err := core.DraftContract(dir)
+		var checked []core.BaseCheck
+		if check && err == nil {
+			d, checked, err = core.DraftContractChecked(ctx, core.BaseCheckOptions{StateDir: state, Dir: dir})
+		}
 		if err != nil {
 			return draftMsg{err: err}
 		}
-		if err := os.MkdirAll(drafts, 0o700); err != nil {
+		path, err := core.WriteDraft(state, d, now)
+		if err != nil {
 			return draftMsg{err: err}
 		}
-		path := filepath.Join(drafts, filepath.Base(d.Root)+"-"+now.Format("20060102-150405")+".json")
-		if err := os.WriteFile(path, d.JSON, 0o600); err != nil {
-			return draftMsg{err: err}
-		}
-		return draftMsg{path: path, draft: d}
+		return draftMsg{path: path, draft: d, checked: checked}
 	}
 }
 
@@ -482,7 +488,7 @@ func (m *Model) onDraft(msg draftMsg) {
 		found = "verification: " + strings.Join(checks, "; ")
 	}
 	d.note = "drafted " + msg.path + " (" + found + "). Edit its TODO fields (" +
-		strings.Join(msg.draft.Placeholders, ", ") + ") with ctrl+e, then start it with ctrl+s."
+		strings.Join(msg.draft.Placeholders, ", ") + ") with ctrl+e, then start it with ctrl+s." + droppedNote(msg.checked)
 }
 
 // notify rings the bell and raises a desktop notification (OSC 9) for a new request.
@@ -1385,8 +1391,9 @@ func describeError(err error) []string {
 			continue
 		}
 		switch k {
-		case "checkpoint", "expected", "current", "log_tail", "argv":
-			// Already in the message.
+		case "checkpoint", "expected", "current", "log_tail", "argv", "baseline", "pre_existing_failure", "placeholders":
+			// Already in the message (the base commit's output is in the checks tab; the
+			// placeholders are the issues).
 			continue
 		case "issues":
 			if issues, ok := e.Details[k].([]core.Issue); ok {

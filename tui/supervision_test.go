@@ -337,6 +337,10 @@ func TestNewTaskFormDraftsAContract(t *testing.T) {
 	if !strings.HasPrefix(path, filepath.Join(state, "drafts")) {
 		t.Fatalf("draft path %q is not in the state directory", path)
 	}
+	// The same per-repository place `contract init` writes to.
+	if want := core.DraftDir(state, repo); filepath.Dir(path) != want {
+		t.Fatalf("draft in %s, want %s", filepath.Dir(path), want)
+	}
 	raw, err := os.ReadFile(path)
 	if err != nil || !strings.Contains(string(raw), `"go", "vet"`) && !strings.Contains(string(raw), `"vet"`) {
 		t.Fatalf("draft: %v\n%s", err, raw)
@@ -348,7 +352,7 @@ func TestNewTaskFormDraftsAContract(t *testing.T) {
 		t.Fatal("ctrl+e did nothing")
 	}
 	h.send(contractEditedMsg{path: path})
-	h.requireView("edited "+path, "ctrl+s starts the task")
+	h.requireView("edited "+filepath.Dir(path), filepath.Base(path), "ctrl+s starts the task") // the long path wraps
 	if out, _ := exec.Command("git", "-C", repo, "status", "--porcelain").Output(); len(bytes.TrimSpace(out)) != 0 {
 		// go.mod is untracked in this repository; nothing else may appear.
 		if strings.Contains(string(out), "draft") || strings.Contains(string(out), ".json") {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,5 +93,95 @@ func TestContractUsage(t *testing.T) {
 		if code, out, errOut := runCmd(contractCmd, args...); code != 2 || out != "" || !strings.Contains(errOut, "usage:") {
 			t.Errorf("%v: %d %q %q", args, code, out, errOut)
 		}
+	}
+}
+
+// A draft that still holds its placeholders fails lint, each one listed with its path.
+func TestContractLintRefusesPlaceholders(t *testing.T) {
+	repo := t.TempDir()
+	code, out, errOut := runCmd(contractCmd, "init", "--dir", repo, "-o", "-")
+	if code != 0 {
+		t.Fatalf("init: %d %s", code, errOut)
+	}
+	draft := writeFile(t, "draft.json", out)
+	code, out, _ = runCmd(contractCmd, "lint", draft)
+	if code != 1 {
+		t.Fatalf("lint of a draft: exit %d\n%s", code, out)
+	}
+	for _, path := range []string{"- objective: still holds", "- user_outcome: still holds", "- write_scope.0: still holds"} {
+		if !strings.Contains(out, path) {
+			t.Errorf("lint output lacks %q:\n%s", path, out)
+		}
+	}
+	code, out, errOut = runCmd(contractCmd, "init", "--dir", repo, "-o", "-", "--objective", "Fix it", "--outcome", "It works", "--write", "a.go")
+	if code != 0 {
+		t.Fatalf("init: %d %s", code, errOut)
+	}
+	if code, lint, _ := runCmd(contractCmd, "lint", writeFile(t, "filled.json", out)); code != 0 {
+		t.Fatalf("a filled draft: exit %d\n%s", code, lint)
+	}
+}
+
+// Without -o a draft goes to a folder of the repository's own under the state directory, the
+// checkout stays clean, and -o inside the checkout is refused unless git ignores the file.
+func TestContractInitKeepsTheCheckoutClean(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
+	repo := t.TempDir()
+	gitIn := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	gitIn("init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/m\n"), 0o644)
+	gitIn("add", "go.mod")
+	gitIn("commit", "-q", "-m", "init")
+
+	code, stdout, stderr := runCmd(contractCmd, "init", "--dir", repo, "--objective", "Add a flag")
+	path := strings.TrimSpace(stdout)
+	if code != 0 || !strings.HasPrefix(path, filepath.Join(state, "drafts")+string(filepath.Separator)) || !strings.Contains(stderr, "Wrote "+path) {
+		t.Fatalf("init: %d %q %q", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(data), `"objective": "Add a flag"`) {
+		t.Fatalf("draft at %s: %v\n%s", path, err, data)
+	}
+	// A second draft of the same repository lands next to it, under a new name.
+	_, again, _ := runCmd(contractCmd, "init", "--dir", repo)
+	if p := strings.TrimSpace(again); filepath.Dir(p) != filepath.Dir(path) || p == path {
+		t.Errorf("second draft at %q, first at %q", p, path)
+	}
+	if st := gitIn("status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Fatalf("the checkout is dirty: %q", st)
+	}
+
+	inside := filepath.Join(repo, "contract.json")
+	code, _, stderr = runCmd(contractCmd, "init", "--dir", repo, "-o", inside)
+	if code != 1 || !strings.Contains(stderr, "git does not ignore it") || !strings.Contains(stderr, "info/exclude") {
+		t.Fatalf("-o inside the checkout: %d %q", code, stderr)
+	}
+	if _, err := os.Stat(inside); !os.IsNotExist(err) {
+		t.Fatalf("the file was written: %v", err)
+	}
+	// Ignored, as the message says, it is accepted and the checkout stays clean.
+	f, _ := os.OpenFile(filepath.Join(repo, ".git", "info", "exclude"), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	f.WriteString("/contract.json\n")
+	f.Close()
+	if code, _, stderr := runCmd(contractCmd, "init", "--dir", repo, "-o", inside); code != 0 {
+		t.Fatalf("-o of an ignored path: %d %q", code, stderr)
+	}
+	if st := gitIn("status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Fatalf("the checkout is dirty: %q", st)
+	}
+	// A subfolder's path through a symlink to the checkout is inside too.
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(repo, link)
+	if code, _, stderr := runCmd(contractCmd, "init", "--dir", repo, "-o", filepath.Join(link, "c2.json")); code != 1 || !strings.Contains(stderr, "git does not ignore it") {
+		t.Fatalf("-o through a symlink: %d %q", code, stderr)
 	}
 }

@@ -106,7 +106,7 @@ func runDashboard(stderr io.Writer) int {
 	if srv != nil {
 		defer srv.Close()
 	}
-	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: core.WorkerVersion(ctx, s.bin), Logger: log, Unshared: unshared,
+	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: core.WorkerVersion(ctx, s.bin), Logger: log, Unshared: unshared, CheckDrafts: true,
 		Away: func(away bool) { here(!away) }}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1
@@ -142,7 +142,7 @@ func runAttachedDashboard(ctx context.Context, dir string, owned *store.OwnedErr
 		return 1
 	}
 	defer a.Close()
-	if err := tui.Run(ctx, a, tui.Options{StateDir: dir, Logger: log, Attached: a, Away: func(away bool) { a.Supervise(!away) }}); err != nil {
+	if err := tui.Run(ctx, a, tui.Options{StateDir: dir, Logger: log, Attached: a, CheckDrafts: true, Away: func(away bool) { a.Supervise(!away) }}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1
 	}

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -26,12 +27,12 @@ import (
 // Placeholder texts: valid contract text, so the draft lints clean, and plainly unfinished, so a
 // reader (and Draft.Placeholders) can tell what is left to decide.
 const (
-	PlaceholderPrefix    = "TODO: "
+	PlaceholderPrefix    = contract.PlaceholderPrefix + " "
 	ObjectivePlaceholder = PlaceholderPrefix + "say in one sentence what the worker should change"
 	OutcomePlaceholder   = PlaceholderPrefix + "say what a person can see or do once the change is made"
 	// WriteScopePlaceholder matches nothing in a real repository, so a draft delegated before
 	// anyone chose its write scope lets the worker write nothing rather than everything.
-	WriteScopePlaceholder = "TODO-choose-the-write-scope/**"
+	WriteScopePlaceholder = contract.ScopePlaceholderPrefix + "the-write-scope/**"
 )
 
 // Check is one verification command found in the repository.
@@ -47,9 +48,14 @@ type Check struct {
 
 // Options says what is known about the task already.
 type Options struct {
-	Dir        string   // the repository, or a directory inside it
-	Objective  string   // "" leaves a placeholder
-	WriteScope []string // globs; empty leaves a placeholder
+	Dir       string // the repository, or a directory inside it
+	Objective string // "" leaves a placeholder
+	// UserOutcome is what a person can see once the change is made; "" leaves a placeholder.
+	UserOutcome string
+	WriteScope  []string // globs; empty leaves a placeholder
+	// Keep, when set, keeps only the checks it accepts (`contract init --check` keeps those that
+	// pass on the base commit).
+	Keep func(Check) bool
 }
 
 // Draft is a drafted contract.
@@ -256,6 +262,9 @@ func New(o Options) (Draft, error) {
 	if err != nil {
 		return Draft{}, err
 	}
+	if o.Keep != nil {
+		checks = slices.DeleteFunc(checks, func(c Check) bool { return !o.Keep(c) })
+	}
 	d := Draft{Root: root, Checks: checks, Skipped: skipped}
 	doc := document{
 		SchemaVersion: contract.SchemaVersion,
@@ -272,7 +281,11 @@ func New(o Options) (Draft, error) {
 		doc.Objective = ObjectivePlaceholder
 		d.Placeholders = append(d.Placeholders, "objective")
 	}
-	d.Placeholders = append(d.Placeholders, "user_outcome")
+	if o := strings.TrimSpace(o.UserOutcome); o != "" {
+		doc.UserOutcome = o
+	} else {
+		d.Placeholders = append(d.Placeholders, "user_outcome")
+	}
 	if len(doc.WriteScope) == 0 {
 		doc.WriteScope = []string{WriteScopePlaceholder}
 		d.Placeholders = append(d.Placeholders, "write_scope")

@@ -1,0 +1,237 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"reasonixctl/core/contract"
+	"reasonixctl/core/gitx"
+	"reasonixctl/core/redact"
+	"reasonixctl/sandbox"
+)
+
+// Baseline statuses: how a verification command fares on the base commit, before the change.
+const (
+	BaselinePassed  = "passed"  // it passes before the change: the change made it fail
+	BaselineFailed  = "failed"  // it fails before the change too: a pre-existing failure
+	BaselineUnknown = "unknown" // it could not run there (toolchain missing, sandbox unavailable, …)
+)
+
+// BaselineResult is one verification command run on a base commit's files, in the same sandbox
+// and with the same cache as finalize runs it.
+type BaselineResult struct {
+	Status   string `json:"status"` // passed | failed | unknown
+	Base     string `json:"base"`   // the commit it ran on
+	ExitCode *int   `json:"exitCode,omitempty"`
+	TimedOut bool   `json:"timedOut,omitempty"`
+	LogPath  string `json:"logPath,omitempty"`
+	LogTail  string `json:"logTail,omitempty"` // the last lines of its output
+	Reason   string `json:"reason,omitempty"`  // why it is unknown
+}
+
+// PreExisting reports whether the command also fails before the change.
+func (b *BaselineResult) PreExisting() bool { return b != nil && b.Status == BaselineFailed }
+
+// baselineTailLines is how much of a baseline's output a result quotes.
+const baselineTailLines = 20
+
+// baseRun runs verification commands on the files of one base commit, exported once (lazily)
+// into a private folder under the state directory through a gitx view: nothing of the person's
+// checkout or of any worktree is read or written, and no file a worker wrote is there.
+// Results that passed or failed are cached per command and base under <state>/baseline, so a
+// command runs there at most once; an unknown one is tried again next time.
+type baseRun struct {
+	runner    *sandbox.Runner
+	stateDir  string
+	repoRoot  string // the person's checkout: its dependency folders are bound read-only
+	commonDir string
+	base      string
+	cacheDir  string
+	network   bool
+
+	once    sync.Once
+	tree    string
+	treeErr error
+}
+
+func (b *baseRun) close() {
+	if b.tree != "" {
+		removeTree(filepath.Dir(b.tree))
+	}
+}
+
+// removeTree removes a base tree a check ran in, folders it made unwritable included; links
+// are removed, never followed.
+func removeTree(dir string) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	os.RemoveAll(dir)
+}
+
+func (b *baseRun) export(ctx context.Context) (string, error) {
+	b.once.Do(func() {
+		parent := filepath.Join(b.stateDir, "baseline", "trees")
+		if err := os.MkdirAll(parent, 0o700); err != nil {
+			b.treeErr = err
+			return
+		}
+		dir, err := os.MkdirTemp(parent, "base-")
+		if err != nil {
+			b.treeErr = err
+			return
+		}
+		tree := filepath.Join(dir, "tree")
+		if err := os.Mkdir(tree, 0o700); err != nil {
+			os.RemoveAll(dir)
+			b.treeErr = err
+			return
+		}
+		if err := gitx.ExportTree(ctx, b.commonDir, b.base, tree); err != nil {
+			os.RemoveAll(dir)
+			b.treeErr = err
+			return
+		}
+		b.tree = tree
+	})
+	return b.tree, b.treeErr
+}
+
+// baselineKey names a command on a base: its argv, cwd, timeout and network, the base, and the
+// checkout whose dependency folders it sees.
+func baselineKey(repoRoot, base string, v contract.Verification, network bool) string {
+	argv, _ := json.Marshal(v.Argv)
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%d\x00%v", repoRoot, base, argv, v.Cwd, v.TimeoutSeconds, network))
+	return hex.EncodeToString(sum[:])[:32]
+}
+
+// run runs v on the base (or returns its cached result). c is the contract v belongs to, for
+// the dependency folders of its commands' directories.
+func (b *baseRun) run(ctx context.Context, c *contract.Contract, v contract.Verification) *BaselineResult {
+	dir := filepath.Join(b.stateDir, "baseline")
+	key := baselineKey(b.repoRoot, b.base, v, b.network)
+	resultPath := filepath.Join(dir, key+".json")
+	if raw, err := os.ReadFile(resultPath); err == nil {
+		var cached BaselineResult
+		if json.Unmarshal(raw, &cached) == nil && cached.Base == b.base && (cached.Status == BaselinePassed || cached.Status == BaselineFailed) {
+			return &cached
+		}
+	}
+	unknown := func(format string, args ...any) *BaselineResult {
+		return &BaselineResult{Status: BaselineUnknown, Base: b.base, Reason: fmt.Sprintf(format, args...)}
+	}
+	tree, err := b.export(ctx)
+	if err != nil {
+		return unknown("the base commit's files could not be exported: %v", err)
+	}
+	timeout := time.Duration(v.TimeoutSeconds) * time.Second
+	if timeout <= 0 {
+		timeout = time.Duration(contract.DefaultVerifyTimeout) * time.Second
+	}
+	res, err := b.runner.Run(ctx, sandbox.Spec{
+		Argv: v.Argv, Dir: filepath.Join(tree, filepath.FromSlash(v.Cwd)), Worktree: tree, RepoRoot: b.repoRoot,
+		Timeout: timeout, MaxOutput: verificationLogMax, CacheDir: b.cacheDir,
+		Binds: dependencyBinds(b.repoRoot, tree, c, nil), Network: b.network,
+	})
+	if err != nil {
+		var se *sandbox.Error
+		if errors.As(err, &se) && se.Code == sandbox.CodeUnavailable {
+			return unknown("the sandbox is unavailable: %s", se.Message)
+		}
+		return unknown("it could not run: %v", err)
+	}
+	switch {
+	case res.TimedOut:
+		return unknown("it did not finish within %s on the base commit", timeout)
+	case res.Truncated:
+		return unknown("its output exceeded the limit on the base commit")
+	case res.ExitCode == 126 || res.ExitCode == 127:
+		// The shell's and bubblewrap's "cannot execute" and "not found": the toolchain is missing,
+		// which says nothing about the code.
+		return unknown("the command could not start (exit %d: not found or not executable): %s", res.ExitCode,
+			firstLines(redact.Secrets(string(res.Stderr)), 3))
+	}
+	argvJSON, _ := json.Marshal(v.Argv)
+	var log bytes.Buffer
+	fmt.Fprintf(&log, "$ %s\ncwd: %s\nbase: %s\nexit: %d\n", argvJSON, v.Cwd, b.base, res.ExitCode)
+	log.WriteString(redact.Secrets(string(res.Stdout)))
+	log.WriteString("\n")
+	log.WriteString(redact.Secrets(string(res.Stderr)))
+	text := log.Bytes()
+	if len(text) > verificationLogMax {
+		text = text[:verificationLogMax]
+	}
+	code := res.ExitCode
+	out := &BaselineResult{Status: BaselineFailed, Base: b.base, ExitCode: &code, LogPath: filepath.Join(dir, key+".log")}
+	if res.Passed() {
+		out.Status = BaselinePassed
+	}
+	if err := os.WriteFile(out.LogPath, text, 0o600); err != nil {
+		out.LogPath = ""
+	}
+	out.LogTail = tailOf(string(text), baselineTailLines, 2048)
+	if raw, err := json.Marshal(out); err == nil {
+		tmp := resultPath + ".tmp-" + key[:8]
+		if os.WriteFile(tmp, raw, 0o600) == nil {
+			os.Rename(tmp, resultPath)
+		}
+	}
+	return out
+}
+
+// tailOf is the last lines of text, at most maxBytes, trailing blank lines dropped.
+func tailOf(text string, lines, maxBytes int) string {
+	parts := strings.Split(strings.TrimRight(text, "\n "), "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	out := strings.Join(parts, "\n")
+	if len(out) > maxBytes {
+		out = out[len(out)-maxBytes:]
+		if i := strings.IndexByte(out, '\n'); i >= 0 {
+			out = out[i+1:]
+		}
+	}
+	return out
+}
+
+// firstLines is the first n non-blank lines of text.
+func firstLines(text string, n int) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		out = append(out, strings.TrimRight(l, "\r "))
+		if len(out) == n {
+			break
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// taskBaseRun is the base run of a task: its base commit, its repository, its private cache and
+// its network setting, as finalize runs its checks.
+func (e *Engine) taskBaseRun(r *taskRecord) *baseRun {
+	return &baseRun{
+		runner: e.sandbox(), stateDir: e.cfg.StateDir, repoRoot: r.RepoRoot, commonDir: r.RepoCommonDir,
+		base: r.BaseCommit, cacheDir: e.taskCacheDir(r.TaskID), network: r.Network,
+	}
+}

@@ -1,0 +1,183 @@
+package core
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"reasonixctl/acp/acptest"
+	"reasonixctl/core/contract"
+	"reasonixctl/sandbox"
+)
+
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds real projects")
+	}
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed here: %v", tool, err)
+		}
+	}
+	if !SandboxAvailable() {
+		t.Fatal("bubblewrap is required for these tests")
+	}
+}
+
+func commitFiles(t *testing.T, repo string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		writeFile(t, filepath.Join(repo, name), []byte(body))
+		git(t, repo, "add", name)
+	}
+	git(t, repo, "commit", "-q", "-m", "project")
+}
+
+func finalizeWith(h *harness, v TaskView, excuses []ExcusedCheck, criteria ...string) (TaskView, error) {
+	rev := v.ReviewRevision
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	return h.e.Control(ctx, ControlRequest{
+		TaskID: v.TaskID, Action: ActionFinalize, ReviewSummary: "looks fine", ApprovedReviewCriteria: criteria,
+		ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: v.ReviewTreeHash, WaitTimeoutSeconds: intPtr(600),
+		ExcusedChecks: excuses,
+	})
+}
+
+// A Go module whose `go vet` already fails before the change: finalize says the failure is
+// pre-existing, with the base's own output; the supervisor may then excuse it with a reason, and
+// the commit names the excused check. The base runs once: a second failing finalize reuses it.
+func TestPreExistingFailureIsReportedAndCanBeExcused(t *testing.T) {
+	needTools(t, "go")
+	scn := &acptest.Scenario{Name: "go", Turns: []acptest.Turn{{
+		Steps:   []acptest.Step{{Write: &acptest.WriteFile{Path: "NOTES.md", Content: "checked\n"}}},
+		Summary: "Wrote NOTES.md.",
+	}}}
+	h := newHarness(t, scn)
+	commitFiles(t, h.repo, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"m.go":   "package m\n\nimport \"fmt\"\n\nfunc Hello() { fmt.Printf(\"%d\\n\", \"not a number\") }\n",
+	})
+	res, err := h.delegate("vet", func(r *DelegateRequest) { r.Contract = languageContract([][]string{{"go", "vet", "./..."}}) })
+	if err != nil || res.State != StateReviewRequired {
+		t.Fatalf("delegate: %v %+v", err, res)
+	}
+	_, err = finalizeWith(h, res.TaskView, nil, "reads-well")
+	e := mustCode(t, err, CodeVerificationFailed)
+	if e.Details["pre_existing_failure"] != true {
+		t.Fatalf("pre_existing_failure: %+v", e.Details)
+	}
+	base, _ := e.Details["baseline"].(map[string]any)
+	if base["status"] != BaselineFailed || !strings.Contains(base["log_tail"].(string), "wrong type") {
+		t.Fatalf("baseline: %+v", base)
+	}
+	if !strings.Contains(e.Message, "fails on the base commit") {
+		t.Errorf("message: %s", e.Message)
+	}
+	d, _ := h.e.Get(t.Context(), "vet")
+	if len(d.Verification) != 1 || !d.Verification[0].Baseline.PreExisting() {
+		t.Fatalf("the checks do not show the baseline: %+v", d.Verification)
+	}
+	cached, _ := filepath.Glob(filepath.Join(h.state, "baseline", "*.json"))
+	if len(cached) != 1 {
+		t.Fatalf("baseline cache: %v", cached)
+	}
+	st, _ := os.Stat(cached[0])
+
+	// An excuse without a reason, or for a command the contract lacks, is refused at once.
+	view := d.View
+	_, err = finalizeWith(h, view, []ExcusedCheck{{ID: "v1", Reason: " "}}, "reads-well")
+	mustCode(t, err, CodeInvalidRequest)
+	_, err = finalizeWith(h, view, []ExcusedCheck{{ID: "nope", Reason: "x"}}, "reads-well")
+	mustCode(t, err, CodeInvalidRequest)
+
+	v, err := finalizeWith(h, view, []ExcusedCheck{{ID: "v1", Reason: "vet fails upstream since v0.6.0"}}, "reads-well")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.State != StateCompleted || v.CommitHash == "" {
+		t.Fatalf("not committed: %+v", v)
+	}
+	msg := git(t, h.repo, "log", "-1", "--format=%B", v.CommitHash)
+	if !strings.Contains(msg, "Excused-check: v1 fails before this change too; vet fails upstream since v0.6.0") {
+		t.Errorf("commit message:\n%s", msg)
+	}
+	if trailers := git(t, h.repo, "log", "-1", "--format=%(trailers:key=Excused-check,valueonly)", v.CommitHash); !strings.Contains(trailers, "v1 fails") {
+		t.Errorf("git sees no trailer: %q", trailers)
+	}
+	d, _ = h.e.Get(t.Context(), "vet")
+	if !d.Verification[0].Excused || d.Verification[0].ExcuseReason != "vet fails upstream since v0.6.0" {
+		t.Errorf("the excuse is not recorded: %+v", d.Verification[0])
+	}
+	// The base ran once: the second finalize read the cached result.
+	if st2, err := os.Stat(cached[0]); err != nil || !st2.ModTime().Equal(st.ModTime()) {
+		t.Errorf("the baseline ran again")
+	}
+	if left, _ := os.ReadDir(filepath.Join(h.state, "baseline", "trees")); len(left) != 0 {
+		t.Errorf("exported base trees left behind: %d", len(left))
+	}
+}
+
+// A check that passes on the base and fails after the change is the change's fault: the error
+// says so and it can never be excused.
+func TestFailureCausedByTheChangeCannotBeExcused(t *testing.T) {
+	needTools(t, "python3")
+	scn := &acptest.Scenario{Name: "py", Turns: []acptest.Turn{{
+		Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "NOTES.md", Content: "checked\n"}},
+			{Write: &acptest.WriteFile{Path: "test_new.py", Content: "import unittest\n\nclass N(unittest.TestCase):\n    def test_new(self):\n        self.assertEqual(1, 2, 'broken by the change')\n"}}},
+		Summary: "Wrote a test.",
+	}}}
+	h := newHarness(t, scn)
+	commitFiles(t, h.repo, map[string]string{
+		"pyproject.toml": "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n",
+		"test_calc.py":   "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 2, 3)\n",
+	})
+	res, err := h.delegate("py", func(r *DelegateRequest) {
+		r.Contract = []byte(strings.Replace(string(languageContract([][]string{{"python3", "-m", "unittest"}})), `"write_scope":["NOTES.md"]`, `"write_scope":["NOTES.md","test_new.py"]`, 1))
+	})
+	if err != nil || res.State != StateReviewRequired {
+		t.Fatalf("delegate: %v %+v", err, res)
+	}
+	_, err = finalizeWith(h, res.TaskView, nil, "reads-well")
+	e := mustCode(t, err, CodeVerificationFailed)
+	if e.Details["pre_existing_failure"] != false || !strings.Contains(e.Message, "passes on the base commit") {
+		t.Fatalf("details %+v\n%s", e.Details, e.Message)
+	}
+	d, _ := h.e.Get(t.Context(), "py")
+	_, err = finalizeWith(h, d.View, []ExcusedCheck{{ID: "v1", Reason: "flaky"}}, "reads-well")
+	e = mustCode(t, err, CodeVerificationFailed)
+	if e.Details["reason"] != "not_excusable" {
+		t.Fatalf("details %+v", e.Details)
+	}
+	d, _ = h.e.Get(t.Context(), "py")
+	if d.View.State != StateReviewRequired || d.View.CommitHash != "" || d.Verification[0].Excused {
+		t.Fatalf("after a refused excuse: %+v %+v", d.View, d.Verification)
+	}
+}
+
+// A baseline that cannot run is unknown, never a pre-existing failure, and is not cached.
+func TestBaselineThatCannotRunIsUnknown(t *testing.T) {
+	repo := newRepo(t)
+	state := t.TempDir()
+	b := &baseRun{
+		runner: &sandbox.Runner{Bwrap: "/nonexistent/bwrap"}, stateDir: state, repoRoot: repo,
+		commonDir: filepath.Join(repo, ".git"), base: git(t, repo, "rev-parse", "HEAD"), cacheDir: t.TempDir(),
+	}
+	defer b.close()
+	v := contract.Verification{Command: contract.Command{ID: "t", Argv: []string{"test", "-f", "README"}, Cwd: ".", TimeoutSeconds: 30}}
+	got := b.run(t.Context(), &contract.Contract{Verification: []contract.Verification{v}}, v)
+	if got.Status != BaselineUnknown || got.PreExisting() || !strings.Contains(got.Reason, "sandbox") {
+		t.Fatalf("%+v", got)
+	}
+	if cached, _ := filepath.Glob(filepath.Join(state, "baseline", "*.json")); len(cached) != 0 {
+		t.Fatalf("an unknown result was cached: %v", cached)
+	}
+	if err := notExcusable(VerificationResult{ID: "t", Baseline: got}); !strings.Contains(err.Error(), "unknown") {
+		t.Fatalf("excusing an unknown baseline: %v", err)
+	}
+}

@@ -1,0 +1,109 @@
+package tui
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"reasonixctl/core"
+)
+
+// A check that fails before the change too: the checks tab says so with the base's own words,
+// and the finalize form's ctrl+x excuses it with a reason the request carries.
+func TestChecksShowTheBaselineAndTheFormExcusesIt(t *testing.T) {
+	svc := checksScenario()
+	d := svc.details["login-fix"]
+	one := 1
+	d.Verification[0].Baseline = &core.BaselineResult{Status: core.BaselineFailed, Base: "0123456789abcdef0123456789abcdef01234567",
+		ExitCode: &one, LogTail: "login_test.go:42: Login(\"\") = nil, want ErrEmptyUser\nFAIL\x1b]52;c;aGk=\x07\u202e"}
+	svc.details["login-fix"] = d
+	svc.onControl = func(req core.ControlRequest) (core.TaskView, error) { return svc.tasks[0], nil }
+	h := newChecksHarness(t, svc, svc.fakeService, 120, 40, false)
+	h.press("4")
+	h.requireView("before the change: ✗ fails too on 0123456789ab", "a pre-existing", "base: FAIL")
+	// The base's output is the repository's bytes: nothing in it reaches the terminal as control.
+	if v := h.view(); strings.Contains(v, "\x1b]52") || strings.Contains(v, "\u202e") || strings.Contains(v, "\x07") {
+		t.Fatalf("control sequences from the base's output reached the view: %q", v)
+	}
+
+	h.press("F")
+	h.requireView("Failing before the change too: unit", "ctrl+x excuses it")
+	h.typeText("Checked it.")
+	h.press("tab", "space", "tab", "space")
+	h.press("ctrl+x")
+	h.requireView("Excusing unit")
+	h.press("ctrl+s", "ctrl+s")
+	h.requireView("say why the pre-existing failure may stand")
+	h.requireControls()
+	h.typeText("fails on main since the auth rewrite")
+	h.press("ctrl+s")
+	got := svc.controls
+	if len(got) != 1 || len(got[0].ExcusedChecks) != 1 || got[0].ExcusedChecks[0] != (core.ExcusedCheck{ID: "unit", Reason: "fails on main since the auth rewrite"}) {
+		t.Fatalf("controls: %+v", got)
+	}
+}
+
+// A check that passes before the change is the change's fault: nothing to excuse.
+func TestChecksSayWhenTheChangeCausedTheFailure(t *testing.T) {
+	svc := checksScenario()
+	d := svc.details["login-fix"]
+	zero := 0
+	d.Verification[0].Baseline = &core.BaselineResult{Status: core.BaselinePassed, Base: "0123456789abcdef0123456789abcdef01234567", ExitCode: &zero}
+	svc.details["login-fix"] = d
+	h := newChecksHarness(t, svc, svc.fakeService, 120, 40, false)
+	h.press("4")
+	h.requireView("before the change: ✓ passes", "the change makes it")
+	h.press("F")
+	if v := h.view(); strings.Contains(v, "ctrl+x") {
+		t.Fatalf("the form offers an excuse:\n%s", v)
+	}
+}
+
+// With CheckDrafts (the real dashboard), ctrl+d runs the drafted checks on HEAD first and
+// leaves out one that already fails there, saying so: a Python project whose tests fail.
+func TestNewTaskFormDraftLeavesOutChecksFailingOnHEAD(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skipf("python3: %v", err)
+	}
+	if !core.SandboxAvailable() {
+		t.Fatal("bubblewrap is required for this test")
+	}
+	repo := gitRepo(t)
+	for name, body := range map[string]string{
+		"pyproject.toml": "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n",
+		"test_calc.py":   "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 2, 4, 'off by one upstream')\n",
+	} {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "python"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	state := t.TempDir()
+	clk := &clock{t: epoch}
+	f := scenario()
+	m := newModel(t.Context(), f, Options{StateDir: state, Now: clk.Now, Dir: repo, CheckDrafts: true})
+	h := &harness{t: t, m: m, svc: f, clk: clk}
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 40})
+	h.run(m.Init())
+	h.press("n", "ctrl+d")
+	d := h.m.dialogs.top().(*newTaskDialog)
+	path := d.inputs[0].Value()
+	if filepath.Dir(path) != core.DraftDir(state, repo) {
+		t.Fatalf("draft at %q", path)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || strings.Contains(string(raw), `"unittest"`) {
+		t.Fatalf("the failing check is in the draft: %v\n%s", err, raw)
+	}
+	if !strings.Contains(d.note, "Left out, failing on HEAD already: unittest") {
+		t.Fatalf("note: %s", d.note)
+	}
+}
