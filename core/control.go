@@ -71,6 +71,9 @@ func validateControl(req *ControlRequest) error {
 		add("action", "must be steer, respond, cancel, finalize or close")
 	}
 	issues = append(issues, ControlFieldIssues(req.Action, has)...)
+	if req.Action == ActionFinalize && req.ReviewSummary != "" {
+		issues = append(issues, ReviewSummaryIssues(req.ReviewSummary)...)
+	}
 	if req.Message != nil && (len(*req.Message) == 0 || len(*req.Message) > MaxSteerMessageLen) {
 		add("message", fmt.Sprintf("must be 1..%d characters", MaxSteerMessageLen))
 	}
