@@ -40,9 +40,9 @@ type liveTask struct {
 	worktree string
 
 	// Lock order, outermost first: the engine's task lock (Engine.lockTask), handling,
-	// flushing, mu. Engine.mu is taken alone and never held while any of these is taken; mu is
-	// never held across a store write, a worker call or a wait. Supervisor operations on a task
-	// (steer, respond, finalize, cancel) are serialised by the engine's task lock, not here.
+	// flushing, mu. Engine.mu is a leaf: whoever holds it takes no other lock, so it may be
+	// taken under any of these. Supervisor operations on a task (steer, respond, finalize,
+	// cancel) are serialised by the engine's task lock, not here.
 	mu        sync.Mutex
 	worker    *acp.Worker
 	session   *acp.Session
