@@ -19,24 +19,39 @@ const maxRepairRounds = 2
 var hex40 = regexp.MustCompile(ReviewTreeHashPattern)
 
 // taskLocks serialises operations on one task id across goroutines (creation, finalize, steer).
+// An entry lives while its lock is held or awaited and is dropped by the last holder, so the
+// map holds only the tasks being operated on, never every task the engine ever touched.
 type taskLocks struct {
 	mu    sync.Mutex
-	locks map[string]*sync.Mutex
+	locks map[string]*taskLock
+}
+
+type taskLock struct {
+	sync.Mutex
+	refs int // holders and waiters; guarded by taskLocks.mu
 }
 
 func (e *Engine) lockTask(id string) func() {
 	e.locks.mu.Lock()
 	if e.locks.locks == nil {
-		e.locks.locks = map[string]*sync.Mutex{}
+		e.locks.locks = map[string]*taskLock{}
 	}
 	l, ok := e.locks.locks[id]
 	if !ok {
-		l = &sync.Mutex{}
+		l = &taskLock{}
 		e.locks.locks[id] = l
 	}
+	l.refs++
 	e.locks.mu.Unlock()
 	l.Lock()
-	return l.Unlock
+	return func() {
+		l.Unlock()
+		e.locks.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(e.locks.locks, id)
+		}
+		e.locks.mu.Unlock()
+	}
 }
 
 func validateControl(req *ControlRequest) error {
@@ -57,6 +72,9 @@ func validateControl(req *ControlRequest) error {
 		add("action", "must be steer, respond, cancel, finalize or close")
 	}
 	issues = append(issues, ControlFieldIssues(req.Action, has)...)
+	if req.Action == ActionFinalize && req.ReviewSummary != "" {
+		issues = append(issues, ReviewSummaryIssues(req.ReviewSummary)...)
+	}
 	if req.Message != nil && (len(*req.Message) == 0 || len(*req.Message) > MaxSteerMessageLen) {
 		add("message", fmt.Sprintf("must be 1..%d characters", MaxSteerMessageLen))
 	}

@@ -276,7 +276,24 @@ func (e *Engine) Subscribe(ctx context.Context, opts SubscribeOptions) (*Subscri
 	out := make(chan Event, 256)
 	relay := func() {
 		defer close(out)
-		for ev := range sub.Events() {
+		// Waiting for the next event also watches the caller and the engine: an idle
+		// subscriber must never hold Close until its grace runs out.
+		events := sub.Events()
+		for {
+			var ev store.Event
+			var ok bool
+			select {
+			case ev, ok = <-events:
+				if !ok {
+					return
+				}
+			case <-ctx.Done():
+				sub.Close()
+				return
+			case <-e.closing:
+				sub.Close()
+				return
+			}
 			select {
 			case out <- toEvent(ev):
 			case <-ctx.Done():

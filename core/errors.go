@@ -1,8 +1,10 @@
 package core
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Code is a stable error code from the closed set Codex knows.
@@ -87,6 +89,12 @@ type Error struct {
 	Retryable  bool           `json:"retryable"`
 	NextAction NextAction     `json:"next_action"`
 	Details    map[string]any `json:"details,omitempty"`
+	// Issues, Stale and Check are the details front ends read, typed. Errorf sets them from
+	// Details and decoding an Error from JSON sets them again, so they survive the owner's
+	// socket; the JSON form is Details alone, as Codex has always seen it.
+	Issues []Issue        `json:"-"`
+	Stale  *StaleSnapshot `json:"-"`
+	Check  *FailedCheck   `json:"-"`
 	// Cause is the error this one reports, for errors.Is and errors.As in the process that
 	// made it; it never crosses the wire.
 	Cause error `json:"-"`
@@ -112,7 +120,7 @@ func Errorf(code Code, details map[string]any, format string, args ...any) *Erro
 	case interface{ Unwrap() []error }:
 		cause = formatted // several %w: keep them all reachable
 	}
-	return &Error{
+	e := &Error{
 		Code:       code,
 		Message:    formatted.Error(),
 		Retryable:  next == NextRetry,
@@ -120,6 +128,115 @@ func Errorf(code Code, details map[string]any, format string, args ...any) *Erro
 		Details:    details,
 		Cause:      cause,
 	}
+	e.typeDetails()
+	return e
+}
+
+// ReviewSnapshot names one review snapshot of a task.
+type ReviewSnapshot struct {
+	ReviewRevision int    `json:"review_revision"`
+	ReviewTreeHash string `json:"review_tree_hash"`
+}
+
+// StaleSnapshot is why a finalize was refused as stale: the snapshot it approved and the one
+// the task has now, found at Checkpoint.
+type StaleSnapshot struct {
+	Checkpoint string         `json:"checkpoint"`
+	Expected   ReviewSnapshot `json:"expected"`
+	Current    ReviewSnapshot `json:"current"`
+}
+
+// FailedCheck is the verification command a verification_failed error is about. LogPath is
+// empty when the command could not run at all.
+type FailedCheck struct {
+	Verification string   `json:"verification"`
+	Argv         []string `json:"argv,omitempty"`
+	ExitCode     *int     `json:"exit_code,omitempty"`
+	TimedOut     bool     `json:"timed_out,omitempty"`
+	LogPath      string   `json:"log_path,omitempty"`
+	LogTail      string   `json:"log_tail,omitempty"`
+}
+
+// The detail keys the typed details are read from: the wire form Codex knows.
+const (
+	detailIssues     = "issues"
+	detailCheckpoint = "checkpoint"
+	detailExpected   = "expected"
+	detailCurrent    = "current"
+)
+
+var failedCheckKeys = []string{"verification", "argv", "exit_code", "timed_out", "log_path", "log_tail"}
+
+// typeDetails sets the typed details from Details, whether they hold Go values (in the process
+// that made the error) or their JSON decoding (after the socket). An issue list found decoded
+// is put back into Details as []Issue, so it serialises again exactly as it was made.
+func (e *Error) typeDetails() {
+	d := e.Details
+	if d == nil {
+		return
+	}
+	if v, ok := d[detailIssues]; ok {
+		if issues, ok := v.([]Issue); ok {
+			e.Issues = issues
+		} else if retype(v, &issues) {
+			e.Issues = issues
+			d[detailIssues] = issues
+		}
+	}
+	if _, ok := d[detailCheckpoint]; ok && e.Code == CodeInvalidRequest {
+		var s StaleSnapshot
+		if retype(d, &s) && s.Checkpoint != "" {
+			e.Stale = &s
+		}
+	}
+	if _, ok := d["verification"]; ok && e.Code == CodeVerificationFailed {
+		var c FailedCheck
+		if retype(d, &c) && c.Verification != "" {
+			e.Check = &c
+		}
+	}
+}
+
+// retype decodes v's JSON form into out.
+func retype(v, out any) bool {
+	b, err := json.Marshal(v)
+	return err == nil && json.Unmarshal(b, out) == nil
+}
+
+// UnmarshalJSON decodes an Error and types its details again.
+func (e *Error) UnmarshalJSON(b []byte) error {
+	type plain Error // no methods: no recursion
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*e = Error(p)
+	e.typeDetails()
+	return nil
+}
+
+// OtherDetails is the sorted keys of the details that no typed field covers.
+func (e *Error) OtherDetails() []string {
+	covered := map[string]bool{}
+	if e.Issues != nil {
+		covered[detailIssues] = true
+	}
+	if e.Stale != nil {
+		covered[detailCheckpoint], covered[detailExpected], covered[detailCurrent] = true, true, true
+	}
+	if e.Check != nil {
+		for _, k := range failedCheckKeys {
+			covered[k] = true
+		}
+	}
+	keys := make([]string, 0, len(e.Details))
+	for k := range e.Details {
+		if !covered[k] {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // AsError returns err as an *Error; anything that is not one becomes internal_error.

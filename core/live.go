@@ -39,9 +39,10 @@ type liveTask struct {
 	contract *contract.Contract
 	worktree string
 
-	// op serialises supervisor operations (steer, respond, finalize, cancel) on this task.
-	op sync.Mutex
-
+	// Lock order, outermost first: the engine's task lock (Engine.lockTask), handling,
+	// flushing, mu. Engine.mu is a leaf: whoever holds it takes no other lock, so it may be
+	// taken under any of these. Supervisor operations on a task (steer, respond, finalize,
+	// cancel) are serialised by the engine's task lock, not here.
 	mu        sync.Mutex
 	worker    *acp.Worker
 	session   *acp.Session

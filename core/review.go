@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"reasonixctl/core/atomicfile"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/redact"
@@ -202,15 +203,7 @@ func (e *Engine) reviewIndexPath(id string) string {
 // writeReviewDiff keeps the current review's diff beside the store: it is derived from the
 // review tree, too large for a record, and read by inspect and the dashboard.
 func (e *Engine) writeReviewDiff(id string, diff []byte) error {
-	p := e.reviewDiffPath(id)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return err
-	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, diff, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return atomicfile.WriteFile(e.reviewDiffPath(id), diff, atomicfile.Options{MkdirAll: true})
 }
 
 func (e *Engine) reviewDiff(_ context.Context, r *taskRecord) (string, error) {

@@ -3,6 +3,7 @@ package core
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
@@ -88,6 +89,16 @@ func ControlFieldIssues(action string, present map[string]bool) []Issue {
 		}
 	}
 	return issues
+}
+
+// ReviewSummaryIssues is the rule for a finalize's review summary once set: it must say
+// something, whitespace alone is no review. The engine refuses a finalize by it whatever front
+// end sent it; mcp applies it on the wire alongside the per-action union.
+func ReviewSummaryIssues(summary string) []Issue {
+	if strings.TrimSpace(summary) == "" {
+		return []Issue{{Path: "review_summary", Message: "Must not be blank"}}
+	}
+	return nil
 }
 
 // ReadContractFile reads a TaskContractV1 file for a front end ("-" is standard input), refusing

@@ -239,8 +239,8 @@ func controlUnionIssues(req core.ControlRequest, fields map[string]json.RawMessa
 		present[f] = true
 	}
 	issues := core.ControlFieldIssues(req.Action, present)
-	if _, ok := fields["review_summary"]; ok && req.Action == core.ActionFinalize && strings.TrimSpace(req.ReviewSummary) == "" {
-		issues = append(issues, core.Issue{Path: "review_summary", Message: "Must not be blank"})
+	if _, ok := fields["review_summary"]; ok && req.Action == core.ActionFinalize {
+		issues = append(issues, core.ReviewSummaryIssues(req.ReviewSummary)...)
 	}
 	return issues
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"reasonixctl/core/atomicfile"
 )
 
 const (
@@ -79,13 +81,8 @@ func lockOwner(dir, mode string) (*ownerLock, error) {
 	}
 	l := &ownerLock{f: f, info: filepath.Join(dir, ownerInfoName)}
 	data, _ := json.Marshal(OwnerInfo{PID: os.Getpid(), Mode: mode, StartedAt: time.Now().UTC()})
-	// Write-then-rename so that a reader never sees half a file.
-	tmp := l.info + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		l.release()
-		return nil, fmt.Errorf("store: write owner info: %w", err)
-	}
-	if err := os.Rename(tmp, l.info); err != nil {
+	// Replaced whole, so that a reader never sees half a file.
+	if err := atomicfile.WriteFile(l.info, data, atomicfile.Options{}); err != nil {
 		l.release()
 		return nil, fmt.Errorf("store: write owner info: %w", err)
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+
+	"reasonixctl/core/gitx"
 )
 
 // RecordSchemaVersion is the version written into every record envelope. A record carrying any
@@ -49,7 +51,6 @@ const (
 	prefixEvent    = "ev/"
 	prefixDeleting = "del/"
 	keyCursor      = "meta/cursor-key"
-	maxIDLen       = 128
 	maxTypeLen     = 128
 	maxAttempts    = 8
 )
@@ -61,10 +62,11 @@ func eventKey(id string, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(journalPrefix(id), seq)
 }
 
-// ValidateTaskID accepts 1..128 printable ASCII bytes other than '/' and space.
+// ValidateTaskID accepts 1..gitx.MaxTaskIDLen printable ASCII bytes other than '/' and space:
+// the length is the task id rule's (core/gitx), the characters are what the key layout needs.
 func ValidateTaskID(id string) error {
-	if id == "" || len(id) > maxIDLen {
-		return fmt.Errorf("%w: task id must be 1..%d bytes, got %d", ErrInvalidArgument, maxIDLen, len(id))
+	if id == "" || len(id) > gitx.MaxTaskIDLen {
+		return fmt.Errorf("%w: task id must be 1..%d bytes, got %d", ErrInvalidArgument, gitx.MaxTaskIDLen, len(id))
 	}
 	for i := 0; i < len(id); i++ {
 		if c := id[i]; c <= ' ' || c > '~' || c == '/' {

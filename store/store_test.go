@@ -15,6 +15,8 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+
+	"reasonixctl/core/gitx"
 )
 
 func openTest(t testing.TB, mutate ...func(*Options)) *Store {
@@ -198,7 +200,7 @@ func TestNothingIsWrittenWhenUpdateFails(t *testing.T) {
 
 func TestBadArgumentsAreRejected(t *testing.T) {
 	s := openTest(t, unsynced)
-	for _, id := range []string{"", "a/b", "a b", "tab\t", "é", strings.Repeat("x", 129)} {
+	for _, id := range []string{"", "a/b", "a b", "tab\t", "é", strings.Repeat("x", gitx.MaxTaskIDLen+1)} {
 		if _, err := s.Get(id); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("Get(%q) = %v, want ErrInvalidArgument", id, err)
 		}
@@ -211,6 +213,11 @@ func TestBadArgumentsAreRejected(t *testing.T) {
 	}
 	if _, err := s.Subscribe(context.Background(), "", 5); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("Subscribe all from 5: %v", err)
+	}
+	// The longest id the task id rule allows is stored; one byte more is refused above.
+	longest := strings.Repeat("x", gitx.MaxTaskIDLen)
+	if _, err := s.Append(longest, NewEvent{Type: "x"}); err != nil {
+		t.Errorf("Append of a %d-byte id: %v", len(longest), err)
 	}
 	if _, err := s.Get("missing"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Get(missing) = %v, want ErrNotFound", err)

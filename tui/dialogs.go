@@ -257,7 +257,7 @@ func (f *finalizeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 
 func (f *finalizeDialog) submit(k KeyMap) dialogResult {
 	summary := strings.TrimSpace(f.summary.Value())
-	if summary == "" {
+	if core.ReviewSummaryIssues(summary) != nil {
 		f.err = "write a review summary first"
 		return dialogResult{}
 	}

@@ -294,7 +294,7 @@ func TestFinalizeErrorsSayWhatToDoNext(t *testing.T) {
 	}{
 		"stale snapshot": {
 			core.Errorf(core.CodeInvalidRequest, map[string]any{"checkpoint": "finalize_start", "expected": map[string]any{"review_revision": 2}, "current": map[string]any{"review_revision": 3}}, "the review snapshot is stale"),
-			[]string{"invalid_request: the review snapshot is stale", "moved on at finalize_start", `{"review_revision":3}`, "finalize against the new snapshot"},
+			[]string{"invalid_request: the review snapshot is stale", "moved on at finalize_start: you reviewed revision 2, the task now has revision 3", "finalize against the new snapshot"},
 		},
 		"verification failed": {
 			core.Errorf(core.CodeVerificationFailed, nil, "unit failed with exit 1"),

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -1375,33 +1374,20 @@ func describeError(err error) []string {
 	if n, ok := nextByCode[e.Code]; ok {
 		next = n
 	}
-	if cp, ok := e.Details["checkpoint"]; ok && e.Code == core.CodeInvalidRequest {
-		lines = append(lines, fmt.Sprintf("The review snapshot moved on at %v: you reviewed %s, the task now has %s.",
-			cp, compactJSON(e.Details["expected"]), compactJSON(e.Details["current"])))
+	if s := e.Stale; s != nil {
+		lines = append(lines, fmt.Sprintf("The review snapshot moved on at %s: you reviewed %s, the task now has %s.",
+			s.Checkpoint, snapshotText(s.Expected), snapshotText(s.Current)))
 		next = "The diff has been reloaded: review it again (2) and finalize against the new snapshot (F)."
 	}
-	keys := make([]string, 0, len(e.Details))
-	for k := range e.Details {
-		keys = append(keys, k)
+	// A failed check's message already says what ran, how it ended, its log and its tail.
+	for _, is := range e.Issues {
+		lines = append(lines, "• "+is.Path+": "+is.Message)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if _, quoted := e.Details["log_tail"]; quoted && (k == "log_path" || k == "exit_code" || k == "timed_out" || k == "verification") {
-			// A failed check's message already says how it ended and where its log is.
-			continue
-		}
+	for _, k := range e.OtherDetails() {
 		switch k {
-		case "checkpoint", "expected", "current", "log_tail", "argv", "baseline", "pre_existing_failure", "placeholders":
-			// Already in the message (the base commit's output is in the checks tab; the
-			// placeholders are the issues).
+		case "baseline", "pre_existing_failure", "placeholders":
+			// The base commit's output is in the checks tab; the placeholders are the issues.
 			continue
-		case "issues":
-			if issues, ok := e.Details[k].([]core.Issue); ok {
-				for _, is := range issues {
-					lines = append(lines, "• "+is.Path+": "+is.Message)
-				}
-				continue
-			}
 		}
 		lines = append(lines, k+": "+compactJSON(e.Details[k]))
 	}
@@ -1409,6 +1395,15 @@ func describeError(err error) []string {
 		lines = append(lines, "", "Next: "+next)
 	}
 	return lines
+}
+
+// snapshotText names a review snapshot: its revision and the start of its tree hash.
+func snapshotText(s core.ReviewSnapshot) string {
+	text := fmt.Sprintf("revision %d", s.ReviewRevision)
+	if h := s.ReviewTreeHash; h != "" {
+		text += " (tree " + h[:min(len(h), 12)] + ")"
+	}
+	return text
 }
 
 // oneLine is an error as one line to draw (errors quote paths, worker text and other foreign

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"reasonixctl/core/atomicfile"
 )
 
 // plainIndex reports whether an index file's content can lend its stat data to another index:
@@ -190,12 +192,7 @@ func keepFile(src, dst string) {
 	if err != nil {
 		return
 	}
-	tmp := dst + ".tmp"
-	if os.MkdirAll(filepath.Dir(dst), 0o700) != nil {
-		return
-	}
-	if os.WriteFile(tmp, b, 0o600) != nil || os.Chtimes(tmp, fi.ModTime(), fi.ModTime()) != nil || os.Rename(tmp, dst) != nil {
-		os.Remove(tmp)
+	if atomicfile.WriteFile(dst, b, atomicfile.Options{ModTime: fi.ModTime(), MkdirAll: true}) != nil {
 		os.Remove(dst)
 	}
 }
@@ -248,16 +245,6 @@ func installIndex(wt Worktree, kept, tree string) bool {
 	if err != nil {
 		return false
 	}
-	lock := filepath.Join(gitDir, "index.lock")
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return false
-	}
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr != nil || cerr != nil || os.Chtimes(lock, fi.ModTime(), fi.ModTime()) != nil ||
-		os.Rename(lock, filepath.Join(gitDir, "index")) != nil {
-		os.Remove(lock)
-		return false
-	}
-	return true
+	// Through git's own lock, so that no git process writes the index meanwhile.
+	return atomicfile.WriteFile(filepath.Join(gitDir, "index"), b, atomicfile.Options{Perm: 0o644, Lock: "index.lock", ModTime: fi.ModTime()}) == nil
 }

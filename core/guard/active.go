@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"reasonixctl/core/atomicfile"
 	"reasonixctl/core/gitx"
 )
 
@@ -145,26 +146,7 @@ func WriteActive(stateDir string, a ActiveRepo) error {
 	if err != nil {
 		return err
 	}
-	dir := ActiveDir(stateDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+a.RepositoryID+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return atomicfile.WriteFile(path, append(b, '\n'), atomicfile.Options{Pattern: "." + a.RepositoryID + ".*.tmp", MkdirAll: true})
 }
 
 // RemoveStale deletes every record (and leftover temporary file) whose repository is not in
