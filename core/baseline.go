@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"reasonixctl/core/atomicfile"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/redact"
@@ -188,10 +189,7 @@ func (b *baseRun) run(ctx context.Context, c *contract.Contract, v contract.Veri
 	}
 	out.LogTail = tailOf(string(text), baselineTailLines, 2048)
 	if raw, err := json.Marshal(out); err == nil {
-		tmp := resultPath + ".tmp-" + key[:8]
-		if os.WriteFile(tmp, raw, 0o600) == nil {
-			os.Rename(tmp, resultPath)
-		}
+		_ = atomicfile.WriteFile(resultPath, raw, atomicfile.Options{})
 	}
 	return out
 }
