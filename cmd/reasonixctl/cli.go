@@ -143,6 +143,7 @@ Configuration comes from the environment (REASONIX_BIN, CODEX_REASONIX_*); see t
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error { return done(runDemo(stdout, stderr)) },
 		},
+		newServeCmd(stderr),
 		newDoctorCmd(stdout, stderr),
 		newHooksCmd(stdout, stderr),
 		newHookCmd(stdout, stderr),

@@ -87,7 +87,11 @@ type Server struct {
 	refused atomic.Int64 // connections closed because the peer was another uid
 	dropped atomic.Int64 // Subscribe streams ended because their peer fell behind
 	streams atomic.Int64 // Subscribe streams open now
+	clients atomic.Int64 // Hello streams open now: the processes attached
 }
+
+// Clients is how many processes are attached now (their Hello streams are open).
+func (s *Server) Clients() int { return int(s.clients.Load()) }
 
 // Serve listens on <dir>/owner.sock and serves e until ctx ends or Close. The caller owns e
 // (holds the owner lock), which is what makes a socket file already there a dead owner's.
@@ -374,6 +378,8 @@ func (s *Server) hello(ctx context.Context, req *connect.Request[helloRequest], 
 			sv.close()
 		}()
 	}
+	s.clients.Add(1)
+	defer s.clients.Add(-1)
 	s.log.Debug("client attached", "role", m.Role, "pid", m.PID)
 	defer s.log.Debug("client detached", "role", m.Role, "pid", m.PID)
 	info := s.info
