@@ -151,6 +151,7 @@ Configuration comes from the environment (REASONIX_BIN, CODEX_REASONIX_*); see t
 		group("contract", "write and check task contracts (TaskContractV1)",
 			newContractLintCmd(stdout, stderr), newContractInitCmd(stdout, stderr)),
 		group("policy", "ask the command policy about a command", newPolicyExplainCmd(stdout, stderr)),
+		newGrantsCmd(stdout, stderr),
 		group("task", "list tasks; archive finished ones; prune old archives",
 			newTaskListCmd(stdout, stderr), newTaskArchiveCmd(stdout, stderr), newTaskPruneCmd(stdout, stderr)),
 		&cobra.Command{
