@@ -262,7 +262,7 @@ func (e *Engine) respond(ctx context.Context, req ControlRequest) (TaskView, err
 				ToolCallID: ia.Request.ToolCallID, Kind: ia.Request.Tool, Title: ia.Request.Title,
 				Argv: ia.Request.Argv, Cwd: ia.Request.Cwd, Paths: ia.Request.Paths,
 				Decision: req.Decision, By: response.By, Outcome: response.Outcome,
-				Reason: answerWords(response), Grant: granted.ID,
+				Reason: answerWords(response) + grantedWords(granted), Grant: granted.ID,
 			}))
 		}
 		if r.pendingInteraction() == nil && (r.State == StateWaitingPermission || r.State == StateWaitingInput) {

@@ -256,3 +256,11 @@ func (e *Engine) grantFor(id string, req ControlRequest) (Grant, error) {
 	return AddGrant(e.cfg.StateDir, Grant{RepositoryID: r.RepoID, Repository: r.RepoRoot, Argv: ia.Request.Argv, Cwd: rel,
 		CreatedBy: BySupervisor, TaskID: id})
 }
+
+// grantedWords is what a person's allow that made grant g adds to its reason.
+func grantedWords(g Grant) string {
+	if g.ID == "" {
+		return ""
+	}
+	return "; granted for the repository as " + g.ID
+}
