@@ -273,6 +273,14 @@ func (s *Server) routes() http.Handler {
 		p, err := s.e.CherryPickPreview(ctx, r.TaskID)
 		return &p, err
 	}))
+	mux.Handle(unary(s, procApply, opts, func(ctx context.Context, r *archiveRequest) (*core.ApplyResult, error) {
+		a, ok := s.e.(core.Applier)
+		if !ok {
+			return nil, core.Errorf(core.CodeInvalidRequest, nil, "this owner cannot apply a task to its checkout")
+		}
+		res, err := a.ApplyToCheckout(ctx, r.TaskID, r.Apply)
+		return &res, err
+	}))
 	mux.Handle(unary(s, procArchive, opts, func(ctx context.Context, r *archiveRequest) (*core.ArchiveResult, error) {
 		res, err := s.e.Archive(ctx, r.TaskID, r.Apply)
 		return &res, err

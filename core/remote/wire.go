@@ -45,6 +45,7 @@ const (
 	procReviewFile = service + "ReviewFile"
 	procPreview    = service + "CherryPickPreview"
 	procSupervise  = service + "Supervise"
+	procApply      = service + "ApplyToCheckout"
 )
 
 // Info describes the process that owns a state directory and serves its socket.
