@@ -13,7 +13,7 @@ type KeyMap struct {
 	PageUp, PageDown, Top, Bottom                                    key.Binding
 	ToggleAll, NewTask, Steer, Finalize, Cancel, Close, Resume       key.Binding
 	ShowPending, Refresh, Help, Quit, Suspend                        key.Binding
-	Grants                                                           key.Binding
+	Grants, Apply                                                    key.Binding
 
 	// Events view.
 	PrevItem, NextItem, Expand key.Binding
@@ -72,6 +72,7 @@ func DefaultKeyMap() KeyMap {
 		Quit:         bind([]string{"q", "ctrl+c"}, "q", "quit"),
 		Suspend:      bind([]string{"ctrl+z"}, "ctrl+z", "suspend to the shell (fg comes back); tasks stop waiting for you meanwhile"),
 		Grants:       bind([]string{"P"}, "P", "standing grants: commands allowed for a repository (d revokes)"),
+		Apply:        bind([]string{"L"}, "L", "land a completed task: cherry-pick its commit onto its checkout's branch (asks first; never pushes)"),
 
 		PrevItem: bind([]string{"["}, "[", "previous tool call or decision"),
 		NextItem: bind([]string{"]"}, "]", "next tool call or decision"),
@@ -133,7 +134,7 @@ type helpGroup struct {
 
 func (k KeyMap) groups() []helpGroup {
 	return []helpGroup{
-		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Grants, k.Refresh, k.Help, k.Quit, k.Suspend}},
+		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Apply, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Grants, k.Refresh, k.Help, k.Quit, k.Suspend}},
 		{"Detail", []key.Binding{k.NextView, k.PrevView, k.EventsView, k.DiffView, k.ContractView, k.ChecksView, k.Replay, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Events", []key.Binding{k.PrevItem, k.NextItem, k.Expand}},
 		{"Find (events and check logs)", []key.Binding{k.Search, k.NextMatch, k.PrevMatch, k.Filter}},

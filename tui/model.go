@@ -1064,6 +1064,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.openNextPending()
 	case key.Matches(msg, k.Grants):
 		m.push(newGrantsDialog(m.opts.StateDir))
+	case key.Matches(msg, k.Apply):
+		return m.applyTask(t)
 	case key.Matches(msg, k.Steer):
 		return m.act(t, core.ActionSteer)
 	case key.Matches(msg, k.Finalize):

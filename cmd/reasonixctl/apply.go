@@ -69,3 +69,12 @@ func short(h string) string {
 	}
 	return h
 }
+
+var _ core.Applier = (*attachment)(nil)
+
+// ApplyToCheckout forwards to the owner (an engine, or a socket client).
+func (a *attachment) ApplyToCheckout(ctx context.Context, taskID string, apply bool) (core.ApplyResult, error) {
+	return through(a, "apply tasks to their checkout", func(r core.Applier) (core.ApplyResult, error) {
+		return r.ApplyToCheckout(ctx, taskID, apply)
+	})
+}
