@@ -87,6 +87,12 @@ func (e *Engine) ApplyToCheckout(ctx context.Context, id string, apply bool) (Ap
 			"task %s's commit does not apply cleanly to %s (%s at %s): %s conflict; cherry-pick it by hand and resolve them (%s), or start a task from the current HEAD",
 			id, r.RepoRoot, co.Branch, short12(p.Head), strings.Join(p.Conflicts, ", "), res.Command)
 	}
+	if done, err := gitx.AlreadyApplied(ctx, r.RepoRoot, r.CommitHash); err != nil {
+		return ApplyResult{}, gitError(err)
+	} else if done {
+		return ApplyResult{}, Errorf(CodeInvalidState, map[string]any{"head": co.Head},
+			"task %s's change is already on %s of %s: nothing to apply", id, co.Branch, r.RepoRoot)
+	}
 	if p.Head != co.Head {
 		return ApplyResult{}, Errorf(CodeInvalidState, nil, "%s moved while it was checked: apply again", r.RepoRoot)
 	}

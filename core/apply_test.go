@@ -69,6 +69,10 @@ func TestApplyToCleanDirtyDetachedAndSharedCheckouts(t *testing.T) {
 	if st := git(t, h.repo, "status", "--porcelain"); st != "" {
 		t.Fatalf("the checkout is not clean after the apply: %s", st)
 	}
+	_, err = h.e.ApplyToCheckout(ctx, "landing", true)
+	if ce := mustCode(t, err, CodeInvalidState); !strings.Contains(ce.Message, "already on main") {
+		t.Fatalf("a second apply: %s", ce.Message)
+	}
 	var applied *AppliedData
 	for _, ev := range journal(t, h, "landing") {
 		if ev.Type == EventAppliedToCheckout {

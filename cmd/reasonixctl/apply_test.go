@@ -48,11 +48,10 @@ func TestTaskApplyThroughTheOwner(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(repo, "result.txt")); len(b) == 0 {
 		t.Fatal("result.txt did not land in the checkout")
 	}
-	// Applied twice: the change is there already, and git refuses an empty cherry-pick; the
-	// checkout stays as it is.
+	// Applied twice: the change is there already; the checkout stays as it is.
 	now := gitIn(t, repo, "rev-parse", "HEAD")
-	if code, _, _ := runCmd(taskCmd, "apply", "land-1", "--apply"); code == 0 {
-		t.Fatal("a second apply succeeded")
+	if code, _, errOut := runCmd(taskCmd, "apply", "land-1", "--apply"); code != 1 || !strings.Contains(errOut, "already on main") {
+		t.Fatalf("a second apply: %d %q", code, errOut)
 	}
 	if gitIn(t, repo, "rev-parse", "HEAD") != now || gitIn(t, repo, "status", "--porcelain") != "" {
 		t.Fatal("a second apply changed the checkout")

@@ -77,3 +77,23 @@ func CherryPick(ctx context.Context, root, commit, expectHead string, who Identi
 	}
 	return strings.TrimSpace(string(out)), nil
 }
+
+// AlreadyApplied reports whether root's HEAD already has commit, or a commit with the same
+// change (by patch id, as `git cherry` compares them), commit's parent being where it started.
+func AlreadyApplied(ctx context.Context, root, commit string) (bool, error) {
+	if !hex40.MatchString(commit) {
+		return false, badInput("AlreadyApplied: %q is not a 40-hex object name", commit)
+	}
+	// The very commit may be on the branch (a cherry-pick in the same second by the same
+	// committer makes the identical commit).
+	if _, err := (gitCmd{at: inCheckout(root), args: []string{"merge-base", "--is-ancestor", commit, "HEAD"}}).run(ctx); err == nil {
+		return true, nil
+	} else if exitCode(err) != 1 {
+		return false, wrap(CodeInternal, ReasonGitFailed, err)
+	}
+	out, err := git(ctx, CodeInternal, ReasonGitFailed, inCheckout(root), "cherry", "HEAD", commit, commit+"^")
+	if err != nil {
+		return false, err
+	}
+	return strings.HasPrefix(strings.TrimSpace(string(out)), "- "), nil
+}
