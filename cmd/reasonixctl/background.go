@@ -195,6 +195,11 @@ It logs to the state directory's log file, stops on SIGTERM, and exits after --i
 working task and no attached client (0: never). CODEX_REASONIX_SERVE_IDLE sets the default.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if v := os.Getenv("CODEX_REASONIX_SERVE_IDLE"); v != "" && !cmd.Flags().Changed("idle-exit") {
+				if d, err := time.ParseDuration(v); err != nil || d < 0 {
+					return fmt.Errorf("CODEX_REASONIX_SERVE_IDLE=%q: use a duration such as 30m, 2h or 0 (never)", v)
+				}
+			}
 			if idle < 0 {
 				return fmt.Errorf("--idle-exit %s: use a duration of 0 (never) or more", idle)
 			}
