@@ -74,3 +74,10 @@ func TestApplyKeyAsksThenApplies(t *testing.T) {
 	h.press("L")
 	h.requireView("Cannot apply old-task to its checkout", "uncommitted changes (wip.txt)")
 }
+
+// The header names a background owner the way it was started.
+func TestOwnerDescribesServe(t *testing.T) {
+	if got := (Owner{PID: 4242, Mode: "serve"}).Describe(); got != "reasonixctl serve (pid 4242)" {
+		t.Fatalf("Describe: %q", got)
+	}
+}
