@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -245,5 +246,28 @@ func dialUntil(t *testing.T, ctx context.Context, state string) *remote.Client {
 			t.Fatalf("no owner answered on %s: %v", state, err)
 		case <-tick.C:
 		}
+	}
+}
+
+func serveCmd(args []string, out, errb *bytes.Buffer) int {
+	return run(append([]string{"serve"}, args...), out, errb)
+}
+
+// Bad settings of the background owner are refused with what to use, before anything starts.
+func TestServeSettingsAreChecked(t *testing.T) {
+	t.Setenv("CODEX_REASONIX_STATE_DIR", t.TempDir())
+	t.Setenv("CODEX_REASONIX_OWNER", "daemon")
+	if _, err := readSettings(); err == nil || !strings.Contains(err.Error(), "use mcp") {
+		t.Fatalf("CODEX_REASONIX_OWNER=daemon: %v", err)
+	}
+	t.Setenv("CODEX_REASONIX_OWNER", "serve")
+	t.Setenv("CODEX_REASONIX_SERVE_IDLE", "soon")
+	code, _, errOut := runCmd(serveCmd)
+	if code != 2 || !strings.Contains(errOut, "CODEX_REASONIX_SERVE_IDLE") {
+		t.Fatalf("CODEX_REASONIX_SERVE_IDLE=soon: %d %q", code, errOut)
+	}
+	t.Setenv("CODEX_REASONIX_SERVE_IDLE", "")
+	if code, _, errOut := runCmd(serveCmd, "--idle-exit", "-1s"); code != 2 || !strings.Contains(errOut, "--idle-exit") {
+		t.Fatalf("--idle-exit -1s: %d %q", code, errOut)
 	}
 }
