@@ -16,29 +16,42 @@ import (
 	"reasonixctl/store"
 )
 
-// stopServe ends the background owner of state, if one runs, and waits for it to go: its
-// socket's Hello stream ends when it does.
+// stopServe ends the background owner of state, if one runs, and waits for it to have closed
+// the store: the owner lock it holds is released then (a closed socket is not enough: the test
+// removing the directory under a store still closing would leave the process retrying).
 func stopServe(t testing.TB, state string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c, err := remote.Dial(ctx, state, remote.RoleCLI)
 	if err != nil {
 		return
 	}
-	defer c.Close()
+	c.Close()
 	if c.Owner().Mode != "serve" {
 		t.Errorf("the owner of %s is %+v, not a serve", state, c.Owner())
 		return
 	}
+	lock, err := os.Open(filepath.Join(state, "owner.lock"))
+	if err != nil {
+		t.Errorf("owner lock: %v", err)
+		return
+	}
+	defer lock.Close()
 	if err := syscall.Kill(c.Owner().PID, syscall.SIGTERM); err != nil {
 		t.Errorf("stopping serve: %v", err)
 		return
 	}
+	released := make(chan error, 1)
+	go func() { released <- syscall.Flock(int(lock.Fd()), syscall.LOCK_EX) }()
 	select {
-	case <-c.Done():
+	case err := <-released:
+		if err != nil {
+			t.Errorf("waiting for serve's owner lock: %v", err)
+		}
 	case <-ctx.Done():
 		t.Errorf("reasonixctl serve (pid %d) did not stop on SIGTERM", c.Owner().PID)
+		_ = syscall.Kill(c.Owner().PID, syscall.SIGKILL)
 	}
 }
 
