@@ -49,7 +49,7 @@ func (m *Model) runApply(a core.Applier, id string, apply bool) tea.Cmd {
 func (msg applyMsg) applyReview(m *Model) tea.Cmd {
 	switch {
 	case msg.err != nil:
-		m.push(&noticeDialog{title: "Cannot apply " + msg.taskID + " to its checkout", lines: []string{cleanText(oneLine(msg.err))}, isErr: true})
+		m.push(&noticeDialog{title: "Cannot apply " + msg.taskID + " to its checkout", lines: []string{visibleLine(oneLine(msg.err))}, isErr: true})
 	case msg.dry:
 		a, ok := m.svc.(core.Applier)
 		if !ok {

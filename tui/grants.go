@@ -87,18 +87,39 @@ func (d *grantsDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		if i == d.sel {
 			mark = "› "
 		}
-		line := fmt.Sprintf("%s%s  %s", mark, g.ID, cleanText(g.Describe()))
-		b.WriteString("\n" + short(flatText(line), max(width, 20)))
-		b.WriteString("\n" + t.Dim.Render(short(flatText(fmt.Sprintf("    %s · from task %s · %s", g.Repository, g.TaskID, g.CreatedAt)), max(width, 20))))
+		line := fmt.Sprintf("%s%s  %s", mark, g.ID, g.Describe())
+		b.WriteString("\n" + short(visibleLine(line), max(width, 20)))
+		b.WriteString("\n" + t.Dim.Render(short(visibleLine(fmt.Sprintf("    %s · from task %s · %s", g.Repository, g.TaskID, g.CreatedAt)), max(width, 20))))
 	}
 	if d.confirm && d.sel < len(d.grants) {
 		b.WriteString("\n\n" + t.Pending.Render("Revoke "+d.grants[d.sel].ID+"? y revokes, any other key keeps it."))
 	}
 	if d.msg != "" {
-		b.WriteString("\n\n" + t.Dim.Render(short(flatText(d.msg), max(width, 20))))
+		b.WriteString("\n\n" + t.Dim.Render(short(visibleLine(d.msg), max(width, 20))))
 	}
 	if d.err != "" {
 		b.WriteString("\n\n" + t.Error.Render(d.err))
 	}
 	return b.String(), keyLines(t, width, hint(k.Down, "next"), hint(k.Up, "previous"), hint(k.Deny, "revoke"), hint(k.Dismiss, "close"))
+}
+
+// visibleLine makes one line of text a worker or a repository chose (a granted argv, a path, a
+// message quoting them) safe to draw: control characters, line breaks and the invisible or
+// reordering characters a terminal would not show as themselves (bidi controls, zero-width
+// characters, the BOM) become "?", invalid UTF-8 the replacement character.
+func visibleLine(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteByte(' ')
+		case r < 0x20, r >= 0x7f && r < 0xa0, r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e,
+			r >= 0x2060 && r <= 0x2069, r == 0x2028, r == 0x2029, r == 0xfeff:
+			b.WriteByte('?')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

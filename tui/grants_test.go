@@ -55,6 +55,9 @@ func TestGrantsViewListsAndRevokes(t *testing.T) {
 	if strings.Contains(body, "\x1b[31m") {
 		t.Fatal("a grant's argv reached the terminal with its escape sequence")
 	}
+	if got := visibleLine("a\u202eb\u200bc\u009bd\ne"); got != "a?b?c?d?e" {
+		t.Fatalf("visibleLine: %q", got)
+	}
 	key := func(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
 	d.update(key("j"), k)
 	d.update(key("d"), k)
