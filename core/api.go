@@ -143,6 +143,10 @@ type ControlRequest struct {
 	// choose them.
 	AnsweredBy string `json:"-"`
 	Outcome    string `json:"-"`
+	// Grant, with an allow of a permission for a command, also allows that exact command (argv
+	// and cwd) in the task's repository from now on (a standing Grant). Only a person at a
+	// dashboard gives one: it is not part of the tool's JSON.
+	Grant bool `json:"-"`
 }
 
 // Who answered an interaction (InteractionResponse.By, PermissionData.By).
@@ -150,6 +154,7 @@ const (
 	ByPolicy     = "policy"     // nobody did: the automatic denial
 	BySupervisor = "supervisor" // a person at a dashboard
 	ByCodex      = "codex"      // Codex, through reasonix_control respond
+	ByGrant      = "grant"      // a standing grant (PermissionData.Grant names it)
 	ByAskedUser  = "asked_user" // the client's own user, through its elicitation form
 )
 

@@ -254,6 +254,14 @@ func (e *Engine) respond(ctx context.Context, req ControlRequest) (TaskView, err
 			}
 		}
 	}
+	var granted Grant
+	if req.Grant {
+		g, err := e.grantFor(id, req)
+		if err != nil {
+			return TaskView{}, err
+		}
+		granted = g
+	}
 	var answer interactionAnswer
 	r, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
 		var ia *Interaction
@@ -278,7 +286,7 @@ func (e *Engine) respond(ctx context.Context, req ControlRequest) (TaskView, err
 				ToolCallID: ia.Request.ToolCallID, Kind: ia.Request.Tool, Title: ia.Request.Title,
 				Argv: ia.Request.Argv, Cwd: ia.Request.Cwd, Paths: ia.Request.Paths,
 				Decision: req.Decision, By: response.By, Outcome: response.Outcome,
-				Reason: answerWords(response),
+				Reason: answerWords(response) + grantedWords(granted), Grant: granted.ID,
 			}))
 		}
 		if r.pendingInteraction() == nil && (r.State == StateWaitingPermission || r.State == StateWaitingInput) {

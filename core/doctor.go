@@ -154,6 +154,8 @@ func OwnerName(mode string) string {
 		return "reasonixctl --mcp"
 	case "tui":
 		return "the reasonixctl dashboard"
+	case "serve":
+		return "reasonixctl serve (the background owner)"
 	}
 	return "reasonixctl (" + mode + ")"
 }

@@ -93,6 +93,9 @@ type PermissionData struct {
 	// Outcome, for a decision on an interaction: answered, declined, cancelled (by the person
 	// asked), or timed_out, abandoned, unavailable (nobody answered; the policy denied).
 	Outcome string `json:"outcome,omitempty"`
+	// Grant is the standing grant that allowed the command (By is grant), or, on a person's
+	// allow, the grant it created.
+	Grant string `json:"grant,omitempty"`
 }
 
 // ReviewReadyData is the data of review_ready.

@@ -57,6 +57,13 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		Paths: paths, Code: d.Code, Reason: d.Reason, Hint: d.Hint, By: "policy",
 	}
 
+	if d.Askable() && req.ToolKind == "execute" {
+		// A standing grant for this exact command in this repository answers for the person.
+		if g, ok := matchGrant(e.cfg.StateDir, r.RepoID, r.Worktree, argv, cwd); ok {
+			d = policy.Decision{Allow: true, Reason: GrantedReason(g)}
+			data.By, data.Grant, data.Code, data.Reason, data.Hint = ByGrant, g.ID, "", d.Reason, ""
+		}
+	}
 	if d.Allow && mutating(req.ToolKind) {
 		if err := e.collisionCheck(ctx, r, "before_worker_mutation"); err != nil {
 			data.Decision, data.Code, data.Reason = DecisionDeny, "source_collision", AsError(err).Message

@@ -13,6 +13,7 @@ type KeyMap struct {
 	PageUp, PageDown, Top, Bottom                                    key.Binding
 	ToggleAll, NewTask, Steer, Finalize, Cancel, Close, Resume       key.Binding
 	ShowPending, Refresh, Help, Quit, Suspend                        key.Binding
+	Grants, Apply                                                    key.Binding
 
 	// Events view.
 	PrevItem, NextItem, Expand key.Binding
@@ -32,6 +33,7 @@ type KeyMap struct {
 
 	// Permission / question prompt. Only these keys answer: no aliases, and enter never allows.
 	AllowOnce, AllowSession, Deny, Option, FreeText, Later key.Binding
+	AllowRepo                                              key.Binding
 
 	// Forms and confirmations.
 	FocusNext, FocusPrev, Toggle, Submit, Yes, No, Dismiss key.Binding
@@ -71,6 +73,8 @@ func DefaultKeyMap() KeyMap {
 		Help:         bind([]string{"?"}, "?", "full help"),
 		Quit:         bind([]string{"q", "ctrl+c"}, "q", "quit"),
 		Suspend:      bind([]string{"ctrl+z"}, "ctrl+z", "suspend to the shell (fg comes back); tasks stop waiting for you meanwhile"),
+		Grants:       bind([]string{"P"}, "P", "standing grants: commands allowed for a repository (d revokes)"),
+		Apply:        bind([]string{"L"}, "L", "land a completed task: cherry-pick its commit onto its checkout's branch (asks first; never pushes)"),
 
 		PrevItem: bind([]string{"["}, "[", "previous tool call or decision"),
 		NextItem: bind([]string{"]"}, "]", "next tool call or decision"),
@@ -108,6 +112,7 @@ func DefaultKeyMap() KeyMap {
 
 		AllowOnce:    bind([]string{"a"}, "a", "allow once"),
 		AllowSession: bind([]string{"S"}, "S", "allow for the session (when offered)"),
+		AllowRepo:    bind([]string{"R"}, "R", "allow this exact command (argv and cwd) for the repository from now on (a standing grant)"),
 		Deny:         bind([]string{"d"}, "d", "deny"),
 		Option:       bind([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "choose the numbered option"),
 		FreeText:     bind([]string{"t"}, "t", "type a free-text answer (when allowed)"),
@@ -132,7 +137,7 @@ type helpGroup struct {
 
 func (k KeyMap) groups() []helpGroup {
 	return []helpGroup{
-		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Refresh, k.Help, k.Quit, k.Suspend}},
+		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Apply, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Grants, k.Refresh, k.Help, k.Quit, k.Suspend}},
 		{"Detail", []key.Binding{k.NextView, k.PrevView, k.EventsView, k.DiffView, k.ContractView, k.ChecksView, k.Replay, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Events", []key.Binding{k.PrevItem, k.NextItem, k.Expand}},
 		{"Find (events and check logs)", []key.Binding{k.Search, k.NextMatch, k.PrevMatch, k.Filter}},
@@ -140,7 +145,7 @@ func (k KeyMap) groups() []helpGroup {
 		{"Replay", []key.Binding{k.StepBack, k.StepOn, k.StepBack10, k.StepOn10, k.FirstEvent, k.LastEvent, k.LeaveReplay}},
 		{"Diff", []key.Binding{k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile, k.Reviewed, k.LineDown, k.LineUp,
 			k.OpenFile, k.SideBySide, k.Comment, k.SendComments, k.Copy, k.Editor}},
-		{"Prompt", []key.Binding{k.AllowOnce, k.AllowSession, k.Deny, k.Option, k.FreeText, k.Later}},
+		{"Prompt", []key.Binding{k.AllowOnce, k.AllowSession, k.AllowRepo, k.Deny, k.Option, k.FreeText, k.Later}},
 		{"Forms", []key.Binding{k.FocusNext, k.FocusPrev, k.Toggle, k.Submit, k.AckRisks, k.Yes, k.No, k.Dismiss}},
 	}
 }

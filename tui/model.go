@@ -1061,6 +1061,10 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.push(newNewTaskDialog(m.lastForm))
 	case key.Matches(msg, k.ShowPending):
 		return m.openNextPending()
+	case key.Matches(msg, k.Grants):
+		m.push(newGrantsDialog(m.opts.StateDir))
+	case key.Matches(msg, k.Apply):
+		return m.applyTask(t)
 	case key.Matches(msg, k.Steer):
 		return m.act(t, core.ActionSteer)
 	case key.Matches(msg, k.Finalize):

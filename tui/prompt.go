@@ -66,6 +66,14 @@ func (d *promptDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 			return d.respond(core.DecisionAllow, o.OptionID, "")
 		}
 		d.err = "the worker offered no session-wide allow for this request"
+	case key.Matches(msg, k.AllowRepo) && d.ia.Kind == core.InteractionPermission:
+		if !grantable(r) {
+			d.err = "only a command the policy asks about can be allowed for the repository"
+			return dialogResult{}
+		}
+		res := d.respond(core.DecisionAllow, "", "")
+		res.control.Grant = true
+		return res
 	case key.Matches(msg, k.Option) && len(opts) > 0:
 		n := int(msg.String()[0] - '1')
 		if n < len(opts) {
@@ -141,6 +149,9 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		keys = append(keys, k.AllowOnce)
 		if _, ok := r.SessionOption(); ok {
 			keys = append(keys, hint(k.AllowSession, "allow for session"))
+		}
+		if grantable(r) {
+			keys = append(keys, hint(k.AllowRepo, "allow for repo"))
 		}
 	} else if len(opts) > 0 {
 		keys = append(keys, hint(k.Option, "choose"))

@@ -143,6 +143,7 @@ Configuration comes from the environment (REASONIX_BIN, CODEX_REASONIX_*); see t
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error { return done(runDemo(stdout, stderr)) },
 		},
+		newServeCmd(stderr),
 		newDoctorCmd(stdout, stderr),
 		newHooksCmd(stdout, stderr),
 		newHookCmd(stdout, stderr),
@@ -150,8 +151,9 @@ Configuration comes from the environment (REASONIX_BIN, CODEX_REASONIX_*); see t
 		group("contract", "write and check task contracts (TaskContractV1)",
 			newContractLintCmd(stdout, stderr), newContractInitCmd(stdout, stderr)),
 		group("policy", "ask the command policy about a command", newPolicyExplainCmd(stdout, stderr)),
-		group("task", "list tasks; archive finished ones; prune old archives",
-			newTaskListCmd(stdout, stderr), newTaskArchiveCmd(stdout, stderr), newTaskPruneCmd(stdout, stderr)),
+		newGrantsCmd(stdout, stderr),
+		group("task", "list tasks; apply a completed one to its checkout; archive finished ones; prune old archives",
+			newTaskListCmd(stdout, stderr), newTaskApplyCmd(stdout, stderr), newTaskArchiveCmd(stdout, stderr), newTaskPruneCmd(stdout, stderr)),
 		&cobra.Command{
 			Use: "version", Short: "print the version", Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {

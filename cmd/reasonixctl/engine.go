@@ -28,6 +28,9 @@ type settings struct {
 	// user (MCP elicitation) instead of denying them at once.
 	askUser    bool
 	askTimeout time.Duration
+	// owner: CODEX_REASONIX_OWNER=serve makes --mcp attach to `reasonixctl serve`, starting one
+	// in the background when none runs, instead of owning the state directory itself.
+	owner string
 }
 
 // maxAskTimeoutSeconds bounds CODEX_REASONIX_ASK_TIMEOUT: a day; a worker's turn waiting longer
@@ -69,6 +72,11 @@ func readSettings() (settings, error) {
 				v, maxAskTimeoutSeconds, int(core.DefaultAskTimeout/time.Second))
 		}
 		s.askTimeout = time.Duration(n) * time.Second
+	}
+	switch s.owner = os.Getenv("CODEX_REASONIX_OWNER"); s.owner {
+	case "", "mcp", "serve":
+	default:
+		return s, fmt.Errorf("CODEX_REASONIX_OWNER=%q: use mcp (--mcp owns the state directory when it is free) or serve (attach to reasonixctl serve, starting it when none runs)", s.owner)
 	}
 	for _, g := range strings.Split(os.Getenv("CODEX_REASONIX_ENV_ALLOWLIST"), ",") {
 		if g = strings.TrimSpace(g); g != "" {

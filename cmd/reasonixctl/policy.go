@@ -25,10 +25,10 @@ const (
 // the decision the engine would make for a simple command with static argv, in both permission
 // modes. Exit 0 whenever a decision was made, 2 on usage errors.
 func newPolicyExplainCmd(stdout, stderr io.Writer) *cobra.Command {
-	var contractFile, worktree, cwd string
+	var contractFile, worktree, cwd, repo string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "explain [--contract FILE] [--worktree DIR] [--cwd DIR] [--json] -- ARGV...",
+		Use:   "explain [--contract FILE] [--worktree DIR] [--cwd DIR] [--repo DIR] [--json] -- ARGV...",
 		Short: "the policy's decision for a command, under --mcp and under the dashboard",
 		Long: `Show what the policy decides when the worker asks to run ARGV from --cwd inside --worktree.
 
@@ -76,6 +76,14 @@ dashboard's (allow, deny or ask).`,
 				Meta:       &policy.ExecMeta{CommandSchemaVersion: 1, Tool: "bash", Argv: argv, Cwd: dir, ApprovalID: "1"},
 				Worktree:   wt,
 			}, c)
+			g, granted, err := grantFor(repo, wt, dir, argv)
+			if err != nil {
+				return err
+			}
+			if granted && d.Askable() {
+				printGranted(stdout, d, g, asJSON)
+				return nil
+			}
 			printExplanation(stdout, d, asJSON)
 			return nil
 		},
@@ -86,6 +94,7 @@ dashboard's (allow, deny or ask).`,
 	cmd.Flags().StringVar(&worktree, "worktree", ".", "the worktree directory")
 	cmd.Flags().StringVar(&cwd, "cwd", "", "directory the command runs in (default: the current directory)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the decision as JSON")
+	cmd.Flags().StringVar(&repo, "repo", "", "the repository's checkout, whose standing grants count (default: none)")
 	return cmd
 }
 
@@ -126,4 +135,22 @@ func printExplanation(w io.Writer, d policy.Decision, asJSON bool) {
 		fmt.Fprintln(w, "  denied under --mcp and under the dashboard alike; no contract or person can allow it.")
 		fmt.Fprintf(w, "hint: %s\n", d.Hint)
 	}
+}
+
+// printGranted explains a command the policy would ask about that a standing grant allows.
+func printGranted(w io.Writer, d policy.Decision, g core.Grant, asJSON bool) {
+	if asJSON {
+		out, _ := json.Marshal(struct {
+			Decision           string `json:"decision"`
+			SupervisedDecision string `json:"supervised_decision"`
+			Code               string `json:"code"`
+			Reason             string `json:"reason"`
+			Grant              string `json:"grant"`
+		}{"allow", supervisedAllow, d.Code, core.GrantedReason(g), g.ID})
+		fmt.Fprintln(w, string(out))
+		return
+	}
+	fmt.Fprintf(w, "allow: %s (%s, granted %s)\n", core.GrantedReason(g), g.Describe(), g.CreatedAt)
+	fmt.Fprintf(w, "  without it: ask %s: %s\n", d.Code, d.Reason)
+	fmt.Fprintf(w, "  reasonixctl grants revoke %s asks about it again.\n", g.ID)
 }

@@ -53,7 +53,11 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	// if that owner exits.
 	var att *attachment
 	open := func(context.Context) (core.Service, error) {
-		a, err := newAttachment(ctx, log, ownOrDial(ctx, s, dir, log))
+		connect := ownOrDial(ctx, s, dir, log)
+		if s.owner == "serve" {
+			connect = serveOrDial(dir, log)
+		}
+		a, err := newAttachment(ctx, log, connect)
 		if err != nil {
 			log.Error("opening the state directory failed", "err", err)
 			return nil, err

@@ -43,6 +43,7 @@ type Client struct {
 	inspect    *connect.Client[core.InspectRequest, core.InspectResult]
 	listStored *connect.Client[listRequest, storedReply]
 	archive    *connect.Client[archiveRequest, core.ArchiveResult]
+	apply      *connect.Client[archiveRequest, core.ApplyResult]
 	journal    *connect.Client[journalRequest, journalReply]
 	log        *connect.Client[logRequest, core.LogPage]
 	comment    *connect.Client[core.CommentRequest, core.ReviewComment]
@@ -141,6 +142,7 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 	c.inspect = connect.NewClient[core.InspectRequest, core.InspectResult](c.hc, base+procInspect, opts...)
 	c.listStored = connect.NewClient[listRequest, storedReply](c.hc, base+procListStored, opts...)
 	c.archive = connect.NewClient[archiveRequest, core.ArchiveResult](c.hc, base+procArchive, opts...)
+	c.apply = connect.NewClient[archiveRequest, core.ApplyResult](c.hc, base+procApply, opts...)
 	c.journal = connect.NewClient[journalRequest, journalReply](c.hc, base+procJournal, opts...)
 	c.log = connect.NewClient[logRequest, core.LogPage](c.hc, base+procLog, opts...)
 	c.comment = connect.NewClient[core.CommentRequest, core.ReviewComment](c.hc, base+procComment, opts...)
@@ -337,7 +339,7 @@ func (c *Client) Delegate(ctx context.Context, req core.DelegateRequest) (core.D
 
 // Control implements core.Service; the request's Authority goes with it.
 func (c *Client) Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
-	res, err := unaryCall(c, ctx, c.control, &controlRequest{Request: req, Authority: req.Authority, AnsweredBy: req.AnsweredBy, Outcome: req.Outcome})
+	res, err := unaryCall(c, ctx, c.control, &controlRequest{Request: req, Authority: req.Authority, AnsweredBy: req.AnsweredBy, Outcome: req.Outcome, Grant: req.Grant})
 	if err != nil {
 		return core.TaskView{}, err
 	}
@@ -416,6 +418,15 @@ func (c *Client) CherryPickPreview(ctx context.Context, taskID string) (core.Che
 	res, err := unaryCall(c, ctx, c.preview, &taskRequest{TaskID: taskID})
 	if err != nil {
 		return core.CherryPickPreview{}, err
+	}
+	return *res, nil
+}
+
+// ApplyToCheckout is Engine.ApplyToCheckout through the owner.
+func (c *Client) ApplyToCheckout(ctx context.Context, id string, apply bool) (core.ApplyResult, error) {
+	res, err := unaryCall(c, ctx, c.apply, &archiveRequest{TaskID: id, Apply: apply})
+	if err != nil {
+		return core.ApplyResult{}, err
 	}
 	return *res, nil
 }

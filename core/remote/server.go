@@ -87,7 +87,11 @@ type Server struct {
 	refused atomic.Int64 // connections closed because the peer was another uid
 	dropped atomic.Int64 // Subscribe streams ended because their peer fell behind
 	streams atomic.Int64 // Subscribe streams open now
+	clients atomic.Int64 // Hello streams open now: the processes attached
 }
+
+// Clients is how many processes are attached now (their Hello streams are open).
+func (s *Server) Clients() int { return int(s.clients.Load()) }
 
 // Serve listens on <dir>/owner.sock and serves e until ctx ends or Close. The caller owns e
 // (holds the owner lock), which is what makes a socket file already there a dead owner's.
@@ -233,7 +237,7 @@ func (s *Server) routes() http.Handler {
 	}))
 	mux.Handle(unary(s, procControl, opts, func(ctx context.Context, r *controlRequest) (*core.TaskView, error) {
 		req := r.Request
-		req.Authority, req.AnsweredBy, req.Outcome = r.Authority, r.AnsweredBy, r.Outcome
+		req.Authority, req.AnsweredBy, req.Outcome, req.Grant = r.Authority, r.AnsweredBy, r.Outcome, r.Grant
 		v, err := s.e.Control(ctx, req)
 		return &v, err
 	}))
@@ -268,6 +272,14 @@ func (s *Server) routes() http.Handler {
 	mux.Handle(unary(s, procPreview, opts, func(ctx context.Context, r *taskRequest) (*core.CherryPickPreview, error) {
 		p, err := s.e.CherryPickPreview(ctx, r.TaskID)
 		return &p, err
+	}))
+	mux.Handle(unary(s, procApply, opts, func(ctx context.Context, r *archiveRequest) (*core.ApplyResult, error) {
+		a, ok := s.e.(core.Applier)
+		if !ok {
+			return nil, core.Errorf(core.CodeInvalidRequest, nil, "this owner cannot apply a task to its checkout")
+		}
+		res, err := a.ApplyToCheckout(ctx, r.TaskID, r.Apply)
+		return &res, err
 	}))
 	mux.Handle(unary(s, procArchive, opts, func(ctx context.Context, r *archiveRequest) (*core.ArchiveResult, error) {
 		res, err := s.e.Archive(ctx, r.TaskID, r.Apply)
@@ -374,6 +386,8 @@ func (s *Server) hello(ctx context.Context, req *connect.Request[helloRequest], 
 			sv.close()
 		}()
 	}
+	s.clients.Add(1)
+	defer s.clients.Add(-1)
 	s.log.Debug("client attached", "role", m.Role, "pid", m.PID)
 	defer s.log.Debug("client detached", "role", m.Role, "pid", m.PID)
 	info := s.info

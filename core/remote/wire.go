@@ -45,6 +45,7 @@ const (
 	procReviewFile = service + "ReviewFile"
 	procPreview    = service + "CherryPickPreview"
 	procSupervise  = service + "Supervise"
+	procApply      = service + "ApplyToCheckout"
 )
 
 // Info describes the process that owns a state directory and serves its socket.
@@ -141,6 +142,7 @@ type controlRequest struct {
 	// Who answers an interaction, and how: kept out of core's JSON like the Authority.
 	AnsweredBy string `json:"answered_by,omitempty"`
 	Outcome    string `json:"outcome,omitempty"`
+	Grant      bool   `json:"grant,omitempty"` // a dashboard's standing grant with its allow
 }
 
 type storedReply struct {

@@ -1,0 +1,125 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"reasonixctl/core/gitx"
+)
+
+// EventAppliedToCheckout is journaled when a completed task's commit is cherry-picked onto the
+// source checkout's branch (AppliedData).
+const EventAppliedToCheckout = "applied_to_checkout"
+
+// AppliedData is the data of applied_to_checkout.
+type AppliedData struct {
+	Checkout string `json:"checkout"`
+	Branch   string `json:"branch"`
+	Commit   string `json:"commit"`  // the task's commit
+	Before   string `json:"before"`  // the branch's HEAD before
+	Applied  string `json:"applied"` // the new commit on the branch
+	Command  string `json:"command"` // what was run, for people
+}
+
+// ApplyResult says what applying a task's commit to its source checkout does (a dry run) or did.
+type ApplyResult struct {
+	TaskID   string `json:"task_id"`
+	Checkout string `json:"checkout"`
+	Branch   string `json:"branch"`
+	Head     string `json:"head"`   // the branch's HEAD the commit goes onto
+	Commit   string `json:"commit"` // the task's commit
+	Command  string `json:"command"`
+	Applied  bool   `json:"applied"`            // false for a dry run
+	NewHead  string `json:"new_head,omitempty"` // the commit made on the branch
+}
+
+// Applier applies a completed task's commit to the checkout it came from (Engine, and the
+// owner's socket client).
+type Applier interface {
+	ApplyToCheckout(ctx context.Context, taskID string, apply bool) (ApplyResult, error)
+}
+
+var _ Applier = (*Engine)(nil)
+
+// ApplyToCheckout cherry-picks a completed task's commit onto its source checkout's current
+// branch, or with apply false says whether it would. It refuses, saying why and what to do, a
+// checkout with uncommitted changes, a detached HEAD, a branch also checked out in another
+// worktree, and a change the merge preview says does not apply cleanly. Nothing is pushed. The
+// result is journaled on the task.
+func (e *Engine) ApplyToCheckout(ctx context.Context, id string, apply bool) (ApplyResult, error) {
+	if !validTaskID(id) {
+		return ApplyResult{}, Errorf(CodeInvalidRequest, nil, "task id %q is malformed", id)
+	}
+	unlock := e.lockTask(id)
+	defer unlock()
+	r, err := e.load(id)
+	if err != nil {
+		return ApplyResult{}, err
+	}
+	if r.State != StateCompleted || r.CommitHash == "" {
+		return ApplyResult{}, Errorf(CodeInvalidState, map[string]any{"state": r.State},
+			"task %s is %s; only a completed task's commit can be applied: finalize it first", id, r.State)
+	}
+	res := ApplyResult{TaskID: id, Checkout: r.RepoRoot, Commit: r.CommitHash, Command: "git cherry-pick " + r.CommitHash}
+	co, err := gitx.ReadCheckout(ctx, r.RepoRoot)
+	if err != nil {
+		return ApplyResult{}, gitError(err)
+	}
+	res.Branch, res.Head = co.Branch, co.Head
+	switch {
+	case co.Branch == "":
+		return ApplyResult{}, Errorf(CodeInvalidState, map[string]any{"checkout": r.RepoRoot},
+			"%s has a detached HEAD, so there is no branch to apply to: check out the branch you want it on (git switch BRANCH) and apply again", r.RepoRoot)
+	case co.ElsewhereAt != "":
+		return ApplyResult{}, Errorf(CodeInvalidState, map[string]any{"checkout": r.RepoRoot, "elsewhere": co.ElsewhereAt},
+			"branch %s of %s is also checked out at %s, which a commit here would leave behind: apply from one of them only (switch the other to another branch) and apply again", co.Branch, r.RepoRoot, co.ElsewhereAt)
+	case len(co.Dirty) > 0:
+		return ApplyResult{}, Errorf(CodeDirtyRepository, map[string]any{"paths": co.Dirty},
+			"%s has uncommitted changes (%s): commit or stash them and apply again", r.RepoRoot, strings.Join(co.Dirty, ", "))
+	}
+	p, err := gitx.PreviewApply(ctx, r.RepoRoot, r.BaseCommit, r.CommitHash)
+	if err != nil {
+		return ApplyResult{}, Errorf(CodeInternalError, nil, "merge preview: %w", err)
+	}
+	if !p.Clean {
+		return ApplyResult{}, Errorf(CodeInvalidState, map[string]any{"conflicts": nonNil(p.Conflicts), "head": p.Head},
+			"task %s's commit does not apply cleanly to %s (%s at %s): %s conflict; cherry-pick it by hand and resolve them (%s), or start a task from the current HEAD",
+			id, r.RepoRoot, co.Branch, short12(p.Head), strings.Join(p.Conflicts, ", "), res.Command)
+	}
+	if done, err := gitx.AlreadyApplied(ctx, r.RepoRoot, r.CommitHash); err != nil {
+		return ApplyResult{}, gitError(err)
+	} else if done {
+		return ApplyResult{}, Errorf(CodeInvalidState, map[string]any{"head": co.Head},
+			"task %s's change is already on %s of %s: nothing to apply", id, co.Branch, r.RepoRoot)
+	}
+	if p.Head != co.Head {
+		return ApplyResult{}, Errorf(CodeInvalidState, nil, "%s moved while it was checked: apply again", r.RepoRoot)
+	}
+	if !apply {
+		return res, nil
+	}
+	who, err := gitx.ResolveAuthor(ctx, r.RepoRoot)
+	if err != nil {
+		return ApplyResult{}, gitError(err)
+	}
+	newHead, err := gitx.CherryPick(ctx, r.RepoRoot, r.CommitHash, co.Head, who)
+	if err != nil {
+		return ApplyResult{}, Errorf(CodeInvalidState, nil, "cherry-picking onto %s failed, and the checkout was left as it was: %v", r.RepoRoot, err)
+	}
+	res.Applied, res.NewHead = true, newHead
+	if _, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		return []newEvent{event(EventAppliedToCheckout, AppliedData{Checkout: res.Checkout, Branch: res.Branch, Commit: res.Commit,
+			Before: res.Head, Applied: newHead, Command: res.Command})}, nil
+	}); err != nil {
+		return res, Errorf(CodeInternalError, nil, "applied as %s, but journaling it failed: %w", newHead, err)
+	}
+	return res, nil
+}
+
+func short12(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return fmt.Sprint(h)
+}

@@ -1,0 +1,266 @@
+package core
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"reasonixctl/core/policy"
+)
+
+// A Grant is a standing permission for one exact command (argv, run from cwd inside a task's
+// worktree) in one repository, given by a person in a permission prompt. Grants live in the
+// state directory, never in a repository, so no repository can grant itself anything; they
+// cover only commands the policy would ask a person about (policy.Standing is Askable), never
+// what it always denies.
+type Grant struct {
+	ID           string   `json:"id"`
+	RepositoryID string   `json:"repository_id"`
+	Repository   string   `json:"repository"` // the checkout's root, for people
+	Argv         []string `json:"argv"`
+	Cwd          string   `json:"cwd"` // relative to the worktree's root, slash-separated; "." for the root
+	CreatedAt    string   `json:"created_at"`
+	CreatedBy    string   `json:"created_by"`        // who allowed it (supervisor, …)
+	TaskID       string   `json:"task_id,omitempty"` // the task whose prompt it was given in
+}
+
+// grantsFile is the grants' file in the state directory.
+type grantsFile struct {
+	Version int     `json:"version"`
+	Grants  []Grant `json:"grants"`
+}
+
+const (
+	grantsName    = "grants.json"
+	grantsVersion = 1
+	// MaxGrants bounds the grants of a state directory.
+	MaxGrants = 1000
+)
+
+// Describe is the grant's command as a person reads it.
+func (g Grant) Describe() string {
+	where := ""
+	if g.Cwd != "." && g.Cwd != "" {
+		where = " (in " + g.Cwd + ")"
+	}
+	return strings.Join(g.Argv, " ") + where
+}
+
+// covers reports whether g allows argv run from cwd in repository repoID.
+func (g Grant) covers(repoID string, argv []string, cwd string) bool {
+	return g.RepositoryID == repoID && g.Cwd == cwd && slices.Equal(g.Argv, argv)
+}
+
+// LoadGrants reads the grants of a state directory (none when it has no grants file). A file
+// that cannot be read is an error, never an empty list: nothing stored is lost by a later write.
+func LoadGrants(dir string) ([]Grant, error) {
+	f, err := readGrants(dir)
+	return f.Grants, err
+}
+
+func readGrants(dir string) (grantsFile, error) {
+	data, err := os.ReadFile(filepath.Join(dir, grantsName))
+	if errors.Is(err, os.ErrNotExist) {
+		return grantsFile{Version: grantsVersion}, nil
+	}
+	if err != nil {
+		return grantsFile{}, Errorf(CodeInternalError, nil, "reading grants: %w", err)
+	}
+	var f grantsFile
+	if err := json.Unmarshal(data, &f); err != nil || f.Version != grantsVersion {
+		return grantsFile{}, Errorf(CodeInternalError, map[string]any{"path": filepath.Join(dir, grantsName)},
+			"the grants file %s is not a version-%d grants file (%v); fix or remove it", filepath.Join(dir, grantsName), grantsVersion, err)
+	}
+	return f, nil
+}
+
+func writeGrants(dir string, f grantsFile) error {
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".grants-*.json")
+	if err != nil {
+		return Errorf(CodeInternalError, nil, "writing grants: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return Errorf(CodeInternalError, nil, "writing grants: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return Errorf(CodeInternalError, nil, "writing grants: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return Errorf(CodeInternalError, nil, "writing grants: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, grantsName)); err != nil {
+		return Errorf(CodeInternalError, nil, "writing grants: %w", err)
+	}
+	return nil
+}
+
+// AddGrant stores g (ID and CreatedAt are filled in) and returns it; a grant for the same
+// command in the same repository is returned as it is. A command the policy would not ask a
+// person about is refused with invalid_request, and so is a grant without a repository.
+func AddGrant(dir string, g Grant) (Grant, error) {
+	if g.RepositoryID == "" {
+		return Grant{}, Errorf(CodeInvalidRequest, nil, "a grant needs a repository")
+	}
+	if g.Cwd == "" {
+		g.Cwd = "."
+	}
+	if d := policy.Standing(g.Argv, g.Cwd); !d.Askable() {
+		what := "the policy allows it already"
+		if !d.Allow {
+			what = "the policy always denies it (" + d.Code + "): " + d.Reason
+		}
+		return Grant{}, Errorf(CodeInvalidRequest, map[string]any{"code": d.Code},
+			"%q cannot be granted: %s", strings.Join(g.Argv, " "), what)
+	}
+	var out Grant
+	err := withGrantsLock(dir, func() error {
+		f, err := readGrants(dir)
+		if err != nil {
+			return err
+		}
+		for _, have := range f.Grants {
+			if have.covers(g.RepositoryID, g.Argv, g.Cwd) {
+				out = have
+				return nil
+			}
+		}
+		if len(f.Grants) >= MaxGrants {
+			return Errorf(CodeInvalidRequest, nil, "there are %d grants already, the most a state directory keeps: revoke some (reasonixctl grants list|revoke)", len(f.Grants))
+		}
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		g.ID = "g-" + hex.EncodeToString(b[:])
+		g.CreatedAt = formatTime(time.Now())
+		f.Grants = append(f.Grants, g)
+		out = g
+		return writeGrants(dir, f)
+	})
+	return out, err
+}
+
+// RevokeGrant removes the grant id and returns it; an unknown id is invalid_request and
+// changes nothing.
+func RevokeGrant(dir, id string) (Grant, error) {
+	var out Grant
+	err := withGrantsLock(dir, func() error {
+		f, err := readGrants(dir)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(f.Grants, func(g Grant) bool { return g.ID == id })
+		if i < 0 {
+			return Errorf(CodeInvalidRequest, map[string]any{"id": id}, "no grant %s (reasonixctl grants list shows them)", id)
+		}
+		out = f.Grants[i]
+		f.Grants = slices.Delete(f.Grants, i, i+1)
+		return writeGrants(dir, f)
+	})
+	return out, err
+}
+
+// matchGrant returns the grant that covers argv run from the absolute cwd inside worktree, in
+// repository repoID, if one does and the policy would ask a person about the command.
+func matchGrant(dir, repoID, worktree string, argv []string, cwd string) (Grant, bool) {
+	rel := "."
+	if cwd != "" {
+		root, err1 := filepath.EvalSymlinks(worktree)
+		real, err2 := filepath.EvalSymlinks(cwd)
+		if err1 != nil || err2 != nil {
+			return Grant{}, false
+		}
+		r, err := filepath.Rel(root, real)
+		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return Grant{}, false
+		}
+		rel = filepath.ToSlash(r)
+	}
+	return findGrant(dir, repoID, argv, rel)
+}
+
+// findGrant returns the grant that covers argv run from rel in repoID, when the policy would
+// ask a person about that command.
+func findGrant(dir, repoID string, argv []string, rel string) (Grant, bool) {
+	if !policy.Standing(argv, rel).Askable() {
+		return Grant{}, false
+	}
+	grants, err := LoadGrants(dir)
+	if err != nil {
+		return Grant{}, false
+	}
+	for _, g := range grants {
+		if g.covers(repoID, argv, rel) {
+			return g, true
+		}
+	}
+	return Grant{}, false
+}
+
+// FindGrant is findGrant for policy explain: the grant of dir that covers argv run from rel
+// (relative to the worktree) in the repository repoID.
+func FindGrant(dir, repoID string, argv []string, rel string) (Grant, bool) {
+	return findGrant(dir, repoID, argv, rel)
+}
+
+// GrantedReason is how a decision a grant made reads in the journal.
+func GrantedReason(g Grant) string { return fmt.Sprintf("allowed by grant %s", g.ID) }
+
+// grantFor makes the standing grant a person's answer req asks for: an allow of a pending
+// permission for a command the policy would ask about, answered at a dashboard.
+func (e *Engine) grantFor(id string, req ControlRequest) (Grant, error) {
+	if req.AnsweredBy != "" && req.AnsweredBy != BySupervisor {
+		return Grant{}, Errorf(CodeInvalidRequest, nil, "only a person at a dashboard can grant a command for a repository")
+	}
+	if req.Decision != DecisionAllow {
+		return Grant{}, Errorf(CodeInvalidRequest, nil, "a grant goes with an allow, not %q", req.Decision)
+	}
+	r, err := e.load(id)
+	if err != nil {
+		return Grant{}, err
+	}
+	var ia *Interaction
+	for i := range r.Interactions {
+		if r.Interactions[i].ID == req.InteractionID {
+			ia = &r.Interactions[i]
+		}
+	}
+	if ia == nil || ia.Status != InteractionPending {
+		return Grant{}, Errorf(CodeInteractionNotFound, nil, "no pending interaction %s on task %s", req.InteractionID, id)
+	}
+	if ia.Kind != InteractionPermission || ia.Request.Tool != "execute" || len(ia.Request.Argv) == 0 {
+		return Grant{}, Errorf(CodeInvalidRequest, nil, "interaction %s is not a command with an argv: only a command can be granted", req.InteractionID)
+	}
+	rel := "."
+	if ia.Request.Cwd != "" {
+		root, err1 := filepath.EvalSymlinks(r.Worktree)
+		real, err2 := filepath.EvalSymlinks(ia.Request.Cwd)
+		rr, err3 := filepath.Rel(root, real)
+		if err1 != nil || err2 != nil || err3 != nil || rr == ".." || strings.HasPrefix(rr, ".."+string(filepath.Separator)) {
+			return Grant{}, Errorf(CodeInvalidRequest, nil, "the command's cwd %s is not inside the task's worktree", ia.Request.Cwd)
+		}
+		rel = filepath.ToSlash(rr)
+	}
+	return AddGrant(e.cfg.StateDir, Grant{RepositoryID: r.RepoID, Repository: r.RepoRoot, Argv: ia.Request.Argv, Cwd: rel,
+		CreatedBy: BySupervisor, TaskID: id})
+}
+
+// grantedWords is what a person's allow that made grant g adds to its reason.
+func grantedWords(g Grant) string {
+	if g.ID == "" {
+		return ""
+	}
+	return "; granted for the repository as " + g.ID
+}

@@ -1,0 +1,70 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"reasonixctl/core"
+)
+
+// applyMsg is the answer of an apply to the checkout: a dry run (which opens the confirmation)
+// or the apply itself.
+type applyMsg struct {
+	taskID string
+	dry    bool
+	res    core.ApplyResult
+	err    error
+}
+
+// applyTask starts applying the selected completed task's commit to its source checkout (L):
+// a dry run first, whose answer asks for a confirmation or says why it cannot.
+func (m *Model) applyTask(t *core.TaskView) tea.Cmd {
+	if t == nil {
+		return nil
+	}
+	a, ok := m.svc.(core.Applier)
+	if !ok {
+		m.setStatus("this dashboard's owner cannot apply tasks to their checkout", true, "")
+		return nil
+	}
+	if t.State != core.StateCompleted {
+		m.setStatus(fmt.Sprintf("%s is %s: only a completed task's commit can be applied to its checkout (finalize it first)", t.TaskID, t.State), true, t.TaskID)
+		return nil
+	}
+	return m.runApply(a, t.TaskID, false)
+}
+
+func (m *Model) runApply(a core.Applier, id string, apply bool) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(m.ctx, 60*time.Second)
+		defer cancel()
+		res, err := a.ApplyToCheckout(ctx, id, apply)
+		return applyMsg{taskID: id, dry: !apply, res: res, err: err}
+	}
+}
+
+func (msg applyMsg) applyReview(m *Model) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		m.push(&noticeDialog{title: "Cannot apply " + msg.taskID + " to its checkout", lines: []string{sanitizeLine(oneLine(msg.err))}, isErr: true})
+	case msg.dry:
+		a, ok := m.svc.(core.Applier)
+		if !ok {
+			return nil
+		}
+		r := msg.res
+		m.push(&confirmDialog{
+			title: "Apply " + msg.taskID + " to its checkout?",
+			body: fmt.Sprintf("Cherry-pick commit %s onto branch %s of %s (at %s). The merge preview says it applies cleanly; nothing is pushed.\n\n%s",
+				shortHash(r.Commit), r.Branch, r.Checkout, shortHash(r.Head), r.Command),
+			yes: func(m *Model) tea.Cmd { return m.runApply(a, msg.taskID, true) },
+		})
+	default:
+		m.setStatus(fmt.Sprintf("applied %s: %s is now at %s (nothing pushed)", msg.taskID, msg.res.Branch, shortHash(msg.res.NewHead)), false, "")
+		return m.refreshList()
+	}
+	return nil
+}
