@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"reasonixctl/core/atomicfile"
 	"reasonixctl/core/policy"
 )
 
@@ -86,23 +87,7 @@ func writeGrants(dir string, f grantsFile) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".grants-*.json")
-	if err != nil {
-		return Errorf(CodeInternalError, nil, "writing grants: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return Errorf(CodeInternalError, nil, "writing grants: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return Errorf(CodeInternalError, nil, "writing grants: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return Errorf(CodeInternalError, nil, "writing grants: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, grantsName)); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, grantsName), append(data, '\n'), atomicfile.Options{Pattern: ".grants-*.json"}); err != nil {
 		return Errorf(CodeInternalError, nil, "writing grants: %w", err)
 	}
 	return nil
