@@ -527,19 +527,7 @@ func logTail(path string, lines, maxBytes int) string {
 	if err != nil {
 		return ""
 	}
-	text := strings.TrimRight(string(b), "\n ")
-	parts := strings.Split(text, "\n")
-	if len(parts) > lines {
-		parts = parts[len(parts)-lines:]
-	}
-	out := strings.Join(parts, "\n")
-	if len(out) > maxBytes {
-		out = out[len(out)-maxBytes:]
-		if i := strings.IndexByte(out, '\n'); i >= 0 {
-			out = out[i+1:]
-		}
-	}
-	return out
+	return tailOf(string(b), lines, maxBytes)
 }
 
 // ShellWords renders argv for a person to read (and paste), quoting what needs it.

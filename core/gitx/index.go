@@ -225,20 +225,34 @@ func cacheTreeRoot(b []byte) (string, bool) {
 	return "", false
 }
 
+// readKeptIndex reads a kept review index, with its file's data (whose time git's racy-entry
+// check is relative to), when it is plain and its cache-tree, written by our own write-tree,
+// records exactly tree.
+func readKeptIndex(kept, tree string) ([]byte, os.FileInfo, bool) {
+	if kept == "" {
+		return nil, nil, false
+	}
+	fi, err := os.Stat(kept)
+	if err != nil {
+		return nil, nil, false
+	}
+	b, err := os.ReadFile(kept)
+	if err != nil || !plainIndex(b) {
+		return nil, nil, false
+	}
+	if root, ok := cacheTreeRoot(b); !ok || root != tree {
+		return nil, nil, false
+	}
+	return b, fi, true
+}
+
 // installIndex makes the kept review index the worktree's index when it records exactly tree:
 // written to index.lock (created exclusively, as git does, so no git process is writing the
 // index meanwhile) with the kept file's time, then renamed over the index. It reports whether
 // it did; on false the worktree's index is untouched.
 func installIndex(wt Worktree, kept, tree string) bool {
-	fi, err := os.Stat(kept)
-	if err != nil {
-		return false
-	}
-	b, err := os.ReadFile(kept)
-	if err != nil || !plainIndex(b) {
-		return false
-	}
-	if root, ok := cacheTreeRoot(b); !ok || root != tree {
+	b, fi, ok := readKeptIndex(kept, tree)
+	if !ok {
 		return false
 	}
 	gitDir, err := wt.adminDir()

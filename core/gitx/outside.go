@@ -80,18 +80,8 @@ func Unreviewed(ctx context.Context, wt Worktree, tree, keptIndex string, pathsp
 // copyKeptIndex copies a kept review index to dst, with its time (git's racy-entry check is
 // relative to it), when it records exactly tree.
 func copyKeptIndex(kept, tree, dst string) bool {
-	if kept == "" {
-		return false
-	}
-	fi, err := os.Stat(kept)
-	if err != nil {
-		return false
-	}
-	b, err := os.ReadFile(kept)
-	if err != nil || !plainIndex(b) {
-		return false
-	}
-	if root, ok := cacheTreeRoot(b); !ok || root != tree {
+	b, fi, ok := readKeptIndex(kept, tree)
+	if !ok {
 		return false
 	}
 	if os.WriteFile(dst, b, 0o600) != nil || os.Chtimes(dst, fi.ModTime(), fi.ModTime()) != nil {
