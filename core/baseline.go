@@ -1,7 +1,6 @@
 package core
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -169,16 +168,7 @@ func (b *baseRun) run(ctx context.Context, c *contract.Contract, v contract.Veri
 		return unknown("the command could not start (exit %d: not found or not executable): %s", res.ExitCode,
 			firstLines(redact.Secrets(string(res.Stderr)), 3))
 	}
-	argvJSON, _ := json.Marshal(v.Argv)
-	var log bytes.Buffer
-	fmt.Fprintf(&log, "$ %s\ncwd: %s\nbase: %s\nexit: %d\n", argvJSON, v.Cwd, b.base, res.ExitCode)
-	log.WriteString(redact.Secrets(string(res.Stdout)))
-	log.WriteString("\n")
-	log.WriteString(redact.Secrets(string(res.Stderr)))
-	text := log.Bytes()
-	if len(text) > verificationLogMax {
-		text = text[:verificationLogMax]
-	}
+	text := checkLog(v, fmt.Sprintf("base: %s\nexit: %d", b.base, res.ExitCode), res)
 	code := res.ExitCode
 	out := &BaselineResult{Status: BaselineFailed, Base: b.base, ExitCode: &code, LogPath: filepath.Join(dir, key+".log")}
 	if res.Passed() {

@@ -320,16 +320,7 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 			}
 			return nil, Errorf(CodeVerificationFailed, map[string]any{"verification": v.ID}, "verification %s could not run: %w", v.ID, err)
 		}
-		argvJSON, _ := json.Marshal(v.Argv)
-		var log bytes.Buffer
-		fmt.Fprintf(&log, "$ %s\ncwd: %s\nexit: %d timeout: %v\n", argvJSON, v.Cwd, res.ExitCode, res.TimedOut)
-		log.WriteString(redact.Secrets(string(res.Stdout)))
-		log.WriteString("\n")
-		log.WriteString(redact.Secrets(string(res.Stderr)))
-		text := log.Bytes()
-		if len(text) > verificationLogMax {
-			text = text[:verificationLogMax]
-		}
+		text := checkLog(v, fmt.Sprintf("exit: %d timeout: %v", res.ExitCode, res.TimedOut), res)
 		logPath := e.verificationLogPath(r.TaskID, v.ID)
 		if err := os.WriteFile(logPath, text, 0o600); err != nil {
 			return nil, Errorf(CodeInternalError, nil, "verification log: %w", err)
@@ -347,6 +338,22 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 		})
 	}
 	return out, nil
+}
+
+// checkLog is a verification command's log as it is kept: the command, its directory, a status
+// line, then its output with secrets redacted, at most verificationLogMax bytes.
+func checkLog(v contract.Verification, status string, res sandbox.Result) []byte {
+	argvJSON, _ := json.Marshal(v.Argv)
+	var log bytes.Buffer
+	fmt.Fprintf(&log, "$ %s\ncwd: %s\n%s\n", argvJSON, v.Cwd, status)
+	log.WriteString(redact.Secrets(string(res.Stdout)))
+	log.WriteString("\n")
+	log.WriteString(redact.Secrets(string(res.Stderr)))
+	text := log.Bytes()
+	if len(text) > verificationLogMax {
+		text = text[:verificationLogMax]
+	}
+	return text
 }
 
 type assertionResult struct {

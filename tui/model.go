@@ -866,11 +866,12 @@ func (m *Model) pendingCount() int {
 	return n
 }
 
-// surfacePrompt opens the selected task's waiting request, but only when nothing else is open:
-// a request of another task, or one arriving while the person uses a dialog or form, is
-// announced (header count, row marker, bell) and waits for `i`.
+// surfacePrompt opens the selected task's waiting request, but only when nothing else is open
+// and nothing is taking text: a request of another task, or one arriving while the person uses
+// a dialog, a form or a search box, is announced (header count, row marker, bell) and waits for
+// `i`.
 func (m *Model) surfacePrompt() {
-	if !m.dialogs.empty() {
+	if !m.dialogs.empty() || m.capturing() {
 		return
 	}
 	for _, p := range m.pending {
@@ -922,15 +923,18 @@ func (m *Model) push(d dialog) { m.dialogs.push(d, m.now()) }
 // they are text. A paste only ever goes to a text input.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	top := m.dialogs.top()
-	typing := top != nil && top.typing()
+	typing := m.capturing()
 	if typing && msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
 		// Text, like a paste: a read that is exactly "right", "enter" or "end" must be typed,
 		// not taken for the key of that name.
 		msg.Paste = true
 	}
 	if msg.Paste {
-		if typing && !m.dialogs.swallow(m.now()) {
+		if typing && top != nil && !m.dialogs.swallow(m.now()) {
 			return m.apply(top, top.update(msg, m.keys))
+		}
+		if typing && top == nil {
+			return m.handleKey(msg)
 		}
 		return nil
 	}
@@ -939,7 +943,7 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	}
 	var cmds []tea.Cmd
 	for i, r := range msg.Runes {
-		if top := m.dialogs.top(); top != nil && top.typing() {
+		if m.capturing() {
 			// A dialog opened by an earlier rune takes the rest as text.
 			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:], Paste: len(msg.Runes[i:]) > 1}))
 			break
@@ -948,6 +952,25 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 		m.surfacePrompt()
 	}
 	return tea.Batch(cmds...)
+}
+
+// capturing reports whether keys are text right now: the top dialog takes text, or, with no
+// dialog open, the selected task's events search or the checks search is being typed into. It
+// is the one question the key router and the prompt's opening ask.
+func (m *Model) capturing() bool {
+	if top := m.dialogs.top(); top != nil {
+		return top.typing()
+	}
+	if m.rp != nil {
+		return false
+	}
+	switch t := m.list.selectedTask(); {
+	case m.tab == tabEvents && t != nil:
+		return m.task(t.TaskID).events.typing()
+	case m.tab == tabChecks && t != nil:
+		return m.task(t.TaskID).checks.search.typing
+	}
+	return false
 }
 
 // askSuspend suspends the dashboard, first asking when it runs the engine of working tasks:
