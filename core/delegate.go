@@ -152,18 +152,9 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 	if baseRef == "" {
 		baseRef = "HEAD"
 	}
-	// A task's worktree is the worker's to write, .git included: it is never the source of a
-	// task, or git would find its repository through a link the worker chose.
-	root := filepath.Join(e.cfg.StateDir, "worktrees")
-	if realRoot, err := filepath.EvalSymlinks(root); err == nil {
-		if realCwd, err := filepath.EvalSymlinks(cwd); err == nil && (realCwd == realRoot || strings.HasPrefix(realCwd, realRoot+string(filepath.Separator))) {
-			return nil, nil, Errorf(CodeInvalidRequest, map[string]any{"cwd": cwd},
-				"%s is inside a task's worktree; delegate from the repository's own checkout", cwd)
-		}
-	}
-	src, err := gitx.OpenSource(gctx, cwd, baseRef)
+	src, err := e.openSource(gctx, cwd, baseRef)
 	if err != nil {
-		return nil, nil, gitError(err)
+		return nil, nil, err
 	}
 	base := contract.PathBase(req.PathBase)
 	if base == "" {
@@ -220,6 +211,7 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 	}
 	// The task is stored before its branch and worktree exist, so that an owner killed while
 	// creating them leaves a record from which the next start undoes them (see recover).
+	root := filepath.Join(e.cfg.StateDir, "worktrees")
 	r.Worktree, err = plannedWorktree(root, src.ID, req.TaskID)
 	if err != nil {
 		return nil, nil, err
@@ -360,15 +352,32 @@ func (e *Engine) waitDelegate(ctx context.Context, req DelegateRequest, id strin
 	return e.delegateResult(ctx, r, timedOut), nil
 }
 
+// openSource opens the person's checkout at cwd. A task's worktree is the worker's to write,
+// .git included: it is never the source of a task, or git would find its repository through a
+// link the worker chose.
+func (e *Engine) openSource(ctx context.Context, cwd, ref string) (gitx.Source, error) {
+	if realRoot, err := filepath.EvalSymlinks(filepath.Join(e.cfg.StateDir, "worktrees")); err == nil {
+		if realCwd, err := filepath.EvalSymlinks(cwd); err == nil && (realCwd == realRoot || strings.HasPrefix(realCwd, realRoot+string(filepath.Separator))) {
+			return gitx.Source{}, Errorf(CodeInvalidRequest, map[string]any{"cwd": cwd},
+				"%s is inside a task's worktree; delegate from the repository's own checkout", cwd)
+		}
+	}
+	src, err := gitx.OpenSource(ctx, cwd, ref)
+	if err != nil {
+		return gitx.Source{}, gitError(err)
+	}
+	return src, nil
+}
+
 // redelegate handles a delegate for an existing task id: conflicts are refused, a task in
 // flight is waited on, and a paused task is resumed when the caller acknowledges the pause.
 func (e *Engine) redelegate(ctx context.Context, req DelegateRequest, r *taskRecord, parsed *contract.Contract, cwd string) (DelegateResult, error) {
 	if r.PrunedAt != nil || r.ArchivedAt != nil {
 		return DelegateResult{}, Errorf(CodeTaskConflict, nil, "task %s was archived; task ids are never reused, choose a new task_id", r.TaskID)
 	}
-	src, err := gitx.OpenSource(ctx, cwd, r.BaseCommit)
+	src, err := e.openSource(ctx, cwd, r.BaseCommit)
 	if err != nil {
-		return DelegateResult{}, gitError(err)
+		return DelegateResult{}, err
 	}
 	conflict := func(what string) (DelegateResult, error) {
 		return DelegateResult{}, Errorf(CodeTaskConflict, map[string]any{"field": what},

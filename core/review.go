@@ -51,6 +51,10 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 		return
 	}
 	refused = append(refused, hardLinks(r.Worktree, rev.Files)...)
+	if len(refused) > 0 {
+		e.pause(id, PhasePostflightFailed, "the change cannot be committed: "+describeRefusals(refused))
+		return
+	}
 	// What is ignored where the task may write: there a worker's file could pass for part of the
 	// change. (The checks see no ignored file anywhere; see verify.)
 	outside, err := gitx.Unreviewed(ctx, e.worktreeOf(r), rev.Tree, e.reviewIndexPath(id), c.WritePrefixes())
@@ -60,10 +64,6 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 	}
 	if err != nil {
 		e.pause(id, PhasePostflightFailed, "the worktree could not be compared with its snapshot: "+redact.String(err.Error()))
-		return
-	}
-	if len(refused) > 0 {
-		e.pause(id, PhasePostflightFailed, "the change cannot be committed: "+describeRefusals(refused))
 		return
 	}
 	if err := e.collisionCheck(ctx, r, "review_readiness"); err != nil {

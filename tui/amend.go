@@ -34,7 +34,7 @@ func (m *Model) dropCheck(ti *taskInfo, id string) {
 	}
 	taskID, ctx := ti.detail.View.TaskID, m.ctx
 	m.push(&confirmDialog{
-		title: "Drop " + plainLine(id) + " from " + taskID + "'s contract?",
+		title: "Drop " + sanitizeLine(id) + " from " + taskID + "'s contract?",
 		body: "Finalize will no longer run it; a criterion only it proved becomes one you approve at finalize. " +
 			"The contract gets a new revision, and the worker is told at its next prompt.",
 		yes: func(m *Model) tea.Cmd {

@@ -3,8 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/x/ansi"
@@ -61,7 +59,7 @@ func (x *excuseState) view(t Theme, width int, focused bool) string {
 	if len(x.ids) == 0 {
 		return ""
 	}
-	ids := plainLine(strings.Join(x.ids, ", "))
+	ids := sanitizeLine(strings.Join(x.ids, ", "))
 	if !x.on {
 		return "\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("Failing before the change too: %s. ctrl+x excuses it with a reason.", ids), width, 2)) + "\n"
 	}
@@ -97,7 +95,7 @@ func baselineLines(t Theme, v core.VerificationResult, w int) []string {
 		text = "before the change: ? unknown — " + b.Reason
 	}
 	var out []string
-	for _, l := range wrapLines(plainLine(text), max(w-2, 1)) {
+	for _, l := range wrapLines(sanitizeLine(text), max(w-2, 1)) {
 		out = append(out, " "+st.Render(l))
 	}
 	if b.Status == core.BaselineFailed && b.LogTail != "" {
@@ -106,7 +104,7 @@ func baselineLines(t Theme, v core.VerificationResult, w int) []string {
 			tail = tail[len(tail)-3:]
 		}
 		for _, l := range tail {
-			out = append(out, " "+t.Dim.Render(ansi.Truncate("  base: "+plainLine(l), max(w-2, 1), "…")))
+			out = append(out, " "+t.Dim.Render(ansi.Truncate("  base: "+sanitizeLine(l), max(w-2, 1), "…")))
 		}
 	}
 	return out
@@ -127,9 +125,9 @@ func droppedNote(checked []core.BaseCheck) string {
 		switch ch.Baseline.Status {
 		case core.BaselineFailed:
 			first, _, _ := strings.Cut(core.FirstFailingLines(ch.Baseline, 1), "\n")
-			dropped = append(dropped, ch.ID+" ("+plainLine(first)+")")
+			dropped = append(dropped, ch.ID+" ("+sanitizeLine(first)+")")
 		case core.BaselineUnknown:
-			unknown = append(unknown, ch.ID+" ("+plainLine(ch.Baseline.Reason)+")")
+			unknown = append(unknown, ch.ID+" ("+sanitizeLine(ch.Baseline.Reason)+")")
 		}
 	}
 	var out string
@@ -140,19 +138,4 @@ func droppedNote(checked []core.BaseCheck) string {
 		out += " Not checked, kept: " + strings.Join(unknown, "; ") + "."
 	}
 	return out
-}
-
-// plainLine is s on one line with nothing a terminal would act on: control and format
-// characters (escape sequences, bidirectional overrides) are dropped, line breaks become spaces.
-// Check output and ids are the worker's or the repository's bytes.
-func plainLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\t' || r == '\r':
-			return ' '
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError:
-			return -1
-		}
-		return r
-	}, s)
 }

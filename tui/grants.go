@@ -92,13 +92,13 @@ func (d *grantsDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		b.WriteString("\n" + t.Dim.Render(short(sanitizeLine(fmt.Sprintf("    %s · from task %s · %s", g.Repository, g.TaskID, g.CreatedAt)), max(width, 20))))
 	}
 	if d.confirm && d.sel < len(d.grants) {
-		b.WriteString("\n\n" + t.Pending.Render("Revoke "+d.grants[d.sel].ID+"? y revokes, any other key keeps it."))
+		b.WriteString("\n\n" + t.Pending.Render("Revoke "+sanitizeLine(d.grants[d.sel].ID)+"? y revokes, any other key keeps it."))
 	}
 	if d.msg != "" {
 		b.WriteString("\n\n" + t.Dim.Render(short(sanitizeLine(d.msg), max(width, 20))))
 	}
 	if d.err != "" {
-		b.WriteString("\n\n" + t.Error.Render(d.err))
+		b.WriteString("\n\n" + t.Error.Render(sanitizeLine(d.err)))
 	}
 	return b.String(), keyLines(t, width, hint(k.Down, "next"), hint(k.Up, "previous"), hint(k.Deny, "revoke"), hint(k.Dismiss, "close"))
 }

@@ -105,8 +105,7 @@ func working(ctx context.Context, e *core.Engine) bool {
 		return true // not knowing is no reason to stop
 	}
 	for _, v := range views {
-		switch v.State {
-		case core.StateProvisioning, core.StateRunning, core.StateWaitingPermission, core.StateWaitingInput, core.StateVerifying:
+		if v.State.Working() {
 			return true
 		}
 	}
