@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -112,14 +113,31 @@ func working(ctx context.Context, e *core.Engine) bool {
 	return false
 }
 
+// serveRestartGap is the least time between two background starts of serve by one --mcp.
+const serveRestartGap = 10 * time.Second
+
 // serveOrDial is the MCP server's connect under CODEX_REASONIX_OWNER=serve: it attaches to the
 // owner of the state directory, starting `reasonixctl serve` in the background when none
 // answers, so the tasks outlive this process.
 func serveOrDial(dir string, log *slog.Logger) func(context.Context) (link, error) {
 	dial := dialOwner(dir, remote.RoleMCP)
+	var mu sync.Mutex
+	var lastStart time.Time
 	return func(ctx context.Context) (link, error) {
 		if l, err := dial(ctx); err == nil {
 			return l, nil
+		}
+		// A serve that exits at once (the directory broken, another owner's socket down) must
+		// not be started again at every reconnect: at most one start per serveRestartGap.
+		mu.Lock()
+		since := time.Since(lastStart)
+		recent := !lastStart.IsZero() && since < serveRestartGap
+		if !recent {
+			lastStart = time.Now()
+		}
+		mu.Unlock()
+		if recent {
+			return link{}, core.Errorf(core.CodeReasonixUnavailable, nil, "reasonixctl serve was started %s ago and does not answer; retrying later", since.Round(time.Millisecond))
 		}
 		exited, err := startServe(dir, log)
 		if err != nil {
