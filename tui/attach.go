@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"reasonixctl/core"
 )
 
 // Owner is the process that owns the state directory a dashboard is attached to.
@@ -75,18 +73,4 @@ func (m *Model) attachLabel() string {
 		return "owner " + strings.TrimPrefix(m.attach.owner.Describe(), "reasonixctl ") + " exited, waiting"
 	}
 	return "attached to " + m.attach.owner.Describe()
-}
-
-// answerText is an interaction's answer in a few words.
-func answerText(r *core.InteractionResponse) string {
-	if r == nil {
-		return "no answer"
-	}
-	switch {
-	case r.Answer != "":
-		return r.Decision + ": " + r.Answer
-	case r.OptionID != "":
-		return r.Decision + " (" + r.OptionID + ")"
-	}
-	return r.Decision
 }

@@ -82,8 +82,9 @@ func TestPromptAnsweredElsewhereClosesAndSaysSo(t *testing.T) {
 	answered := permissionIA("ia-1")
 	answered.Status = core.InteractionResolved
 	answered.Response = &core.InteractionResponse{Decision: core.DecisionAllow, OptionID: "allow-once"}
+	answered.Response.By = core.ByCodex
 	h.send(ev("docs-typo", 8, core.EventInteractionResolved, answered))
-	h.requireView("ia-1 of docs-typo was answered elsewhere: allow (allow-once)")
+	h.requireView("answered by Codex: allow once (ia-1 of docs-typo)")
 	if h.m.dialogs.hasPrompt() {
 		t.Fatal("the prompt stayed open after another answer won")
 	}

@@ -378,7 +378,7 @@ func TestEditorGetsAReadOnlyCopyThatIsRemoved(t *testing.T) {
 	r := &reviewFake{fakeService: scenario(), files: map[string][]byte{"internal/auth/login.go": []byte("package auth\n")}}
 	h := newReviewHarness(t, r, 120, 40, nil)
 	h.press("2", "]", "J")
-	cmd := h.m.handleKey(keyMsg("e"))
+	cmd := h.m.handleKey(keyMsg("e"), true)
 	msg, ok := cmd().(editorFileMsg)
 	if !ok || msg.path != "internal/auth/login.go" || msg.line != 11 || string(msg.data) != "package auth\n" {
 		t.Fatalf("editor file: %+v", msg)

@@ -260,7 +260,11 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		if ia.Status != core.InteractionResolved || ia.Response == nil {
 			return kindAsk, fmt.Sprintf("ask    %s %s %s", ia.Kind, ia.ID, ia.Status)
 		}
-		return kindAsk, fmt.Sprintf("ask    %s %s answered %s", ia.Kind, ia.ID, answerText(ia.Response))
+		by := ""
+		if ia.Response.By != "" {
+			by = " (by " + ia.Response.By + ")"
+		}
+		return kindAsk, fmt.Sprintf("ask    %s %s answered %s%s", ia.Kind, ia.ID, responseText(ia), by)
 	case core.EventPlan:
 		var d core.PlanData
 		_ = json.Unmarshal(ev.Data, &d)

@@ -359,3 +359,33 @@ func questionIA(id string) core.Interaction {
 }
 
 func fmtControls(cs []core.ControlRequest) string { return fmt.Sprintf("%+v", cs) }
+
+// msgsOf runs cmd as a program would and returns its messages with batches flattened, leaving
+// out the gate's keyQuietMsg: what a key did, not the timing of keys.
+func msgsOf(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	switch msg := cmd().(type) {
+	case nil, keyQuietMsg:
+		return nil
+	case tea.BatchMsg:
+		var out []tea.Msg
+		for _, c := range msg {
+			out = append(out, msgsOf(c)...)
+		}
+		return out
+	default:
+		return []tea.Msg{msg}
+	}
+}
+
+// quits says whether cmd quits the program.
+func quits(cmd tea.Cmd) bool {
+	for _, msg := range msgsOf(cmd) {
+		if _, ok := msg.(tea.QuitMsg); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -111,7 +111,7 @@ func TestKeysInTheGracePeriodAreSwallowed(t *testing.T) {
 	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionDeny})
 }
 
-func TestQuestionAnsweredByNumberAndFreeText(t *testing.T) {
+func TestQuestionAnsweredBySelectingAndFreeText(t *testing.T) {
 	h := newHarness(t, scenario(), 80, 24)
 	h.send(ev("login-fix", 11, core.EventInteractionWaiting, questionIA("q-1")))
 	h.requireView("Which error name should I use?", "1 ErrEmptyUser", "2 ErrNoUser")
@@ -120,8 +120,19 @@ func TestQuestionAnsweredByNumberAndFreeText(t *testing.T) {
 	h.clk.advance(time.Second)
 	h.press("3") // no third option: stays open
 	h.requireView("there is no option 3")
+	h.press("enter") // nothing selected yet
+	h.requireView("select an option first")
+	// A digit only selects, however often it is pressed: the person meant a tab, perhaps.
 	h.press("2")
+	h.press("2")
+	h.requireControls()
+	h.requireView("› 2 ErrNoUser", "enter answer 2")
+	h.press("up") // the arrows move the selection
+	h.requireView("› 1 ErrEmptyUser")
+	h.press("down")
+	h.press("enter")
 	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "q-1", Decision: core.DecisionAllow, OptionID: "o2"})
+	h.requireView(`answered q-1: option 2 "ErrNoUser"`)
 
 	h.send(ev("login-fix", 12, core.EventInteractionWaiting, questionIA("q-2")))
 	h.clk.advance(time.Second)
@@ -560,4 +571,27 @@ func TestResyncRefillsTheEventsViewFromTheJournal(t *testing.T) {
 	if n := strings.Count(h.view(), "I will read the login code"); n != 1 {
 		t.Fatalf("replayed history shows %d times", n)
 	}
+}
+
+// A key that arrives with others, in one read (typing, a script, a paste without brackets),
+// never answers: neither the last of them, nor the first, nor one of several runes.
+func TestKeysArrivingTogetherNeverAnswer(t *testing.T) {
+	h := newHarness(t, scenario(), 80, 24)
+	h.send(ev("login-fix", 11, core.EventInteractionWaiting, permissionIA("ia-1")))
+	h.clk.advance(5 * time.Second) // long open: the grace is over
+	for _, read := range [][]tea.Msg{
+		{keyMsg("xa")},                // several runes in one read
+		{keyMsg("down"), keyMsg("a")}, // an answer key after another key
+		{keyMsg("a"), keyMsg("down")}, // an answer key followed by another
+		{keyMsg("d"), keyMsg("d")},    // a double press in one read
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a"), Paste: true}}, // pasted
+	} {
+		h.send(read...)
+		h.requireControls()
+		h.requireView("Permission requested")
+	}
+	h.requireView("keys that arrive together never answer")
+	h.press("a") // alone
+	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionAllow})
+	h.requireView("answered ia-1: allow once")
 }

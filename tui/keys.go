@@ -114,7 +114,7 @@ func DefaultKeyMap() KeyMap {
 		AllowSession: bind([]string{"S"}, "S", "allow for the session (when offered)"),
 		AllowRepo:    bind([]string{"R"}, "R", "allow this exact command (argv and cwd) for the repository from now on (a standing grant)"),
 		Deny:         bind([]string{"d"}, "d", "deny"),
-		Option:       bind([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "choose the numbered option"),
+		Option:       bind([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "select a question's numbered option (↑/↓ too); enter answers with it"),
 		FreeText:     bind([]string{"t"}, "t", "type a free-text answer (when allowed)"),
 		Later:        bind([]string{"esc"}, "esc", "answer later (i brings it back)"),
 

@@ -188,6 +188,7 @@ type Model struct {
 	spin          spinner.Model
 	spinning      bool
 	graceTimer    bool
+	gate          answerGate
 	lastForm      newTaskInput
 	attach        attachState
 	rp            *replayView           // the replay on screen, if any
@@ -254,6 +255,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 	case tea.KeyMsg:
 		cmds = append(cmds, m.handleKeys(msg))
+	case keyQuietMsg:
+		if h := m.gate.settle(msg.n); h != nil {
+			cmds = append(cmds, m.release(h))
+		}
 	case tea.ResumeMsg:
 		cmds = append(cmds, m.away(false), m.refreshList())
 	case eventMsg:
@@ -555,8 +560,9 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 		var ia core.Interaction
 		if json.Unmarshal(ev.Data, &ia) == nil {
 			if p := m.findPending(ia.ID); p != nil && !p.answering && ia.Status == core.InteractionResolved {
-				// First answer wins: someone else (Codex, another dashboard) answered it.
-				m.setStatus(ia.ID+" of "+ev.TaskID+" was answered elsewhere: "+answerText(ia.Response), false, ev.TaskID)
+				// First answer wins: someone else (Codex, another dashboard) answered it. The
+				// line outlives the task's state change that follows at once.
+				m.setStatus("answered by "+answeredBy(ia.Response)+": "+responseText(ia)+" ("+ia.ID+" of "+ev.TaskID+")", false, "")
 			}
 			m.dropPending(ia.ID)
 		}
@@ -762,8 +768,12 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 	m.list.replace(msg.view)
 	switch req.Action {
 	case core.ActionRespond:
+		what := req.Decision
+		if p := m.findPending(req.InteractionID); p != nil {
+			what = answerText(p.ia, req.Decision, req.OptionID, req.Answer, req.Grant)
+		}
 		m.dropPending(req.InteractionID)
-		m.setStatus("answered "+req.InteractionID+": "+req.Decision, false, req.TaskID)
+		m.setStatus("answered "+req.InteractionID+": "+what, false, "")
 	case core.ActionFinalize:
 		if msg.view.CommitHash != "" {
 			// The committed event may have shown the notice already.
@@ -922,6 +932,7 @@ func (m *Model) push(d dialog) { m.dialogs.push(d, m.now()) }
 // fast typing, `tmux send-keys 2 3`) into one key each, unless a text input has focus, where
 // they are text. A paste only ever goes to a text input.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
+	alone, quiet := m.gate.key(m.opts.animate)
 	top := m.dialogs.top()
 	typing := m.capturing()
 	if typing && msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
@@ -931,24 +942,24 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	}
 	if msg.Paste {
 		if typing && top != nil && !m.dialogs.swallow(m.now()) {
-			return m.apply(top, top.update(msg, m.keys))
+			return tea.Batch(quiet, m.apply(top, top.update(msg, m.keys), false))
 		}
 		if typing && top == nil {
-			return m.handleKey(msg)
+			return tea.Batch(quiet, m.handleKey(msg, false))
 		}
-		return nil
+		return quiet
 	}
 	if msg.Type != tea.KeyRunes || len(msg.Runes) <= 1 || typing {
-		return m.handleKey(msg)
+		return tea.Batch(quiet, m.handleKey(msg, alone))
 	}
-	var cmds []tea.Cmd
+	cmds := []tea.Cmd{quiet}
 	for i, r := range msg.Runes {
 		if m.capturing() {
 			// A dialog opened by an earlier rune takes the rest as text.
-			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:], Paste: len(msg.Runes[i:]) > 1}))
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:], Paste: len(msg.Runes[i:]) > 1}, false))
 			break
 		}
-		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}))
+		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}, false))
 		m.surfacePrompt()
 	}
 	return tea.Batch(cmds...)
@@ -1003,7 +1014,9 @@ func (m *Model) away(away bool) tea.Cmd {
 	return func() tea.Msg { hook(away); return nil }
 }
 
-func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+// handleKey routes one key; alone says it arrived by itself, the only way a key may answer a
+// request (answer.go).
+func (m *Model) handleKey(msg tea.KeyMsg, alone bool) tea.Cmd {
 	k := m.keys
 	if key.Matches(msg, k.Suspend) {
 		return m.askSuspend()
@@ -1033,7 +1046,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 				return nil
 			}
 		}
-		return m.apply(top, top.update(msg, k))
+		return m.apply(top, top.update(msg, k), alone)
 	}
 	if m.rp != nil {
 		return m.replayKey(msg)
@@ -1187,7 +1200,29 @@ func (m *Model) askQuit() tea.Cmd {
 	return nil
 }
 
-func (m *Model) apply(d dialog, res dialogResult) tea.Cmd {
+// apply carries out a dialog's result. An answer to a request is held by the gate until its key
+// proves to have come alone (answer.go), and refused outright when it did not.
+func (m *Model) apply(d dialog, res dialogResult, alone bool) tea.Cmd {
+	if pd, ok := d.(*promptDialog); ok && res.control != nil && res.control.Action == core.ActionRespond {
+		if !alone {
+			pd.err = "keys that arrive together never answer: press the key on its own"
+			return nil
+		}
+		m.gate.hold(pd, res)
+		return nil
+	}
+	return m.carryOut(d, res)
+}
+
+// release sends a held answer whose key came alone, if its request still waits here.
+func (m *Model) release(h *heldAnswer) tea.Cmd {
+	if m.dialogs.prompt(h.dialog.ia.ID) != h.dialog {
+		return nil
+	}
+	return m.carryOut(h.dialog, h.res)
+}
+
+func (m *Model) carryOut(d dialog, res dialogResult) tea.Cmd {
 	if res.close {
 		m.dialogs.remove(d)
 	}

@@ -11,21 +11,24 @@ import (
 	"reasonixctl/core"
 )
 
-// promptDialog answers one pending interaction. Only the named keys answer it: `a` allow once,
-// `S` allow for the session where offered, `d` deny, a number for a question's option, `t` to
-// type an answer, esc to answer later. Nothing else — enter included — decides anything.
+// promptDialog answers one pending interaction. A permission is answered by `a` allow once,
+// `S` allow for the session where offered, `R` allow the command for the repository, `d` deny;
+// enter never allows. A question's option is selected with a digit or the arrows and confirmed
+// with enter (a digit alone never answers), `t` types an answer, `d` declines. esc answers
+// later. Whether the key may answer at all is the gate's to say (answer.go).
 type promptDialog struct {
 	taskID    string
 	ia        core.Interaction
 	lastWords string // the agent's latest text, so the person sees what led here
 	others    int    // further pending interactions behind this one
 	answering bool   // typing a free-text answer
+	selected  int    // the question's selected option, -1 for none yet
 	input     textinput.Model
 	err       string
 }
 
 func newPromptDialog(taskID string, ia core.Interaction) *promptDialog {
-	return &promptDialog{taskID: taskID, ia: ia, input: newInput("your answer", "", core.MaxAnswerLen)}
+	return &promptDialog{taskID: taskID, ia: ia, selected: -1, input: newInput("your answer", "", core.MaxAnswerLen)}
 }
 
 func (d *promptDialog) typing() bool { return d.answering }
@@ -77,9 +80,28 @@ func (d *promptDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	case key.Matches(msg, k.Option) && len(opts) > 0:
 		n := int(msg.String()[0] - '1')
 		if n < len(opts) {
-			return d.respond(core.DecisionAllow, opts[n].OptionID, "")
+			d.selected = n
+			return dialogResult{}
 		}
 		d.err = fmt.Sprintf("there is no option %d", n+1)
+	case (msg.Type == tea.KeyUp || msg.Type == tea.KeyDown) && len(opts) > 0:
+		step := 1
+		if msg.Type == tea.KeyUp {
+			step = -1
+		}
+		if d.selected < 0 {
+			d.selected = 0
+		} else {
+			d.selected = (d.selected + step + len(opts)) % len(opts)
+		}
+	case msg.Type == tea.KeyEnter && len(opts) > 0:
+		if d.selected < 0 {
+			d.err = fmt.Sprintf("select an option first (1-%d or ↑/↓), then enter", len(opts))
+			return dialogResult{}
+		}
+		return d.respond(core.DecisionAllow, opts[d.selected].OptionID, "")
+	case msg.Type == tea.KeyEnter && d.ia.Kind == core.InteractionPermission:
+		d.err = "enter does not answer: a allows once, d denies"
 	case key.Matches(msg, k.FreeText) && freeTextAllowed(d.ia.Kind):
 		d.answering = true
 		d.input.Focus()
@@ -133,7 +155,13 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		b.WriteString("\n")
 	}
 	for i, o := range opts {
-		b.WriteString("\n" + t.HelpKey.Render(fmt.Sprintf("%d", i+1)) + " " + sanitizeLine(o.Name))
+		line := t.HelpKey.Render(fmt.Sprintf("%d", i+1)) + " " + sanitizeLine(o.Name)
+		if i == d.selected {
+			line = t.Selected.Render("› " + fmt.Sprintf("%d", i+1) + " " + sanitizeLine(o.Name))
+		} else {
+			line = "  " + line
+		}
+		b.WriteString("\n" + line)
 	}
 	if d.answering {
 		b.WriteString("\n\n" + t.HelpKey.Render("answer ") + d.input.View())
@@ -154,7 +182,10 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 			keys = append(keys, hint(k.AllowRepo, "allow for repo"))
 		}
 	} else if len(opts) > 0 {
-		keys = append(keys, hint(k.Option, "choose"))
+		keys = append(keys, hint(k.Option, "select"), bind(nil, "↑/↓", "select"))
+		if d.selected >= 0 {
+			keys = append(keys, bind(nil, "enter", fmt.Sprintf("answer %d", d.selected+1)))
+		}
 	}
 	if freeTextAllowed(d.ia.Kind) {
 		keys = append(keys, hint(k.FreeText, "type answer"))

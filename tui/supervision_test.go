@@ -131,11 +131,8 @@ func TestResumeAfterRestartRecovery(t *testing.T) {
 
 func TestQuitAsksWhileTasksWork(t *testing.T) {
 	h := newHarness(t, scenario(), 80, 24)
-	_, cmd := h.m.Update(keyMsg("q"))
-	if cmd != nil {
-		if _, quit := cmd().(tea.QuitMsg); quit {
-			t.Fatal("q quit at once while a task runs")
-		}
+	if _, cmd := h.m.Update(keyMsg("q")); quits(cmd) {
+		t.Fatal("q quit at once while a task runs")
 	}
 	h.requireView("Quit reasonixctl?", "1 task(s) are still working", "resume them (r)")
 	h.press("n")
@@ -143,11 +140,7 @@ func TestQuitAsksWhileTasksWork(t *testing.T) {
 		t.Fatal("n left the question open")
 	}
 	h.press("q")
-	_, cmd = h.m.Update(keyMsg("y"))
-	if cmd == nil {
-		t.Fatal("y did not quit")
-	}
-	if _, quit := cmd().(tea.QuitMsg); !quit {
+	if _, cmd := h.m.Update(keyMsg("y")); !quits(cmd) {
 		t.Fatal("y did not quit")
 	}
 
@@ -155,11 +148,7 @@ func TestQuitAsksWhileTasksWork(t *testing.T) {
 	f := scenario()
 	f.tasks = f.tasks[:1]
 	h = newHarness(t, f, 80, 24)
-	_, cmd = h.m.Update(keyMsg("q"))
-	if cmd == nil {
-		t.Fatal("q did nothing")
-	}
-	if _, quit := cmd().(tea.QuitMsg); !quit {
+	if _, cmd := h.m.Update(keyMsg("q")); !quits(cmd) {
 		t.Fatal("q asked although nothing runs")
 	}
 }
@@ -375,11 +364,12 @@ func TestSuspendSaysThePersonIsAway(t *testing.T) {
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlZ})
 	h.requireView("Suspend reasonixctl?", "working task(s)", "wait until you bring it back with fg")
 	_, cmd := m.Update(keyMsg("y"))
-	if cmd == nil {
-		t.Fatal("yes did nothing")
+	msgs := msgsOf(cmd)
+	if len(msgs) != 1 {
+		t.Fatalf("yes gave %v, want one sequence", msgs)
 	}
 	// A tea.Sequence: run its commands in order, as the program would.
-	seq := reflect.ValueOf(cmd())
+	seq := reflect.ValueOf(msgs[0])
 	if seq.Kind() != reflect.Slice {
 		t.Fatalf("ctrl+z gave %T, want a sequence", seq.Interface())
 	}
@@ -399,10 +389,10 @@ func TestSuspendSaysThePersonIsAway(t *testing.T) {
 
 	a := &fakeAttachment{owner: Owner{PID: 4242, Mode: "mcp"}, present: true, changed: make(chan struct{})}
 	ah := newAttachedHarness(t, scenario(), a, 80, 24)
-	if _, cmd := ah.m.Update(tea.KeyMsg{Type: tea.KeyCtrlZ}); cmd == nil || !ah.m.dialogs.empty() {
+	if _, cmd := ah.m.Update(tea.KeyMsg{Type: tea.KeyCtrlZ}); len(msgsOf(cmd)) == 0 || !ah.m.dialogs.empty() {
 		t.Fatal("an attached dashboard asked before suspending")
 	}
-	if _, cmd := ah.m.Update(keyMsg("q")); cmd == nil || !ah.m.dialogs.empty() {
+	if _, cmd := ah.m.Update(keyMsg("q")); !quits(cmd) || !ah.m.dialogs.empty() {
 		t.Fatal("an attached dashboard asked before quitting, though the owner's tasks go on")
 	}
 }
