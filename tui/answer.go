@@ -35,6 +35,7 @@ type answerGate struct {
 	seen  uint64 // keys received
 	quiet uint64 // the newest key known to have been followed by a quiet gap
 	held  *heldAnswer
+	said  map[string]string // what each answer in flight chose, by interaction id
 }
 
 type heldAnswer struct {
@@ -63,6 +64,9 @@ func (g *answerGate) key(animate bool) (alone bool, quiet tea.Cmd) {
 
 // hold keeps an answer given by the current key until that key's quiet arrives.
 func (g *answerGate) hold(d *promptDialog, res dialogResult) {
+	if g.said == nil {
+		g.said = map[string]string{}
+	}
 	g.held = &heldAnswer{key: g.seen, dialog: d, res: res}
 }
 

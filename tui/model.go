@@ -768,9 +768,10 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 	m.list.replace(msg.view)
 	switch req.Action {
 	case core.ActionRespond:
-		what := req.Decision
-		if p := m.findPending(req.InteractionID); p != nil {
-			what = answerText(p.ia, req.Decision, req.OptionID, req.Answer, req.Grant)
+		what := m.gate.said[req.InteractionID]
+		delete(m.gate.said, req.InteractionID)
+		if what == "" {
+			what = req.Decision
 		}
 		m.dropPending(req.InteractionID)
 		m.setStatus("answered "+req.InteractionID+": "+what, false, "")
@@ -1219,6 +1220,9 @@ func (m *Model) release(h *heldAnswer) tea.Cmd {
 	if m.dialogs.prompt(h.dialog.ia.ID) != h.dialog {
 		return nil
 	}
+	// What was chosen is said when the engine confirms; the request may be gone by then.
+	req := h.res.control
+	m.gate.said[req.InteractionID] = answerText(h.dialog.ia, req.Decision, req.OptionID, req.Answer, req.Grant)
 	return m.carryOut(h.dialog, h.res)
 }
 
