@@ -45,7 +45,7 @@ func demoScenario() *acptest.Scenario {
 		}},
 		After: &acptest.Turn{Steps: []acptest.Step{
 			{Text: "Addressing the review.", Chunks: 3, DelayMS: 150},
-			{Write: &acptest.WriteFile{Path: "greet/greet.go", Content: demoGreet("return \"Hello, \" + name + \"! Welcome.\"")}, DelayMS: 300},
+			{Write: &acptest.WriteFile{Path: "greet/greet.go", Content: demoGreet("return fmt.Sprintf(\"Hello, %s! Welcome.\", name)")}, DelayMS: 300},
 			{Text: "Changed the greeting in greet.go; ready for another look.", Chunks: 4, DelayMS: 120},
 		}, Summary: "Reworded the greeting in greet/greet.go."},
 	}
