@@ -102,7 +102,7 @@ func eraOf(params json.RawMessage) (requestEra, *jsonrpc.Error) {
 		return requestEra{}, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "missing or invalid _meta field %s", mcp.MetaKeyClientCapabilities)
 	}
 	if !mcp.IsValidProtocolVersion(version) {
-		e := mcp.UnsupportedProtocolVersionError{Version: version, Supported: mcp.ValidProtocolVersions}
+		e := mcp.UnsupportedProtocolVersionError{Version: version, Supported: servedVersions}
 		return requestEra{}, &jsonrpc.Error{Code: codeUnsupportedProtocolVersion, Message: e.Error(),
 			Data: mcp.UnsupportedProtocolVersionData{Supported: e.Supported, Requested: version}}
 	}
