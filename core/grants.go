@@ -157,9 +157,10 @@ func RevokeGrant(dir, id string) (Grant, error) {
 	return out, err
 }
 
-// matchGrant returns the grant that covers argv run from the absolute cwd inside worktree, in
-// repository repoID, if one does and the policy would ask a person about the command.
-func matchGrant(dir, repoID, worktree string, argv []string, cwd string) (Grant, bool) {
+// MatchGrant returns the grant of dir that covers argv run from the absolute cwd (empty: the
+// worktree's root) inside worktree, in the repository repoID, if one does and the policy would
+// ask a person about the command. The engine's permission check and policy explain both ask it.
+func MatchGrant(dir, repoID, worktree string, argv []string, cwd string) (Grant, bool) {
 	rel := "."
 	if cwd != "" {
 		root, err1 := filepath.EvalSymlinks(worktree)
@@ -173,12 +174,6 @@ func matchGrant(dir, repoID, worktree string, argv []string, cwd string) (Grant,
 		}
 		rel = filepath.ToSlash(r)
 	}
-	return findGrant(dir, repoID, argv, rel)
-}
-
-// findGrant returns the grant that covers argv run from rel in repoID, when the policy would
-// ask a person about that command.
-func findGrant(dir, repoID string, argv []string, rel string) (Grant, bool) {
 	if !policy.Standing(argv, rel).Askable() {
 		return Grant{}, false
 	}
@@ -192,12 +187,6 @@ func findGrant(dir, repoID string, argv []string, rel string) (Grant, bool) {
 		}
 	}
 	return Grant{}, false
-}
-
-// FindGrant is findGrant for policy explain: the grant of dir that covers argv run from rel
-// (relative to the worktree) in the repository repoID.
-func FindGrant(dir, repoID string, argv []string, rel string) (Grant, bool) {
-	return findGrant(dir, repoID, argv, rel)
 }
 
 // GrantedReason is how a decision a grant made reads in the journal.

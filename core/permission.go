@@ -59,7 +59,7 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 
 	if d.Askable() && req.ToolKind == "execute" {
 		// A standing grant for this exact command in this repository answers for the person.
-		if g, ok := matchGrant(e.cfg.StateDir, r.RepoID, r.Worktree, argv, cwd); ok {
+		if g, ok := MatchGrant(e.cfg.StateDir, r.RepoID, r.Worktree, argv, cwd); ok {
 			d = policy.Decision{Allow: true, Reason: GrantedReason(g)}
 			data.By, data.Grant, data.Code, data.Reason, data.Hint = ByGrant, g.ID, "", d.Reason, ""
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -84,19 +83,10 @@ func grantFor(repo, worktree, cwd string, argv []string) (core.Grant, bool, erro
 	if err != nil {
 		return core.Grant{}, false, err
 	}
-	root, err1 := filepath.EvalSymlinks(worktree)
-	real, err2 := filepath.EvalSymlinks(cwd)
-	if err1 != nil || err2 != nil {
-		return core.Grant{}, false, nil
-	}
-	rel, err := filepath.Rel(root, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return core.Grant{}, false, nil
-	}
 	dir, err := stateDir()
 	if err != nil {
 		return core.Grant{}, false, err
 	}
-	g, ok := core.FindGrant(dir, src.ID, argv, filepath.ToSlash(rel))
+	g, ok := core.MatchGrant(dir, src.ID, worktree, argv, cwd)
 	return g, ok, nil
 }
