@@ -537,11 +537,14 @@ func logTail(path string, lines, maxBytes int) string {
 	return tailOf(string(b), lines, maxBytes)
 }
 
-// ShellWords renders argv for a person to read (and paste), quoting what needs it.
+// ShellWords renders argv for a person to read and paste into a POSIX shell: a word made only
+// of characters no shell treats specially stays bare, every other word is single-quoted. It is
+// the one quoter: an allowlist, so a character nobody thought of (`!`, a newline, non-ASCII)
+// is quoted rather than left to the shell.
 func ShellWords(argv []string) string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+		if a == "" || strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") != "" {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 		out[i] = a

@@ -13,8 +13,8 @@ import (
 	"reasonixctl/core/policy"
 )
 
-// denialLoopLimit is the identical denial that pauses the task: the worker was told twice.
-const denialLoopLimit = 3
+// DenialLoopLimit is the identical denial that pauses the task: the worker was told twice.
+const DenialLoopLimit = 3
 
 // decide answers one permission request of the worker. Policy decisions are immediate; only
 // questions (ask) and, in supervised mode, commands the policy does not know wait for a person.
@@ -136,7 +136,7 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		return []newEvent{event(EventPermissionDecided, data)}, nil
 	})
 	switch {
-	case count >= denialLoopLimit:
+	case count >= DenialLoopLimit:
 		e.pause(t.id, PhaseRepeatedDenial, fmt.Sprintf("the worker repeated a denied request %d times (%s)", count, d.Code))
 		e.spawn(t.cancelTurn)
 	case count == 1:

@@ -317,7 +317,7 @@ func elicitationMessage(q core.Question) string {
 	var b strings.Builder
 	if len(r.Argv) > 0 {
 		fmt.Fprintf(&b, "Reasonix task %s wants to run a command the policy does not know.\n\n", q.TaskID)
-		fmt.Fprintf(&b, "Command: %s\n", truncateRunes(shellQuote(r.Argv), maxElicitCommand))
+		fmt.Fprintf(&b, "Command: %s\n", truncateRunes(core.ShellWords(r.Argv), maxElicitCommand))
 	} else {
 		fmt.Fprintf(&b, "Reasonix task %s asks for something the policy does not know.\n\n", q.TaskID)
 		fmt.Fprintf(&b, "Request: %s\n", r.Title)
@@ -355,19 +355,6 @@ func spell(d time.Duration) string {
 		return plural(int64(d.Round(time.Second)/time.Second), "second")
 	}
 	return d.String()
-}
-
-// shellQuote writes argv as a person would type it, quoting every word that needs it.
-func shellQuote(argv []string) string {
-	words := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
-			words[i] = a
-			continue
-		}
-		words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(words, " ")
 }
 
 func truncateRunes(s string, n int) string {

@@ -504,12 +504,14 @@ func TestElicitationWording(t *testing.T) {
 		`["printf",""]`:                  `printf ''`,
 		`["echo","it's"]`:                `echo 'it'\''s'`,
 		`["ls","$HOME","*.go"]`:          `ls '$HOME' '*.go'`,
+		`["echo","hi!"]`:                 `echo 'hi!'`,
+		`["echo","a\nb"]`:                "echo 'a\nb'",
 	} {
 		var a []string
 		if err := json.Unmarshal([]byte(argv), &a); err != nil {
 			t.Fatal(err)
 		}
-		if got := shellQuote(a); got != want {
+		if got := core.ShellWords(a); got != want {
 			t.Errorf("%s: %s, want %s", argv, got, want)
 		}
 	}

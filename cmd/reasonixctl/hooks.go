@@ -124,17 +124,7 @@ func hookCommand() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return shellQuote(exe) + " " + hookSubcommand + " --state-dir " + shellQuote(dir), nil
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' ||
-			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return core.ShellWords([]string{exe}) + " " + hookSubcommand + " " + core.ShellWords([]string{"--state-dir", dir}), nil
 }
 
 // isOurHandler recognises the handler reasonixctl installed, whatever binary path it names.

@@ -124,7 +124,7 @@ func printExplanation(w io.Writer, d policy.Decision, asJSON bool) {
 	case d.Askable():
 		fmt.Fprintf(w, "ask %s: %s\n", d.Code, d.Reason)
 		fmt.Fprintln(w, "  --mcp (automatic): denied; the worker is steered to recover with the hint below, and")
-		fmt.Fprintln(w, "      the third identical request pauses the task. While a dashboard is attached (or, with")
+		fmt.Fprintf(w, "      identical request number %d pauses the task. While a dashboard is attached (or, with\n", core.DenialLoopLimit)
 		fmt.Fprintln(w, "      CODEX_REASONIX_PERMISSIONS=ask, through Codex's elicitation) a person is asked first;")
 		fmt.Fprintf(w, "      with no answer within CODEX_REASONIX_ASK_TIMEOUT (%s) it is denied as above.\n", core.DefaultAskTimeout)
 		fmt.Fprintln(w, "  dashboard (supervised): the person at the keyboard is asked and may allow it once or reject it.")
