@@ -38,6 +38,9 @@ type askers struct {
 	// fall back at once instead of at their timeout; a new one is made for the next.
 	left  chan struct{}
 	asker Asker
+	// remote routes a task's questions to an Asker in another process (an MCP server attached
+	// to this owner): the one whose client delegated the task (delegated true), else any.
+	remote func(taskID string) (a Asker, delegated bool)
 }
 
 // AttachSupervisor records a person watching this engine (a dashboard, in-process or attached
@@ -78,18 +81,38 @@ func (e *Engine) SetAsker(a Asker) {
 	e.askers.mu.Unlock()
 }
 
+// SetRemoteAskers installs (or, with nil, removes) how questions reach Askers in processes
+// attached to this engine's owner: route returns the Asker of the client that delegated the
+// task (delegated true) or, failing that, of any client that can ask (nil when none does).
+func (e *Engine) SetRemoteAskers(route func(taskID string) (a Asker, delegated bool)) {
+	e.askers.mu.Lock()
+	e.askers.remote = route
+	e.askers.mu.Unlock()
+}
+
 // askFor says whether an automatic-mode task may ask about a command now, and whom: the attached
 // supervisors (unwatched is then closed when the last of them leaves, taken under the same lock
-// so that one leaving right after cannot be missed) or the Asker.
-func (e *Engine) askFor() (ok bool, a Asker, timeout time.Duration, unwatched <-chan struct{}) {
+// so that one leaving right after cannot be missed), else the Asker of the client that
+// delegated the task, this process's Asker, or any attached client's.
+func (e *Engine) askFor(taskID string) (ok bool, a Asker, timeout time.Duration, unwatched <-chan struct{}) {
 	e.askers.mu.Lock()
 	defer e.askers.mu.Unlock()
 	timeout = e.cfg.AskTimeout
 	if e.askers.supervisors > 0 {
 		return true, nil, timeout, e.askers.left
 	}
+	var remote Asker
+	if e.askers.remote != nil {
+		var delegated bool
+		if remote, delegated = e.askers.remote(taskID); remote != nil && delegated {
+			return true, remote, timeout, nil
+		}
+	}
 	if e.askers.asker != nil {
 		return true, e.askers.asker, timeout, nil
+	}
+	if remote != nil {
+		return true, remote, timeout, nil
 	}
 	return false, nil, 0, nil
 }

@@ -143,7 +143,7 @@ func TestSupervisorLeavingEndsTheWaitAtOnce(t *testing.T) {
 	}
 	// The next supervisor is asked again, and its leaving is watched afresh.
 	defer h.e.AttachSupervisor()()
-	ok, asker, _, left := h.e.askFor()
+	ok, asker, _, left := h.e.askFor("t")
 	if !ok || asker != nil || left == nil {
 		t.Fatal("a new supervisor is not asked")
 	}

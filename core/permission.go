@@ -96,7 +96,7 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		out, _, _ := t.ask(ctx, req, InteractionPermission, d, askLimit{})
 		return out
 	}
-	if ok, asker, timeout, unwatched := e.askFor(); ok && d.Askable() {
+	if ok, asker, timeout, unwatched := e.askFor(t.id); ok && d.Askable() {
 		data.Decision = DecisionInteraction
 		e.appendEvents(t.id, event(EventPermissionDecided, data))
 		out, resp, unanswered := t.ask(ctx, req, InteractionPermission, d, askLimit{timeout: timeout, asker: asker, unwatched: unwatched})

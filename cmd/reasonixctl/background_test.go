@@ -284,3 +284,79 @@ func TestServeSettingsAreChecked(t *testing.T) {
 		t.Fatalf("--idle-exit -1s: %d %q", code, errOut)
 	}
 }
+
+// With CODEX_REASONIX_OWNER=serve and CODEX_REASONIX_PERMISSIONS=ask, the engine runs in the
+// background owner, which has no form to show: the --mcp attached to it asks Codex's user
+// (elicitation/create) and the answer is recorded as theirs.
+func TestServeAsksThroughTheAttachedCodex(t *testing.T) {
+	state := t.TempDir()
+	os.Chmod(state, 0o700)
+	t.Cleanup(func() { stopServe(t, state) })
+	scenario := filepath.Join(t.TempDir(), "ask.json")
+	script := `{"name": "ask", "turns": [{"steps": [{"shell": {"command": "make lint", "output": "fine"}, "permission": "ask"},
+		{"write": {"path": "result.txt", "content": "ok\n"}}, {"text": "Done."}]}]}`
+	if err := os.WriteFile(scenario, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"CODEX_REASONIX_OWNER=serve", "CODEX_REASONIX_PERMISSIONS=ask", "FAKE_REASONIX_SCENARIO=" + scenario, "CODEX_REASONIX_ENV_ALLOWLIST=FAKE_REASONIX_*"}
+	repo := testRepo(t)
+
+	s := startMCP(t, state, env...)
+	s.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"elicitation": map[string]any{}},
+		"clientInfo": map[string]any{"name": "codex", "version": "0.169.0"}})
+	s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	s.send(map[string]any{"jsonrpc": "2.0", "id": 900, "method": "tools/call", "params": map[string]any{"name": "reasonix_delegate",
+		"arguments": map[string]any{"task_id": "asked", "contract": e2eContract, "wait_mode": "background"}, "_meta": codexMeta(repo, true)}})
+	var delegated, asked bool
+	deadline := time.After(60 * time.Second)
+	for !delegated || !asked {
+		select {
+		case line, ok := <-s.lines:
+			if !ok {
+				t.Fatal("stdout closed")
+			}
+			var msg struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Result json.RawMessage `json:"result"`
+				Error  json.RawMessage `json:"error"`
+			}
+			if err := json.Unmarshal(line, &msg); err != nil {
+				t.Fatalf("non-protocol line: %q", line)
+			}
+			switch {
+			case msg.Method == "elicitation/create":
+				if !strings.Contains(string(line), "make lint") {
+					t.Fatalf("the form does not name the command: %s", line)
+				}
+				asked = true
+				s.send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{"action": "accept", "content": map[string]any{"decision": "allow_once"}}})
+			case string(msg.ID) == "900":
+				if msg.Error != nil || strings.Contains(string(msg.Result), `"isError":true`) {
+					t.Fatalf("delegate: %s", line)
+				}
+				delegated = true
+			}
+		case <-deadline:
+			t.Fatalf("delegated %v, asked %v", delegated, asked)
+		}
+	}
+	if owner := store.CurrentOwner(state); owner == nil || owner.Mode != "serve" || owner.PID == s.cmd.Process.Pid {
+		t.Fatalf("the engine is not in a background owner: %+v", owner)
+	}
+	if st := inspectState(t, s, "asked", map[string]any{"wait_until": "review_required", "wait_ms": 30000}); st != "review_required" {
+		t.Fatalf("the task did not reach review: %s", st)
+	}
+	c, err := remote.Dial(context.Background(), state, remote.RoleCLI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	d, err := c.Get(context.Background(), "asked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Interactions) != 1 || d.Interactions[0].Response == nil || d.Interactions[0].Response.By != "asked_user" || d.Interactions[0].Response.Decision != "allow" {
+		t.Fatalf("interactions: %+v", d.Interactions)
+	}
+}

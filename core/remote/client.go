@@ -52,6 +52,13 @@ type Client struct {
 	preview    *connect.Client[taskRequest, core.CherryPickPreview]
 	prune      *connect.Client[pruneRequest, pruneReply]
 	supervise  *connect.Client[superviseRequest, superviseReply]
+	questions  *connect.Client[questionsRequest, questionFrame]
+	answerCl   *connect.Client[answerRequest, answerReply]
+
+	// The Asker this client answers its owner's questions with (ask.go).
+	askMu      sync.Mutex
+	asker      core.Asker
+	stopAsking context.CancelFunc
 
 	session string // names the Hello stream for Supervise
 
@@ -151,6 +158,8 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 	c.preview = connect.NewClient[taskRequest, core.CherryPickPreview](c.hc, base+procPreview, opts...)
 	c.prune = connect.NewClient[pruneRequest, pruneReply](c.hc, base+procPrune, opts...)
 	c.supervise = connect.NewClient[superviseRequest, superviseReply](c.hc, base+procSupervise, opts...)
+	c.questions = connect.NewClient[questionsRequest, questionFrame](c.hc, base+procQuestions, opts...)
+	c.answerCl = connect.NewClient[answerRequest, answerReply](c.hc, base+procAnswer, opts...)
 	c.session = rand.Text()
 	if err := c.handshake(ctx, role, protocol); err != nil {
 		c.cancel()
@@ -330,7 +339,7 @@ func (c *Client) Get(ctx context.Context, taskID string) (core.TaskDetail, error
 
 // Delegate implements core.Service; the request's Authority and PermissionMode go with it.
 func (c *Client) Delegate(ctx context.Context, req core.DelegateRequest) (core.DelegateResult, error) {
-	res, err := unaryCall(c, ctx, c.delegate, &delegateRequest{Request: req, Authority: req.Authority, PermissionMode: req.PermissionMode})
+	res, err := unaryCall(c, ctx, c.delegate, &delegateRequest{Request: req, Authority: req.Authority, PermissionMode: req.PermissionMode, Session: c.session})
 	if err != nil {
 		return core.DelegateResult{}, err
 	}

@@ -84,6 +84,8 @@ type Server struct {
 	supMu       sync.Mutex
 	supervisors map[string]*supervision
 
+	ask askRegistry // the clients that ask their person, and who delegated each task (ask.go)
+
 	refused atomic.Int64 // connections closed because the peer was another uid
 	dropped atomic.Int64 // Subscribe streams ended because their peer fell behind
 	streams atomic.Int64 // Subscribe streams open now
@@ -139,6 +141,10 @@ func serve(ctx context.Context, e backend, dir string, info Info, log *slog.Logg
 		case <-s.ctx.Done():
 		}
 	}()
+	if ra, ok := e.(remoteAsker); ok {
+		ra.SetRemoteAskers(s.routeQuestion)
+		context.AfterFunc(s.ctx, func() { ra.SetRemoteAskers(nil) })
+	}
 	log.Info("serving the engine on the owner socket", "path", s.path, "protocol", Protocol)
 	return s, nil
 }
@@ -221,6 +227,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle(procHello, connect.NewServerStreamHandler(procHello, s.hello, opts...))
 	mux.Handle(procSubscribe, connect.NewServerStreamHandler(procSubscribe, s.subscribe, opts...))
 	mux.Handle(unary(s, procSupervise, opts, s.supervise))
+	mux.Handle(procQuestions, connect.NewServerStreamHandler(procQuestions, s.questions, opts...))
+	mux.Handle(unary(s, procAnswer, opts, s.answer))
 	mux.Handle(unary(s, procList, opts, func(ctx context.Context, r *listRequest) (*tasksReply, error) {
 		tasks, err := s.e.List(ctx, r.Filter)
 		return &tasksReply{Tasks: tasks}, err
@@ -232,7 +240,13 @@ func (s *Server) routes() http.Handler {
 	mux.Handle(unary(s, procDelegate, opts, func(ctx context.Context, r *delegateRequest) (*delegateReply, error) {
 		req := r.Request
 		req.Authority, req.PermissionMode = r.Authority, r.PermissionMode
+		// The task's questions may come before Delegate returns: route them to this client
+		// from the start, and undo it if the call was refused.
+		undo := s.delegated(req.TaskID, r.Session)
 		res, err := s.e.Delegate(ctx, req)
+		if err != nil {
+			undo()
+		}
 		return &delegateReply{View: res.TaskView, TimedOut: res.TimedOut, Bundle: res.ReviewBundle}, err
 	}))
 	mux.Handle(unary(s, procControl, opts, func(ctx context.Context, r *controlRequest) (*core.TaskView, error) {

@@ -126,6 +126,8 @@ type delegateRequest struct {
 	Request        core.DelegateRequest `json:"request"`
 	Authority      core.Authority       `json:"authority"`
 	PermissionMode core.PermissionMode  `json:"permission_mode"`
+	// Session names the client, so that the task's questions go to it (ask.go).
+	Session string `json:"session,omitempty"`
 }
 
 // delegateReply keeps the view and the bundle apart: core.DelegateResult embeds both, and a
