@@ -20,58 +20,82 @@ const codexServerName = "reasonix-worker"
 // default (300 s) cuts them short.
 const MinCodexToolTimeout = 900
 
+// codexConfig is the part of Codex's config.toml the doctor reads.
+type codexConfig struct {
+	MCPServers map[string]codexServer `toml:"mcp_servers"`
+}
+
+// codexServer is one [mcp_servers.NAME] table.
+type codexServer struct {
+	Command                  string                     `toml:"command"`
+	Args                     []string                   `toml:"args"`
+	ToolTimeoutSec           *tomlNumber                `toml:"tool_timeout_sec"`
+	Required                 bool                       `toml:"required"`
+	DefaultToolsApprovalMode string                     `toml:"default_tools_approval_mode"`
+	Tools                    map[string]codexToolConfig `toml:"tools"`
+	Env                      map[string]string          `toml:"env"`
+	EnvVars                  []envVarName               `toml:"env_vars"`
+}
+
+type codexToolConfig struct {
+	ApprovalMode string `toml:"approval_mode"`
+}
+
+// tomlNumber is a TOML integer or float.
+type tomlNumber float64
+
+func (n *tomlNumber) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case int64:
+		*n = tomlNumber(x)
+	case float64:
+		*n = tomlNumber(x)
+	default:
+		return fmt.Errorf("want a number, not %T", v)
+	}
+	return nil
+}
+
+// envVarName is an env_vars entry: a variable's name, or a table naming it.
+type envVarName string
+
+func (e *envVarName) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		*e = envVarName(x)
+	case map[string]any:
+		name, _ := x["name"].(string)
+		*e = envVarName(name)
+	default:
+		return fmt.Errorf("want a variable name or a table with name, not %T", v)
+	}
+	return nil
+}
+
 // codexEntry is the [mcp_servers.NAME] table that runs reasonixctl --mcp.
 type codexEntry struct {
-	name  string
-	table map[string]any
+	name   string
+	server codexServer
 }
 
 // findCodexEntry picks the server whose command is reasonixctl with --mcp, else the one
 // registered under the README's name.
-func findCodexEntry(servers map[string]any) (codexEntry, bool) {
+func findCodexEntry(servers map[string]codexServer) (codexEntry, bool) {
 	names := make([]string, 0, len(servers))
 	for n := range servers {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		t, _ := servers[n].(map[string]any)
-		cmd, _ := t["command"].(string)
-		if path.Base(filepath.ToSlash(cmd)) == "reasonixctl" && slices.Contains(stringList(t["args"]), "--mcp") {
+		t := servers[n]
+		if path.Base(filepath.ToSlash(t.Command)) == "reasonixctl" && slices.Contains(t.Args, "--mcp") {
 			return codexEntry{n, t}, true
 		}
 	}
-	if t, ok := servers[codexServerName].(map[string]any); ok {
+	if t, ok := servers[codexServerName]; ok {
 		return codexEntry{codexServerName, t}, true
 	}
 	return codexEntry{}, false
-}
-
-func stringList(v any) []string {
-	var out []string
-	if l, ok := v.([]any); ok {
-		for _, x := range l {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			} else if m, ok := x.(map[string]any); ok {
-				// env_vars entries may be tables naming the variable.
-				if s, ok := m["name"].(string); ok {
-					out = append(out, s)
-				}
-			}
-		}
-	}
-	return out
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case float64:
-		return n, true
-	}
-	return 0, false
 }
 
 // codexChecks reads Codex's config.toml and reports, for the reasonixctl entry, the tool
@@ -87,25 +111,26 @@ func codexChecks(home, keyVar string) []Check {
 		home = filepath.Join(h, ".codex")
 	}
 	file := filepath.Join(home, "config.toml")
-	var cfg map[string]any
+	var cfg codexConfig
 	if _, err := toml.DecodeFile(file, &cfg); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return []Check{{"codex_config", CheckWarn, "no " + file + ": to use Codex, register with `codex mcp add " + codexServerName + " -- reasonixctl --mcp` (see the README, Codex)"}}
 		}
-		return []Check{{"codex_config", CheckFail, file + " is not valid TOML: " + err.Error()}}
+		return []Check{{"codex_config", CheckFail, file + " cannot be read as Codex's configuration: " + err.Error()}}
 	}
-	servers, _ := cfg["mcp_servers"].(map[string]any)
-	entry, ok := findCodexEntry(servers)
+	entry, ok := findCodexEntry(cfg.MCPServers)
 	if !ok {
 		return []Check{{"codex_config", CheckWarn, file + " has no [mcp_servers." + codexServerName + "] running reasonixctl --mcp: register with `codex mcp add " + codexServerName + " -- reasonixctl --mcp`"}}
 	}
-	t, section := entry.table, "[mcp_servers."+entry.name+"]"
-	cmd, _ := t["command"].(string)
-	checks := []Check{{"codex_config", CheckOK, fmt.Sprintf("%s %s runs %s", file, section, strings.Join(append([]string{cmd}, stringList(t["args"])...), " "))}}
+	t, section := entry.server, "[mcp_servers."+entry.name+"]"
+	checks := []Check{{"codex_config", CheckOK, fmt.Sprintf("%s %s runs %s", file, section, strings.Join(append([]string{t.Command}, t.Args...), " "))}}
 
-	timeout, hasTimeout := number(t["tool_timeout_sec"])
+	var timeout float64
+	if t.ToolTimeoutSec != nil {
+		timeout = float64(*t.ToolTimeoutSec)
+	}
 	switch {
-	case !hasTimeout:
+	case t.ToolTimeoutSec == nil:
 		checks = append(checks, Check{"codex_tool_timeout", CheckFail, fmt.Sprintf("tool_timeout_sec is not set (Codex's default 300 s cuts waits short): add tool_timeout_sec = %d under %s", MinCodexToolTimeout, section)})
 	case timeout < MinCodexToolTimeout:
 		checks = append(checks, Check{"codex_tool_timeout", CheckFail, fmt.Sprintf("tool_timeout_sec = %g cuts waits short: set tool_timeout_sec = %d under %s", timeout, MinCodexToolTimeout, section)})
@@ -113,7 +138,7 @@ func codexChecks(home, keyVar string) []Check {
 		checks = append(checks, Check{"codex_tool_timeout", CheckOK, fmt.Sprintf("tool_timeout_sec = %g", timeout)})
 	}
 
-	if required, _ := t["required"].(bool); required {
+	if t.Required {
 		checks = append(checks, Check{"codex_required", CheckOK, "required = true"})
 	} else {
 		checks = append(checks, Check{"codex_required", CheckWarn, "required is not true: add required = true under " + section + " so Codex waits for the server before its first turn"})
@@ -125,16 +150,12 @@ func codexChecks(home, keyVar string) []Check {
 
 // codexApprovalCheck reports how Codex approves the server's tools. They are marked
 // destructive, so without "approve" `codex exec` (approval policy never) cannot call them.
-func codexApprovalCheck(t map[string]any, section string) Check {
-	mode, _ := t["default_tools_approval_mode"].(string)
+func codexApprovalCheck(t codexServer, section string) Check {
+	mode := t.DefaultToolsApprovalMode
 	var perTool []string
-	if tools, ok := t["tools"].(map[string]any); ok {
-		for name, v := range tools {
-			if m, ok := v.(map[string]any); ok {
-				if am, ok := m["approval_mode"].(string); ok {
-					perTool = append(perTool, name+"="+am)
-				}
-			}
+	for name, tool := range t.Tools {
+		if tool.ApprovalMode != "" {
+			perTool = append(perTool, name+"="+tool.ApprovalMode)
 		}
 	}
 	sort.Strings(perTool)
@@ -154,14 +175,19 @@ func codexApprovalCheck(t map[string]any, section string) Check {
 // codexEnvCheck reports the variables the entry passes to reasonixctl (names only). Codex
 // starts MCP servers with a reduced environment, so the worker's API key reaches reasonixctl
 // only through env or env_vars, and the worker only when CODEX_REASONIX_ENV_ALLOWLIST names it.
-func codexEnvCheck(t map[string]any, section, keyVar string) Check {
-	env, _ := t["env"].(map[string]any)
+func codexEnvCheck(t codexServer, section, keyVar string) Check {
+	env := t.Env
 	envNames := make([]string, 0, len(env))
 	for k := range env {
 		envNames = append(envNames, k)
 	}
 	sort.Strings(envNames)
-	forwarded := stringList(t["env_vars"])
+	var forwarded []string
+	for _, v := range t.EnvVars {
+		if v != "" {
+			forwarded = append(forwarded, string(v))
+		}
+	}
 	detail := fmt.Sprintf("env sets %s; env_vars forwards %s", listOrNone(envNames), listOrNone(forwarded))
 	if keyVar == "" {
 		return Check{"codex_env", CheckOK, detail}
@@ -169,7 +195,7 @@ func codexEnvCheck(t map[string]any, section, keyVar string) Check {
 	if _, set := env[keyVar]; !set && !slices.Contains(forwarded, keyVar) {
 		return Check{"codex_env", CheckFail, fmt.Sprintf("%s: Codex does not pass %s to reasonixctl: add env_vars = [%q] under %s", detail, keyVar, keyVar, section)}
 	}
-	allow, _ := env["CODEX_REASONIX_ENV_ALLOWLIST"].(string)
+	allow := env["CODEX_REASONIX_ENV_ALLOWLIST"]
 	for _, g := range strings.Split(allow, ",") {
 		if ok, _ := path.Match(strings.TrimSpace(g), keyVar); ok {
 			return Check{"codex_env", CheckOK, detail + "; " + keyVar + " reaches the worker"}

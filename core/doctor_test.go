@@ -32,6 +32,8 @@ func TestCodexConfigChecks(t *testing.T) {
 			map[string]string{"codex_config": CheckOK, "codex_tool_timeout": CheckOK, "codex_required": CheckWarn, "codex_approval": CheckWarn, "codex_env": CheckOK}},
 		{"quoted name, short timeout", "[mcp_servers.\"reasonix-worker\"]\ntool_timeout_sec = 300\nrequired = true\n[other]\ntool_timeout_sec = 1\n", "",
 			map[string]string{"codex_config": CheckOK, "codex_tool_timeout": CheckFail, "codex_required": CheckOK, "codex_approval": CheckWarn, "codex_env": CheckOK}},
+		{"env_vars as tables, per-tool approval", strings.Replace(good, "env_vars = [\"K_API_KEY\"]\n", "env_vars = [{ name = \"K_API_KEY\" }]\n", 1) + "[mcp_servers.reasonix-worker.tools.reasonix_delegate]\napproval_mode = \"approve\"\n", "K_API_KEY",
+			map[string]string{"codex_config": CheckOK, "codex_tool_timeout": CheckOK, "codex_required": CheckOK, "codex_approval": CheckOK, "codex_env": CheckOK}},
 		{"no timeout", "[mcp_servers.reasonix-worker]\ncommand = \"reasonixctl\"\n", "", map[string]string{"codex_config": CheckOK, "codex_tool_timeout": CheckFail, "codex_required": CheckWarn, "codex_approval": CheckWarn, "codex_env": CheckOK}},
 		{"key not forwarded by Codex", strings.Replace(good, "env_vars = [\"K_API_KEY\"]\n", "", 1), "K_API_KEY",
 			map[string]string{"codex_config": CheckOK, "codex_tool_timeout": CheckOK, "codex_required": CheckOK, "codex_approval": CheckOK, "codex_env": CheckFail}},
