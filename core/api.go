@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"reasonixctl/core/contract"
 )
 
 // Service is the one API both front ends drive: the dashboard in-process and the MCP server.
@@ -97,22 +99,30 @@ type Authority struct {
 
 // DelegateRequest is reasonix_delegate's input.
 type DelegateRequest struct {
-	TaskID                  string          `json:"task_id"`
-	Contract                json.RawMessage `json:"contract"`
-	BaseRef                 string          `json:"base_ref,omitempty"`
-	WorkerLane              Lane            `json:"worker_lane,omitempty"`
-	ReasoningEffort         string          `json:"reasoning_effort,omitempty"`
-	ExecutionTimeoutSeconds int             `json:"execution_timeout_seconds,omitempty"`
-	WaitMode                string          `json:"wait_mode,omitempty"`            // review (default) | background
-	WaitTimeoutSeconds      *int            `json:"wait_timeout_seconds,omitempty"` // default 600
-	PauseRevision           *int            `json:"pause_revision,omitempty"`
-	PauseReasonHash         string          `json:"pause_reason_hash,omitempty"`
-	PathBase                string          `json:"path_base,omitempty"` // cwd | repository
-	Resume                  *bool           `json:"resume,omitempty"`    // default true
+	TaskID                  string            `json:"task_id"`
+	Contract                json.RawMessage   `json:"contract"`
+	BaseRef                 string            `json:"base_ref,omitempty"`
+	WorkerLane              Lane              `json:"worker_lane,omitempty"`
+	ReasoningEffort         string            `json:"reasoning_effort,omitempty"`
+	ExecutionTimeoutSeconds int               `json:"execution_timeout_seconds,omitempty"`
+	WaitMode                WaitMode          `json:"wait_mode,omitempty"`            // review (default) | background
+	WaitTimeoutSeconds      *int              `json:"wait_timeout_seconds,omitempty"` // default 600
+	PauseRevision           *int              `json:"pause_revision,omitempty"`
+	PauseReasonHash         string            `json:"pause_reason_hash,omitempty"`
+	PathBase                contract.PathBase `json:"path_base,omitempty"` // cwd | repository
+	Resume                  *bool             `json:"resume,omitempty"`    // default true
 
 	Authority      Authority      `json:"-"`
 	PermissionMode PermissionMode `json:"-"` // empty → the engine's default
 }
+
+// WaitMode says how long reasonix_delegate waits.
+type WaitMode string
+
+const (
+	WaitReview     WaitMode = "review"     // until the task needs the supervisor (the default)
+	WaitBackground WaitMode = "background" // not at all: the call returns once the task started
+)
 
 // ControlRequest is reasonix_control's input (flat; which fields apply depends on Action).
 type ControlRequest struct {

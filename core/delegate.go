@@ -58,7 +58,7 @@ func validateDelegate(req *DelegateRequest) error {
 	if t := req.ExecutionTimeoutSeconds; t != 0 && (t < minExecutionTimeout || t > maxExecutionTimeout) {
 		add("execution_timeout_seconds", fmt.Sprintf("must be %d..%d", minExecutionTimeout, maxExecutionTimeout))
 	}
-	if req.WaitMode != "" && req.WaitMode != "review" && req.WaitMode != "background" {
+	if req.WaitMode != "" && req.WaitMode != WaitReview && req.WaitMode != WaitBackground {
 		add("wait_mode", "must be review or background")
 	}
 	if w := req.WaitTimeoutSeconds; w != nil && (*w < 0 || *w > maxWaitSeconds) {
@@ -70,7 +70,7 @@ func validateDelegate(req *DelegateRequest) error {
 	if req.PauseReasonHash != "" && !hex64.MatchString(req.PauseReasonHash) {
 		add("pause_reason_hash", "must be 64 lowercase hex digits")
 	}
-	if req.PathBase != "" && req.PathBase != "cwd" && req.PathBase != "repository" {
+	if req.PathBase != "" && req.PathBase != contract.PathBaseCwd && req.PathBase != contract.PathBaseRepository {
 		add("path_base", "must be cwd or repository")
 	}
 	if len(issues) > 0 {
@@ -156,7 +156,7 @@ func (e *Engine) provision(ctx context.Context, req DelegateRequest, parsed *con
 	if err != nil {
 		return nil, nil, err
 	}
-	base := contract.PathBase(req.PathBase)
+	base := req.PathBase
 	if base == "" {
 		base = contract.PathBaseCwd
 	}
@@ -330,7 +330,7 @@ func (e *Engine) waitDelegate(ctx context.Context, req DelegateRequest, id strin
 	var r *taskRecord
 	var timedOut bool
 	var err error
-	if req.WaitMode == "background" {
+	if req.WaitMode == WaitBackground {
 		r, err = e.load(id)
 	} else {
 		r, timedOut, err = e.waitFor(ctx, id, time.Duration(wait)*time.Second, func(r *taskRecord) bool {
@@ -386,7 +386,7 @@ func (e *Engine) redelegate(ctx context.Context, req DelegateRequest, r *taskRec
 	if src.ID != r.RepoID {
 		return conflict("repository")
 	}
-	bases := []contract.PathBase{contract.PathBase(req.PathBase)}
+	bases := []contract.PathBase{req.PathBase}
 	if req.PathBase == "" {
 		bases = []contract.PathBase{contract.PathBase(r.PathBase), contract.PathBaseCwd, contract.PathBaseRepository}
 	}

@@ -134,7 +134,7 @@ func runDemo(stdout, stderr io.Writer) int {
 		defer srv.Close()
 	}
 	if _, err := e.Delegate(ctx, core.DelegateRequest{
-		TaskID: "demo-1", Contract: json.RawMessage(demoContract), WaitMode: "background",
+		TaskID: "demo-1", Contract: json.RawMessage(demoContract), WaitMode: core.WaitBackground,
 		Authority: core.Authority{Cwd: repo, Writable: true},
 	}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl demo:", err)
