@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,57 +54,35 @@ func ReplayState(events []Event, seq uint64) ReplaySnapshot {
 func (s *ReplaySnapshot) Apply(ev Event) {
 	s.Seq, s.Time = ev.Seq, ev.Time
 	s.Events++
-	switch ev.Type {
-	case EventTaskCreated:
-		var d TaskCreatedData
-		if json.Unmarshal(ev.Data, &d) == nil {
-			s.State, s.Repository, s.Objective = d.State, d.Repository, d.Objective
+	data, _ := ev.Decode()
+	switch d := data.(type) {
+	case *TaskCreatedData:
+		s.State, s.Repository, s.Objective = d.State, d.Repository, d.Objective
+	case *StateChangedData:
+		if d.To == StateVerifying && s.State != StateVerifying {
+			// A new finalize attempt: the previous one's results no longer apply.
+			s.Verification = nil
 		}
-	case EventStateChanged:
-		var d StateChangedData
-		if json.Unmarshal(ev.Data, &d) == nil {
-			if d.To == StateVerifying && s.State != StateVerifying {
-				// A new finalize attempt: the previous one's results no longer apply.
-				s.Verification = nil
-			}
-			s.State, s.Phase, s.Reason = d.To, d.Phase, d.Reason
-			if n, ok := strings.CutPrefix(d.Phase, "repair_"); ok {
-				if round, err := strconv.Atoi(n); err == nil {
-					s.RepairRounds = max(s.RepairRounds, round)
-				}
+		s.State, s.Phase, s.Reason = d.To, d.Phase, d.Reason
+		if n, ok := strings.CutPrefix(d.Phase, "repair_"); ok {
+			if round, err := strconv.Atoi(n); err == nil {
+				s.RepairRounds = max(s.RepairRounds, round)
 			}
 		}
-	case EventReviewReady:
-		var d ReviewReadyData
-		if json.Unmarshal(ev.Data, &d) == nil {
-			s.ReviewRevision, s.ReviewTreeHash = d.ReviewRevision, d.ReviewTreeHash
-			s.ChangedFiles, s.DiffStat = slices.Clone(d.ChangedFiles), d.DiffStat
+	case *ReviewReadyData:
+		s.ReviewRevision, s.ReviewTreeHash = d.ReviewRevision, d.ReviewTreeHash
+		s.ChangedFiles, s.DiffStat = slices.Clone(d.ChangedFiles), d.DiffStat
+	case *Interaction:
+		pending := slices.DeleteFunc(slices.Clone(s.Pending), func(p Interaction) bool { return p.ID == d.ID })
+		if ev.Type == EventInteractionWaiting && d.Status == InteractionPending {
+			pending = append(pending, *d)
 		}
-	case EventInteractionWaiting:
-		var ia Interaction
-		if json.Unmarshal(ev.Data, &ia) == nil && ia.Status == InteractionPending {
-			pending := slices.DeleteFunc(slices.Clone(s.Pending), func(p Interaction) bool { return p.ID == ia.ID })
-			s.Pending = append(pending, ia)
-		}
-	case EventInteractionResolved:
-		var ia Interaction
-		if json.Unmarshal(ev.Data, &ia) == nil {
-			s.Pending = slices.DeleteFunc(slices.Clone(s.Pending), func(p Interaction) bool { return p.ID == ia.ID })
-		}
-	case EventVerification:
-		var v VerificationResult
-		if json.Unmarshal(ev.Data, &v) == nil {
-			s.Verification = append(slices.Clone(s.Verification), v)
-		}
-	case EventUsage:
-		var u Usage
-		if json.Unmarshal(ev.Data, &u) == nil {
-			s.Usage = &u
-		}
-	case EventCommitted:
-		var d CommittedData
-		if json.Unmarshal(ev.Data, &d) == nil {
-			s.CommitHash, s.Branch = d.CommitHash, d.Branch
-		}
+		s.Pending = pending
+	case *VerificationResult:
+		s.Verification = append(slices.Clone(s.Verification), *d)
+	case *Usage:
+		s.Usage = d
+	case *CommittedData:
+		s.CommitHash, s.Branch = d.CommitHash, d.Branch
 	}
 }

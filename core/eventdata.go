@@ -1,0 +1,69 @@
+package core
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// newEventData returns a pointer to a new value of the type an event of type typ carries in its
+// Data, or nil for one without a typed form (worker_unknown keeps the worker's raw message, and
+// an event of a later version is unknown here). It is the one place that ties an event type to
+// its data: TestEveryEventTypeDecodes fails for an event constant missing here.
+func newEventData(typ string) any {
+	switch typ {
+	case EventTaskCreated:
+		return new(TaskCreatedData)
+	case EventStateChanged:
+		return new(StateChangedData)
+	case EventAgentMessage, EventAgentThought, EventSteered, EventError:
+		return new(TextData)
+	case EventToolCall:
+		return new(ToolCallData)
+	case EventPlan:
+		return new(PlanData)
+	case EventPermissionDecided:
+		return new(PermissionData)
+	case EventInteractionWaiting, EventInteractionResolved:
+		return new(Interaction)
+	case EventUsage:
+		return new(Usage)
+	case EventReviewReady:
+		return new(ReviewReadyData)
+	case EventVerification:
+		return new(VerificationResult)
+	case EventCommitted:
+		return new(CommittedData)
+	case EventWorkerStatus:
+		return new(WorkerStatusData)
+	case EventTaskArchived:
+		return new(TaskArchivedData)
+	case EventTaskPruned:
+		return new(TaskPrunedData)
+	case EventReviewComment:
+		return new(ReviewComment)
+	case EventReviewCommentsSent:
+		return new(CommentsSentData)
+	case EventReviewSummary:
+		return new(ReviewSummaryData)
+	case EventContractAmended:
+		return new(ContractAmendedData)
+	case EventAppliedToCheckout:
+		return new(AppliedData)
+	}
+	return nil
+}
+
+// Decode returns the event's data as the type its Type carries, as a pointer
+// (*StateChangedData for state_changed, *Interaction for interaction_waiting, …), so that a
+// front end switches on the Go type instead of matching a struct to a type by hand. An event
+// without a typed form decodes to nil; malformed data is an error.
+func (e Event) Decode() (any, error) {
+	v := newEventData(e.Type)
+	if v == nil {
+		return nil, nil
+	}
+	if err := json.Unmarshal(e.Data, v); err != nil {
+		return nil, fmt.Errorf("event %d (%s) of %s: %w", e.Seq, e.Type, e.TaskID, err)
+	}
+	return v, nil
+}
