@@ -682,18 +682,25 @@ func floodWithStalledConsumer(t *testing.T, flood acptest.Step) *taskRecord {
 	if _, err := h.delegate("flood", func(r *DelegateRequest) { r.WaitTimeoutSeconds = &bg }); err != nil {
 		t.Fatal(err)
 	}
-	wait := func(ch chan struct{}, what string) {
+	arrived := func(ch chan struct{}) bool {
 		select {
 		case <-ch:
+			return true
 		case <-time.After(30 * time.Second):
-			t.Fatalf("the worker never %s", what)
+			return false
 		}
 	}
-	wait(g.started, "started its flood")
+	if !arrived(g.started) {
+		t.Fatal("the worker never started its flood")
+	}
 	h.e.mu.Lock()
 	close(g.proceed)
-	wait(g.ended, "answered the prompt")
+	ended := arrived(g.ended)
+	// Unlocked before failing: the cleanup closes the engine, which takes the lock.
 	h.e.mu.Unlock()
+	if !ended {
+		t.Fatal("the worker never answered the prompt")
+	}
 	r, timedOut, err := h.e.waitFor(context.Background(), "flood", 30*time.Second, func(r *taskRecord) bool {
 		return r.State == StatePaused || r.State == StateReviewRequired || r.State.Terminal()
 	})
