@@ -118,12 +118,12 @@ func amendedContract(c *contract.Contract, req AmendChecksRequest) (*contract.Co
 		if cwd == "" {
 			cwd = "."
 		}
-		v := map[string]any{"id": a.ID, "argv": a.Argv, "cwd": cwd, "proves": []any{a.ID + "-passes"}}
+		v := map[string]any{"id": a.ID, "argv": a.Argv, "cwd": cwd, "proves": []any{a.ID + AddedCheckSuffix}}
 		if a.TimeoutSeconds > 0 {
 			v["timeout_seconds"] = a.TimeoutSeconds
 		}
 		verification = append(verification, v)
-		criteria = append(criteria, map[string]any{"id": a.ID + "-passes", "requirement": "`" + ShellWords(a.Argv) + "` passes", "evidence": contract.EvidenceAutomated})
+		criteria = append(criteria, map[string]any{"id": a.ID + AddedCheckSuffix, "requirement": "`" + ShellWords(a.Argv) + "` passes", "evidence": contract.EvidenceAutomated})
 		data.Added = append(data.Added, a.ID)
 	}
 	// An automated criterion nothing proves any more is left to the supervisor's review.

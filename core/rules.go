@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -104,8 +105,24 @@ func AmendCheckIssues(drop []string, add []AddedCheck) []Issue {
 	case len(drop) > contract.MaxCommands || len(add) > contract.MaxCommands:
 		return []Issue{{Path: "drop_checks", Message: fmt.Sprintf("drop_checks and add_checks take at most %d items each", contract.MaxCommands)}}
 	}
-	return nil
+	var issues []Issue
+	for i, a := range add {
+		// The check proves the criterion "<id>-passes", which must be a criterion id too.
+		if !criterionID.MatchString(a.ID) || len(a.ID)+len(AddedCheckSuffix) > contract.MaxCriterionIDLen {
+			issues = append(issues, Issue{Path: fmt.Sprintf("add_checks.%d.id", i),
+				Message: fmt.Sprintf("must match %s and leave room for %q within %d characters", contract.CriterionIDPattern, AddedCheckSuffix, contract.MaxCriterionIDLen)})
+		}
+		if len(a.Argv) == 0 {
+			issues = append(issues, Issue{Path: fmt.Sprintf("add_checks.%d.argv", i), Message: "must not be empty"})
+		}
+	}
+	return issues
 }
+
+// AddedCheckSuffix makes the id of the criterion a check added in review proves: "<id>-passes".
+const AddedCheckSuffix = "-passes"
+
+var criterionID = regexp.MustCompile(contract.CriterionIDPattern)
 
 // ReviewSummaryIssues is the rule for a finalize's review summary once set: it must say
 // something, whitespace alone is no review. The engine refuses a finalize by it whatever front
