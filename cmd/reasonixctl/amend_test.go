@@ -43,7 +43,7 @@ func TestTaskAmend(t *testing.T) {
 		{"amend", "rev", "--add-json", `{"id":"x"`},
 		{"amend", "rev", "--add-json", `{"id":"x","argv":["true"],"proves":["y"]}`},
 		{"amend", "rev", "--add-json", `{"id":"x","argv":["true"]}{}`},
-		{"amend", "rev", "--drop", "nope"},                           // invalid_request from the engine
+		{"amend", "rev", "--drop", "nope"},                            // invalid_request from the engine
 		{"amend", "rev", "--add-json", `{"id":"-x","argv":["true"]}`}, // likewise
 	} {
 		code, out, errOut := runCmd(taskCmd, args...)
