@@ -47,13 +47,14 @@ type ContractAmendedData struct {
 // missing one can come, without cancelling the task. The contract gets a new revision and hash,
 // journaled; an automated criterion left without a prover becomes a review criterion; the
 // worker is told in its next prompt. The new contract is linted and gated like a delegated one;
-// a refused amendment changes nothing.
+// a refused amendment changes nothing. Front ends reach it through Control, action
+// amend_checks; a dashboard that owns the engine may call it directly.
 func (e *Engine) AmendChecks(ctx context.Context, req AmendChecksRequest) (TaskView, error) {
 	if !validTaskID(req.TaskID) {
 		return TaskView{}, invalidRequest("amend checks", []Issue{{Path: "task_id", Message: "must match " + TaskIDPattern}})
 	}
-	if len(req.Drop) == 0 && len(req.Add) == 0 {
-		return TaskView{}, invalidRequest("amend checks", []Issue{{Path: "drop", Message: "drop or add at least one check"}})
+	if issues := AmendCheckIssues(req.Drop, req.Add); len(issues) > 0 {
+		return TaskView{}, invalidRequest("amend checks", issues)
 	}
 	unlock := e.lockTask(req.TaskID)
 	defer unlock()
@@ -61,8 +62,9 @@ func (e *Engine) AmendChecks(ctx context.Context, req AmendChecksRequest) (TaskV
 	if err != nil {
 		return TaskView{}, err
 	}
-	if err := finalizable(r); err != nil {
-		return TaskView{}, err
+	if r.State != StateReviewRequired || r.RepairActive {
+		return TaskView{}, Errorf(CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase},
+			"task %s is %s; checks can be amended only in review_required", r.TaskID, r.State)
 	}
 	old, err := parseStoredContract(r.Contract)
 	if err != nil {
@@ -107,7 +109,7 @@ func amendedContract(c *contract.Contract, req AmendChecksRequest) (*contract.Co
 		n := len(verification)
 		verification = slices.DeleteFunc(verification, func(v any) bool { return v.(map[string]any)["id"] == id })
 		if len(verification) == n {
-			issues = append(issues, Issue{Path: fmt.Sprintf("drop.%d", i), Message: fmt.Sprintf("%q is not a verification id of the contract", id)})
+			issues = append(issues, Issue{Path: fmt.Sprintf("drop_checks.%d", i), Message: fmt.Sprintf("%q is not a verification id of the contract", id)})
 		}
 		data.Dropped = append(data.Dropped, id)
 	}
@@ -116,12 +118,12 @@ func amendedContract(c *contract.Contract, req AmendChecksRequest) (*contract.Co
 		if cwd == "" {
 			cwd = "."
 		}
-		v := map[string]any{"id": a.ID, "argv": a.Argv, "cwd": cwd, "proves": []any{a.ID + "-passes"}}
+		v := map[string]any{"id": a.ID, "argv": a.Argv, "cwd": cwd, "proves": []any{a.ID + AddedCheckSuffix}}
 		if a.TimeoutSeconds > 0 {
 			v["timeout_seconds"] = a.TimeoutSeconds
 		}
 		verification = append(verification, v)
-		criteria = append(criteria, map[string]any{"id": a.ID + "-passes", "requirement": "`" + ShellWords(a.Argv) + "` passes", "evidence": contract.EvidenceAutomated})
+		criteria = append(criteria, map[string]any{"id": a.ID + AddedCheckSuffix, "requirement": "`" + ShellWords(a.Argv) + "` passes", "evidence": contract.EvidenceAutomated})
 		data.Added = append(data.Added, a.ID)
 	}
 	// An automated criterion nothing proves any more is left to the supervisor's review.

@@ -2,9 +2,11 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,5 +88,120 @@ func TestAmendChecksInReview(t *testing.T) {
 	}
 	if v.State != StateCompleted {
 		t.Fatalf("not committed: %+v", v)
+	}
+}
+
+// The same amendment through Control, action amend_checks, as MCP and an attached dashboard
+// send it: drop_checks and add_checks only there, at least one of them, an unknown id or a task
+// out of review refused without a change.
+func TestAmendChecksThroughControl(t *testing.T) {
+	scn := &acptest.Scenario{Name: "amend", Turns: []acptest.Turn{
+		{Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "result.txt", Content: "ok\n"}}}, Summary: "Wrote result.txt."},
+	}}
+	h := newHarness(t, scn)
+	res, err := h.delegate("ctl")
+	if err != nil || res.State != StateReviewRequired {
+		t.Fatalf("delegate: %v %+v", err, res)
+	}
+	before := res.ContractHash
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	issuePaths := func(err error) []string {
+		t.Helper()
+		e := mustCode(t, err, CodeInvalidRequest)
+		issues, _ := e.Details["issues"].([]Issue)
+		var paths []string
+		for _, is := range issues {
+			paths = append(paths, is.Path+": "+is.Message)
+		}
+		return paths
+	}
+	msg := "go on"
+	rev := res.ReviewRevision
+	for _, tc := range []struct {
+		name string
+		req  ControlRequest
+		want string
+	}{
+		{"steer takes no drop_checks", ControlRequest{TaskID: "ctl", Action: ActionSteer, Message: &msg, DropChecks: []string{"check"}},
+			"drop_checks: Not allowed for action steer"},
+		{"finalize takes no add_checks", ControlRequest{TaskID: "ctl", Action: ActionFinalize, ReviewSummary: "ok",
+			ApprovedReviewCriteria: []string{}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash,
+			AddChecks: []AddedCheck{{ID: "x", Argv: []string{"true"}}}}, "add_checks: Not allowed for action finalize"},
+		{"amend_checks takes no message", ControlRequest{TaskID: "ctl", Action: ActionAmendChecks, Message: &msg, DropChecks: []string{"check"}},
+			"message: Not allowed for action amend_checks"},
+		{"amend_checks needs a check", ControlRequest{TaskID: "ctl", Action: ActionAmendChecks, DropChecks: []string{}},
+			"drop_checks: drop_checks or add_checks must name at least one check"},
+		{"an unknown id", ControlRequest{TaskID: "ctl", Action: ActionAmendChecks, DropChecks: []string{"nope"}},
+			`drop_checks.0: "nope" is not a verification id of the contract`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := h.e.Control(ctx, tc.req)
+			if got := issuePaths(err); !slices.Contains(got, tc.want) {
+				t.Fatalf("issues %q, want %q among them", got, tc.want)
+			}
+		})
+	}
+	if d, _ := h.e.Get(t.Context(), "ctl"); d.View.ContractHash != before || d.View.State != StateReviewRequired {
+		t.Fatalf("a refused request changed the task: %+v", d.View)
+	}
+
+	// Add first, then drop: two revisions, each journaled.
+	v, err := h.e.Control(ctx, ControlRequest{TaskID: "ctl", Action: ActionAmendChecks,
+		AddChecks: []AddedCheck{{ID: "non-empty", Argv: []string{"test", "-s", "result.txt"}, TimeoutSeconds: 30}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.ContractHash == before || v.State != StateReviewRequired {
+		t.Fatalf("after adding: %+v", v)
+	}
+	added := v.ContractHash
+	v, err = h.e.Control(ctx, ControlRequest{TaskID: "ctl", Action: ActionAmendChecks, DropChecks: []string{"check"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.ContractHash == added {
+		t.Fatalf("dropping did not change the contract: %+v", v)
+	}
+	d, _ := h.e.Get(t.Context(), "ctl")
+	var c struct {
+		Verification []struct {
+			ID             string   `json:"id"`
+			Argv           []string `json:"argv"`
+			TimeoutSeconds int      `json:"timeout_seconds"`
+			Proves         []string `json:"proves"`
+		} `json:"verification"`
+	}
+	if err := json.Unmarshal(d.Contract, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Verification) != 1 || c.Verification[0].ID != "non-empty" || c.Verification[0].TimeoutSeconds != 30 ||
+		!slices.Equal(c.Verification[0].Proves, []string{"non-empty-passes"}) {
+		t.Fatalf("verification after amending: %+v", c.Verification)
+	}
+	var amended []ContractAmendedData
+	for _, ev := range h.journal("ctl") {
+		if ev.Type == EventContractAmended {
+			var data ContractAmendedData
+			if err := json.Unmarshal(ev.Data, &data); err != nil {
+				t.Fatal(err)
+			}
+			amended = append(amended, data)
+		}
+	}
+	if len(amended) != 2 || amended[0].Revision != 1 || !slices.Equal(amended[0].Added, []string{"non-empty"}) ||
+		amended[1].Revision != 2 || !slices.Equal(amended[1].Dropped, []string{"check"}) || amended[1].PreviousHash != added ||
+		!slices.Equal(amended[1].ToReview, []string{"result"}) {
+		t.Fatalf("journal: %+v", amended)
+	}
+
+	// Finalize runs the amended check; a completed task's checks stay as they were.
+	v, err = h.finalize(d.View, "looks-right", "result")
+	if err != nil || v.State != StateCompleted {
+		t.Fatalf("finalize: %v %+v", err, v)
+	}
+	_, err = h.e.Control(ctx, ControlRequest{TaskID: "ctl", Action: ActionAmendChecks, DropChecks: []string{"non-empty"}})
+	if e := mustCode(t, err, CodeInvalidState); !strings.Contains(e.Message, "only in review_required") {
+		t.Fatalf("outside review: %v", e)
 	}
 }

@@ -14,7 +14,7 @@ type Service interface {
 	// Delegate creates a task, or resumes/waits on an existing one with the same id, and waits
 	// per WaitMode.
 	Delegate(ctx context.Context, req DelegateRequest) (DelegateResult, error)
-	// Control steers, answers an interaction, cancels, finalizes or closes a task.
+	// Control steers, answers an interaction, cancels, finalizes, closes a task or amends its checks.
 	Control(ctx context.Context, req ControlRequest) (TaskView, error)
 	// Inspect returns bounded sections of a task, optionally waiting for a change.
 	Inspect(ctx context.Context, req InspectRequest) (InspectResult, error)
@@ -143,6 +143,10 @@ type ControlRequest struct {
 	AcknowledgedRisks []string `json:"acknowledged_risks,omitempty"`
 	// ExcusedChecks (finalize) excuses verification commands that fail before the change too.
 	ExcusedChecks []ExcusedCheck `json:"excused_checks,omitempty"`
+	// DropChecks and AddChecks (amend_checks, in review) change the contract's verification
+	// commands: verification ids to drop, commands to add (each proves "<id>-passes").
+	DropChecks []string     `json:"drop_checks,omitempty"`
+	AddChecks  []AddedCheck `json:"add_checks,omitempty"`
 
 	Authority Authority `json:"-"` // finalize only
 	// AnsweredBy names who answers an interaction (respond) in the record: ByCodex for
@@ -187,6 +191,8 @@ const (
 	ActionCancel   = "cancel"
 	ActionFinalize = "finalize"
 	ActionClose    = "close"
+	// ActionAmendChecks drops or adds verification commands of a task in review.
+	ActionAmendChecks = "amend_checks"
 )
 
 // InspectRequest is reasonix_inspect's input.

@@ -181,3 +181,59 @@ func TestBaselineThatCannotRunIsUnknown(t *testing.T) {
 		t.Fatalf("excusing an unknown baseline: %v", err)
 	}
 }
+
+// A Node package whose `node --test` already fails before the change: finalize reports the
+// failure as pre-existing with the base's own output; instead of excusing it, the supervisor
+// amends the contract in review (drops the failing check, adds one for the tests that do pass)
+// and finalize then commits with the amended checks.
+func TestNodePreExistingFailureThenAmendedChecks(t *testing.T) {
+	needTools(t, "node")
+	scn := &acptest.Scenario{Name: "node", Turns: []acptest.Turn{{
+		Steps:   []acptest.Step{{Write: &acptest.WriteFile{Path: "NOTES.md", Content: "checked\n"}}},
+		Summary: "Wrote NOTES.md.",
+	}}}
+	h := newHarness(t, scn)
+	commitFiles(t, h.repo, map[string]string{
+		"package.json": `{"name":"n","version":"1.0.0","private":true,"scripts":{"test":"node --test"}}` + "\n",
+		"sum.js":       "module.exports = (a, b) => a + b + 1;\n",
+		"sum.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\nconst sum = require('./sum');\n" +
+			"test('sum', () => assert.strictEqual(sum(1, 1), 2, 'the sum is off upstream'));\n",
+		"ok.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\ntest('ok', () => assert.ok(true));\n",
+	})
+	res, err := h.delegate("node", func(r *DelegateRequest) { r.Contract = languageContract([][]string{{"node", "--test"}}) })
+	if err != nil || res.State != StateReviewRequired {
+		t.Fatalf("delegate: %v %+v", err, res)
+	}
+	_, err = finalizeWith(h, res.TaskView, nil, "reads-well")
+	e := mustCode(t, err, CodeVerificationFailed)
+	if e.Details["pre_existing_failure"] != true {
+		t.Fatalf("pre_existing_failure: %+v", e.Details)
+	}
+	base, _ := e.Details["baseline"].(map[string]any)
+	if base["status"] != BaselineFailed || !strings.Contains(base["log_tail"].(string), "# fail 1") {
+		t.Fatalf("baseline: %+v", base)
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	v, err := h.e.Control(ctx, ControlRequest{TaskID: "node", Action: ActionAmendChecks, DropChecks: []string{"v1"},
+		AddChecks: []AddedCheck{{ID: "ok-tests", Argv: []string{"node", "--test", "ok.test.js"}, TimeoutSeconds: 120}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.ContractHash == res.ContractHash {
+		t.Fatalf("the contract did not change: %+v", v)
+	}
+	// "passes" lost its prover and is the supervisor's to approve now.
+	v, err = finalizeWith(h, v, nil, "reads-well", "passes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.State != StateCompleted || v.CommitHash == "" {
+		t.Fatalf("not committed: %+v", v)
+	}
+	d, _ := h.e.Get(t.Context(), "node")
+	if len(d.Verification) != 1 || d.Verification[0].ID != "ok-tests" || !d.Verification[0].Passed {
+		t.Fatalf("verification after amending: %+v", d.Verification)
+	}
+}

@@ -66,14 +66,17 @@ func validateControl(req *ControlRequest) error {
 		"approved_review_criteria": req.ApprovedReviewCriteria != nil, "expected_review_revision": req.ExpectedReviewRevision != nil,
 		"expected_review_tree_hash": req.ExpectedReviewTreeHash != "", "commit_message": req.CommitMessage != "",
 		"wait_timeout_seconds": req.WaitTimeoutSeconds != nil, "acknowledged_risks": req.AcknowledgedRisks != nil,
-		"excused_checks": req.ExcusedChecks != nil,
+		"excused_checks": req.ExcusedChecks != nil, "drop_checks": req.DropChecks != nil, "add_checks": req.AddChecks != nil,
 	}
 	if _, ok := ControlFields[req.Action]; !ok {
-		add("action", "must be steer, respond, cancel, finalize or close")
+		add("action", "must be steer, respond, cancel, finalize, close or amend_checks")
 	}
 	issues = append(issues, ControlFieldIssues(req.Action, has)...)
 	if req.Action == ActionFinalize && req.ReviewSummary != "" {
 		issues = append(issues, ReviewSummaryIssues(req.ReviewSummary)...)
+	}
+	if req.Action == ActionAmendChecks {
+		issues = append(issues, AmendCheckIssues(req.DropChecks, req.AddChecks)...)
 	}
 	if req.Message != nil && (len(*req.Message) == 0 || len(*req.Message) > MaxSteerMessageLen) {
 		add("message", fmt.Sprintf("must be 1..%d characters", MaxSteerMessageLen))
@@ -145,6 +148,8 @@ func (e *Engine) Control(ctx context.Context, req ControlRequest) (TaskView, err
 		return e.cancel(req.TaskID)
 	case ActionClose:
 		return e.closeTask(req.TaskID)
+	case ActionAmendChecks:
+		return e.AmendChecks(ctx, AmendChecksRequest{TaskID: req.TaskID, Drop: req.DropChecks, Add: req.AddChecks})
 	}
 	return e.finalize(ctx, req)
 }

@@ -1,7 +1,9 @@
 package core
 
 import (
+	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -63,6 +65,8 @@ var ControlFields = map[string]ControlFieldRule{
 	ActionRespond: {Required: []string{"interaction_id", "decision"}, Optional: []string{"option_id", "answer"}},
 	ActionCancel:  {},
 	ActionClose:   {},
+	// At least one of the two: AmendCheckIssues.
+	ActionAmendChecks: {Optional: []string{"drop_checks", "add_checks"}},
 	ActionFinalize: {
 		Required: []string{"review_summary", "approved_review_criteria", "expected_review_revision", "expected_review_tree_hash"},
 		Optional: []string{"commit_message", "wait_timeout_seconds", "acknowledged_risks", "excused_checks"},
@@ -90,6 +94,35 @@ func ControlFieldIssues(action string, present map[string]bool) []Issue {
 	}
 	return issues
 }
+
+// AmendCheckIssues is the rule for an amend_checks request besides its fields: it drops or adds
+// at least one check, and no more than a contract holds. Both front ends apply it, like
+// ReviewSummaryIssues; the amended contract itself is checked as a delegated one.
+func AmendCheckIssues(drop []string, add []AddedCheck) []Issue {
+	switch {
+	case len(drop) == 0 && len(add) == 0:
+		return []Issue{{Path: "drop_checks", Message: "drop_checks or add_checks must name at least one check"}}
+	case len(drop) > contract.MaxCommands || len(add) > contract.MaxCommands:
+		return []Issue{{Path: "drop_checks", Message: fmt.Sprintf("drop_checks and add_checks take at most %d items each", contract.MaxCommands)}}
+	}
+	var issues []Issue
+	for i, a := range add {
+		// The check proves the criterion "<id>-passes", which must be a criterion id too.
+		if !criterionID.MatchString(a.ID) || len(a.ID)+len(AddedCheckSuffix) > contract.MaxCriterionIDLen {
+			issues = append(issues, Issue{Path: fmt.Sprintf("add_checks.%d.id", i),
+				Message: fmt.Sprintf("must match %s and leave room for %q within %d characters", contract.CriterionIDPattern, AddedCheckSuffix, contract.MaxCriterionIDLen)})
+		}
+		if len(a.Argv) == 0 {
+			issues = append(issues, Issue{Path: fmt.Sprintf("add_checks.%d.argv", i), Message: "must not be empty"})
+		}
+	}
+	return issues
+}
+
+// AddedCheckSuffix makes the id of the criterion a check added in review proves: "<id>-passes".
+const AddedCheckSuffix = "-passes"
+
+var criterionID = regexp.MustCompile(contract.CriterionIDPattern)
 
 // ReviewSummaryIssues is the rule for a finalize's review summary once set: it must say
 // something, whitespace alone is no review. The engine refuses a finalize by it whatever front

@@ -114,6 +114,7 @@ var inputLimits = map[string]any{
 	"reasonix_control.excused_checks/maxItems":                               core.MaxExcusedChecks,
 	"reasonix_control.excused_checks[].id/maxLength":                         contract.MaxCriterionIDLen,
 	"reasonix_control.excused_checks[].reason/maxLength":                     core.MaxExcuseReasonLen,
+	"reasonix_control.add_checks[].id/pattern":                               contract.CriterionIDPattern,
 	"reasonix_inspect.task_id/maxLength":                                     core.MaxTaskIDLen,
 	"reasonix_inspect.task_id/pattern":                                       core.TaskIDPattern,
 	"reasonix_inspect.include/maxItems":                                      len(core.InspectSections),

@@ -242,5 +242,8 @@ func controlUnionIssues(req core.ControlRequest, fields map[string]json.RawMessa
 	if _, ok := fields["review_summary"]; ok && req.Action == core.ActionFinalize {
 		issues = append(issues, core.ReviewSummaryIssues(req.ReviewSummary)...)
 	}
+	if req.Action == core.ActionAmendChecks {
+		issues = append(issues, core.AmendCheckIssues(req.DropChecks, req.AddChecks)...)
+	}
 	return issues
 }

@@ -18,7 +18,7 @@ func TestHelpOnEveryCommand(t *testing.T) {
 		{"demo", "--help"}, {"doctor", "--help"}, {"version", "--help"},
 		{"contract", "--help"}, {"contract", "lint", "--help"}, {"contract", "init", "-h"},
 		{"policy", "--help"}, {"policy", "explain", "--help"},
-		{"task", "--help"}, {"task", "list", "--help"}, {"task", "archive", "--help"}, {"task", "prune", "--older-than", "1d", "--help"},
+		{"task", "--help"}, {"task", "list", "--help"}, {"task", "archive", "--help"}, {"task", "amend", "--help"}, {"task", "prune", "--older-than", "1d", "--help"},
 		{"completion", "--help"},
 	} {
 		code, out, errOut := runCmd(rootCmd, args...)
