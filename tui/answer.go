@@ -160,3 +160,25 @@ func clip(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
 }
+
+// apply carries out a dialog's result. An answer to a request is held by the gate until its key
+// proves to have come alone (answer.go), and refused outright when it did not.
+func (m *Model) apply(d dialog, res dialogResult, alone bool) tea.Cmd {
+	if pd, ok := d.(*promptDialog); ok && res.control != nil && res.control.Action == core.ActionRespond {
+		if !alone {
+			pd.err = "keys that arrive together never answer: press the key on its own"
+			return nil
+		}
+		m.gate.hold(pd, res)
+		return nil
+	}
+	return m.carryOut(d, res)
+}
+
+// release sends a held answer whose key came alone, if its request still waits here.
+func (m *Model) release(h *heldAnswer) tea.Cmd {
+	if m.dialogs.prompt(h.dialog.ia.ID) != h.dialog {
+		return nil
+	}
+	return m.carryOut(h.dialog, h.res)
+}

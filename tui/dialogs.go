@@ -567,3 +567,26 @@ func nonEmpty(ss ...string) []string {
 	}
 	return out
 }
+
+func (m *Model) onDraft(msg draftMsg) {
+	d, ok := m.dialogs.top().(*newTaskDialog)
+	if !ok {
+		return
+	}
+	d.note = ""
+	if msg.err != nil {
+		d.err = "drafting a contract failed: " + msg.err.Error()
+		return
+	}
+	d.inputs[0].SetValue(msg.path)
+	var checks []string
+	for _, c := range msg.draft.Checks {
+		checks = append(checks, strings.Join(c.Argv, " "))
+	}
+	found := "no verification command found: add one"
+	if len(checks) > 0 {
+		found = "verification: " + strings.Join(checks, "; ")
+	}
+	d.note = "drafted " + msg.path + " (" + found + "). Edit its TODO fields (" +
+		strings.Join(msg.draft.Placeholders, ", ") + ") with ctrl+e, then start it with ctrl+s." + droppedNote(msg.checked)
+}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -138,4 +139,48 @@ func (m *Model) viewList(rows int) string {
 		lines = append(lines, line)
 	}
 	return fixBlock(strings.Join(lines, "\n"), w, rows+1)
+}
+
+func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
+	m.listing = false
+	var cmds []tea.Cmd
+	if m.listDirty {
+		m.listDirty = false
+		cmds = append(cmds, m.refreshList())
+	}
+	if msg.err != nil {
+		m.setStatus("listing tasks failed: "+oneLine(msg.err), true, "")
+		return tea.Batch(cmds...)
+	}
+	m.list.set(msg.tasks)
+	for _, t := range m.list.tasks {
+		ti := m.task(t.TaskID)
+		// Details give the repository, age, usage and pending interactions the list lacks.
+		if ti.detail == nil || (ti.stale && t.TaskID == m.list.selected) {
+			cmds = append(cmds, m.fetchDetail(t.TaskID))
+		}
+	}
+	if m.list.selected != "" {
+		cmds = append(cmds, m.replay(m.list.selected))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) selectedTask() *core.TaskView { return m.list.selectedTask() }
+
+func (m *Model) moveSelection(delta int) tea.Cmd {
+	if !m.list.move(delta) {
+		return nil
+	}
+	return m.selectionChanged()
+}
+
+func (m *Model) selectionChanged() tea.Cmd {
+	ti := m.task(m.list.selected)
+	var cmds []tea.Cmd
+	if ti.detail == nil || ti.stale {
+		cmds = append(cmds, m.fetchDetail(m.list.selected))
+	}
+	cmds = append(cmds, m.replay(m.list.selected))
+	return tea.Batch(cmds...)
 }
