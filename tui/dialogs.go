@@ -18,11 +18,11 @@ import (
 // what the dashboard should do; it never calls the service itself. Its view is a body, which
 // scrolls when the screen is short, and a key line, which always stays visible.
 type dialog interface {
+	// input: capturing says a text input has focus, so every key is text, a key message
+	// carrying several runes is typed whole and a paste lands there.
+	input
 	update(msg tea.KeyMsg, k KeyMap) dialogResult
 	view(t Theme, k KeyMap, width int) (body, keys string)
-	// typing reports whether a text input has focus: then every key is text, a key message
-	// carrying several runes is typed whole and a paste lands there.
-	typing() bool
 }
 
 // dialogResult is a dialog's answer to a key: close it, and/or send one request.
@@ -89,7 +89,7 @@ func (d *confirmDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	return t.Warn.Render(sanitizeLine(d.title)) + "\n\n" + wrapIndent(sanitize(d.body), width, 0), keyLines(t, width, k.Yes, k.No)
 }
 
-func (d *confirmDialog) typing() bool { return false }
+func (d *confirmDialog) capturing() bool { return false }
 
 // ---- steer ----
 
@@ -159,7 +159,7 @@ func (d *steerDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	return s, keyLines(t, width, bind(nil, "enter", "send"), bind(nil, "esc", "cancel"))
 }
 
-func (d *steerDialog) typing() bool { return true }
+func (d *steerDialog) capturing() bool { return true }
 
 // ---- finalize ----
 
@@ -374,7 +374,7 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, keys...)
 }
 
-func (f *finalizeDialog) typing() bool {
+func (f *finalizeDialog) capturing() bool {
 	return f.focus == 0 || f.focus == len(f.criteria)+1 || f.focus == len(f.criteria)+2
 }
 
@@ -510,7 +510,7 @@ func (d *newTaskDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		bind(nil, "ctrl+d", "draft contract"), bind(nil, "ctrl+e", "edit it"), bind(nil, "esc", "cancel"))
 }
 
-func (d *newTaskDialog) typing() bool { return d.focus < 3 }
+func (d *newTaskDialog) capturing() bool { return d.focus < 3 }
 
 // ---- notice: results and errors ----
 
@@ -553,7 +553,7 @@ func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	return b.String(), keyLines(t, width, keys...)
 }
 
-func (d *noticeDialog) typing() bool { return false }
+func (d *noticeDialog) capturing() bool { return false }
 
 // minWidth is how wide the dialog must be to show the command unwrapped.
 func (d *noticeDialog) minWidth() int { return lipgloss.Width(sanitizeLine(d.command)) }

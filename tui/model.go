@@ -93,18 +93,6 @@ type (
 	}
 )
 
-type detailTab int
-
-const (
-	tabEvents detailTab = iota
-	tabDiff
-	tabContract
-	tabChecks
-	tabCount
-)
-
-var tabNames = [tabCount]string{"Events", "Diff", "Contract", "Checks"}
-
 // Model is the dashboard's root model. It composes the task list, the detail panes and the
 // dialog stack, routes keys to whichever has focus and turns results into service calls.
 type Model struct {
@@ -298,171 +286,78 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// capturing reports whether keys are text right now: the top dialog takes text, or, with no
-// dialog open, the selected task's events search or the checks search is being typed into. It
-// is the one question the key router and the prompt's opening ask.
+// input is the one question the root asks every component that takes keys: a dialog, the
+// replay, a tab of the detail.
+type input interface {
+	// capturing reports whether keys are text right now (a form's field, a search box).
+	capturing() bool
+}
+
+// pane is a component that can hold the keys when no dialog is open: the replay, or the
+// selected task's tab (panes.go).
+type pane interface {
+	input
+	// key handles one key; false hands it on to the dashboard's own keys.
+	key(msg tea.KeyMsg) (tea.Cmd, bool)
+}
+
+// capturing reports whether keys are text right now: the top dialog's answer, or, with no
+// dialog open, the focused pane's. It is the one question the key router and the prompt's
+// opening ask.
 func (m *Model) capturing() bool {
 	if top := m.dialogs.top(); top != nil {
-		return top.typing()
+		return top.capturing()
 	}
-	if m.rp != nil {
-		return false
-	}
-	switch t := m.list.selectedTask(); {
-	case m.tab == tabEvents && t != nil:
-		return m.task(t.TaskID).events.typing()
-	case m.tab == tabChecks && t != nil:
-		return m.task(t.TaskID).checks.search.typing
+	if p := m.focused(); p != nil {
+		return p.capturing()
 	}
 	return false
 }
 
-// handleKey routes one key; alone says it arrived by itself, the only way a key may answer a
-// request (answer.go).
+// handleKey routes one key: to the top dialog if any, else to the focused pane, else to the
+// dashboard's own keys (actions.go). alone says it arrived by itself, the only way a key may
+// answer a request (answer.go).
 func (m *Model) handleKey(msg tea.KeyMsg, alone bool) tea.Cmd {
-	k := m.keys
-	if key.Matches(msg, k.Suspend) {
+	if key.Matches(msg, m.keys.Suspend) {
 		return m.askSuspend()
 	}
 	if top := m.dialogs.top(); top != nil {
-		if m.dialogs.swallow(m.now()) {
-			// Keys typed as the prompt appeared were meant for something else.
-			return nil
+		return m.dialogKey(top, msg, alone)
+	}
+	if p := m.focused(); p != nil {
+		if cmd, ok := p.key(msg); ok {
+			return cmd
 		}
-		if cd, ok := top.(*confirmDialog); ok && cd.quit && msg.Type == tea.KeyCtrlC {
-			return tea.Quit
-		}
-		if msg.Type == tea.KeyCtrlC {
-			return m.askQuit()
-		}
-		if _, isHelp := top.(*helpDialog); !isHelp && !top.typing() {
-			if key.Matches(msg, k.Help) {
-				m.push(&helpDialog{})
-				return nil
-			}
-			switch msg.Type {
-			case tea.KeyPgDown:
-				m.dialogs.scroll += 5
-				return nil
-			case tea.KeyPgUp:
-				m.dialogs.scroll = max(m.dialogs.scroll-5, 0)
-				return nil
-			}
-		}
-		return m.apply(top, top.update(msg, k), alone)
 	}
-	if m.rp != nil {
-		return m.replayKey(msg)
-	}
-	t := m.list.selectedTask()
-	if m.tab == tabEvents && t != nil && m.task(t.TaskID).events.update(msg, m.keys.eventKeys()) {
-		return m.pageCmd(t.TaskID)
-	}
-	if m.tab == tabChecks && m.checksKey(msg) {
-		return nil
-	}
-	if cmd, ok := m.reviewKey(t, msg); ok {
-		return cmd
-	}
-	switch {
-	case key.Matches(msg, k.Quit):
-		return m.askQuit()
-	case key.Matches(msg, k.Help):
-		m.push(&helpDialog{})
-	case key.Matches(msg, k.Up):
-		return m.moveSelection(-1)
-	case key.Matches(msg, k.Down):
-		return m.moveSelection(1)
-	case key.Matches(msg, k.NextView):
-		m.tab = (m.tab + 1) % tabCount
-	case key.Matches(msg, k.PrevView):
-		m.tab = (m.tab + tabCount - 1) % tabCount
-	case key.Matches(msg, k.EventsView):
-		m.tab = tabEvents
-	case key.Matches(msg, k.DiffView):
-		m.tab = tabDiff
-	case key.Matches(msg, k.ContractView):
-		m.tab = tabContract
-	case key.Matches(msg, k.ChecksView):
-		m.tab = tabChecks
-	case key.Matches(msg, k.Replay):
-		return m.openReplay(t)
-	case key.Matches(msg, k.ToggleAll):
-		m.list.showAll = !m.list.showAll
-		return m.refreshList()
-	case key.Matches(msg, k.Refresh):
-		cmds := []tea.Cmd{m.refreshList()}
-		if t != nil {
-			cmds = append(cmds, m.fetchDetail(t.TaskID))
-		}
-		return tea.Batch(cmds...)
-	case key.Matches(msg, k.NewTask):
-		m.push(newNewTaskDialog(m.lastForm))
-	case key.Matches(msg, k.ShowPending):
-		return m.openNextPending()
-	case key.Matches(msg, k.Grants):
-		m.push(newGrantsDialog(m.opts.StateDir))
-	case key.Matches(msg, k.Apply):
-		return m.applyTask(t)
-	case key.Matches(msg, k.Steer):
-		return m.act(t, core.ActionSteer)
-	case key.Matches(msg, k.Finalize):
-		return m.act(t, core.ActionFinalize)
-	case key.Matches(msg, k.Cancel):
-		return m.act(t, core.ActionCancel)
-	case key.Matches(msg, k.Close):
-		return m.act(t, core.ActionClose)
-	case key.Matches(msg, k.Resume):
-		return m.act(t, core.ActionResume)
-	default:
-		m.scrollKey(msg)
-	}
-	return nil
+	return m.globalKey(msg)
 }
 
-func (m *Model) scrollKey(msg tea.KeyMsg) {
-	t := m.list.selectedTask()
-	if t == nil {
-		return
+// dialogKey gives a key to the top dialog, past its key grace; ctrl+c, help and paging its body
+// are the stack's.
+func (m *Model) dialogKey(top dialog, msg tea.KeyMsg, alone bool) tea.Cmd {
+	if m.dialogs.swallow(m.now()) {
+		// Keys typed as the prompt appeared were meant for something else.
+		return nil
 	}
-	ti := m.task(t.TaskID)
-	k := m.keys
-	page := max(m.detailHeight()-2, 1)
-	switch m.tab {
-	case tabDiff:
-		if ti.diff == nil || len(ti.diff.files) == 0 {
-			return
-		}
-		c := ti.diffCur
-		bodyH := m.diffBodyHeight()
-		last := ti.diff.maxTop(c, bodyH)
-		switch {
-		case key.Matches(msg, k.NextHunk):
-			c = ti.diff.nextHunk(c)
-		case key.Matches(msg, k.PrevHunk):
-			c = ti.diff.prevHunk(c)
-		case key.Matches(msg, k.NextFile):
-			if c.file+1 < len(ti.diff.files) {
-				c = diffCursor{c.file + 1, 0}
-			}
-		case key.Matches(msg, k.PrevFile):
-			if c.file > 0 {
-				c = diffCursor{c.file - 1, 0}
-			}
-		case key.Matches(msg, k.PageDown):
-			c.top = min(c.top+page, max(last, c.top))
-		case key.Matches(msg, k.PageUp):
-			c.top = min(c.top, last) - page
-		case key.Matches(msg, k.Top):
-			c.top = 0
-		case key.Matches(msg, k.Bottom):
-			c.top = last
-		case key.Matches(msg, k.Reviewed):
-			name := ti.diff.files[c.file].name
-			ti.reviewed[name] = !ti.reviewed[name]
-		}
-		ti.diffCur = ti.diff.clamp(c)
-	case tabContract:
-		scrollViewport(&ti.contract, msg, k)
+	if cd, ok := top.(*confirmDialog); ok && cd.quit && msg.Type == tea.KeyCtrlC {
+		return tea.Quit
 	}
+	if msg.Type == tea.KeyCtrlC {
+		return m.askQuit()
+	}
+	if _, isHelp := top.(*helpDialog); !isHelp && !top.capturing() {
+		if key.Matches(msg, m.keys.Help) {
+			m.push(&helpDialog{})
+			return nil
+		}
+		switch msg.Type {
+		case tea.KeyPgDown:
+			m.dialogs.scroll += 5
+			return nil
+		case tea.KeyPgUp:
+			m.dialogs.scroll = max(m.dialogs.scroll-5, 0)
+			return nil
+		}
+	}
+	return m.apply(top, top.update(msg, m.keys), alone)
 }

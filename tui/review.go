@@ -245,17 +245,17 @@ func commentCounts(ti *taskInfo) map[string]int {
 
 // ---- keys ----
 
-// reviewKey handles the review keys: y anywhere outside a dialog, the rest in the diff view.
-func (m *Model) reviewKey(t *core.TaskView, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := m.keys
+// diffTab is the diff tab: the selected task's review — the diff, side by side, the selected
+// line, comments and the editor. Its copy key (y) works in every tab and is the dashboard's
+// (actions.go).
+type diffTab struct{ m *Model }
+
+func (p diffTab) capturing() bool { return false }
+
+func (p diffTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
+	m, k := p.m, p.m.keys
+	t, ti := m.selectedInfo()
 	if t == nil {
-		return nil, false
-	}
-	ti := m.task(t.TaskID)
-	if key.Matches(msg, k.Copy) {
-		return m.copyKey(t, ti), true
-	}
-	if m.tab != tabDiff {
 		return nil, false
 	}
 	if key.Matches(msg, k.SideBySide) {
@@ -285,7 +285,7 @@ func (m *Model) reviewKey(t *core.TaskView, msg tea.KeyMsg) (tea.Cmd, bool) {
 		} else if f.full == nil && (f.generated || f.added+f.deleted > collapseOver) {
 			f.collapse()
 		} else {
-			return nil, false
+			return nil, p.scroll(ti, msg)
 		}
 		delete(ti.diff.caches, c.file)
 		ti.diffCur, ti.rv.placed = diffCursor{c.file, 0}, false
@@ -298,9 +298,48 @@ func (m *Model) reviewKey(t *core.TaskView, msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.placeSel(ti)
 		return m.openEditor(t, ti, f), true
 	default:
-		return nil, false
+		return nil, p.scroll(ti, msg)
 	}
 	return nil, true
+}
+
+// scroll moves the diff by hunks, files and pages, and marks files reviewed; it reports whether
+// it took the key.
+func (p diffTab) scroll(ti *taskInfo, msg tea.KeyMsg) bool {
+	m, k := p.m, p.m.keys
+	page := max(m.detailHeight()-2, 1)
+	c := ti.diffCur
+	last := ti.diff.maxTop(c, m.diffBodyHeight())
+	took := true
+	switch {
+	case key.Matches(msg, k.NextHunk):
+		c = ti.diff.nextHunk(c)
+	case key.Matches(msg, k.PrevHunk):
+		c = ti.diff.prevHunk(c)
+	case key.Matches(msg, k.NextFile):
+		if c.file+1 < len(ti.diff.files) {
+			c = diffCursor{c.file + 1, 0}
+		}
+	case key.Matches(msg, k.PrevFile):
+		if c.file > 0 {
+			c = diffCursor{c.file - 1, 0}
+		}
+	case key.Matches(msg, k.PageDown):
+		c.top = min(c.top+page, max(last, c.top))
+	case key.Matches(msg, k.PageUp):
+		c.top = min(c.top, last) - page
+	case key.Matches(msg, k.Top):
+		c.top = 0
+	case key.Matches(msg, k.Bottom):
+		c.top = last
+	case key.Matches(msg, k.Reviewed):
+		name := ti.diff.files[c.file].name
+		ti.reviewed[name] = !ti.reviewed[name]
+	default:
+		took = false
+	}
+	ti.diffCur = ti.diff.clamp(c)
+	return took
 }
 
 // ---- comments ----
@@ -357,7 +396,7 @@ func (m *Model) openComment(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd
 	return nil
 }
 
-func (d *commentDialog) typing() bool { return true }
+func (d *commentDialog) capturing() bool { return true }
 
 func (d *commentDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	switch msg.Type {
@@ -483,7 +522,7 @@ func firstLineOf(s string) string {
 	return l
 }
 
-func (d *sendCommentsDialog) typing() bool { return false }
+func (d *sendCommentsDialog) capturing() bool { return false }
 
 func (d *sendCommentsDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	switch {
