@@ -171,8 +171,19 @@ func (m *Model) selectedCheck() (*taskInfo, *core.VerificationResult, *checkLog)
 	return ti, v, cs.logs[logKey(*v)]
 }
 
-// checksKey handles the keys of the checks view; it reports whether it took the key.
-func (m *Model) checksKey(msg tea.KeyMsg) bool {
+// checksTab is the checks tab: the last finalize's verification, its logs and their search.
+type checksTab struct{ m *Model }
+
+func (p checksTab) capturing() bool {
+	_, ti := p.m.selectedInfo()
+	return ti != nil && ti.checks.search.typing
+}
+
+// key handles the keys of the checks view; it reports whether it took the key.
+func (p checksTab) key(msg tea.KeyMsg) (tea.Cmd, bool) { return nil, p.take(msg) }
+
+func (p checksTab) take(msg tea.KeyMsg) bool {
+	m := p.m
 	ti, v, lg := m.selectedCheck()
 	if v == nil {
 		return false

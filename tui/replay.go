@@ -148,7 +148,15 @@ func (rp *replayView) at(i int) core.ReplaySnapshot {
 // seek moves to event index i, clamped.
 func (rp *replayView) seek(i int) { rp.cur = clampInt(i, 0, max(len(rp.events)-1, 0)) }
 
-func (m *Model) replayKey(msg tea.KeyMsg) tea.Cmd {
+// replayPane is the replay on screen: it takes every key while it is open.
+type replayPane struct{ m *Model }
+
+func (p replayPane) capturing() bool { return false }
+
+func (p replayPane) key(msg tea.KeyMsg) (tea.Cmd, bool) { return p.step(msg), true }
+
+func (p replayPane) step(msg tea.KeyMsg) tea.Cmd {
+	m := p.m
 	rp, k := m.rp, m.keys
 	switch {
 	case msg.Type == tea.KeyCtrlC:

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -631,4 +632,22 @@ func windowAround(lines []string, i, n int) []string {
 	}
 	start := clampInt(i-n/2, 0, len(lines)-n)
 	return lines[start : start+n]
+}
+
+// contractTab is the contract and evidence tab: a viewport that pages.
+type contractTab struct{ m *Model }
+
+func (p contractTab) capturing() bool { return false }
+
+func (p contractTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
+	_, ti := p.m.selectedInfo()
+	if ti == nil {
+		return nil, false
+	}
+	k := p.m.keys
+	if !key.Matches(msg, k.PageDown, k.PageUp, k.Top, k.Bottom) {
+		return nil, false
+	}
+	scrollViewport(&ti.contract, msg, k)
+	return nil, true
 }
