@@ -94,7 +94,7 @@ func (m *Model) askSuspend() tea.Cmd {
 		title: "Suspend reasonixctl?",
 		body: fmt.Sprintf("This dashboard runs the engine: its %d working task(s), and Codex's calls through an "+
 			"MCP server attached to it, wait until you bring it back with fg.", n),
-		yes: func(m *Model) tea.Cmd { return m.suspend() },
+		yes: suspendAction{},
 	})
 	return nil
 }
@@ -220,8 +220,8 @@ func (m *Model) carryOut(d dialog, res dialogResult) tea.Cmd {
 	if res.draft != "" {
 		cmd = m.draftContract(res.draft)
 	}
-	if res.review != nil {
-		cmd = res.review(m)
+	if res.do != nil {
+		cmd = m.perform(res.do)
 	}
 	if res.delegate != nil {
 		m.lastForm = *res.delegate
@@ -290,6 +290,59 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 		return m.act(t, core.ActionClose)
 	case key.Matches(msg, k.Resume):
 		return m.act(t, core.ActionResume)
+	}
+	return nil
+}
+
+// action is what a dialog asks the dashboard to do beyond closing, sending a control or a
+// delegate, or drafting a contract: a value, carried out by perform. Dialogs never hold the
+// model or call the service.
+type action interface{ isAction() }
+
+type (
+	// suspendAction suspends the dashboard (ctrl+z, confirmed).
+	suspendAction struct{}
+	// applyAction cherry-picks a completed task's commit onto its checkout (L, confirmed).
+	applyAction struct{ taskID string }
+	// dropCheckAction drops a check from a task's contract (D in the checks tab, confirmed).
+	dropCheckAction struct{ taskID, check string }
+	// editContractAction opens a contract file in $EDITOR (the new-task form's ctrl+e).
+	editContractAction struct{ path string }
+	// copyAction copies text to the clipboard (OSC 52); what names it in the status line.
+	copyAction struct{ text, what string }
+	// saveCommentAction adds, edits or deletes a review comment.
+	saveCommentAction struct{ req core.CommentRequest }
+	// sendCommentsAction sends a task's open review comments as one repair round.
+	sendCommentsAction struct{ taskID string }
+)
+
+func (suspendAction) isAction()      {}
+func (applyAction) isAction()        {}
+func (dropCheckAction) isAction()    {}
+func (editContractAction) isAction() {}
+func (copyAction) isAction()         {}
+func (saveCommentAction) isAction()  {}
+func (sendCommentsAction) isAction() {}
+
+// perform carries out a dialog's action.
+func (m *Model) perform(a action) tea.Cmd {
+	switch a := a.(type) {
+	case suspendAction:
+		return m.suspend()
+	case applyAction:
+		if ap, ok := m.svc.(core.Applier); ok {
+			return m.runApply(ap, a.taskID, true)
+		}
+	case dropCheckAction:
+		return m.dropChecks(a)
+	case editContractAction:
+		return m.editContract(a.path)
+	case copyAction:
+		return m.copyText(a.text, a.what)
+	case saveCommentAction:
+		return m.saveComment(a.req)
+	case sendCommentsAction:
+		return m.sendComments(a.taskID)
 	}
 	return nil
 }

@@ -33,7 +33,8 @@ type dialogResult struct {
 	draft    string // draft a contract for this repository directory
 	control  *core.ControlRequest
 	delegate *newTaskInput
-	review   func(m *Model) tea.Cmd // a review action (comments, copying) run by the model
+	// do is any other action, a value the dashboard carries out (actions.go).
+	do action
 }
 
 // newTaskInput is what the new-task form collects; reading the contract file happens in the
@@ -64,8 +65,8 @@ func newInput(placeholder, value string, limit int) textinput.Model {
 type confirmDialog struct {
 	title, body string
 	req         core.ControlRequest
-	quit        bool                   // yes quits the dashboard instead of sending req
-	yes         func(m *Model) tea.Cmd // else, when set, yes runs this instead of sending req
+	quit        bool   // yes quits the dashboard instead of sending req
+	yes         action // else, when set, yes carries this out instead of sending req
 }
 
 func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
@@ -75,7 +76,7 @@ func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 			return dialogResult{close: true, quit: true}
 		}
 		if d.yes != nil {
-			return dialogResult{close: true, review: d.yes}
+			return dialogResult{close: true, do: d.yes}
 		}
 		req := d.req
 		return dialogResult{close: true, control: &req}
@@ -436,7 +437,7 @@ func (d *newTaskDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 			return dialogResult{}
 		}
 		d.err, d.note = "", ""
-		return dialogResult{review: func(m *Model) tea.Cmd { return m.editContract(path) }}
+		return dialogResult{do: editContractAction{path: path}}
 	case msg.Type == tea.KeyEnter, key.Matches(msg, k.FocusNext):
 		d.setFocus(d.focus + 1)
 		return dialogResult{}
@@ -526,8 +527,7 @@ func (d *noticeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		return dialogResult{close: true}
 	}
 	if d.command != "" && key.Matches(msg, k.Copy) {
-		line := d.command
-		return dialogResult{review: func(m *Model) tea.Cmd { return m.copyText(line, "the cherry-pick line") }}
+		return dialogResult{do: copyAction{text: d.command, what: "the cherry-pick line"}}
 	}
 	return dialogResult{}
 }

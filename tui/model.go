@@ -219,8 +219,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onCheckLog(msg)
 	case replayLoadedMsg:
 		m.onReplayLoaded(msg)
-	case reviewMsg:
-		cmds = append(cmds, msg.applyReview(m))
+	default:
+		cmds = append(cmds, m.onResult(msg))
 	}
 	m.surfacePrompt()
 	m.trackStates()

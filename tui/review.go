@@ -42,9 +42,26 @@ type taskReview struct {
 	previewing        bool
 }
 
-// reviewMsg is a result of one of the review commands; it applies itself to the model.
-type reviewMsg interface {
-	applyReview(m *Model) tea.Cmd
+// onResult hands the result of a review, editor or apply command to its handler: each is a
+// typed message, most of them carrying their task's id.
+func (m *Model) onResult(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case commentSavedMsg:
+		return m.onCommentSaved(msg)
+	case commentsSentMsg:
+		return m.onCommentsSent(msg)
+	case previewMsg:
+		return m.onPreview(msg)
+	case editorFileMsg:
+		return m.onEditorFile(msg)
+	case editorDoneMsg:
+		return m.onEditorDone(msg)
+	case contractEditedMsg:
+		return m.onContractEdited(msg)
+	case applyMsg:
+		return m.onApply(msg)
+	}
+	return nil
 }
 
 func (m *Model) reviewer() core.Reviewer {
@@ -408,7 +425,7 @@ func (d *commentDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		}
 		req := d.req
 		req.Delete = true
-		return dialogResult{close: true, review: func(m *Model) tea.Cmd { return m.saveComment(req) }}
+		return dialogResult{close: true, do: saveCommentAction{req: req}}
 	case tea.KeyEnter, tea.KeyCtrlS:
 		body := strings.TrimSpace(d.input.Value())
 		if body == "" {
@@ -417,7 +434,7 @@ func (d *commentDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		}
 		req := d.req
 		req.Body = body
-		return dialogResult{close: true, review: func(m *Model) tea.Cmd { return m.saveComment(req) }}
+		return dialogResult{close: true, do: saveCommentAction{req: req}}
 	}
 	d.input, _ = d.input.Update(msg)
 	return dialogResult{}
@@ -463,7 +480,7 @@ func (m *Model) saveComment(req core.CommentRequest) tea.Cmd {
 	}
 }
 
-func (msg commentSavedMsg) applyReview(m *Model) tea.Cmd {
+func (m *Model) onCommentSaved(msg commentSavedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.push(errorNotice("saving the comment failed", msg.err))
 		return m.fetchDetail(msg.req.TaskID)
@@ -528,7 +545,7 @@ func (d *sendCommentsDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	switch {
 	case key.Matches(msg, k.Yes), msg.Type == tea.KeyEnter:
 		id := d.taskID
-		return dialogResult{close: true, review: func(m *Model) tea.Cmd { return m.sendComments(id) }}
+		return dialogResult{close: true, do: sendCommentsAction{taskID: id}}
 	case key.Matches(msg, k.No):
 		return dialogResult{close: true}
 	}
@@ -563,7 +580,7 @@ func (m *Model) sendComments(id string) tea.Cmd {
 	}
 }
 
-func (msg commentsSentMsg) applyReview(m *Model) tea.Cmd {
+func (m *Model) onCommentsSent(msg commentsSentMsg) tea.Cmd {
 	if msg.err != nil {
 		m.push(errorNotice("sending the comments of "+msg.taskID+" failed", msg.err))
 		return tea.Batch(m.refreshList(), m.fetchDetail(msg.taskID))
@@ -639,7 +656,7 @@ func (m *Model) refreshPreview(id string, force bool) tea.Cmd {
 	}
 }
 
-func (msg previewMsg) applyReview(m *Model) tea.Cmd {
+func (m *Model) onPreview(msg previewMsg) tea.Cmd {
 	ti := m.task(msg.taskID)
 	ti.rv.previewing = false
 	ti.rv.previewOf, ti.rv.previewAt = msg.of, m.now()
