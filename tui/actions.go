@@ -16,7 +16,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 		e := core.AsError(msg.err)
 		switch req.Action {
 		case core.ActionRespond:
-			if p := m.findPending(req.InteractionID); p != nil {
+			if p := m.requests.find(req.InteractionID); p != nil {
 				p.answering = false
 				if e.Code == core.CodeInteractionNotFound {
 					m.dropPending(req.InteractionID)
@@ -35,7 +35,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 	switch req.Action {
 	case core.ActionRespond:
 		what := req.Decision
-		if p := m.findPending(req.InteractionID); p != nil {
+		if p := m.requests.find(req.InteractionID); p != nil {
 			what = answerText(p.ia, req.Decision, req.OptionID, req.Answer, req.Grant)
 		}
 		m.dropPending(req.InteractionID)
@@ -204,7 +204,7 @@ func (m *Model) carryOut(d dialog, res dialogResult) tea.Cmd {
 		return tea.Quit
 	}
 	if pd, ok := d.(*promptDialog); ok {
-		if p := m.findPending(pd.ia.ID); p != nil {
+		if p := m.requests.find(pd.ia.ID); p != nil {
 			p.deferred = p.deferred || res.later
 			p.answering = res.control != nil
 		}

@@ -68,8 +68,8 @@ func TestPromptOfAnotherTaskIsAnnouncedAndOpensWithI(t *testing.T) {
 	if strings.Contains(h.view(), "Permission requested") {
 		t.Fatal("the prompt stays open after the answer")
 	}
-	if len(h.m.pending) != 0 {
-		t.Fatalf("pending after a successful respond: %d", len(h.m.pending))
+	if len(h.m.requests.items) != 0 {
+		t.Fatalf("pending after a successful respond: %d", len(h.m.requests.items))
 	}
 }
 
@@ -162,7 +162,7 @@ func TestPromptLaterAndResolvedElsewhere(t *testing.T) {
 	resolved := permissionIA("ia-1")
 	resolved.Status = core.InteractionResolved
 	h.send(ev("docs-typo", 8, core.EventInteractionResolved, resolved))
-	if strings.Contains(h.view(), "Permission requested") || len(h.m.pending) != 0 {
+	if strings.Contains(h.view(), "Permission requested") || len(h.m.requests.items) != 0 {
 		t.Fatal("a resolved interaction still shows")
 	}
 }

@@ -107,8 +107,7 @@ type Model struct {
 	width, height int
 	list          taskList
 	info          map[string]*taskInfo
-	pending       []*pendingIA
-	announced     map[string]bool
+	requests      requests // waiting for the person (requests.go)
 	dialogs       dialogStack
 	tab           detailTab
 	listing       bool // a List is in flight
@@ -155,7 +154,7 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	return &Model{
 		svc: svc, ctx: ctx, opts: opts, now: opts.Now, log: lg, attach: attach,
 		theme: theme, keys: DefaultKeyMap(), spin: sp,
-		info: map[string]*taskInfo{}, finalizing: map[string]time.Time{}, announced: map[string]bool{},
+		info: map[string]*taskInfo{}, finalizing: map[string]time.Time{},
 		lastForm: newTaskInput{RepoDir: opts.Dir, Lane: core.LaneFast},
 	}
 }

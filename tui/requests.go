@@ -29,8 +29,16 @@ func (m *Model) notify(taskID string, ia core.Interaction) tea.Cmd {
 	}
 }
 
-func (m *Model) findPending(id string) *pendingIA {
-	for _, p := range m.pending {
+// requests are the workers' requests waiting for the person: which wait, which were put aside
+// (esc) or are being answered, and which were announced (bell, notification) already. The
+// dialog stack shows them; the root opens them (surfacePrompt, openNextPending).
+type requests struct {
+	items     []*pendingIA
+	announced map[string]bool
+}
+
+func (r *requests) find(id string) *pendingIA {
+	for _, p := range r.items {
 		if p.ia.ID == id {
 			return p
 		}
@@ -38,27 +46,37 @@ func (m *Model) findPending(id string) *pendingIA {
 	return nil
 }
 
-func (m *Model) addPending(taskID string, ia core.Interaction) {
-	if ia.ID == "" || m.findPending(ia.ID) != nil {
+func (r *requests) add(taskID string, ia core.Interaction) {
+	if ia.ID == "" || r.find(ia.ID) != nil {
 		return
 	}
-	m.pending = append(m.pending, &pendingIA{taskID: taskID, ia: ia})
+	r.items = append(r.items, &pendingIA{taskID: taskID, ia: ia})
 }
 
-func (m *Model) dropPending(id string) {
-	for i, p := range m.pending {
+func (r *requests) drop(id string) {
+	for i, p := range r.items {
 		if p.ia.ID == id {
-			m.pending = append(m.pending[:i:i], m.pending[i+1:]...)
-			break
+			r.items = append(r.items[:i:i], r.items[i+1:]...)
+			return
 		}
 	}
-	if d := m.dialogs.prompt(id); d != nil {
-		m.dialogs.remove(d)
-	}
 }
 
-func (m *Model) pendingFor(taskID string) bool {
-	for _, p := range m.pending {
+// announce reports whether a waiting request is new to the bell: true once per request.
+func (r *requests) announce(ia core.Interaction) bool {
+	if r.announced[ia.ID] || ia.Status != core.InteractionPending {
+		return false
+	}
+	if r.announced == nil {
+		r.announced = map[string]bool{}
+	}
+	r.announced[ia.ID] = true
+	return true
+}
+
+// waitingFor reports whether a request of the task waits for an answer.
+func (r *requests) waitingFor(taskID string) bool {
+	for _, p := range r.items {
 		if p.taskID == taskID && !p.answering {
 			return true
 		}
@@ -66,14 +84,47 @@ func (m *Model) pendingFor(taskID string) bool {
 	return false
 }
 
-func (m *Model) pendingCount() int {
+// count is how many requests wait for an answer.
+func (r *requests) count() int {
 	n := 0
-	for _, p := range m.pending {
+	for _, p := range r.items {
 		if !p.answering {
 			n++
 		}
 	}
 	return n
+}
+
+// opening is the request of the selected task that opens by itself: waiting, not put aside.
+func (r *requests) opening(selected string) *pendingIA {
+	for _, p := range r.items {
+		if p.taskID == selected && !p.deferred && !p.answering {
+			return p
+		}
+	}
+	return nil
+}
+
+// next is the request `i` opens: the selected task's first, else the oldest waiting one.
+func (r *requests) next(selected string) *pendingIA {
+	var next *pendingIA
+	for _, p := range r.items {
+		if p.answering {
+			continue
+		}
+		if next == nil || (p.taskID == selected && next.taskID != selected) {
+			next = p
+		}
+	}
+	return next
+}
+
+// dropPending forgets a request and closes its prompt.
+func (m *Model) dropPending(id string) {
+	m.requests.drop(id)
+	if d := m.dialogs.prompt(id); d != nil {
+		m.dialogs.remove(d)
+	}
 }
 
 // surfacePrompt opens the selected task's waiting request, but only when nothing else is open
@@ -84,32 +135,21 @@ func (m *Model) surfacePrompt() {
 	if !m.dialogs.empty() || m.capturing() {
 		return
 	}
-	for _, p := range m.pending {
-		if p.taskID == m.list.selected && !p.deferred && !p.answering {
-			m.openPrompt(p)
-			return
-		}
+	if p := m.requests.opening(m.list.selected); p != nil {
+		m.openPrompt(p)
 	}
 }
 
 func (m *Model) openPrompt(p *pendingIA) {
 	d := newPromptDialog(p.taskID, p.ia)
 	d.lastWords = m.task(p.taskID).lastAgent
-	d.others = m.pendingCount() - 1
+	d.others = m.requests.count() - 1
 	m.dialogs.push(d, m.now())
 }
 
 // openNextPending is `i`: the selected task's request first, else the oldest waiting one.
 func (m *Model) openNextPending() tea.Cmd {
-	var next *pendingIA
-	for _, p := range m.pending {
-		if p.answering {
-			continue
-		}
-		if next == nil || (p.taskID == m.list.selected && next.taskID != m.list.selected) {
-			next = p
-		}
-	}
+	next := m.requests.next(m.list.selected)
 	if next == nil {
 		m.setStatus("nothing is waiting for you", false, "")
 		return nil

@@ -115,7 +115,7 @@ func (m *Model) viewList(rows int) string {
 		}
 		pend := " "
 		switch {
-		case m.pendingFor(tv.TaskID) || tv.State == core.StateWaitingPermission || tv.State == core.StateWaitingInput:
+		case m.requests.waitingFor(tv.TaskID) || tv.State == core.StateWaitingPermission || tv.State == core.StateWaitingInput:
 			pend = t.Pending.Render("!")
 		case m.isWaiting(tv):
 			pend = m.spin.View()

@@ -92,16 +92,15 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 	case core.EventInteractionWaiting:
 		var ia core.Interaction
 		if json.Unmarshal(ev.Data, &ia) == nil {
-			m.addPending(ev.TaskID, ia)
-			if !m.announced[ia.ID] && ia.Status == core.InteractionPending {
-				m.announced[ia.ID] = true
+			m.requests.add(ev.TaskID, ia)
+			if m.requests.announce(ia) {
 				cmds = append(cmds, m.notify(ev.TaskID, ia))
 			}
 		}
 	case core.EventInteractionResolved:
 		var ia core.Interaction
 		if json.Unmarshal(ev.Data, &ia) == nil {
-			if p := m.findPending(ia.ID); p != nil && !p.answering && ia.Status == core.InteractionResolved {
+			if p := m.requests.find(ia.ID); p != nil && !p.answering && ia.Status == core.InteractionResolved {
 				// First answer wins: someone else (Codex, another dashboard) answered it. The
 				// line outlives the task's state change that follows at once.
 				m.setStatus("answered by "+answeredBy(ia.Response)+": "+responseText(ia)+" ("+ia.ID+" of "+ev.TaskID+")", false, "")
@@ -214,7 +213,7 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 	}
 	for _, ia := range d.Interactions {
 		if ia.Status == core.InteractionPending {
-			m.addPending(msg.taskID, ia)
+			m.requests.add(msg.taskID, ia)
 		} else {
 			m.dropPending(ia.ID)
 		}
@@ -254,7 +253,7 @@ func (m *Model) onReplay(msg replayMsg) {
 	ti.fromStart = msg.from <= 1
 	// A prompt that opened before the journal arrived (a dashboard attaching to a waiting task)
 	// gets the agent's last words now.
-	for _, p := range m.pending {
+	for _, p := range m.requests.items {
 		if d := m.dialogs.prompt(p.ia.ID); p.taskID == msg.taskID && d != nil && d.lastWords == "" {
 			d.lastWords = ti.lastAgent
 		}

@@ -59,7 +59,7 @@ func (m *Model) viewHeader() string {
 		left = " reasonixctl  " + a + "  state " + m.opts.StateDir
 	}
 	var right []string
-	if n := m.pendingCount(); n > 0 {
+	if n := m.requests.count(); n > 0 {
 		right = append(right, fmt.Sprintf("%d waiting for you (i)", n))
 	}
 	if n := m.list.resumable(); n > 0 {
@@ -116,7 +116,7 @@ func (m *Model) viewFooter() string {
 			hint(k.LeaveReplay, "leave replay"), hint(k.Help, "help"))
 		return " " + shortHelp(t, m.width-1, keys...)
 	}
-	if m.pendingCount() > 0 {
+	if m.requests.count() > 0 {
 		keys = append(keys, hint(k.ShowPending, "answer"))
 	}
 	if tv := m.list.selectedTask(); tv != nil {
@@ -328,7 +328,7 @@ func (m *Model) viewSummary(w, h int) string {
 	if ti.usage != nil {
 		add("usage", formatUsage(ti.usage))
 	}
-	for _, p := range m.pending {
+	for _, p := range m.requests.items {
 		if p.taskID == tv.TaskID {
 			add("waiting", p.ia.Kind+" "+p.ia.ID+": "+describeRequest(p.ia.Request).what+" (i)")
 		}
