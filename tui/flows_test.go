@@ -18,6 +18,15 @@ import (
 
 func (h *harness) view() string { return h.m.View() }
 
+// selected is the task the task list has selected.
+func (h *harness) selected() string { return h.list().selected }
+
+// The components a test looks into, each through one accessor rather than the root's fields.
+func (h *harness) stack() *dialogStack { return &h.m.dialogs }
+func (h *harness) requests() *requests { return &h.m.requests }
+func (h *harness) replay() *replayView { return h.m.rp }
+func (h *harness) list() *taskList     { return &h.m.list }
+
 // requireView checks that the screen shows each text, however the text was wrapped.
 func (h *harness) requireView(want ...string) {
 	h.t.Helper()
@@ -49,8 +58,8 @@ func (h *harness) requireControls(want ...core.ControlRequest) {
 
 func TestPromptOfAnotherTaskIsAnnouncedAndOpensWithI(t *testing.T) {
 	h := newHarness(t, scenario(), 100, 30)
-	if h.m.list.selected != "login-fix" {
-		t.Fatalf("selected %q, want the newest task", h.m.list.selected)
+	if h.selected() != "login-fix" {
+		t.Fatalf("selected %q, want the newest task", h.selected())
 	}
 	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
 	if strings.Contains(h.view(), "Permission requested") {
@@ -58,8 +67,8 @@ func TestPromptOfAnotherTaskIsAnnouncedAndOpensWithI(t *testing.T) {
 	}
 	h.requireView("1 waiting for you (i)")
 	h.press("i")
-	if h.m.list.selected != "docs-typo" {
-		t.Fatalf("i did not select the waiting task: %q", h.m.list.selected)
+	if h.selected() != "docs-typo" {
+		t.Fatalf("i did not select the waiting task: %q", h.selected())
 	}
 	h.clk.advance(time.Second)
 	h.requireView("Permission requested", "make lint", "unknown_executable", "/state/worktrees/9ab01c2d/docs-typo", "allow for session")
@@ -68,8 +77,8 @@ func TestPromptOfAnotherTaskIsAnnouncedAndOpensWithI(t *testing.T) {
 	if strings.Contains(h.view(), "Permission requested") {
 		t.Fatal("the prompt stays open after the answer")
 	}
-	if len(h.m.requests.items) != 0 {
-		t.Fatalf("pending after a successful respond: %d", len(h.m.requests.items))
+	if len(h.requests().items) != 0 {
+		t.Fatalf("pending after a successful respond: %d", len(h.requests().items))
 	}
 }
 
@@ -162,7 +171,7 @@ func TestPromptLaterAndResolvedElsewhere(t *testing.T) {
 	resolved := permissionIA("ia-1")
 	resolved.Status = core.InteractionResolved
 	h.send(ev("docs-typo", 8, core.EventInteractionResolved, resolved))
-	if strings.Contains(h.view(), "Permission requested") || len(h.m.requests.items) != 0 {
+	if strings.Contains(h.view(), "Permission requested") || len(h.requests().items) != 0 {
 		t.Fatal("a resolved interaction still shows")
 	}
 }
@@ -344,8 +353,8 @@ func TestSteerInReviewIsARepairRound(t *testing.T) {
 func TestSteerRefusedInOtherStates(t *testing.T) {
 	h := newHarness(t, scenario(), 80, 24)
 	h.press("A", "j", "j") // all tasks; the completed one
-	if h.m.list.selected != "old-task" {
-		t.Fatalf("selected %q", h.m.list.selected)
+	if h.selected() != "old-task" {
+		t.Fatalf("selected %q", h.selected())
 	}
 	h.press("s")
 	h.requireView("old-task has ended (completed): nothing more to do")
@@ -393,8 +402,8 @@ func TestNewTaskFormDelegates(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("delegate:\n got %+v\nwant %+v", got, want)
 	}
-	if h.m.list.selected != "add-audit" {
-		t.Fatalf("the new task is not selected: %q", h.m.list.selected)
+	if h.selected() != "add-audit" {
+		t.Fatalf("the new task is not selected: %q", h.selected())
 	}
 }
 
@@ -411,7 +420,7 @@ func TestNewTaskWithBadContractSaysWhy(t *testing.T) {
 	h.typeText("t1")
 	h.press("ctrl+s")
 	h.requireView("New task", "invalid_contract", "bad.json")
-	if v := h.m.dialogs.top().(*newTaskDialog).inputs[2].Value(); v != "t1" {
+	if v := h.stack().top().(*newTaskDialog).inputs[2].Value(); v != "t1" {
 		t.Fatalf("the form lost its values: task id %q", v)
 	}
 	if len(f.delegates) != 0 {

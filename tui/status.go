@@ -20,30 +20,38 @@ type status struct {
 	state  core.State
 }
 
+// newStatus is a message about task taskID (or none), shown until it expires or the task
+// leaves the state it has in l.
+func newStatus(text string, isErr bool, at time.Time, taskID string, l *taskList) status {
+	st := status{text: text, isErr: isErr, at: at, taskID: taskID}
+	if t := l.index(taskID); t >= 0 {
+		st.state = l.tasks[t].State
+	}
+	return st
+}
+
+// fresh is the message while it still stands at now, given the tasks in l.
+func (st status) fresh(now time.Time, l *taskList) (string, bool) {
+	if st.text == "" || now.Sub(st.at) >= statusTTL {
+		return "", false
+	}
+	if i := l.index(st.taskID); st.taskID != "" && i >= 0 && l.tasks[i].State != st.state {
+		return "", false
+	}
+	return st.text, st.isErr
+}
+
 // setStatus shows a message in the header until it expires or, when taskID is set, until that
 // task changes state.
 func (m *Model) setStatus(s string, isErr bool, taskID string) {
-	st := status{text: s, isErr: isErr, at: m.now(), taskID: taskID}
-	if t := m.list.index(taskID); t >= 0 {
-		st.state = m.list.tasks[t].State
-	}
-	m.status = st
+	m.status = newStatus(s, isErr, m.now(), taskID, &m.list)
 	if isErr {
 		m.log.Warn("dashboard", "status", s)
 	}
 }
 
 // currentStatus is the status message while it is still fresh.
-func (m *Model) currentStatus() (string, bool) {
-	st := m.status
-	if st.text == "" || m.now().Sub(st.at) >= statusTTL {
-		return "", false
-	}
-	if i := m.list.index(st.taskID); st.taskID != "" && i >= 0 && m.list.tasks[i].State != st.state {
-		return "", false
-	}
-	return st.text, st.isErr
-}
+func (m *Model) currentStatus() (string, bool) { return m.status.fresh(m.now(), &m.list) }
 
 // isWaiting reports whether a task is in a wait the person should see moving.
 func (m *Model) isWaiting(tv core.TaskView) bool {
