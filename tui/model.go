@@ -217,7 +217,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case checkLogMsg:
 		m.onCheckLog(msg)
 	case replayLoadedMsg:
-		m.onReplayLoaded(msg)
+		m.rp.load(msg)
 	default:
 		cmds = append(cmds, m.onResult(msg))
 	}

@@ -44,7 +44,7 @@ func (m *Model) frame() string {
 	bodyH := m.height - 3
 	body := m.viewBody(bodyH)
 	if m.rp != nil {
-		body = m.viewReplay(m.width, bodyH)
+		body = m.rp.view(m.theme, m.width, bodyH)
 	}
 	if d := m.dialogs.top(); d != nil {
 		body = m.overlayDialog(body, d, bodyH)
