@@ -331,32 +331,18 @@ func (m *Model) handleKey(msg tea.KeyMsg, alone bool) tea.Cmd {
 	return m.globalKey(msg)
 }
 
-// dialogKey gives a key to the top dialog, past its key grace; ctrl+c, help and paging its body
-// are the stack's.
+// dialogKey gives a key to the top dialog, unless the stack keeps it (stack.go).
 func (m *Model) dialogKey(top dialog, msg tea.KeyMsg, alone bool) tea.Cmd {
-	if m.dialogs.swallow(m.now()) {
-		// Keys typed as the prompt appeared were meant for something else.
+	switch m.dialogs.key(msg, m.keys, m.now()) {
+	case stackTook:
 		return nil
-	}
-	if cd, ok := top.(*confirmDialog); ok && cd.quit && msg.Type == tea.KeyCtrlC {
+	case stackQuit:
 		return tea.Quit
-	}
-	if msg.Type == tea.KeyCtrlC {
+	case stackAskQuit:
 		return m.askQuit()
-	}
-	if _, isHelp := top.(*helpDialog); !isHelp && !top.capturing() {
-		if key.Matches(msg, m.keys.Help) {
-			m.push(&helpDialog{})
-			return nil
-		}
-		switch msg.Type {
-		case tea.KeyPgDown:
-			m.dialogs.scroll += 5
-			return nil
-		case tea.KeyPgUp:
-			m.dialogs.scroll = max(m.dialogs.scroll-5, 0)
-			return nil
-		}
+	case stackHelp:
+		m.push(&helpDialog{})
+		return nil
 	}
 	return m.apply(top, top.update(msg, m.keys), alone)
 }
