@@ -147,8 +147,8 @@ func readCheckLog(ctx context.Context, lr core.LogReader, taskID, id, key string
 	}
 }
 
-func (m *Model) onCheckLog(msg checkLogMsg) {
-	cs := &m.task(msg.taskID).checks
+// loaded keeps a check's log read for the task.
+func (cs *checksState) loaded(msg checkLogMsg) {
 	if cs.logs == nil {
 		cs.logs = map[string]*checkLog{}
 	}

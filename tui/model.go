@@ -215,7 +215,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case ownerMsg:
 		cmds = append(cmds, m.onOwner())
 	case checkLogMsg:
-		m.onCheckLog(msg)
+		m.task(msg.taskID).checks.loaded(msg)
 	case replayLoadedMsg:
 		m.rp.load(msg)
 	default:

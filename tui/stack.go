@@ -16,8 +16,8 @@ const (
 )
 
 // dialogStack is the dialogs on screen; the top one has the keys (key decides what the stack
-// keeps for itself). It also owns the key grace of
-// prompts, so no dialog can be answered by keys typed before it was on screen.
+// keeps for itself). It also owns the key grace of prompts, so no dialog can be answered by
+// keys typed before it was on screen.
 type dialogStack struct {
 	items      []dialog
 	graceFrom  time.Time // when the prompt on top opened
