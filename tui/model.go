@@ -50,47 +50,13 @@ type Options struct {
 	animate bool
 }
 
-// Messages the model receives. eventMsg and resyncMsg come from the relay; the rest are
-// results of commands that call the service.
+// Messages from the relay (run.go) and the clock; the results of service commands are typed
+// per command (service.go and each part's file).
 type (
 	eventMsg  core.Event
 	resyncMsg struct{ err error }
 	tickMsg   time.Time
 	redrawMsg struct{}
-	tasksMsg  struct {
-		tasks []core.TaskView
-		err   error
-	}
-	detailMsg struct {
-		taskID string
-		detail core.TaskDetail
-		err    error
-	}
-	replayMsg struct {
-		taskID string
-		pane   *eventsPane // the journal's newest events, built off the event loop
-		agent  *taskInfo   // what noteAgent learnt from them
-		from   uint64      // the first seq read
-		err    error
-	}
-	controlMsg struct {
-		req  core.ControlRequest
-		view core.TaskView
-		err  error
-	}
-	draftMsg struct {
-		path  string
-		draft core.ContractDraft
-		// checked is what each command found did on HEAD, when the draft was checked.
-		checked []core.BaseCheck
-		err     error
-	}
-	delegateMsg struct {
-		in     newTaskInput
-		res    core.DelegateResult
-		err    error
-		resume bool
-	}
 )
 
 // Model is the dashboard's root model. It composes the task list, the detail panes and the

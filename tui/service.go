@@ -153,3 +153,43 @@ func (m *Model) draftContract(dir string) tea.Cmd {
 		return draftMsg{path: path, draft: d, checked: checked}
 	}
 }
+
+// The results of the service commands, each handled by the part it belongs to: the task list
+// (tasksMsg), the task's data (detailMsg, replayMsg), the actions (controlMsg, delegateMsg) and
+// the new-task form (draftMsg).
+type (
+	tasksMsg struct {
+		tasks []core.TaskView
+		err   error
+	}
+	detailMsg struct {
+		taskID string
+		detail core.TaskDetail
+		err    error
+	}
+	replayMsg struct {
+		taskID string
+		pane   *eventsPane // the journal's newest events, built off the event loop
+		agent  *taskInfo   // what noteAgent learnt from them
+		from   uint64      // the first seq read
+		err    error
+	}
+	controlMsg struct {
+		req  core.ControlRequest
+		view core.TaskView
+		err  error
+	}
+	draftMsg struct {
+		path  string
+		draft core.ContractDraft
+		// checked is what each command found did on HEAD, when the draft was checked.
+		checked []core.BaseCheck
+		err     error
+	}
+	delegateMsg struct {
+		in     newTaskInput
+		res    core.DelegateResult
+		err    error
+		resume bool
+	}
+)

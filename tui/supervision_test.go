@@ -61,7 +61,7 @@ func TestKeysArrivingInOneReadCountEach(t *testing.T) {
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("23")})
 	h.requireView("[3 Contract]")
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2v.v")})
-	ti := h.m.task("login-fix")
+	ti := h.task("login-fix")
 	if !ti.reviewed["internal/auth/login.go"] || !ti.reviewed["internal/auth/login_test.go"] {
 		t.Fatalf("reviewed marks after \"2v.v\": %v", ti.reviewed)
 	}
