@@ -59,16 +59,15 @@ type (
 	redrawMsg struct{}
 )
 
-// Model is the dashboard's root model. It composes the task list, the detail panes and the
-// dialog stack, routes keys to whichever has focus and turns results into service calls.
+// Model is the dashboard's root model. It sizes the screen, relays each message to the part it
+// belongs to, owns the focus (the tab, the replay) and the dialog stack, routes keys to
+// whichever has focus and carries out what dialogs ask (actions.go).
 type Model struct {
-	svc   core.Service
-	ctx   context.Context
-	opts  Options
-	now   func() time.Time
-	theme Theme
-	keys  KeyMap
-	log   *slog.Logger
+	svc  core.Service
+	ctx  context.Context
+	opts Options
+	ui   // the theme, the key map and the clock every part shares
+	log  *slog.Logger
 
 	width, height int
 	list          taskList
@@ -118,8 +117,8 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 		attach = attachState{owner: owner, gone: !ok}
 	}
 	return &Model{
-		svc: svc, ctx: ctx, opts: opts, now: opts.Now, log: lg, attach: attach,
-		theme: theme, keys: DefaultKeyMap(), spin: sp,
+		svc: svc, ctx: ctx, opts: opts, log: lg, attach: attach,
+		ui: ui{theme: theme, keys: DefaultKeyMap(), now: opts.Now}, spin: sp,
 		info: map[string]*taskInfo{}, finalizing: map[string]time.Time{},
 		lastForm: newTaskInput{RepoDir: opts.Dir, Lane: core.LaneFast},
 	}
