@@ -145,7 +145,7 @@ func TestSideBySideNeedsAWideTerminal(t *testing.T) {
 	f.details["login-fix"] = d
 	h = newHarness(t, f, 200, 50)
 	h.press("2", "w")
-	h.task("login-fix").diffCur = diffCursor{0, 6}
+	h.task("login-fix").rv.diffCur = diffCursor{0, 6}
 	h.requireView(`4 -        return fmt.Errorf("find %s: %w", user, err) // 0`, `4 +        return fmt.Errorf("lookup %q: %w", user, err) // 0`)
 }
 

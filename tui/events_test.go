@@ -374,7 +374,7 @@ func TestDashboardSendsEventKeysToThePane(t *testing.T) {
 	}
 	// In the diff view the same keys page through hunks.
 	h.press("2", "]")
-	if c := h.task("login-fix").diffCur; c != (diffCursor{0, 1}) {
+	if c := h.task("login-fix").rv.diffCur; c != (diffCursor{0, 1}) {
 		t.Fatalf("] in the diff view: %+v", c)
 	}
 }

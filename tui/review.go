@@ -30,8 +30,16 @@ type reviewUI struct {
 	stylesKey  [2]bool
 }
 
-// taskReview is the diff view's state of one task.
+// taskReview is the review's state of one task: its diff, where the view stands, the files
+// marked reviewed and the cherry-pick preview.
 type taskReview struct {
+	diff     *diffDoc
+	diffText string
+	diffCur  diffCursor
+	reviewed map[string]bool
+	// reviewedRev is the review revision the reviewed marks belong to.
+	reviewedRev int
+
 	sel               int // the selected line of the current file
 	seenFile, seenTop int // the page the selection was placed on
 	placed            bool
@@ -40,6 +48,17 @@ type taskReview struct {
 	previewOf         string // the tree or commit the preview is of
 	previewAt         time.Time
 	previewing        bool
+}
+
+// load takes a task's detail: a changed diff is parsed again, and a new review revision starts
+// with no file marked reviewed.
+func (rv *taskReview) load(d core.TaskDetail) {
+	if d.Diff != rv.diffText || rv.diff == nil {
+		rv.diffText, rv.diff = d.Diff, parseReviewDiff(d.Diff)
+	}
+	if d.View.ReviewRevision != rv.reviewedRev {
+		rv.reviewed, rv.reviewedRev = map[string]bool{}, d.View.ReviewRevision
+	}
 }
 
 // onResult hands the result of a review, editor or apply command to its handler: each is a
@@ -102,18 +121,18 @@ func (m *Model) pageEnd(doc *diffDoc, file, top, h int) int {
 
 // shownTop is the first line the view draws for the cursor.
 func (m *Model) shownTop(ti *taskInfo) int {
-	c := ti.diffCur
-	return min(c.top, ti.diff.maxTop(c, m.diffBodyHeight()))
+	c := ti.rv.diffCur
+	return min(c.top, ti.rv.diff.maxTop(c, m.diffBodyHeight()))
 }
 
 // placeSel keeps the selected line on the page: when the page moved by other means (hunk,
 // file, page keys) the selection goes to the page's first changed line.
 func (m *Model) placeSel(ti *taskInfo) {
-	doc := ti.diff
+	doc := ti.rv.diff
 	if doc == nil || len(doc.files) == 0 {
 		return
 	}
-	c := doc.clamp(ti.diffCur)
+	c := doc.clamp(ti.rv.diffCur)
 	f := &doc.files[c.file]
 	rv := &ti.rv
 	top := m.shownTop(ti)
@@ -137,8 +156,8 @@ func (m *Model) placeSel(ti *taskInfo) {
 // moveSel moves the selection by delta lines, scrolling the page to keep it in view.
 func (m *Model) moveSel(ti *taskInfo, delta int) {
 	m.placeSel(ti)
-	doc := ti.diff
-	c := doc.clamp(ti.diffCur)
+	doc := ti.rv.diff
+	c := doc.clamp(ti.rv.diffCur)
 	f := &doc.files[c.file]
 	rv := &ti.rv
 	rv.sel = clampInt(rv.sel+delta, 0, len(f.lines)-1)
@@ -154,7 +173,7 @@ func (m *Model) moveSel(ti *taskInfo, delta int) {
 	if moved {
 		c.top = top
 	}
-	ti.diffCur = c
+	ti.rv.diffCur = c
 	rv.seenFile, rv.seenTop = c.file, c.top
 }
 
@@ -281,22 +300,22 @@ func (p diffTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.review.sideBySide = !m.review.sideBySide
-		if ti.diff != nil {
+		if ti.rv.diff != nil {
 			m.placeSel(ti)
 		}
 		return nil, true
 	}
-	if ti.diff == nil || len(ti.diff.files) == 0 {
+	if ti.rv.diff == nil || len(ti.rv.diff.files) == 0 {
 		return nil, false
 	}
-	f := &ti.diff.files[ti.diff.clamp(ti.diffCur).file]
+	f := &ti.rv.diff.files[ti.rv.diff.clamp(ti.rv.diffCur).file]
 	switch {
 	case key.Matches(msg, k.LineDown):
 		m.moveSel(ti, 1)
 	case key.Matches(msg, k.LineUp):
 		m.moveSel(ti, -1)
 	case key.Matches(msg, k.OpenFile):
-		c := ti.diff.clamp(ti.diffCur)
+		c := ti.rv.diff.clamp(ti.rv.diffCur)
 		if f.collapsed {
 			f.expand()
 		} else if f.full == nil && (f.generated || f.added+f.deleted > collapseOver) {
@@ -304,8 +323,8 @@ func (p diffTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 		} else {
 			return nil, p.scroll(ti, msg)
 		}
-		delete(ti.diff.caches, c.file)
-		ti.diffCur, ti.rv.placed = diffCursor{c.file, 0}, false
+		delete(ti.rv.diff.caches, c.file)
+		ti.rv.diffCur, ti.rv.placed = diffCursor{c.file, 0}, false
 	case key.Matches(msg, k.Comment):
 		m.placeSel(ti)
 		return m.openComment(t, ti, f), true
@@ -325,16 +344,16 @@ func (p diffTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 func (p diffTab) scroll(ti *taskInfo, msg tea.KeyMsg) bool {
 	m, k := p.m, p.m.keys
 	page := max(m.detailHeight()-2, 1)
-	c := ti.diffCur
-	last := ti.diff.maxTop(c, m.diffBodyHeight())
+	c := ti.rv.diffCur
+	last := ti.rv.diff.maxTop(c, m.diffBodyHeight())
 	took := true
 	switch {
 	case key.Matches(msg, k.NextHunk):
-		c = ti.diff.nextHunk(c)
+		c = ti.rv.diff.nextHunk(c)
 	case key.Matches(msg, k.PrevHunk):
-		c = ti.diff.prevHunk(c)
+		c = ti.rv.diff.prevHunk(c)
 	case key.Matches(msg, k.NextFile):
-		if c.file+1 < len(ti.diff.files) {
+		if c.file+1 < len(ti.rv.diff.files) {
 			c = diffCursor{c.file + 1, 0}
 		}
 	case key.Matches(msg, k.PrevFile):
@@ -350,12 +369,12 @@ func (p diffTab) scroll(ti *taskInfo, msg tea.KeyMsg) bool {
 	case key.Matches(msg, k.Bottom):
 		c.top = last
 	case key.Matches(msg, k.Reviewed):
-		name := ti.diff.files[c.file].name
-		ti.reviewed[name] = !ti.reviewed[name]
+		name := ti.rv.diff.files[c.file].name
+		ti.rv.reviewed[name] = !ti.rv.reviewed[name]
 	default:
 		took = false
 	}
-	ti.diffCur = ti.diff.clamp(c)
+	ti.rv.diffCur = ti.rv.diff.clamp(c)
 	return took
 }
 

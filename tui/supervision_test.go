@@ -62,8 +62,8 @@ func TestKeysArrivingInOneReadCountEach(t *testing.T) {
 	h.requireView("[3 Contract]")
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2v.v")})
 	ti := h.task("login-fix")
-	if !ti.reviewed["internal/auth/login.go"] || !ti.reviewed["internal/auth/login_test.go"] {
-		t.Fatalf("reviewed marks after \"2v.v\": %v", ti.reviewed)
+	if !ti.rv.reviewed["internal/auth/login.go"] || !ti.rv.reviewed["internal/auth/login_test.go"] {
+		t.Fatalf("reviewed marks after \"2v.v\": %v", ti.rv.reviewed)
 	}
 	// A form opened by one rune takes the rest of the read as text.
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Fchecked")})

@@ -25,15 +25,9 @@ type taskInfo struct {
 	early      []core.Event // live events seen before the replay finished
 	getting    bool         // a Get is in flight
 	stale      bool         // the detail changed since the last Get
-	diff       *diffDoc
-	diffText   string
-	diffCur    diffCursor
-	reviewed   map[string]bool
-	rv         taskReview // the diff view's selected line and cherry-pick preview
-	// reviewedRev is the review revision the reviewed marks belong to.
-	reviewedRev int
-	contract    viewport.Model
-	checks      checksState
+	rv         taskReview   // the review: the diff, its cursor, reviewed marks, cherry-pick preview
+	contract   viewport.Model
+	checks     checksState
 	// state and since say which state the dashboard last saw and since when, for the elapsed
 	// time of waits.
 	state core.State
@@ -46,7 +40,7 @@ type taskInfo struct {
 func (m *Model) task(id string) *taskInfo {
 	ti := m.info[id]
 	if ti == nil {
-		ti = &taskInfo{events: newEventsPane(), reviewed: map[string]bool{}}
+		ti = &taskInfo{events: newEventsPane(), rv: taskReview{reviewed: map[string]bool{}}}
 		m.info[id] = ti
 	}
 	return ti
@@ -201,12 +195,7 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 		ti.usage = d.Usage
 		ti.usageGen++
 	}
-	if d.Diff != ti.diffText || ti.diff == nil {
-		ti.diffText, ti.diff = d.Diff, parseReviewDiff(d.Diff)
-	}
-	if d.View.ReviewRevision != ti.reviewedRev {
-		ti.reviewed, ti.reviewedRev = map[string]bool{}, d.View.ReviewRevision
-	}
+	ti.rv.load(d)
 	m.list.replace(d.View)
 	if msg.taskID == m.list.selected {
 		cmd = tea.Batch(cmd, m.refreshPreview(msg.taskID, false))

@@ -409,7 +409,7 @@ func (m *Model) diffBodyHeight() int {
 	h := m.detailHeight() - 1 // position line
 	if !m.fileColumn() {
 		if tv := m.selectedTask(); tv != nil {
-			if d := m.task(tv.TaskID).diff; d != nil {
+			if d := m.task(tv.TaskID).rv.diff; d != nil {
 				h -= min(len(d.files), 3)
 			}
 		}
@@ -419,22 +419,22 @@ func (m *Model) diffBodyHeight() int {
 
 func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	t := m.theme
-	if ti.diff == nil || len(ti.diff.files) == 0 {
+	if ti.rv.diff == nil || len(ti.rv.diff.files) == 0 {
 		if ti.detail != nil && nothingChanged(ti.detail) {
 			return t.Warn.Render(" the worker changed nothing: there is no commit to make.") + "\n" +
 				t.Dim.Render(" X closes the task (F offers the same); s steers a repair round saying what is missing.")
 		}
 		return t.Dim.Render(" no review diff yet (the task is " + string(tv.State) + ")")
 	}
-	doc := ti.diff
-	c := doc.clamp(ti.diffCur)
-	ti.diffCur = c
+	doc := ti.rv.diff
+	c := doc.clamp(ti.rv.diffCur)
+	ti.rv.diffCur = c
 	m.placeSel(ti)
 	counts := commentCounts(ti)
 	f := doc.files[c.file]
 	reviewed := 0
 	for _, df := range doc.files {
-		if ti.reviewed[df.name] {
+		if ti.rv.reviewed[df.name] {
 			reviewed++
 		}
 	}
@@ -445,7 +445,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	}
 	pos := fmt.Sprintf(" file %d/%d · hunk %d/%d · %d/%d reviewed", c.file+1, len(doc.files),
 		f.hunkIndex(at), len(f.hunks), reviewed, len(doc.files))
-	if ti.reviewed[f.name] {
+	if ti.rv.reviewed[f.name] {
 		pos += " · this file ✓"
 	}
 	if tv.ReviewRevision > 0 {
@@ -488,7 +488,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		if i == c.file {
 			mark = "› "
 		}
-		if ti.reviewed[df.name] {
+		if ti.rv.reviewed[df.name] {
 			check = "✓ "
 		}
 		stats := fmt.Sprintf(" +%d -%d", df.added, df.deleted)
@@ -530,8 +530,8 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 
 // diffLines draws one page of a file: highlighted, with line numbers, unified or side by side.
 func (m *Model) diffLines(ti *taskInfo, file, top, h, w int) string {
-	p := diffPage{doc: ti.diff, file: file, top: top, h: h, w: w, sel: ti.rv.sel,
-		comments: commentLines(ti, &ti.diff.files[file]), st: m.diffStyles(), t: m.theme}
+	p := diffPage{doc: ti.rv.diff, file: file, top: top, h: h, w: w, sel: ti.rv.sel,
+		comments: commentLines(ti, &ti.rv.diff.files[file]), st: m.diffStyles(), t: m.theme}
 	if m.sbsActive() {
 		return p.sideBySide()
 	}
