@@ -17,8 +17,8 @@
 //     call core.Service);
 //   - panes (panes.go), one of which has the keys when no dialog is open: the replay
 //     (replay.go), or the selected task's tab — events with their search and filter (events.go,
-//     search.go, seek.go, paging.go), review (review.go, diffview.go, diffrender.go, editor.go,
-//     clipboard.go), contract (view.go), checks (checks.go, amend.go);
+//     search.go, seek.go, paging.go), review (difftab.go, review.go, diffview.go, diffrender.go,
+//     editor.go, clipboard.go), contract (contract.go), checks (checks.go, amend.go);
 //   - dialogs: the stack (stack.go), each dialog (dialogs.go, prompt.go, finalize.go,
 //     grants.go, help.go, notices.go), and the requests waiting for the person (requests.go);
 //   - the answering rules (answer.go): every answer to a prompt passes the one gate;
