@@ -204,10 +204,7 @@ func (m *Model) carryOut(d dialog, res dialogResult) tea.Cmd {
 		return tea.Quit
 	}
 	if pd, ok := d.(*promptDialog); ok {
-		if p := m.requests.find(pd.ia.ID); p != nil {
-			p.deferred = p.deferred || res.later
-			p.answering = res.control != nil
-		}
+		m.requests.handled(pd.ia.ID, res.later, res.control != nil)
 	}
 	var cmd tea.Cmd
 	if res.control != nil {

@@ -62,6 +62,15 @@ func (r *requests) drop(id string) {
 	}
 }
 
+// handled notes what its prompt did with request id: put it aside (later), so that it no
+// longer opens by itself, and whether an answer is now on its way.
+func (r *requests) handled(id string, later, answering bool) {
+	if p := r.find(id); p != nil {
+		p.deferred = p.deferred || later
+		p.answering = answering
+	}
+}
+
 // announce reports whether a waiting request is new to the bell: true once per request.
 func (r *requests) announce(ia core.Interaction) bool {
 	if r.announced[ia.ID] || ia.Status != core.InteractionPending {
