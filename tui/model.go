@@ -75,8 +75,6 @@ type Model struct {
 	requests      requests // waiting for the person (requests.go)
 	dialogs       dialogStack
 	tab           detailTab
-	listing       bool // a List is in flight
-	listDirty     bool
 	finalizing    map[string]time.Time
 	status        status
 	spin          spinner.Model

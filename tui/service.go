@@ -10,12 +10,11 @@ import (
 	"reasonixctl/core"
 )
 
+// refreshList lists the tasks again, once the List in flight (if any) has answered.
 func (m *Model) refreshList() tea.Cmd {
-	if m.listing {
-		m.listDirty = true
+	if !m.list.fetch() {
 		return nil
 	}
-	m.listing = true
 	all := m.list.showAll
 	return func() tea.Msg {
 		tasks, err := m.svc.List(m.ctx, core.ListFilter{All: all})

@@ -17,6 +17,25 @@ type taskList struct {
 	tasks    []core.TaskView
 	selected string
 	showAll  bool
+	listing  bool // a List is in flight
+	again    bool // … and another is wanted when it answers
+}
+
+// fetch reports whether to start a List now: not while one is in flight, which is then
+// followed by another.
+func (l *taskList) fetch() bool {
+	if l.listing {
+		l.again = true
+		return false
+	}
+	l.listing = true
+	return true
+}
+
+// fetched notes a List's answer and reports whether another is wanted.
+func (l *taskList) fetched() (again bool) {
+	again, l.listing, l.again = l.again, false, false
+	return again
 }
 
 func (l *taskList) index(id string) int {
@@ -142,10 +161,8 @@ func (m *Model) viewList(rows int) string {
 }
 
 func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
-	m.listing = false
 	var cmds []tea.Cmd
-	if m.listDirty {
-		m.listDirty = false
+	if m.list.fetched() {
 		cmds = append(cmds, m.refreshList())
 	}
 	if msg.err != nil {
