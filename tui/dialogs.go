@@ -568,11 +568,8 @@ func nonEmpty(ss ...string) []string {
 	return out
 }
 
-func (m *Model) onDraft(msg draftMsg) {
-	d, ok := m.dialogs.top().(*newTaskDialog)
-	if !ok {
-		return
-	}
+// drafted takes a drafted contract into the form, or says why drafting failed.
+func (d *newTaskDialog) drafted(msg draftMsg) {
 	d.note = ""
 	if msg.err != nil {
 		d.err = "drafting a contract failed: " + msg.err.Error()

@@ -174,7 +174,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case delegateMsg:
 		cmds = append(cmds, m.onDelegate(msg))
 	case draftMsg:
-		m.onDraft(msg)
+		if d, ok := m.dialogs.top().(*newTaskDialog); ok {
+			d.drafted(msg)
+		}
 	case ownerMsg:
 		cmds = append(cmds, m.onOwner())
 	case checkLogMsg:
