@@ -522,3 +522,8 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+func (p checksTab) view(w, h int) string {
+	tv, ti := p.m.selectedInfo()
+	return p.m.viewChecks(tv, ti, w, h)
+}

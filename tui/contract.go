@@ -116,3 +116,8 @@ func (p contractTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	scrollViewport(&ti.contract, msg, k)
 	return nil, true
 }
+
+func (p contractTab) view(w, h int) string {
+	_, ti := p.m.selectedInfo()
+	return p.m.viewContract(ti, w, h)
+}

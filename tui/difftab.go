@@ -325,3 +325,8 @@ func (p diffTab) scroll(ti *taskInfo, msg tea.KeyMsg) bool {
 	ti.rv.diffCur = ti.rv.diff.clamp(c)
 	return took
 }
+
+func (p diffTab) view(w, h int) string {
+	tv, ti := p.m.selectedInfo()
+	return p.m.viewDiff(tv, ti, w, h)
+}

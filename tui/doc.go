@@ -16,7 +16,7 @@
 //     task and how events, details and journal reads update it), service.go (the commands that
 //     call core.Service);
 //   - panes (panes.go), one of which has the keys when no dialog is open: the replay
-//     (replay.go), or the selected task's tab — events with their search and filter (events.go,
+//     (replay.go), or the selected task's tab, which also draws itself under the tab bar — events with their search and filter (events.go,
 //     search.go, seek.go, paging.go), review (difftab.go, review.go, diffview.go, diffrender.go,
 //     editor.go, clipboard.go), contract (contract.go), checks (checks.go, amend.go);
 //   - dialogs: the stack (stack.go), each dialog (dialogs.go, prompt.go, finalize.go,

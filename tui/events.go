@@ -1079,3 +1079,8 @@ func (p eventsTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	}
 	return p.m.pageCmd(t.TaskID), true
 }
+
+func (p eventsTab) view(w, h int) string {
+	_, ti := p.m.selectedInfo()
+	return p.m.viewEvents(ti, w, h)
+}

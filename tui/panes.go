@@ -25,6 +25,21 @@ func (m *Model) focused() pane {
 	if m.rp != nil {
 		return replayPane{m}
 	}
+	if t := m.tabPane(); t != nil {
+		return t
+	}
+	return nil
+}
+
+// tab is one tab of the selected task's detail: a pane that also draws itself under the tab
+// bar.
+type tab interface {
+	pane
+	view(w, h int) string
+}
+
+// tabPane is the selected task's current tab; nil when no task is selected.
+func (m *Model) tabPane() tab {
 	if m.list.selectedTask() == nil {
 		return nil
 	}

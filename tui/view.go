@@ -369,7 +369,6 @@ func (m *Model) viewDetail(w, h int) string {
 	if tv == nil {
 		return fixBlock(bar+"\n"+t.Dim.Render(" select a task"), w, h+1)
 	}
-	ti := m.task(tv.TaskID)
 	info := " " + tv.TaskID + " · " + string(tv.State)
 	if tv.Phase != "" {
 		info += " (" + tv.Phase + ")"
@@ -378,18 +377,7 @@ func (m *Model) viewDetail(w, h int) string {
 		info += " " + wl
 	}
 	bar += t.Dim.Render(ansi.Truncate(sanitizeLine(info), max(w-lipgloss.Width(bar), 0), "…"))
-	var body string
-	switch m.tab {
-	case tabEvents:
-		body = m.viewEvents(ti, w, h)
-	case tabDiff:
-		body = m.viewDiff(tv, ti, w, h)
-	case tabContract:
-		body = m.viewContract(ti, w, h)
-	case tabChecks:
-		body = m.viewChecks(tv, ti, w, h)
-	}
-	return fixBlock(bar+"\n"+body, w, h+1)
+	return fixBlock(bar+"\n"+m.tabPane().view(w, h), w, h+1)
 }
 
 func (m *Model) viewEvents(ti *taskInfo, w, h int) string {
