@@ -161,8 +161,9 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// apply carries out a dialog's result. An answer to a request is held by the gate until its key
-// proves to have come alone (answer.go), and refused outright when it did not.
+// apply carries out a dialog's result (carryOut, actions.go). An answer to a request is held by
+// the gate until its key proves to have come alone, and refused outright when it did not: no
+// other path sends one.
 func (m *Model) apply(d dialog, res dialogResult, alone bool) tea.Cmd {
 	if pd, ok := d.(*promptDialog); ok && res.control != nil && res.control.Action == core.ActionRespond {
 		if !alone {
