@@ -247,7 +247,7 @@ func sinceStart(d time.Duration) string {
 	return fmt.Sprintf("+%d:%02d", mnt, s)
 }
 
-// viewReplay draws the replay in w×h: where it stands, the task as it was there, and the
+// view draws the replay in w×h: where it stands, the task as it was there, and the
 // events around that point.
 func (rp *replayView) view(t Theme, w, h int) string {
 	title := " Replay " + sanitizeLine(rp.taskID)
