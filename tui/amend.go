@@ -27,21 +27,29 @@ func (m *Model) dropCheck(ti *taskInfo, id string) {
 		m.setStatus("checks can be dropped only in review", false, "")
 		return
 	}
-	amender, ok := m.svc.(checkAmender)
+	_, ok := m.svc.(checkAmender)
 	if !ok {
 		m.setStatus("this dashboard is attached: drop checks from the one that owns the state directory", false, "")
 		return
 	}
-	taskID, ctx := ti.detail.View.TaskID, m.ctx
+	taskID := ti.detail.View.TaskID
 	m.push(&confirmDialog{
 		title: "Drop " + sanitizeLine(id) + " from " + taskID + "'s contract?",
 		body: "Finalize will no longer run it; a criterion only it proved becomes one you approve at finalize. " +
 			"The contract gets a new revision, and the worker is told at its next prompt.",
-		yes: func(m *Model) tea.Cmd {
-			return func() tea.Msg {
-				v, err := amender.AmendChecks(ctx, core.AmendChecksRequest{TaskID: taskID, Drop: []string{id}})
-				return controlMsg{req: core.ControlRequest{TaskID: taskID, Action: amendAction}, view: v, err: err}
-			}
-		},
+		yes: dropCheckAction{taskID: taskID, check: id},
 	})
+}
+
+// dropChecks drops a check from a task's contract, its answer reported as a control's.
+func (m *Model) dropChecks(a dropCheckAction) tea.Cmd {
+	amender, ok := m.svc.(checkAmender)
+	if !ok {
+		return nil
+	}
+	ctx := m.ctx
+	return func() tea.Msg {
+		v, err := amender.AmendChecks(ctx, core.AmendChecksRequest{TaskID: a.taskID, Drop: []string{a.check}})
+		return controlMsg{req: core.ControlRequest{TaskID: a.taskID, Action: amendAction}, view: v, err: err}
+	}
 }

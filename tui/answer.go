@@ -164,3 +164,29 @@ func clip(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
 }
+
+// apply carries out a dialog's result (carryOut, actions.go). An answer to a request is held by
+// the gate until its key proves to have come alone, and refused outright when it did not: no
+// other path sends one.
+func (m *Model) apply(d dialog, res dialogResult, alone bool) tea.Cmd {
+	if pd, ok := d.(*promptDialog); ok && res.control != nil && res.control.Action == core.ActionRespond {
+		if !alone {
+			pd.err = "keys that arrive together never answer: press the key on its own"
+			return nil
+		}
+		m.gate.hold(pd, res)
+		return nil
+	}
+	return m.carryOut(d, res)
+}
+
+// release sends a held answer whose key came alone, if its request still waits here.
+func (m *Model) release(h *heldAnswer) tea.Cmd {
+	if m.dialogs.prompt(h.dialog.ia.ID) != h.dialog {
+		return nil
+	}
+	// What was chosen is said when the engine confirms; the request may be gone by then.
+	req := h.res.control
+	m.gate.said[req.InteractionID] = answerText(h.dialog.ia, req.Decision, req.OptionID, req.Answer, req.Grant)
+	return m.carryOut(h.dialog, h.res)
+}

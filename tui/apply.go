@@ -46,13 +46,12 @@ func (m *Model) runApply(a core.Applier, id string, apply bool) tea.Cmd {
 	}
 }
 
-func (msg applyMsg) applyReview(m *Model) tea.Cmd {
+func (m *Model) onApply(msg applyMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
 		m.push(&noticeDialog{title: "Cannot apply " + msg.taskID + " to its checkout", lines: []string{sanitizeLine(oneLine(msg.err))}, isErr: true})
 	case msg.dry:
-		a, ok := m.svc.(core.Applier)
-		if !ok {
+		if _, ok := m.svc.(core.Applier); !ok {
 			return nil
 		}
 		r := msg.res
@@ -60,7 +59,7 @@ func (msg applyMsg) applyReview(m *Model) tea.Cmd {
 			title: "Apply " + msg.taskID + " to its checkout?",
 			body: fmt.Sprintf("Cherry-pick commit %s onto branch %s of %s (at %s). The merge preview says it applies cleanly; nothing is pushed.\n\n%s",
 				shortHash(r.Commit), r.Branch, r.Checkout, shortHash(r.Head), r.Command),
-			yes: func(m *Model) tea.Cmd { return m.runApply(a, msg.taskID, true) },
+			yes: applyAction{taskID: msg.taskID},
 		})
 	default:
 		m.setStatus(fmt.Sprintf("applied %s: %s is now at %s (nothing pushed)", msg.taskID, msg.res.Branch, shortHash(msg.res.NewHead)), false, "")

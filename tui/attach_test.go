@@ -85,7 +85,7 @@ func TestPromptAnsweredElsewhereClosesAndSaysSo(t *testing.T) {
 	answered.Response.By = core.ByCodex
 	h.send(ev("docs-typo", 8, core.EventInteractionResolved, answered))
 	h.requireView("answered by Codex: allow once (ia-1 of docs-typo)")
-	if h.m.dialogs.hasPrompt() {
+	if h.stack().hasPrompt() {
 		t.Fatal("the prompt stayed open after another answer won")
 	}
 
@@ -113,7 +113,7 @@ func TestUnsharedDashboardSaysWhyOthersCannotAttach(t *testing.T) {
 	h.run(m.Init())
 	h.requireView("Other processes cannot attach", "run chmod 700 /state")
 	h.press("esc")
-	if !h.m.dialogs.empty() {
+	if !h.stack().empty() {
 		t.Fatal("the notice stayed after esc")
 	}
 	h.requireView("login-fix")

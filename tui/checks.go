@@ -147,8 +147,8 @@ func readCheckLog(ctx context.Context, lr core.LogReader, taskID, id, key string
 	}
 }
 
-func (m *Model) onCheckLog(msg checkLogMsg) {
-	cs := &m.task(msg.taskID).checks
+// loaded keeps a check's log read for the task.
+func (cs *checksState) loaded(msg checkLogMsg) {
 	if cs.logs == nil {
 		cs.logs = map[string]*checkLog{}
 	}
@@ -171,16 +171,34 @@ func (m *Model) selectedCheck() (*taskInfo, *core.VerificationResult, *checkLog)
 	return ti, v, cs.logs[logKey(*v)]
 }
 
-// checksKey handles the keys of the checks view; it reports whether it took the key.
-func (m *Model) checksKey(msg tea.KeyMsg) bool {
+// checksTab is the checks tab: the last finalize's verification, its logs and their search.
+type checksTab struct{ m *Model }
+
+func (p checksTab) capturing() bool {
+	_, ti := p.m.selectedInfo()
+	return ti != nil && ti.checks.search.typing
+}
+
+// key gives a key to the selected task's checks; dropping a check is the dashboard's (it asks
+// first and calls the engine).
+func (p checksTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
+	m := p.m
 	ti, v, lg := m.selectedCheck()
 	if v == nil {
-		return false
+		return nil, false
 	}
 	// Lay the log out at the current size first: paging and search work on its wrapped lines.
 	_ = m.viewChecks(m.list.selectedTask(), ti, m.detailWidth(), m.detailHeight())
-	cs := &ti.checks
-	k := m.keys
+	took, drop := ti.checks.key(msg, m.keys, len(ti.detail.Verification), lg)
+	if drop {
+		m.dropCheck(ti, v.ID)
+	}
+	return nil, took
+}
+
+// key handles one key of the checks view, over n checks and the selected one's log lg: it
+// reports whether it took the key, and whether the key asks to drop the selected check.
+func (cs *checksState) key(msg tea.KeyMsg, k KeyMap, n int, lg *checkLog) (took, drop bool) {
 	s := &cs.search
 	if s.typing {
 		switch msg.Type {
@@ -201,11 +219,10 @@ func (m *Model) checksKey(msg tea.KeyMsg) bool {
 		case tea.KeyRunes, tea.KeySpace:
 			cs.setQuery(s.query+sanitize(string(msg.Runes)), lg)
 		case tea.KeyCtrlC:
-			return false
+			return false, false
 		}
-		return true
+		return true, false
 	}
-	n := len(ti.detail.Verification)
 	switch {
 	case key.Matches(msg, k.NextCheck):
 		if cs.sel+1 < n {
@@ -220,7 +237,7 @@ func (m *Model) checksKey(msg tea.KeyMsg) bool {
 	case key.Matches(msg, k.Search):
 		*s = logSearch{typing: true, origin: cs.vp.YOffset, cur: -1}
 	case key.Matches(msg, dropCheckKey):
-		m.dropCheck(ti, v.ID)
+		return true, true
 	case key.Matches(msg, k.PageDown):
 		cs.vp.PageDown()
 	case key.Matches(msg, k.PageUp):
@@ -230,7 +247,7 @@ func (m *Model) checksKey(msg tea.KeyMsg) bool {
 	case key.Matches(msg, k.Bottom):
 		cs.vp.GotoBottom()
 	case s.query == "":
-		return false
+		return false, false
 	case key.Matches(msg, k.NextMatch):
 		cs.nextMatch(1, lg)
 	case key.Matches(msg, k.PrevMatch):
@@ -238,9 +255,9 @@ func (m *Model) checksKey(msg tea.KeyMsg) bool {
 	case msg.Type == tea.KeyEsc:
 		*s = logSearch{}
 	default:
-		return false
+		return false, false
 	}
-	return true
+	return true, false
 }
 
 func (cs *checksState) refreshMatches(lg *checkLog) {
@@ -504,4 +521,9 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		lines = append(lines, searchBar(t, w, s.typing, s.query, len(s.needle) > 0, len(s.matches), s.cur, s.wrapped, ""))
 	}
 	return strings.Join(lines, "\n")
+}
+
+func (p checksTab) view(w, h int) string {
+	tv, ti := p.m.selectedInfo()
+	return p.m.viewChecks(tv, ti, w, h)
 }

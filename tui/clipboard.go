@@ -33,8 +33,8 @@ func (m *Model) copyText(text, what string) tea.Cmd {
 // copyKey is `y`: in the diff view the selected file's path, else after a commit the
 // cherry-pick line.
 func (m *Model) copyKey(t *core.TaskView, ti *taskInfo) tea.Cmd {
-	if m.tab == tabDiff && ti.diff != nil && len(ti.diff.files) > 0 {
-		f := ti.diff.files[ti.diff.clamp(ti.diffCur).file]
+	if m.tab == tabDiff && ti.rv.diff != nil && len(ti.rv.diff.files) > 0 {
+		f := ti.rv.diff.files[ti.rv.diff.clamp(ti.rv.diffCur).file]
 		return m.copyText(f.name, "the path")
 	}
 	if t.CommitHash != "" {

@@ -18,11 +18,11 @@ import (
 // what the dashboard should do; it never calls the service itself. Its view is a body, which
 // scrolls when the screen is short, and a key line, which always stays visible.
 type dialog interface {
+	// input: capturing says a text input has focus, so every key is text, a key message
+	// carrying several runes is typed whole and a paste lands there.
+	input
 	update(msg tea.KeyMsg, k KeyMap) dialogResult
 	view(t Theme, k KeyMap, width int) (body, keys string)
-	// typing reports whether a text input has focus: then every key is text, a key message
-	// carrying several runes is typed whole and a paste lands there.
-	typing() bool
 }
 
 // dialogResult is a dialog's answer to a key: close it, and/or send one request.
@@ -33,7 +33,8 @@ type dialogResult struct {
 	draft    string // draft a contract for this repository directory
 	control  *core.ControlRequest
 	delegate *newTaskInput
-	review   func(m *Model) tea.Cmd // a review action (comments, copying) run by the model
+	// do is any other action, a value the dashboard carries out (actions.go).
+	do action
 }
 
 // newTaskInput is what the new-task form collects; reading the contract file happens in the
@@ -64,8 +65,8 @@ func newInput(placeholder, value string, limit int) textinput.Model {
 type confirmDialog struct {
 	title, body string
 	req         core.ControlRequest
-	quit        bool                   // yes quits the dashboard instead of sending req
-	yes         func(m *Model) tea.Cmd // else, when set, yes runs this instead of sending req
+	quit        bool   // yes quits the dashboard instead of sending req
+	yes         action // else, when set, yes carries this out instead of sending req
 }
 
 func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
@@ -75,7 +76,7 @@ func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 			return dialogResult{close: true, quit: true}
 		}
 		if d.yes != nil {
-			return dialogResult{close: true, review: d.yes}
+			return dialogResult{close: true, do: d.yes}
 		}
 		req := d.req
 		return dialogResult{close: true, control: &req}
@@ -89,7 +90,7 @@ func (d *confirmDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	return t.Warn.Render(sanitizeLine(d.title)) + "\n\n" + wrapIndent(sanitize(d.body), width, 0), keyLines(t, width, k.Yes, k.No)
 }
 
-func (d *confirmDialog) typing() bool { return false }
+func (d *confirmDialog) capturing() bool { return false }
 
 // ---- steer ----
 
@@ -159,7 +160,7 @@ func (d *steerDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	return s, keyLines(t, width, bind(nil, "enter", "send"), bind(nil, "esc", "cancel"))
 }
 
-func (d *steerDialog) typing() bool { return true }
+func (d *steerDialog) capturing() bool { return true }
 
 // ---- finalize ----
 
@@ -374,7 +375,7 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, keys...)
 }
 
-func (f *finalizeDialog) typing() bool {
+func (f *finalizeDialog) capturing() bool {
 	return f.focus == 0 || f.focus == len(f.criteria)+1 || f.focus == len(f.criteria)+2
 }
 
@@ -436,7 +437,7 @@ func (d *newTaskDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 			return dialogResult{}
 		}
 		d.err, d.note = "", ""
-		return dialogResult{review: func(m *Model) tea.Cmd { return m.editContract(path) }}
+		return dialogResult{do: editContractAction{path: path}}
 	case msg.Type == tea.KeyEnter, key.Matches(msg, k.FocusNext):
 		d.setFocus(d.focus + 1)
 		return dialogResult{}
@@ -510,7 +511,7 @@ func (d *newTaskDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		bind(nil, "ctrl+d", "draft contract"), bind(nil, "ctrl+e", "edit it"), bind(nil, "esc", "cancel"))
 }
 
-func (d *newTaskDialog) typing() bool { return d.focus < 3 }
+func (d *newTaskDialog) capturing() bool { return d.focus < 3 }
 
 // ---- notice: results and errors ----
 
@@ -526,8 +527,7 @@ func (d *noticeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		return dialogResult{close: true}
 	}
 	if d.command != "" && key.Matches(msg, k.Copy) {
-		line := d.command
-		return dialogResult{review: func(m *Model) tea.Cmd { return m.copyText(line, "the cherry-pick line") }}
+		return dialogResult{do: copyAction{text: d.command, what: "the cherry-pick line"}}
 	}
 	return dialogResult{}
 }
@@ -553,7 +553,7 @@ func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	return b.String(), keyLines(t, width, keys...)
 }
 
-func (d *noticeDialog) typing() bool { return false }
+func (d *noticeDialog) capturing() bool { return false }
 
 // minWidth is how wide the dialog must be to show the command unwrapped.
 func (d *noticeDialog) minWidth() int { return lipgloss.Width(sanitizeLine(d.command)) }
@@ -566,4 +566,24 @@ func nonEmpty(ss ...string) []string {
 		}
 	}
 	return out
+}
+
+// drafted takes a drafted contract into the form, or says why drafting failed.
+func (d *newTaskDialog) drafted(msg draftMsg) {
+	d.note = ""
+	if msg.err != nil {
+		d.err = "drafting a contract failed: " + msg.err.Error()
+		return
+	}
+	d.inputs[0].SetValue(msg.path)
+	var checks []string
+	for _, c := range msg.draft.Checks {
+		checks = append(checks, strings.Join(c.Argv, " "))
+	}
+	found := "no verification command found: add one"
+	if len(checks) > 0 {
+		found = "verification: " + strings.Join(checks, "; ")
+	}
+	d.note = "drafted " + msg.path + " (" + found + "). Edit its TODO fields (" +
+		strings.Join(msg.draft.Placeholders, ", ") + ") with ctrl+e, then start it with ctrl+s." + droppedNote(msg.checked)
 }

@@ -64,7 +64,7 @@ func BenchmarkDiffPage50k(b *testing.B) {
 				_, cmd := m.Update(queue[0])
 				queue = append(queue[1:], runCmd(cmd)...)
 			}
-			doc := m.task("login-fix").diff
+			doc := m.task("login-fix").rv.diff
 			if n := countLines(doc); n < 50000 {
 				b.Fatalf("diff has %d lines", n)
 			}
@@ -74,7 +74,7 @@ func BenchmarkDiffPage50k(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				file := i % len(doc.files)
 				top := (i * 7 * bodyH) % max(len(doc.files[file].lines)-bodyH, 1)
-				m.task("login-fix").diffCur = diffCursor{file, top}
+				m.task("login-fix").rv.diffCur = diffCursor{file, top}
 				_ = m.View()
 			}
 		})

@@ -145,7 +145,7 @@ func TestSideBySideNeedsAWideTerminal(t *testing.T) {
 	f.details["login-fix"] = d
 	h = newHarness(t, f, 200, 50)
 	h.press("2", "w")
-	h.m.task("login-fix").diffCur = diffCursor{0, 6}
+	h.task("login-fix").rv.diffCur = diffCursor{0, 6}
 	h.requireView(`4 -        return fmt.Errorf("find %s: %w", user, err) // 0`, `4 +        return fmt.Errorf("lookup %q: %w", user, err) // 0`)
 }
 
@@ -347,7 +347,7 @@ func TestCopyWritesOSC52(t *testing.T) {
 	// After a commit, y in its notice (and outside the diff view) copies the cherry-pick line.
 	out.Reset()
 	line := "git cherry-pick 0123456789abcdef0123456789abcdef01234567"
-	h.m.push(commitNotice("login-fix", "0123456789abcdef0123456789abcdef01234567", "reasonix/login-fix", line))
+	h.stack().push(commitNotice("login-fix", "0123456789abcdef0123456789abcdef01234567", "reasonix/login-fix", line), h.clk.t)
 	h.press("y")
 	if want := osc52(line); out.String() != want {
 		t.Fatalf("wrote %q, want %q", out.String(), want)

@@ -3,6 +3,31 @@
 //
 // Run owns the terminal (alt screen) and feeds the model through one relay goroutine that reads
 // a Subscribe(all tasks) stream and calls program.Send; NewModel gives tests the same model
-// without a terminal. Dialogs form a stack and return actions (a Control or Delegate request)
-// instead of calling the service; theme and key map are data, and every binding carries its help.
+// without a terminal.
+//
+// # Structure
+//
+// The root Model (model.go) sizes the screen, relays each message by its type (and, for a
+// task's results, by its task id) to the part it belongs to, owns the focus and the dialog
+// stack, and routes every key: to the top dialog if one is open, else to the focused pane, else
+// to the dashboard's own keys. The parts:
+//
+//   - task list and task data: tasklist.go (the rows, the selection), tasks.go (what is kept per
+//     task and how events, details and journal reads update it), service.go (the commands that
+//     call core.Service);
+//   - panes (panes.go), one of which has the keys when no dialog is open: the replay
+//     (replay.go), or the selected task's tab, which also draws itself under the tab bar — events with their search and filter (events.go,
+//     search.go, seek.go, paging.go), review (difftab.go, review.go, diffview.go, diffrender.go,
+//     editor.go, clipboard.go), contract (contract.go), checks (checks.go, amend.go);
+//   - dialogs: the stack (stack.go), each dialog (dialogs.go, prompt.go, finalize.go,
+//     grants.go, help.go, notices.go), and the requests waiting for the person (requests.go);
+//   - the answering rules (answer.go): every answer to a prompt passes the one gate;
+//   - shared UI: theme.go, keys.go (the key map, every binding with its help), status.go (the
+//     header's status line and waits), view.go (layout and frame).
+//
+// Dialogs and panes answer one question, capturing (are keys text right now?), through one
+// interface (input); the root's capturing asks the top dialog or the focused pane and nothing
+// else. A dialog never calls the service or holds the model: it returns a dialogResult whose
+// control, delegate or draft request, or typed action (actions.go), the root carries out.
+// Results of commands come back as typed messages and are handled by the part they belong to.
 package tui

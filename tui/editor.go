@@ -63,7 +63,7 @@ func (m *Model) openEditor(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd 
 	}
 }
 
-func (msg editorFileMsg) applyReview(m *Model) tea.Cmd {
+func (m *Model) onEditorFile(msg editorFileMsg) tea.Cmd {
 	if msg.err != nil {
 		m.push(errorNotice("opening "+msg.path+" failed", msg.err))
 		return nil
@@ -78,7 +78,7 @@ func (msg editorFileMsg) applyReview(m *Model) tea.Cmd {
 	return tea.ExecProcess(cmd, func(err error) tea.Msg { return editorDoneMsg{dir: dir, path: p, err: err} })
 }
 
-func (msg editorDoneMsg) applyReview(m *Model) tea.Cmd {
+func (m *Model) onEditorDone(msg editorDoneMsg) tea.Cmd {
 	_ = os.RemoveAll(msg.dir)
 	if msg.err != nil {
 		m.setStatus("the editor ended with: "+msg.err.Error(), true, "")
@@ -150,7 +150,7 @@ func (m *Model) editContract(path string) tea.Cmd {
 	return tea.ExecProcess(cmd, func(err error) tea.Msg { return contractEditedMsg{path: path, err: err} })
 }
 
-func (msg contractEditedMsg) applyReview(m *Model) tea.Cmd {
+func (m *Model) onContractEdited(msg contractEditedMsg) tea.Cmd {
 	d, _ := m.dialogs.top().(*newTaskDialog)
 	switch {
 	case d == nil:

@@ -191,7 +191,7 @@ func TestGoldenPromptFromTheEngine(t *testing.T) {
 	h.waitView("Permission requested", "make check")
 	h.clk.advance(time.Second)
 	var prompt *promptDialog
-	for _, d := range h.m.dialogs.items {
+	for _, d := range h.stack().items {
 		if pd, ok := d.(*promptDialog); ok {
 			prompt = pd
 		}
@@ -202,6 +202,6 @@ func TestGoldenPromptFromTheEngine(t *testing.T) {
 	// Temporary paths and the repository id differ from run to run.
 	prompt.ia.Request.Cwd = regexp.MustCompile(`worktrees/[0-9a-f]+/`).ReplaceAllString(
 		strings.ReplaceAll(prompt.ia.Request.Cwd, state, "/STATE"), "worktrees/REPO/")
-	body, keys := prompt.view(h.m.theme, h.m.keys, 76)
+	body, keys := prompt.view(DefaultTheme(), DefaultKeyMap(), 76)
 	golden.RequireEqual(t, []byte(body+"\n"+keys+"\n"))
 }

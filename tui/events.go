@@ -1062,3 +1062,25 @@ func (p *eventsPane) style(t Theme, d dline) lipgloss.Style {
 	}
 	return t.Dim
 }
+
+// eventsTab is the events tab: the selected task's events pane, with its search and filter
+// (events.go, search.go); keys that scroll past what is loaded page the journal in.
+type eventsTab struct{ m *Model }
+
+func (p eventsTab) capturing() bool {
+	_, ti := p.m.selectedInfo()
+	return ti != nil && ti.events.capturing()
+}
+
+func (p eventsTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
+	t, ti := p.m.selectedInfo()
+	if ti == nil || !ti.events.update(msg, p.m.keys.eventKeys()) {
+		return nil, false
+	}
+	return p.m.pageCmd(t.TaskID), true
+}
+
+func (p eventsTab) view(w, h int) string {
+	_, ti := p.m.selectedInfo()
+	return p.m.viewEvents(ti, w, h)
+}

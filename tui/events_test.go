@@ -369,12 +369,12 @@ func TestDashboardSendsEventKeysToThePane(t *testing.T) {
 	h.press("[", "[", "enter")
 	h.requireView("tool   ▾ read internal/auth/login.go", "output")
 	h.press("G")
-	if ti := h.m.task("login-fix"); !ti.events.following() || ti.events.sel != 0 {
+	if ti := h.task("login-fix"); !ti.events.following() || ti.events.sel != 0 {
 		t.Fatal("G does not follow the live tail again")
 	}
 	// In the diff view the same keys page through hunks.
 	h.press("2", "]")
-	if c := h.m.task("login-fix").diffCur; c != (diffCursor{0, 1}) {
+	if c := h.task("login-fix").rv.diffCur; c != (diffCursor{0, 1}) {
 		t.Fatalf("] in the diff view: %+v", c)
 	}
 }

@@ -94,7 +94,7 @@ func TestNewTaskFormDraftLeavesOutChecksFailingOnHEAD(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 40})
 	h.run(m.Init())
 	h.press("n", "ctrl+d")
-	d := h.m.dialogs.top().(*newTaskDialog)
+	d := h.stack().top().(*newTaskDialog)
 	path := d.inputs[0].Value()
 	if filepath.Dir(path) != core.DraftDir(state, repo) {
 		t.Fatalf("draft at %q", path)

@@ -26,9 +26,9 @@ func nothingToFinalize(id string) *confirmDialog {
 // reviewed and the cherry-pick preview.
 func (m *Model) finalizeForm(ti *taskInfo) *finalizeDialog {
 	d := newFinalizeDialog(*ti.detail)
-	if ti.diff != nil {
-		for _, f := range ti.diff.files {
-			if !ti.reviewed[f.name] {
+	if ti.rv.diff != nil {
+		for _, f := range ti.rv.diff.files {
+			if !ti.rv.reviewed[f.name] {
 				d.unreviewed = append(d.unreviewed, f.name)
 			}
 		}

@@ -18,6 +18,16 @@ import (
 
 func (h *harness) view() string { return h.m.View() }
 
+// selected is the task the task list has selected.
+func (h *harness) selected() string { return h.list().selected }
+
+// The components a test looks into, each through one accessor rather than the root's fields.
+func (h *harness) stack() *dialogStack      { return &h.m.dialogs }
+func (h *harness) requests() *requests      { return &h.m.requests }
+func (h *harness) replay() *replayView      { return h.m.rp }
+func (h *harness) list() *taskList          { return &h.m.list }
+func (h *harness) task(id string) *taskInfo { return h.m.task(id) }
+
 // requireView checks that the screen shows each text, however the text was wrapped.
 func (h *harness) requireView(want ...string) {
 	h.t.Helper()
@@ -49,8 +59,8 @@ func (h *harness) requireControls(want ...core.ControlRequest) {
 
 func TestPromptOfAnotherTaskIsAnnouncedAndOpensWithI(t *testing.T) {
 	h := newHarness(t, scenario(), 100, 30)
-	if h.m.list.selected != "login-fix" {
-		t.Fatalf("selected %q, want the newest task", h.m.list.selected)
+	if h.selected() != "login-fix" {
+		t.Fatalf("selected %q, want the newest task", h.selected())
 	}
 	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
 	if strings.Contains(h.view(), "Permission requested") {
@@ -58,8 +68,8 @@ func TestPromptOfAnotherTaskIsAnnouncedAndOpensWithI(t *testing.T) {
 	}
 	h.requireView("1 waiting for you (i)")
 	h.press("i")
-	if h.m.list.selected != "docs-typo" {
-		t.Fatalf("i did not select the waiting task: %q", h.m.list.selected)
+	if h.selected() != "docs-typo" {
+		t.Fatalf("i did not select the waiting task: %q", h.selected())
 	}
 	h.clk.advance(time.Second)
 	h.requireView("Permission requested", "make lint", "unknown_executable", "/state/worktrees/9ab01c2d/docs-typo", "allow for session")
@@ -68,8 +78,8 @@ func TestPromptOfAnotherTaskIsAnnouncedAndOpensWithI(t *testing.T) {
 	if strings.Contains(h.view(), "Permission requested") {
 		t.Fatal("the prompt stays open after the answer")
 	}
-	if len(h.m.pending) != 0 {
-		t.Fatalf("pending after a successful respond: %d", len(h.m.pending))
+	if len(h.requests().items) != 0 {
+		t.Fatalf("pending after a successful respond: %d", len(h.requests().items))
 	}
 }
 
@@ -162,7 +172,7 @@ func TestPromptLaterAndResolvedElsewhere(t *testing.T) {
 	resolved := permissionIA("ia-1")
 	resolved.Status = core.InteractionResolved
 	h.send(ev("docs-typo", 8, core.EventInteractionResolved, resolved))
-	if strings.Contains(h.view(), "Permission requested") || len(h.m.pending) != 0 {
+	if strings.Contains(h.view(), "Permission requested") || len(h.requests().items) != 0 {
 		t.Fatal("a resolved interaction still shows")
 	}
 }
@@ -185,31 +195,31 @@ func TestDiffPagingByHunkAndFile(t *testing.T) {
 	// The first changed line is selected, so the position names its hunk.
 	h.requireView("file 1/2 · hunk 1/2 · 0/2 reviewed", "internal/auth/login.go +3 -2")
 	h.press("]")
-	if c := h.m.task("login-fix").diffCur; c != (diffCursor{0, 1}) {
+	if c := h.task("login-fix").rv.diffCur; c != (diffCursor{0, 1}) {
 		t.Fatalf("first hunk: %+v", c)
 	}
 	h.press("]")
-	if c := h.m.task("login-fix").diffCur; c != (diffCursor{0, 10}) {
+	if c := h.task("login-fix").rv.diffCur; c != (diffCursor{0, 10}) {
 		t.Fatalf("second hunk: %+v", c)
 	}
 	h.requireView("hunk 2/2")
 	h.press("]") // past the last hunk: the next file's first hunk
-	if c := h.m.task("login-fix").diffCur; c != (diffCursor{1, 1}) {
+	if c := h.task("login-fix").rv.diffCur; c != (diffCursor{1, 1}) {
 		t.Fatalf("next file: %+v", c)
 	}
 	h.requireView("file 2/2", "+package auth")
 	h.press("[") // back across the file boundary to the previous file's last hunk
-	if c := h.m.task("login-fix").diffCur; c != (diffCursor{0, 10}) {
+	if c := h.task("login-fix").rv.diffCur; c != (diffCursor{0, 10}) {
 		t.Fatalf("previous hunk across files: %+v", c)
 	}
 	h.press("v", "}", "v")
 	h.requireView("2/2 reviewed", "this file ✓")
 	h.press("{")
-	if c := h.m.task("login-fix").diffCur; c.file != 0 {
+	if c := h.task("login-fix").rv.diffCur; c.file != 0 {
 		t.Fatalf("previous file: %+v", c)
 	}
 	h.press("pgdown") // a short file cannot scroll past its end
-	if c := h.m.task("login-fix").diffCur; c.top != 0 {
+	if c := h.task("login-fix").rv.diffCur; c.top != 0 {
 		t.Fatalf("page down in a file that fits: %+v", c)
 	}
 }
@@ -227,15 +237,15 @@ func TestDiffPageDownInALongFile(t *testing.T) {
 	h := newHarness(t, f, 80, 24)
 	h.press("2", "pgdown")
 	page := h.m.detailHeight() - 2
-	if c := h.m.task("login-fix").diffCur; c.top != page {
+	if c := h.task("login-fix").rv.diffCur; c.top != page {
 		t.Fatalf("page down: top %d, want %d", c.top, page)
 	}
 	h.press("pgup", "pgup")
-	if c := h.m.task("login-fix").diffCur; c.top != 0 {
+	if c := h.task("login-fix").rv.diffCur; c.top != 0 {
 		t.Fatalf("page up: %+v", c)
 	}
 	h.press("G")
-	if c := h.m.task("login-fix").diffCur; c.top != 102-h.m.diffBodyHeight() {
+	if c := h.task("login-fix").rv.diffCur; c.top != 102-h.m.diffBodyHeight() {
 		t.Fatalf("end: top %d with body %d", c.top, h.m.diffBodyHeight())
 	}
 }
@@ -344,8 +354,8 @@ func TestSteerInReviewIsARepairRound(t *testing.T) {
 func TestSteerRefusedInOtherStates(t *testing.T) {
 	h := newHarness(t, scenario(), 80, 24)
 	h.press("A", "j", "j") // all tasks; the completed one
-	if h.m.list.selected != "old-task" {
-		t.Fatalf("selected %q", h.m.list.selected)
+	if h.selected() != "old-task" {
+		t.Fatalf("selected %q", h.selected())
 	}
 	h.press("s")
 	h.requireView("old-task has ended (completed): nothing more to do")
@@ -393,8 +403,8 @@ func TestNewTaskFormDelegates(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("delegate:\n got %+v\nwant %+v", got, want)
 	}
-	if h.m.list.selected != "add-audit" {
-		t.Fatalf("the new task is not selected: %q", h.m.list.selected)
+	if h.selected() != "add-audit" {
+		t.Fatalf("the new task is not selected: %q", h.selected())
 	}
 }
 
@@ -411,7 +421,7 @@ func TestNewTaskWithBadContractSaysWhy(t *testing.T) {
 	h.typeText("t1")
 	h.press("ctrl+s")
 	h.requireView("New task", "invalid_contract", "bad.json")
-	if v := h.m.dialogs.top().(*newTaskDialog).inputs[2].Value(); v != "t1" {
+	if v := h.stack().top().(*newTaskDialog).inputs[2].Value(); v != "t1" {
 		t.Fatalf("the form lost its values: task id %q", v)
 	}
 	if len(f.delegates) != 0 {

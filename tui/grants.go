@@ -43,7 +43,7 @@ func (d *grantsDialog) reload() {
 	d.sel = min(d.sel, max(len(d.grants)-1, 0))
 }
 
-func (d *grantsDialog) typing() bool { return false }
+func (d *grantsDialog) capturing() bool { return false }
 
 func (d *grantsDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	if d.confirm {

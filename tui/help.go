@@ -68,7 +68,7 @@ type helpDialog struct {
 	height int
 }
 
-func (d *helpDialog) typing() bool { return false }
+func (d *helpDialog) capturing() bool { return false }
 
 func (d *helpDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	switch {

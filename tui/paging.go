@@ -394,18 +394,20 @@ func readRange(ctx context.Context, svc core.Service, id string, from, to uint64
 	}
 }
 
+// onPage hands a page read to the pane that asked for it, and shows a failed read.
 func (m *Model) onPage(msg pageMsg) {
-	ti := m.task(msg.taskID)
-	p := msg.pane
-	p.loading = false
-	if ti.events != p {
-		return // the pane was rebuilt meanwhile
-	}
-	if msg.err != nil {
+	if msg.err != nil && m.task(msg.taskID).events == msg.pane {
 		m.setStatus("reading older events of "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
-		if msg.older == nil && len(msg.newer) == 0 {
-			return
-		}
+	}
+	msg.pane.paged(msg, m.task(msg.taskID).events == msg.pane)
+}
+
+// paged takes a page read for the pane; current says the pane is still the task's (it may have
+// been rebuilt meanwhile).
+func (p *eventsPane) paged(msg pageMsg, current bool) {
+	p.loading = false
+	if !current || (msg.err != nil && msg.older == nil && len(msg.newer) == 0) {
+		return
 	}
 	if msg.older != nil && msg.first {
 		// The first page of a journal longer than the window: it becomes the window, read on

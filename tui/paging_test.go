@@ -72,13 +72,13 @@ func TestSelectingATaskReadsOnlyItsNewestEvents(t *testing.T) {
 	if len(f.reads) == 0 || f.reads[0] != 20000-replayFirst+1 || len(f.reads) > 6 {
 		t.Fatalf("journal read from %v", f.reads)
 	}
-	p := h.m.task("flood").events
+	p := h.task("flood").events
 	if !p.hasOlder() || p.lo > 20000-maxLogLines*3/4+1 || p.lo <= 20000-maxLogLines || p.lastSeq != 20000 || p.detached {
 		t.Fatalf("pane holds %d..%d (older: %v, detached %v)", p.lo, p.lastSeq, p.hasOlder(), p.detached)
 	}
 	h.requireView("step 020000")
 	// Usage today cannot be exact from a window that does not start at the first event.
-	if h.m.task("flood").fromStart {
+	if h.task("flood").fromStart {
 		t.Fatal("a window from seq 15001 counted as the whole journal")
 	}
 }
@@ -87,7 +87,7 @@ func TestScrollingUpPagesOlderEventsInAndBackDown(t *testing.T) {
 	const n = 12000
 	f := journalFake("flood", stepJournal("flood", n))
 	h := newHarness(t, f, 80, 24)
-	p := func() *eventsPane { return h.m.task("flood").events }
+	p := func() *eventsPane { return h.task("flood").events }
 
 	// Page up from the live tail to the first event: every step shows once, in order.
 	next := n
@@ -153,7 +153,7 @@ func TestGoingBackToTheTailReadsTheNewestWindowAgain(t *testing.T) {
 	h := newHarness(t, f, 80, 24)
 	// g goes to the task's first event, read from the journal, not to the oldest one loaded.
 	h.press("g")
-	p := h.m.task("flood").events
+	p := h.task("flood").events
 	if !p.detached || p.lo != 1 {
 		t.Fatalf("after g the pane holds %d..%d, detached %v", p.lo, p.lastSeq, p.detached)
 	}
@@ -167,7 +167,7 @@ func TestGoingBackToTheTailReadsTheNewestWindowAgain(t *testing.T) {
 		t.Fatalf("paging down from the first event shows steps %v", steps)
 	}
 	h.press("G")
-	p = h.m.task("flood").events
+	p = h.task("flood").events
 	if p.detached || !p.following() || p.lastSeq != 20000 {
 		t.Fatalf("G: pane holds %d..%d, detached %v, following %v", p.lo, p.lastSeq, p.detached, p.following())
 	}
@@ -200,7 +200,7 @@ func TestScrollingBackThroughAMonologueShowsEveryWord(t *testing.T) {
 			}
 			next--
 		}
-		checkBound(t, h.m.task("flood").events)
+		checkBound(t, h.task("flood").events)
 		if next < 0 {
 			break
 		}
@@ -246,13 +246,13 @@ func TestStreaming10MBKeepsThePaneBounded(t *testing.T) {
 	for i, e := range journal {
 		h.send(eventMsg(e))
 		if i%256 == 0 {
-			if n := paneBytes(h.m.task("flood").events); n > bound {
+			if n := paneBytes(h.task("flood").events); n > bound {
 				t.Fatalf("after %d events the pane holds %d bytes", i+1, n)
 			}
 		}
 	}
 	for range 1000 {
-		p := h.m.task("flood").events
+		p := h.task("flood").events
 		if n := paneBytes(p); n > bound {
 			t.Fatalf("paging back the pane holds %d bytes", n)
 		}
@@ -262,7 +262,7 @@ func TestStreaming10MBKeepsThePaneBounded(t *testing.T) {
 		}
 		h.press("g")
 	}
-	if h.m.task("flood").events.hasOlder() {
+	if h.task("flood").events.hasOlder() {
 		t.Fatal("paging back did not reach the first event")
 	}
 	h.press("g")
@@ -326,7 +326,7 @@ func TestPageSeamsShowEachLineOnce(t *testing.T) {
 			}
 		}
 		if len(shown) > 0 && shown[0] > next {
-			p := h.m.task("flood").events
+			p := h.task("flood").events
 			for _, e := range p.entries[p.head:] {
 				t.Logf("entry %d seq %d cost %d n %d cut %v marks %d", e.id, e.seq, e.cost, e.n, e.cut, len(e.marks))
 			}
@@ -336,13 +336,13 @@ func TestPageSeamsShowEachLineOnce(t *testing.T) {
 		if len(shown) > 0 {
 			next = max(next, shown[len(shown)-1]+1)
 		}
-		checkBound(t, h.m.task("flood").events)
-		if h.m.task("flood").events.following() {
+		checkBound(t, h.task("flood").events)
+		if h.task("flood").events.following() {
 			break
 		}
 		h.press("pgdown")
 	}
-	if next != line || h.m.task("flood").events.detached {
+	if next != line || h.task("flood").events.detached {
 		t.Fatalf("paging down ended at line %d of %d", next, line)
 	}
 }

@@ -31,7 +31,7 @@ func newPromptDialog(taskID string, ia core.Interaction) *promptDialog {
 	return &promptDialog{taskID: taskID, ia: ia, selected: -1, input: newInput("your answer", "", core.MaxAnswerLen)}
 }
 
-func (d *promptDialog) typing() bool { return d.answering }
+func (d *promptDialog) capturing() bool { return d.answering }
 
 func (d *promptDialog) respond(decision, optionID, answer string) dialogResult {
 	return dialogResult{close: true, control: &core.ControlRequest{

@@ -99,10 +99,11 @@ func readJournal(ctx context.Context, svc core.Service, id string) ([]core.Event
 	}
 }
 
-func (m *Model) onReplayLoaded(msg replayLoadedMsg) {
-	rp := m.rp
+// load takes the journal read for the replay of msg.taskID; one for another task (a replay
+// since left, another since started) is not this replay's.
+func (rp *replayView) load(msg replayLoadedMsg) {
 	if rp == nil || rp.taskID != msg.taskID {
-		return // left, or another replay started
+		return
 	}
 	rp.loading = false
 	rp.events, rp.truncated, rp.err = msg.events, msg.truncated, msg.err
@@ -148,20 +149,50 @@ func (rp *replayView) at(i int) core.ReplaySnapshot {
 // seek moves to event index i, clamped.
 func (rp *replayView) seek(i int) { rp.cur = clampInt(i, 0, max(len(rp.events)-1, 0)) }
 
-func (m *Model) replayKey(msg tea.KeyMsg) tea.Cmd {
-	rp, k := m.rp, m.keys
-	switch {
-	case msg.Type == tea.KeyCtrlC:
-		return m.askQuit()
-	case key.Matches(msg, k.LeaveReplay):
+// replayPane gives the keys to the replay on screen, which takes every key while it is open,
+// and carries out what the replay asks of the dashboard.
+type replayPane struct{ m *Model }
+
+func (p replayPane) capturing() bool { return false }
+
+func (p replayPane) key(msg tea.KeyMsg) (tea.Cmd, bool) {
+	m := p.m
+	switch m.rp.key(msg, m.keys) {
+	case replayQuit:
+		return m.askQuit(), true
+	case replayHelp:
+		m.push(&helpDialog{})
+	case replayLeave:
+		rp := m.rp
 		m.rp = nil
 		if len(rp.events) >= bigReplay {
 			// A long journal held tens of MB; give them back now rather than whenever the
 			// runtime's scavenger gets to them, since the dashboard stays open for hours.
-			return func() tea.Msg { debug.FreeOSMemory(); return nil }
+			return func() tea.Msg { debug.FreeOSMemory(); return nil }, true
 		}
+	}
+	return nil, true
+}
+
+// replayStep is what a key asks of the dashboard beyond moving through the journal.
+type replayStep int
+
+const (
+	replayStay replayStep = iota
+	replayLeave
+	replayHelp
+	replayQuit
+)
+
+// key moves through the journal, or says what the dashboard should do.
+func (rp *replayView) key(msg tea.KeyMsg, k KeyMap) replayStep {
+	switch {
+	case msg.Type == tea.KeyCtrlC:
+		return replayQuit
+	case key.Matches(msg, k.LeaveReplay):
+		return replayLeave
 	case key.Matches(msg, k.Help):
-		m.push(&helpDialog{})
+		return replayHelp
 	case key.Matches(msg, k.StepBack):
 		rp.seek(rp.cur - 1)
 	case key.Matches(msg, k.StepOn):
@@ -175,7 +206,7 @@ func (m *Model) replayKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.LastEvent):
 		rp.seek(len(rp.events) - 1)
 	}
-	return nil
+	return replayStay
 }
 
 // replayLine is one event as a line of the replay's list; titles name tool calls by id.
@@ -216,10 +247,9 @@ func sinceStart(d time.Duration) string {
 	return fmt.Sprintf("+%d:%02d", mnt, s)
 }
 
-// viewReplay draws the replay in w×h: where it stands, the task as it was there, and the
+// view draws the replay in w×h: where it stands, the task as it was there, and the
 // events around that point.
-func (m *Model) viewReplay(w, h int) string {
-	t, rp := m.theme, m.rp
+func (rp *replayView) view(t Theme, w, h int) string {
 	title := " Replay " + sanitizeLine(rp.taskID)
 	switch {
 	case rp.loading:
@@ -239,13 +269,13 @@ func (m *Model) viewReplay(w, h int) string {
 	}
 	lines := []string{t.Title.Render(ansi.Truncate(title, w, "…")), progressBar(t, rp.cur, len(rp.events), w)}
 
-	state := m.replayState(s, w)
+	state := replayState(t, s, w)
 	if w >= 120 {
 		leftW := min(w/2, 72)
 		rightW := w - leftW - 1
 		bodyH := h - len(lines)
 		left := fixBlock(strings.Join(state, "\n"), leftW, bodyH)
-		right := m.replayEvents(rightW, bodyH)
+		right := rp.eventLines(t, rightW, bodyH)
 		sep := strings.TrimSuffix(strings.Repeat(t.Border.Render("│")+"\n", bodyH), "\n")
 		return fixBlock(strings.Join(lines, "\n")+"\n"+lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right), w, h)
 	}
@@ -255,13 +285,12 @@ func (m *Model) viewReplay(w, h int) string {
 		state = append(state[:max(room-evH-1, 0)], t.Dim.Render(" …"))
 	}
 	lines = append(lines, state...)
-	lines = append(lines, m.replayEvents(w, h-len(lines)))
+	lines = append(lines, rp.eventLines(t, w, h-len(lines)))
 	return fixBlock(strings.Join(lines, "\n"), w, h)
 }
 
 // replayState is the snapshot as labelled lines.
-func (m *Model) replayState(s core.ReplaySnapshot, w int) []string {
-	t := m.theme
+func replayState(t Theme, s core.ReplaySnapshot, w int) []string {
 	var lines []string
 	add := func(label, value string, st lipgloss.Style) {
 		for i, l := range wrapLines(sanitize(value), max(w-11, 10)) {
@@ -322,9 +351,8 @@ func (m *Model) replayState(s core.ReplaySnapshot, w int) []string {
 	return lines
 }
 
-// replayEvents lists the events around the current one, which is marked.
-func (m *Model) replayEvents(w, h int) string {
-	t, rp := m.theme, m.rp
+// eventLines lists the events around the current one, which is marked.
+func (rp *replayView) eventLines(t Theme, w, h int) string {
 	if h <= 0 {
 		return ""
 	}

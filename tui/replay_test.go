@@ -48,8 +48,8 @@ func replayScenario() *fakeService {
 func TestReplayShowsTheTaskAsItWasAtEachEvent(t *testing.T) {
 	h := newHarness(t, replayScenario(), 120, 40)
 	h.press("A", "j", "j") // all tasks: the finished one
-	if h.m.list.selected != "old-task" {
-		t.Fatalf("selected %q", h.m.list.selected)
+	if h.selected() != "old-task" {
+		t.Fatalf("selected %q", h.selected())
 	}
 	h.press("p")
 	h.requireView("Replay old-task · event 1 of 16 · seq 1 · 2026-11-30 09:00:07 · +0:00", "state provisioning", "waiting nothing",
@@ -78,7 +78,7 @@ func TestReplayShowsTheTaskAsItWasAtEachEvent(t *testing.T) {
 	h.press("g")
 	h.requireView("event 1 of 16")
 	h.press("esc")
-	if h.m.rp != nil || strings.Contains(h.view(), "Replay old-task") {
+	if h.replay() != nil || strings.Contains(h.view(), "Replay old-task") {
 		t.Fatal("esc did not leave the replay")
 	}
 	h.requireView("Tasks (3)")
@@ -102,7 +102,7 @@ func TestReplaySeekMatchesTheReducer(t *testing.T) {
 	f.journals["old-task"] = evs
 	h := newHarness(t, f, 120, 40)
 	h.press("A", "j", "j", "p", "G")
-	rp := h.m.rp
+	rp := h.replay()
 	for _, i := range []int{len(evs) - 1, 2*replayEvery + 3, replayEvery - 1, replayEvery, 0, 600} {
 		rp.seek(i)
 		got, want := rp.at(rp.cur), core.ReplayState(evs, evs[i].Seq)

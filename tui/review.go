@@ -30,8 +30,16 @@ type reviewUI struct {
 	stylesKey  [2]bool
 }
 
-// taskReview is the diff view's state of one task.
+// taskReview is the review's state of one task: its diff, where the view stands, the files
+// marked reviewed and the cherry-pick preview.
 type taskReview struct {
+	diff     *diffDoc
+	diffText string
+	diffCur  diffCursor
+	reviewed map[string]bool
+	// reviewedRev is the review revision the reviewed marks belong to.
+	reviewedRev int
+
 	sel               int // the selected line of the current file
 	seenFile, seenTop int // the page the selection was placed on
 	placed            bool
@@ -42,9 +50,37 @@ type taskReview struct {
 	previewing        bool
 }
 
-// reviewMsg is a result of one of the review commands; it applies itself to the model.
-type reviewMsg interface {
-	applyReview(m *Model) tea.Cmd
+// load takes a task's detail: a changed diff is parsed again, and a new review revision starts
+// with no file marked reviewed.
+func (rv *taskReview) load(d core.TaskDetail) {
+	if d.Diff != rv.diffText || rv.diff == nil {
+		rv.diffText, rv.diff = d.Diff, parseReviewDiff(d.Diff)
+	}
+	if d.View.ReviewRevision != rv.reviewedRev {
+		rv.reviewed, rv.reviewedRev = map[string]bool{}, d.View.ReviewRevision
+	}
+}
+
+// onResult hands the result of a review, editor or apply command to its handler: each is a
+// typed message, most of them carrying their task's id.
+func (m *Model) onResult(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case commentSavedMsg:
+		return m.onCommentSaved(msg)
+	case commentsSentMsg:
+		return m.onCommentsSent(msg)
+	case previewMsg:
+		return m.onPreview(msg)
+	case editorFileMsg:
+		return m.onEditorFile(msg)
+	case editorDoneMsg:
+		return m.onEditorDone(msg)
+	case contractEditedMsg:
+		return m.onContractEdited(msg)
+	case applyMsg:
+		return m.onApply(msg)
+	}
+	return nil
 }
 
 func (m *Model) reviewer() core.Reviewer {
@@ -63,83 +99,7 @@ func (m *Model) diffStyles() *diffStyles {
 // sbsActive reports whether the diff is drawn side by side now.
 func (m *Model) sbsActive() bool { return m.review.sideBySide && m.width >= sideBySideMin }
 
-// ---- selection ----
-
-// pageEnd is one past the last line of file f that the page from top shows.
-func (m *Model) pageEnd(doc *diffDoc, file, top, h int) int {
-	f := &doc.files[file]
-	if !m.sbsActive() {
-		return min(top+h, len(f.lines))
-	}
-	rows, rowOf := doc.rows(file)
-	if top >= len(rowOf) {
-		return len(f.lines)
-	}
-	last := min(int(rowOf[top])+h, len(rows))
-	end := top
-	for _, r := range rows[rowOf[top]:last] {
-		end = max(end, int(r.l)+1, int(r.r)+1)
-	}
-	return min(end, len(f.lines))
-}
-
-// shownTop is the first line the view draws for the cursor.
-func (m *Model) shownTop(ti *taskInfo) int {
-	c := ti.diffCur
-	return min(c.top, ti.diff.maxTop(c, m.diffBodyHeight()))
-}
-
-// placeSel keeps the selected line on the page: when the page moved by other means (hunk,
-// file, page keys) the selection goes to the page's first changed line.
-func (m *Model) placeSel(ti *taskInfo) {
-	doc := ti.diff
-	if doc == nil || len(doc.files) == 0 {
-		return
-	}
-	c := doc.clamp(ti.diffCur)
-	f := &doc.files[c.file]
-	rv := &ti.rv
-	top := m.shownTop(ti)
-	end := m.pageEnd(doc, c.file, top, m.diffBodyHeight())
-	if !rv.placed || rv.seenFile != c.file || rv.seenTop != c.top {
-		rv.placed, rv.seenFile, rv.seenTop = true, c.file, c.top
-		rv.sel = -1
-		for i := c.top; i < end; i++ {
-			if k := f.lines[i].kind; k == '+' || k == '-' {
-				rv.sel = i
-				break
-			}
-		}
-		if rv.sel < 0 {
-			rv.sel = c.top
-		}
-	}
-	rv.sel = clampInt(rv.sel, top, max(end-1, top))
-}
-
-// moveSel moves the selection by delta lines, scrolling the page to keep it in view.
-func (m *Model) moveSel(ti *taskInfo, delta int) {
-	m.placeSel(ti)
-	doc := ti.diff
-	c := doc.clamp(ti.diffCur)
-	f := &doc.files[c.file]
-	rv := &ti.rv
-	rv.sel = clampInt(rv.sel+delta, 0, len(f.lines)-1)
-	top := m.shownTop(ti)
-	h := m.diffBodyHeight()
-	moved := false
-	if rv.sel < top {
-		top, moved = rv.sel, true
-	}
-	for rv.sel >= m.pageEnd(doc, c.file, top, h) && top < rv.sel {
-		top, moved = top+1, true
-	}
-	if moved {
-		c.top = top
-	}
-	ti.diffCur = c
-	rv.seenFile, rv.seenTop = c.file, c.top
-}
+// ---- comments: anchors and counts ----
 
 // anchor is where a comment on line i of file f attaches: the side and line number, and the
 // lines it quotes (the hunk header and up to three lines either side within the hunk).
@@ -243,66 +203,6 @@ func commentCounts(ti *taskInfo) map[string]int {
 	return out
 }
 
-// ---- keys ----
-
-// reviewKey handles the review keys: y anywhere outside a dialog, the rest in the diff view.
-func (m *Model) reviewKey(t *core.TaskView, msg tea.KeyMsg) (tea.Cmd, bool) {
-	k := m.keys
-	if t == nil {
-		return nil, false
-	}
-	ti := m.task(t.TaskID)
-	if key.Matches(msg, k.Copy) {
-		return m.copyKey(t, ti), true
-	}
-	if m.tab != tabDiff {
-		return nil, false
-	}
-	if key.Matches(msg, k.SideBySide) {
-		if m.width < sideBySideMin {
-			m.setStatus(fmt.Sprintf("side by side needs a terminal at least %d columns wide; this one is %d", sideBySideMin, m.width), false, "")
-			return nil, true
-		}
-		m.review.sideBySide = !m.review.sideBySide
-		if ti.diff != nil {
-			m.placeSel(ti)
-		}
-		return nil, true
-	}
-	if ti.diff == nil || len(ti.diff.files) == 0 {
-		return nil, false
-	}
-	f := &ti.diff.files[ti.diff.clamp(ti.diffCur).file]
-	switch {
-	case key.Matches(msg, k.LineDown):
-		m.moveSel(ti, 1)
-	case key.Matches(msg, k.LineUp):
-		m.moveSel(ti, -1)
-	case key.Matches(msg, k.OpenFile):
-		c := ti.diff.clamp(ti.diffCur)
-		if f.collapsed {
-			f.expand()
-		} else if f.full == nil && (f.generated || f.added+f.deleted > collapseOver) {
-			f.collapse()
-		} else {
-			return nil, false
-		}
-		delete(ti.diff.caches, c.file)
-		ti.diffCur, ti.rv.placed = diffCursor{c.file, 0}, false
-	case key.Matches(msg, k.Comment):
-		m.placeSel(ti)
-		return m.openComment(t, ti, f), true
-	case key.Matches(msg, k.SendComments):
-		return m.askSendComments(t, ti), true
-	case key.Matches(msg, k.Editor):
-		m.placeSel(ti)
-		return m.openEditor(t, ti, f), true
-	default:
-		return nil, false
-	}
-	return nil, true
-}
-
 // ---- comments ----
 
 type commentDialog struct {
@@ -357,7 +257,7 @@ func (m *Model) openComment(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd
 	return nil
 }
 
-func (d *commentDialog) typing() bool { return true }
+func (d *commentDialog) capturing() bool { return true }
 
 func (d *commentDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	switch msg.Type {
@@ -369,7 +269,7 @@ func (d *commentDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		}
 		req := d.req
 		req.Delete = true
-		return dialogResult{close: true, review: func(m *Model) tea.Cmd { return m.saveComment(req) }}
+		return dialogResult{close: true, do: saveCommentAction{req: req}}
 	case tea.KeyEnter, tea.KeyCtrlS:
 		body := strings.TrimSpace(d.input.Value())
 		if body == "" {
@@ -378,7 +278,7 @@ func (d *commentDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		}
 		req := d.req
 		req.Body = body
-		return dialogResult{close: true, review: func(m *Model) tea.Cmd { return m.saveComment(req) }}
+		return dialogResult{close: true, do: saveCommentAction{req: req}}
 	}
 	d.input, _ = d.input.Update(msg)
 	return dialogResult{}
@@ -424,7 +324,7 @@ func (m *Model) saveComment(req core.CommentRequest) tea.Cmd {
 	}
 }
 
-func (msg commentSavedMsg) applyReview(m *Model) tea.Cmd {
+func (m *Model) onCommentSaved(msg commentSavedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.push(errorNotice("saving the comment failed", msg.err))
 		return m.fetchDetail(msg.req.TaskID)
@@ -483,13 +383,13 @@ func firstLineOf(s string) string {
 	return l
 }
 
-func (d *sendCommentsDialog) typing() bool { return false }
+func (d *sendCommentsDialog) capturing() bool { return false }
 
 func (d *sendCommentsDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	switch {
 	case key.Matches(msg, k.Yes), msg.Type == tea.KeyEnter:
 		id := d.taskID
-		return dialogResult{close: true, review: func(m *Model) tea.Cmd { return m.sendComments(id) }}
+		return dialogResult{close: true, do: sendCommentsAction{taskID: id}}
 	case key.Matches(msg, k.No):
 		return dialogResult{close: true}
 	}
@@ -524,7 +424,7 @@ func (m *Model) sendComments(id string) tea.Cmd {
 	}
 }
 
-func (msg commentsSentMsg) applyReview(m *Model) tea.Cmd {
+func (m *Model) onCommentsSent(msg commentsSentMsg) tea.Cmd {
 	if msg.err != nil {
 		m.push(errorNotice("sending the comments of "+msg.taskID+" failed", msg.err))
 		return tea.Batch(m.refreshList(), m.fetchDetail(msg.taskID))
@@ -600,7 +500,7 @@ func (m *Model) refreshPreview(id string, force bool) tea.Cmd {
 	}
 }
 
-func (msg previewMsg) applyReview(m *Model) tea.Cmd {
+func (m *Model) onPreview(msg previewMsg) tea.Cmd {
 	ti := m.task(msg.taskID)
 	ti.rv.previewing = false
 	ti.rv.previewOf, ti.rv.previewAt = msg.of, m.now()

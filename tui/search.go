@@ -449,4 +449,4 @@ func searchBar(t Theme, w int, typing bool, query string, active bool, matches, 
 }
 
 // typing says whether the pane takes every key as text.
-func (p *eventsPane) typing() bool { return p.search.typing }
+func (p *eventsPane) capturing() bool { return p.search.typing }

@@ -183,7 +183,7 @@ func TestSearchKeysInTheDashboard(t *testing.T) {
 	h.requireView("/policy", "match 1 of 2", "n/N next/prev match")
 	h.press("enter", "n")
 	h.requireView("match 2 of 2")
-	if h.m.dialogs.top() != nil {
+	if h.stack().top() != nil {
 		t.Fatal("n opened a dialog while a search was kept")
 	}
 	h.press("esc", "n")

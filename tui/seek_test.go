@@ -30,7 +30,7 @@ func TestSearchFindsOlderMatchesInTheJournal(t *testing.T) {
 	const n = 20000
 	f := journalFake("flood", needleJournal(n, 1, 15500, 19990))
 	h := newHarness(t, f, 140, 24)
-	p := func() *eventsPane { return h.m.task("flood").events }
+	p := func() *eventsPane { return h.task("flood").events }
 	if lo := p().lo; lo <= 15500 || lo > 16400 {
 		t.Fatalf("the window starts at %d: the test wants step 15500 just before it", lo)
 	}
@@ -77,7 +77,7 @@ func TestSearchFindsOlderMatchesInTheJournal(t *testing.T) {
 func TestSearchWithNoMatchInTheJournalStaysPut(t *testing.T) {
 	f := journalFake("flood", stepJournal("flood", 20000))
 	h := newHarness(t, f, 140, 24)
-	p := func() *eventsPane { return h.m.task("flood").events }
+	p := func() *eventsPane { return h.task("flood").events }
 	h.press("pgup", "pgup")
 	top := topLine(p())
 	lo, last := p().lo, p().lastSeq
@@ -106,7 +106,7 @@ func TestSearchWithNoMatchInTheJournalStaysPut(t *testing.T) {
 func TestEscStopsASearchOfTheJournal(t *testing.T) {
 	f := journalFake("flood", needleJournal(20000, 5))
 	h := newHarness(t, f, 140, 24)
-	p := h.m.task("flood").events
+	p := h.task("flood").events
 	h.press("/")
 	h.typeText("needle")
 	h.press("enter")
@@ -127,7 +127,7 @@ func TestEscStopsASearchOfTheJournal(t *testing.T) {
 	if h.reads()-before != 1 {
 		t.Fatalf("after esc the search read %d pages", h.reads()-before)
 	}
-	if h.m.task("flood").events != p || p.lo != lo || topLine(p) != top || strings.Contains(h.view(), "needle at") {
+	if h.task("flood").events != p || p.lo != lo || topLine(p) != top || strings.Contains(h.view(), "needle at") {
 		t.Fatalf("a stopped search moved the window to %d:\n%s", p.lo, h.view())
 	}
 	// A second esc clears the search.
@@ -142,7 +142,7 @@ func TestEscStopsASearchOfTheJournal(t *testing.T) {
 	_, cmd = h.m.Update(keyMsg("N"))
 	h.press("G")
 	h.run(cmd)
-	if p := h.m.task("flood").events; !p.following() || p.detached || p.search.seeking {
+	if p := h.task("flood").events; !p.following() || p.detached || p.search.seeking {
 		t.Fatalf("G during a search: following %v, detached %v, seeking %v", p.following(), p.detached, p.search.seeking)
 	}
 	h.requireView("step 020000")

@@ -2,6 +2,9 @@ package tui
 
 import (
 	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // Key grace of a newly opened prompt: keys are ignored for graceQuiet after it opens, and the
@@ -12,8 +15,9 @@ const (
 	graceCap   = 1500 * time.Millisecond
 )
 
-// dialogStack owns focus: the top dialog receives every key. It also owns the key grace of
-// prompts, so no dialog can be answered by keys typed before it was on screen.
+// dialogStack is the dialogs on screen; the top one has the keys (key decides what the stack
+// keeps for itself). It also owns the key grace of prompts, so no dialog can be answered by
+// keys typed before it was on screen.
 type dialogStack struct {
 	items      []dialog
 	graceFrom  time.Time // when the prompt on top opened
@@ -86,4 +90,45 @@ func (s *dialogStack) graceLeft(now time.Time) time.Duration {
 		return 0
 	}
 	return max(s.graceUntil.Sub(now), 0)
+}
+
+// stackStep is what the stack makes of a key before its top dialog sees it.
+type stackStep int
+
+const (
+	stackToTop   stackStep = iota // the top dialog takes the key
+	stackTook                     // the stack took it: the prompt's grace, paging the body
+	stackQuit                     // ctrl+c in the quit confirmation: quit now
+	stackAskQuit                  // ctrl+c over any other dialog: ask first
+	stackHelp                     // ? over a dialog that takes no text: the help on top
+)
+
+// key decides who takes a key while a dialog is open: nobody during the top prompt's grace
+// (keys typed as it appeared were meant for something else), the stack for ctrl+c, help and
+// paging, else the top dialog.
+func (s *dialogStack) key(msg tea.KeyMsg, k KeyMap, now time.Time) stackStep {
+	top := s.top()
+	if s.swallow(now) {
+		return stackTook
+	}
+	if msg.Type == tea.KeyCtrlC {
+		if cd, ok := top.(*confirmDialog); ok && cd.quit {
+			return stackQuit
+		}
+		return stackAskQuit
+	}
+	if _, isHelp := top.(*helpDialog); !isHelp && !top.capturing() {
+		if key.Matches(msg, k.Help) {
+			return stackHelp
+		}
+		switch msg.Type {
+		case tea.KeyPgDown:
+			s.scroll += 5
+			return stackTook
+		case tea.KeyPgUp:
+			s.scroll = max(s.scroll-5, 0)
+			return stackTook
+		}
+	}
+	return stackToTop
 }

@@ -25,7 +25,7 @@ func TestPromptArrivingDuringCancelConfirmationTakesNoKeys(t *testing.T) {
 	h.requireView("Cancel task login-fix?")
 	h.send(ev("login-fix", 11, core.EventInteractionWaiting, permissionIA("ia-1")))
 	h.requireView("Cancel task login-fix?", "1 waiting for you (i)")
-	if h.m.dialogs.hasPrompt() {
+	if h.stack().hasPrompt() {
 		t.Fatal("the prompt opened over the confirmation")
 	}
 	h.press("n") // "no, do not cancel": not a deny of the prompt
@@ -59,19 +59,17 @@ func TestPromptArrivingWhileTypingASteerNoteWaits(t *testing.T) {
 func TestKeysArrivingInOneReadCountEach(t *testing.T) {
 	h := newHarness(t, scenario(), 80, 24)
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("23")})
-	if h.m.tab != tabContract {
-		t.Fatalf("tab %d after \"23\", want the contract tab", h.m.tab)
-	}
+	h.requireView("[3 Contract]")
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2v.v")})
-	ti := h.m.task("login-fix")
-	if !ti.reviewed["internal/auth/login.go"] || !ti.reviewed["internal/auth/login_test.go"] {
-		t.Fatalf("reviewed marks after \"2v.v\": %v", ti.reviewed)
+	ti := h.task("login-fix")
+	if !ti.rv.reviewed["internal/auth/login.go"] || !ti.rv.reviewed["internal/auth/login_test.go"] {
+		t.Fatalf("reviewed marks after \"2v.v\": %v", ti.rv.reviewed)
 	}
 	// A form opened by one rune takes the rest of the read as text.
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Fchecked")})
-	fd, ok := h.m.dialogs.top().(*finalizeDialog)
+	fd, ok := h.stack().top().(*finalizeDialog)
 	if !ok || fd.summary.Value() != "checked" {
-		t.Fatalf("finalize form after \"Fchecked\": %#v", h.m.dialogs.top())
+		t.Fatalf("finalize form after \"Fchecked\": %#v", h.stack().top())
 	}
 	// A read that spells a key's name is text in a text input: "right" does not move the
 	// cursor and "enter" does not submit.
@@ -81,7 +79,7 @@ func TestKeysArrivingInOneReadCountEach(t *testing.T) {
 	if got := fd.summary.Value(); got != "checked rightenterend" {
 		t.Fatalf("summary %q after typing key names", got)
 	}
-	if h.m.dialogs.top() != fd {
+	if h.stack().top() != fd {
 		t.Fatal("typing \"enter\" submitted the form")
 	}
 }
@@ -90,12 +88,12 @@ func TestKeysArrivingInOneReadCountEach(t *testing.T) {
 func TestPasteGoesOnlyToTextInputs(t *testing.T) {
 	h := newHarness(t, scenario(), 80, 24)
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("xyF"), Paste: true})
-	if !h.m.dialogs.empty() || len(h.svc.controlLog()) != 0 {
+	if !h.stack().empty() || len(h.svc.controlLog()) != 0 {
 		t.Fatal("a paste acted as keys")
 	}
 	h.press("s")
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("pasted note"), Paste: true})
-	if v := h.m.dialogs.top().(*steerDialog).input.Value(); v != "pasted note" {
+	if v := h.stack().top().(*steerDialog).input.Value(); v != "pasted note" {
 		t.Fatalf("steer note %q", v)
 	}
 }
@@ -136,7 +134,7 @@ func TestQuitAsksWhileTasksWork(t *testing.T) {
 	}
 	h.requireView("Quit reasonixctl?", "1 task(s) are still working", "resume them (r)")
 	h.press("n")
-	if !h.m.dialogs.empty() {
+	if !h.stack().empty() {
 		t.Fatal("n left the question open")
 	}
 	h.press("q")
@@ -206,10 +204,10 @@ func TestFailedStartLeavesNoDebrisAndPointsAtDoctor(t *testing.T) {
 	h.send(ev("needs-worker", 1, core.EventTaskCreated, core.TaskCreatedData{State: core.StateProvisioning, Repository: "/src/app"}))
 	h.press("ctrl+s")
 	h.requireView("New task", "reasonix_unavailable", "reasonixctl doctor")
-	if i := h.m.list.index("needs-worker"); i >= 0 {
+	if i := h.list().index("needs-worker"); i >= 0 {
 		t.Fatal("the failed task still has a row")
 	}
-	d := h.m.dialogs.top().(*newTaskDialog)
+	d := h.stack().top().(*newTaskDialog)
 	if d.inputs[0].Value() != contract || d.inputs[2].Value() != "needs-worker" {
 		t.Fatal("the form lost its values")
 	}
@@ -321,7 +319,7 @@ func TestNewTaskFormDraftsAContract(t *testing.T) {
 	h.press("n", "ctrl+s")
 	h.requireView("contract is empty", "ctrl+d to draft one")
 	h.press("ctrl+d")
-	d := h.m.dialogs.top().(*newTaskDialog)
+	d := h.stack().top().(*newTaskDialog)
 	path := d.inputs[0].Value()
 	if !strings.HasPrefix(path, filepath.Join(state, "drafts")) {
 		t.Fatalf("draft path %q is not in the state directory", path)
@@ -389,10 +387,10 @@ func TestSuspendSaysThePersonIsAway(t *testing.T) {
 
 	a := &fakeAttachment{owner: Owner{PID: 4242, Mode: "mcp"}, present: true, changed: make(chan struct{})}
 	ah := newAttachedHarness(t, scenario(), a, 80, 24)
-	if _, cmd := ah.m.Update(tea.KeyMsg{Type: tea.KeyCtrlZ}); len(msgsOf(cmd)) == 0 || !ah.m.dialogs.empty() {
+	if _, cmd := ah.m.Update(tea.KeyMsg{Type: tea.KeyCtrlZ}); len(msgsOf(cmd)) == 0 || !ah.stack().empty() {
 		t.Fatal("an attached dashboard asked before suspending")
 	}
-	if _, cmd := ah.m.Update(keyMsg("q")); !quits(cmd) || !ah.m.dialogs.empty() {
+	if _, cmd := ah.m.Update(keyMsg("q")); !quits(cmd) || !ah.stack().empty() {
 		t.Fatal("an attached dashboard asked before quitting, though the owner's tasks go on")
 	}
 }
@@ -405,7 +403,7 @@ func TestSteerDialogFollowsTheTaskState(t *testing.T) {
 	h.press("s")
 	h.requireView("Steer docs-typo", "during its current turn")
 	h.typeText("check the edge case")
-	tasks := append([]core.TaskView(nil), h.m.list.tasks...)
+	tasks := append([]core.TaskView(nil), h.list().tasks...)
 	for i := range tasks {
 		if tasks[i].TaskID == "docs-typo" {
 			tasks[i].State, tasks[i].Phase = core.StateReviewRequired, "codex_review"

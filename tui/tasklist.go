@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -16,6 +17,25 @@ type taskList struct {
 	tasks    []core.TaskView
 	selected string
 	showAll  bool
+	listing  bool // a List is in flight
+	again    bool // … and another is wanted when it answers
+}
+
+// fetch reports whether to start a List now: not while one is in flight, which is then
+// followed by another.
+func (l *taskList) fetch() bool {
+	if l.listing {
+		l.again = true
+		return false
+	}
+	l.listing = true
+	return true
+}
+
+// fetched notes a List's answer and reports whether another is wanted.
+func (l *taskList) fetched() (again bool) {
+	again, l.listing, l.again = l.again, false, false
+	return again
 }
 
 func (l *taskList) index(id string) int {
@@ -114,7 +134,7 @@ func (m *Model) viewList(rows int) string {
 		}
 		pend := " "
 		switch {
-		case m.pendingFor(tv.TaskID) || tv.State == core.StateWaitingPermission || tv.State == core.StateWaitingInput:
+		case m.requests.waitingFor(tv.TaskID) || tv.State == core.StateWaitingPermission || tv.State == core.StateWaitingInput:
 			pend = t.Pending.Render("!")
 		case m.isWaiting(tv):
 			pend = m.spin.View()
@@ -138,4 +158,46 @@ func (m *Model) viewList(rows int) string {
 		lines = append(lines, line)
 	}
 	return fixBlock(strings.Join(lines, "\n"), w, rows+1)
+}
+
+func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	if m.list.fetched() {
+		cmds = append(cmds, m.refreshList())
+	}
+	if msg.err != nil {
+		m.setStatus("listing tasks failed: "+oneLine(msg.err), true, "")
+		return tea.Batch(cmds...)
+	}
+	m.list.set(msg.tasks)
+	for _, t := range m.list.tasks {
+		ti := m.task(t.TaskID)
+		// Details give the repository, age, usage and pending interactions the list lacks.
+		if ti.detail == nil || (ti.stale && t.TaskID == m.list.selected) {
+			cmds = append(cmds, m.fetchDetail(t.TaskID))
+		}
+	}
+	if m.list.selected != "" {
+		cmds = append(cmds, m.replay(m.list.selected))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) selectedTask() *core.TaskView { return m.list.selectedTask() }
+
+func (m *Model) moveSelection(delta int) tea.Cmd {
+	if !m.list.move(delta) {
+		return nil
+	}
+	return m.selectionChanged()
+}
+
+func (m *Model) selectionChanged() tea.Cmd {
+	ti := m.task(m.list.selected)
+	var cmds []tea.Cmd
+	if ti.detail == nil || ti.stale {
+		cmds = append(cmds, m.fetchDetail(m.list.selected))
+	}
+	cmds = append(cmds, m.replay(m.list.selected))
+	return tea.Batch(cmds...)
 }

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"time"
+
 	"github.com/charmbracelet/lipgloss"
 
 	"reasonixctl/core"
@@ -164,4 +166,12 @@ func (t Theme) badge(s core.State) string {
 		st = t.Dim
 	}
 	return st.Render(padRight(label, 6))
+}
+
+// ui is what the parts of the dashboard share to draw and read keys: the theme, the key map
+// (keys.go) and the clock, which tests move by hand.
+type ui struct {
+	theme Theme
+	keys  KeyMap
+	now   func() time.Time
 }

@@ -43,7 +43,7 @@ func (m *Model) frame() string {
 	bodyH := m.height - 3
 	body := m.viewBody(bodyH)
 	if m.rp != nil {
-		body = m.viewReplay(m.width, bodyH)
+		body = m.rp.view(m.theme, m.width, bodyH)
 	}
 	if d := m.dialogs.top(); d != nil {
 		body = m.overlayDialog(body, d, bodyH)
@@ -58,7 +58,7 @@ func (m *Model) viewHeader() string {
 		left = " reasonixctl  " + a + "  state " + m.opts.StateDir
 	}
 	var right []string
-	if n := m.pendingCount(); n > 0 {
+	if n := m.requests.count(); n > 0 {
 		right = append(right, fmt.Sprintf("%d waiting for you (i)", n))
 	}
 	if n := m.list.resumable(); n > 0 {
@@ -115,7 +115,7 @@ func (m *Model) viewFooter() string {
 			hint(k.LeaveReplay, "leave replay"), hint(k.Help, "help"))
 		return " " + shortHelp(t, m.width-1, keys...)
 	}
-	if m.pendingCount() > 0 {
+	if m.requests.count() > 0 {
 		keys = append(keys, hint(k.ShowPending, "answer"))
 	}
 	if tv := m.list.selectedTask(); tv != nil {
@@ -327,7 +327,7 @@ func (m *Model) viewSummary(w, h int) string {
 	if ti.usage != nil {
 		add("usage", formatUsage(ti.usage))
 	}
-	for _, p := range m.pending {
+	for _, p := range m.requests.items {
 		if p.taskID == tv.TaskID {
 			add("waiting", p.ia.Kind+" "+p.ia.ID+": "+describeRequest(p.ia.Request).what+" (i)")
 		}
@@ -369,7 +369,6 @@ func (m *Model) viewDetail(w, h int) string {
 	if tv == nil {
 		return fixBlock(bar+"\n"+t.Dim.Render(" select a task"), w, h+1)
 	}
-	ti := m.task(tv.TaskID)
 	info := " " + tv.TaskID + " · " + string(tv.State)
 	if tv.Phase != "" {
 		info += " (" + tv.Phase + ")"
@@ -378,18 +377,7 @@ func (m *Model) viewDetail(w, h int) string {
 		info += " " + wl
 	}
 	bar += t.Dim.Render(ansi.Truncate(sanitizeLine(info), max(w-lipgloss.Width(bar), 0), "…"))
-	var body string
-	switch m.tab {
-	case tabEvents:
-		body = m.viewEvents(ti, w, h)
-	case tabDiff:
-		body = m.viewDiff(tv, ti, w, h)
-	case tabContract:
-		body = m.viewContract(ti, w, h)
-	case tabChecks:
-		body = m.viewChecks(tv, ti, w, h)
-	}
-	return fixBlock(bar+"\n"+body, w, h+1)
+	return fixBlock(bar+"\n"+m.tabPane().view(w, h), w, h+1)
 }
 
 func (m *Model) viewEvents(ti *taskInfo, w, h int) string {
@@ -398,230 +386,6 @@ func (m *Model) viewEvents(ti *taskInfo, w, h int) string {
 	}
 	ti.events.setSize(w, h)
 	return ti.events.view(m.theme)
-}
-
-// fileColumn says whether the diff's file list sits beside the diff rather than above it.
-func (m *Model) fileColumn() bool { return m.detailWidth() >= 100 && !m.sbsActive() }
-
-// diffBodyHeight is the number of diff lines the diff view shows.
-func (m *Model) diffBodyHeight() int {
-	h := m.detailHeight() - 1 // position line
-	if !m.fileColumn() {
-		if tv := m.selectedTask(); tv != nil {
-			if d := m.task(tv.TaskID).diff; d != nil {
-				h -= min(len(d.files), 3)
-			}
-		}
-	}
-	return max(h, 1)
-}
-
-func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
-	t := m.theme
-	if ti.diff == nil || len(ti.diff.files) == 0 {
-		if ti.detail != nil && nothingChanged(ti.detail) {
-			return t.Warn.Render(" the worker changed nothing: there is no commit to make.") + "\n" +
-				t.Dim.Render(" X closes the task (F offers the same); s steers a repair round saying what is missing.")
-		}
-		return t.Dim.Render(" no review diff yet (the task is " + string(tv.State) + ")")
-	}
-	doc := ti.diff
-	c := doc.clamp(ti.diffCur)
-	ti.diffCur = c
-	m.placeSel(ti)
-	counts := commentCounts(ti)
-	f := doc.files[c.file]
-	reviewed := 0
-	for _, df := range doc.files {
-		if ti.reviewed[df.name] {
-			reviewed++
-		}
-	}
-	// The hunk is the selected line's: the one a comment or the editor would go to.
-	at := c.top
-	if ti.rv.sel >= 0 {
-		at = ti.rv.sel
-	}
-	pos := fmt.Sprintf(" file %d/%d · hunk %d/%d · %d/%d reviewed", c.file+1, len(doc.files),
-		f.hunkIndex(at), len(f.hunks), reviewed, len(doc.files))
-	if ti.reviewed[f.name] {
-		pos += " · this file ✓"
-	}
-	if tv.ReviewRevision > 0 {
-		pos += fmt.Sprintf(" · revision %d", tv.ReviewRevision)
-	}
-	if doc.err != nil {
-		pos += " · unparsed: " + doc.err.Error()
-	}
-	if m.review.sideBySide && !m.sbsActive() {
-		pos += fmt.Sprintf(" · side by side needs ≥%d columns", sideBySideMin)
-	}
-	if cm := selectedComment(ti, &doc.files[c.file]); cm != nil {
-		// On a commented line the position line reads the comment instead.
-		body, _, _ := strings.Cut(cm.Body, "\n")
-		state := ""
-		if cm.Status != core.CommentOpen {
-			state = " (" + string(cm.Status) + ")"
-		}
-		pos = fmt.Sprintf(" file %d/%d · hunk %d/%d · ● line %d%s: %s · c edits it", c.file+1, len(doc.files),
-			f.hunkIndex(at), len(f.hunks), cm.Line, state, sanitizeLine(body))
-		if tv.ReviewRevision > 0 {
-			pos += fmt.Sprintf(" · revision %d", tv.ReviewRevision)
-		}
-	} else if p := ti.rv.preview; p != nil && ti.rv.previewErr == "" {
-		if p.Clean {
-			pos += " · applies to HEAD " + short(p.Head, 7)
-		} else {
-			pos += " · conflicts with HEAD " + short(p.Head, 7) + ": " + strings.Join(p.Conflicts, ", ")
-		}
-	}
-	pos = sanitizeLine(pos)
-	posStyle := t.Dim
-	if r := ti.fileRisk(f.name); r != "" {
-		// First, so no width cuts it off: the file hides characters, shown as markers below.
-		pos, posStyle = " ⚠ "+r+" (F asks you to acknowledge) ·"+pos, t.Warn
-	}
-	fileLine := func(i, width int) string {
-		df := doc.files[i]
-		mark, check := "  ", "  "
-		if i == c.file {
-			mark = "› "
-		}
-		if ti.reviewed[df.name] {
-			check = "✓ "
-		}
-		stats := fmt.Sprintf(" +%d -%d", df.added, df.deleted)
-		if n := counts[df.name]; n > 0 {
-			stats += fmt.Sprintf(" ●%d", n)
-		}
-		shown := sanitizeLine(df.name)
-		if ti.fileRisk(df.name) != "" {
-			stats += " ⚠"
-		}
-		name := ansi.TruncateLeft(shown, max(lipgloss.Width(shown)-(width-4-len(stats)), 0), "…")
-		if i == c.file {
-			// Dim grey on the selection's background is too faint to read (2.8:1).
-			return t.Selected.Render(padRight(mark+check+name+stats, width))
-		}
-		return mark + check + name + t.Dim.Render(stats)
-	}
-	bodyH := m.diffBodyHeight()
-	diffW := w
-	var fileCol []string
-	if m.fileColumn() {
-		listW := min(40, w/3)
-		diffW = w - listW - 1
-		for i := range doc.files {
-			fileCol = append(fileCol, fileLine(i, listW))
-		}
-		fileCol = windowAround(fileCol, c.file, bodyH+1)
-		body := fixBlock(strings.Join(fileCol, "\n"), listW, bodyH+1)
-		right := posStyle.Render(ansi.Truncate(pos, diffW, "…")) + "\n" + m.diffLines(ti, c.file, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
-		return lipgloss.JoinHorizontal(lipgloss.Top, body, " ", right)
-	}
-	n := min(len(doc.files), 3)
-	for i := range doc.files {
-		fileCol = append(fileCol, fileLine(i, w))
-	}
-	fileCol = windowAround(fileCol, c.file, n)
-	return strings.Join(fileCol, "\n") + "\n" + posStyle.Render(ansi.Truncate(pos, w, "…")) + "\n" + m.diffLines(ti, c.file, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
-}
-
-// diffLines draws one page of a file: highlighted, with line numbers, unified or side by side.
-func (m *Model) diffLines(ti *taskInfo, file, top, h, w int) string {
-	p := diffPage{doc: ti.diff, file: file, top: top, h: h, w: w, sel: ti.rv.sel,
-		comments: commentLines(ti, &ti.diff.files[file]), st: m.diffStyles(), t: m.theme}
-	if m.sbsActive() {
-		return p.sideBySide()
-	}
-	return p.unified()
-}
-
-func (m *Model) viewContract(ti *taskInfo, w, h int) string {
-	t := m.theme
-	d := ti.detail
-	if d == nil {
-		return t.Dim.Render(" loading…")
-	}
-	var lines []string
-	add := func(s string) {
-		lines = append(lines, wrapLines(sanitize(s), w-2)...)
-	}
-	head := func(s string) { lines = append(lines, t.Title.Render(s)) }
-	head("Objective")
-	add(d.Objective)
-	c := parseContract(d.Contract)
-	if len(c.WriteScope) > 0 || len(c.ForbiddenScope) > 0 {
-		head("Scopes")
-		add("write:     " + strings.Join(c.WriteScope, ", "))
-		if len(c.ForbiddenScope) > 0 {
-			add("forbidden: " + strings.Join(c.ForbiddenScope, ", "))
-		}
-	}
-	head("Criteria")
-	approved := map[string]core.AcceptanceEvidence{}
-	for _, a := range d.Acceptance {
-		approved[a.CriterionID] = a
-	}
-	criteria := d.Criteria
-	if len(criteria) == 0 {
-		criteria = c.Criteria
-	}
-	for _, cr := range criteria {
-		box := "[ ]"
-		if a, ok := approved[cr.ID]; ok && a.Approved {
-			box = "[x]"
-		}
-		add(fmt.Sprintf("%s %s (%s): %s", box, cr.ID, cr.Evidence, cr.Requirement))
-	}
-	if len(criteria) == 0 {
-		add("none")
-	}
-	head("Verification")
-	if len(d.Verification) == 0 {
-		add("not run yet")
-	}
-	for _, v := range d.Verification {
-		add(formatVerification(v))
-	}
-	if d.Summary != "" {
-		head("Worker summary")
-		add(d.Summary)
-	}
-	if d.ReviewSummary != "" {
-		head("Review summary")
-		add(d.ReviewSummary)
-	}
-	if len(d.Comments) > 0 {
-		head("Review comments")
-		for _, c := range d.Comments {
-			add(fmt.Sprintf("%s %s %s:%d (revision %d): %s", c.ID, c.Status, c.Path, c.Line, c.Revision, c.Body))
-		}
-	}
-	if len(d.Risks) > 0 {
-		head("Risks")
-		for _, r := range d.Risks {
-			add("• " + r)
-		}
-	}
-	head("Task")
-	add("repository " + d.Repository)
-	add("branch " + d.View.Branch + " · worktree " + d.View.Worktree)
-	if d.View.ReviewRevision > 0 {
-		add(fmt.Sprintf("review revision %d · tree %s · repair rounds %d/%d", d.View.ReviewRevision, d.View.ReviewTreeHash, d.View.RepairRounds, core.MaxRepairRounds))
-	}
-	if d.View.CommitHash != "" {
-		add("commit " + d.View.CommitHash + " · " + d.View.IntegrationCommand)
-	}
-	if d.Usage != nil {
-		add("usage " + formatUsage(d.Usage))
-	}
-	for i := range lines {
-		lines[i] = " " + lines[i]
-	}
-	ti.contract.Width, ti.contract.Height = w, h
-	ti.contract.SetContent(strings.Join(lines, "\n"))
-	return ti.contract.View()
 }
 
 // windowAround returns at most n lines of lines, keeping index i visible.

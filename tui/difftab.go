@@ -1,0 +1,332 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"reasonixctl/core"
+)
+
+// The diff tab: its layout, its view, the selected line and its keys. The review's comments,
+// preview and other commands are in review.go, the diff's parsing and drawing in diffview.go
+// and diffrender.go.
+
+// fileColumn says whether the diff's file list sits beside the diff rather than above it.
+func (m *Model) fileColumn() bool { return m.detailWidth() >= 100 && !m.sbsActive() }
+
+// diffBodyHeight is the number of diff lines the diff view shows.
+func (m *Model) diffBodyHeight() int {
+	h := m.detailHeight() - 1 // position line
+	if !m.fileColumn() {
+		if tv := m.selectedTask(); tv != nil {
+			if d := m.task(tv.TaskID).rv.diff; d != nil {
+				h -= min(len(d.files), 3)
+			}
+		}
+	}
+	return max(h, 1)
+}
+
+func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
+	t := m.theme
+	if ti.rv.diff == nil || len(ti.rv.diff.files) == 0 {
+		if ti.detail != nil && nothingChanged(ti.detail) {
+			return t.Warn.Render(" the worker changed nothing: there is no commit to make.") + "\n" +
+				t.Dim.Render(" X closes the task (F offers the same); s steers a repair round saying what is missing.")
+		}
+		return t.Dim.Render(" no review diff yet (the task is " + string(tv.State) + ")")
+	}
+	doc := ti.rv.diff
+	c := doc.clamp(ti.rv.diffCur)
+	ti.rv.diffCur = c
+	m.placeSel(ti)
+	counts := commentCounts(ti)
+	f := doc.files[c.file]
+	reviewed := 0
+	for _, df := range doc.files {
+		if ti.rv.reviewed[df.name] {
+			reviewed++
+		}
+	}
+	// The hunk is the selected line's: the one a comment or the editor would go to.
+	at := c.top
+	if ti.rv.sel >= 0 {
+		at = ti.rv.sel
+	}
+	pos := fmt.Sprintf(" file %d/%d · hunk %d/%d · %d/%d reviewed", c.file+1, len(doc.files),
+		f.hunkIndex(at), len(f.hunks), reviewed, len(doc.files))
+	if ti.rv.reviewed[f.name] {
+		pos += " · this file ✓"
+	}
+	if tv.ReviewRevision > 0 {
+		pos += fmt.Sprintf(" · revision %d", tv.ReviewRevision)
+	}
+	if doc.err != nil {
+		pos += " · unparsed: " + doc.err.Error()
+	}
+	if m.review.sideBySide && !m.sbsActive() {
+		pos += fmt.Sprintf(" · side by side needs ≥%d columns", sideBySideMin)
+	}
+	if cm := selectedComment(ti, &doc.files[c.file]); cm != nil {
+		// On a commented line the position line reads the comment instead.
+		body, _, _ := strings.Cut(cm.Body, "\n")
+		state := ""
+		if cm.Status != core.CommentOpen {
+			state = " (" + string(cm.Status) + ")"
+		}
+		pos = fmt.Sprintf(" file %d/%d · hunk %d/%d · ● line %d%s: %s · c edits it", c.file+1, len(doc.files),
+			f.hunkIndex(at), len(f.hunks), cm.Line, state, sanitizeLine(body))
+		if tv.ReviewRevision > 0 {
+			pos += fmt.Sprintf(" · revision %d", tv.ReviewRevision)
+		}
+	} else if p := ti.rv.preview; p != nil && ti.rv.previewErr == "" {
+		if p.Clean {
+			pos += " · applies to HEAD " + short(p.Head, 7)
+		} else {
+			pos += " · conflicts with HEAD " + short(p.Head, 7) + ": " + strings.Join(p.Conflicts, ", ")
+		}
+	}
+	pos = sanitizeLine(pos)
+	posStyle := t.Dim
+	if r := ti.fileRisk(f.name); r != "" {
+		// First, so no width cuts it off: the file hides characters, shown as markers below.
+		pos, posStyle = " ⚠ "+r+" (F asks you to acknowledge) ·"+pos, t.Warn
+	}
+	fileLine := func(i, width int) string {
+		df := doc.files[i]
+		mark, check := "  ", "  "
+		if i == c.file {
+			mark = "› "
+		}
+		if ti.rv.reviewed[df.name] {
+			check = "✓ "
+		}
+		stats := fmt.Sprintf(" +%d -%d", df.added, df.deleted)
+		if n := counts[df.name]; n > 0 {
+			stats += fmt.Sprintf(" ●%d", n)
+		}
+		shown := sanitizeLine(df.name)
+		if ti.fileRisk(df.name) != "" {
+			stats += " ⚠"
+		}
+		name := ansi.TruncateLeft(shown, max(lipgloss.Width(shown)-(width-4-len(stats)), 0), "…")
+		if i == c.file {
+			// Dim grey on the selection's background is too faint to read (2.8:1).
+			return t.Selected.Render(padRight(mark+check+name+stats, width))
+		}
+		return mark + check + name + t.Dim.Render(stats)
+	}
+	bodyH := m.diffBodyHeight()
+	diffW := w
+	var fileCol []string
+	if m.fileColumn() {
+		listW := min(40, w/3)
+		diffW = w - listW - 1
+		for i := range doc.files {
+			fileCol = append(fileCol, fileLine(i, listW))
+		}
+		fileCol = windowAround(fileCol, c.file, bodyH+1)
+		body := fixBlock(strings.Join(fileCol, "\n"), listW, bodyH+1)
+		right := posStyle.Render(ansi.Truncate(pos, diffW, "…")) + "\n" + m.diffLines(ti, c.file, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
+		return lipgloss.JoinHorizontal(lipgloss.Top, body, " ", right)
+	}
+	n := min(len(doc.files), 3)
+	for i := range doc.files {
+		fileCol = append(fileCol, fileLine(i, w))
+	}
+	fileCol = windowAround(fileCol, c.file, n)
+	return strings.Join(fileCol, "\n") + "\n" + posStyle.Render(ansi.Truncate(pos, w, "…")) + "\n" + m.diffLines(ti, c.file, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
+}
+
+// diffLines draws one page of a file: highlighted, with line numbers, unified or side by side.
+func (m *Model) diffLines(ti *taskInfo, file, top, h, w int) string {
+	p := diffPage{doc: ti.rv.diff, file: file, top: top, h: h, w: w, sel: ti.rv.sel,
+		comments: commentLines(ti, &ti.rv.diff.files[file]), st: m.diffStyles(), t: m.theme}
+	if m.sbsActive() {
+		return p.sideBySide()
+	}
+	return p.unified()
+}
+
+// pageEnd is one past the last line of file f that the page from top shows.
+func (m *Model) pageEnd(doc *diffDoc, file, top, h int) int {
+	f := &doc.files[file]
+	if !m.sbsActive() {
+		return min(top+h, len(f.lines))
+	}
+	rows, rowOf := doc.rows(file)
+	if top >= len(rowOf) {
+		return len(f.lines)
+	}
+	last := min(int(rowOf[top])+h, len(rows))
+	end := top
+	for _, r := range rows[rowOf[top]:last] {
+		end = max(end, int(r.l)+1, int(r.r)+1)
+	}
+	return min(end, len(f.lines))
+}
+
+// shownTop is the first line the view draws for the cursor.
+func (m *Model) shownTop(ti *taskInfo) int {
+	c := ti.rv.diffCur
+	return min(c.top, ti.rv.diff.maxTop(c, m.diffBodyHeight()))
+}
+
+// placeSel keeps the selected line on the page: when the page moved by other means (hunk,
+// file, page keys) the selection goes to the page's first changed line.
+func (m *Model) placeSel(ti *taskInfo) {
+	doc := ti.rv.diff
+	if doc == nil || len(doc.files) == 0 {
+		return
+	}
+	c := doc.clamp(ti.rv.diffCur)
+	f := &doc.files[c.file]
+	rv := &ti.rv
+	top := m.shownTop(ti)
+	end := m.pageEnd(doc, c.file, top, m.diffBodyHeight())
+	if !rv.placed || rv.seenFile != c.file || rv.seenTop != c.top {
+		rv.placed, rv.seenFile, rv.seenTop = true, c.file, c.top
+		rv.sel = -1
+		for i := c.top; i < end; i++ {
+			if k := f.lines[i].kind; k == '+' || k == '-' {
+				rv.sel = i
+				break
+			}
+		}
+		if rv.sel < 0 {
+			rv.sel = c.top
+		}
+	}
+	rv.sel = clampInt(rv.sel, top, max(end-1, top))
+}
+
+// moveSel moves the selection by delta lines, scrolling the page to keep it in view.
+func (m *Model) moveSel(ti *taskInfo, delta int) {
+	m.placeSel(ti)
+	doc := ti.rv.diff
+	c := doc.clamp(ti.rv.diffCur)
+	f := &doc.files[c.file]
+	rv := &ti.rv
+	rv.sel = clampInt(rv.sel+delta, 0, len(f.lines)-1)
+	top := m.shownTop(ti)
+	h := m.diffBodyHeight()
+	moved := false
+	if rv.sel < top {
+		top, moved = rv.sel, true
+	}
+	for rv.sel >= m.pageEnd(doc, c.file, top, h) && top < rv.sel {
+		top, moved = top+1, true
+	}
+	if moved {
+		c.top = top
+	}
+	ti.rv.diffCur = c
+	rv.seenFile, rv.seenTop = c.file, c.top
+}
+
+// diffTab is the diff tab: the selected task's review — the diff, side by side, the selected
+// line, comments and the editor. Its copy key (y) works in every tab and is the dashboard's
+// (actions.go).
+type diffTab struct{ m *Model }
+
+func (p diffTab) capturing() bool { return false }
+
+func (p diffTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
+	m, k := p.m, p.m.keys
+	t, ti := m.selectedInfo()
+	if t == nil {
+		return nil, false
+	}
+	if key.Matches(msg, k.SideBySide) {
+		if m.width < sideBySideMin {
+			m.setStatus(fmt.Sprintf("side by side needs a terminal at least %d columns wide; this one is %d", sideBySideMin, m.width), false, "")
+			return nil, true
+		}
+		m.review.sideBySide = !m.review.sideBySide
+		if ti.rv.diff != nil {
+			m.placeSel(ti)
+		}
+		return nil, true
+	}
+	if ti.rv.diff == nil || len(ti.rv.diff.files) == 0 {
+		return nil, false
+	}
+	f := &ti.rv.diff.files[ti.rv.diff.clamp(ti.rv.diffCur).file]
+	switch {
+	case key.Matches(msg, k.LineDown):
+		m.moveSel(ti, 1)
+	case key.Matches(msg, k.LineUp):
+		m.moveSel(ti, -1)
+	case key.Matches(msg, k.OpenFile):
+		c := ti.rv.diff.clamp(ti.rv.diffCur)
+		if f.collapsed {
+			f.expand()
+		} else if f.full == nil && (f.generated || f.added+f.deleted > collapseOver) {
+			f.collapse()
+		} else {
+			return nil, p.scroll(ti, msg)
+		}
+		delete(ti.rv.diff.caches, c.file)
+		ti.rv.diffCur, ti.rv.placed = diffCursor{c.file, 0}, false
+	case key.Matches(msg, k.Comment):
+		m.placeSel(ti)
+		return m.openComment(t, ti, f), true
+	case key.Matches(msg, k.SendComments):
+		return m.askSendComments(t, ti), true
+	case key.Matches(msg, k.Editor):
+		m.placeSel(ti)
+		return m.openEditor(t, ti, f), true
+	default:
+		return nil, p.scroll(ti, msg)
+	}
+	return nil, true
+}
+
+// scroll moves the diff by hunks, files and pages, and marks files reviewed; it reports whether
+// it took the key.
+func (p diffTab) scroll(ti *taskInfo, msg tea.KeyMsg) bool {
+	m, k := p.m, p.m.keys
+	page := max(m.detailHeight()-2, 1)
+	c := ti.rv.diffCur
+	last := ti.rv.diff.maxTop(c, m.diffBodyHeight())
+	took := true
+	switch {
+	case key.Matches(msg, k.NextHunk):
+		c = ti.rv.diff.nextHunk(c)
+	case key.Matches(msg, k.PrevHunk):
+		c = ti.rv.diff.prevHunk(c)
+	case key.Matches(msg, k.NextFile):
+		if c.file+1 < len(ti.rv.diff.files) {
+			c = diffCursor{c.file + 1, 0}
+		}
+	case key.Matches(msg, k.PrevFile):
+		if c.file > 0 {
+			c = diffCursor{c.file - 1, 0}
+		}
+	case key.Matches(msg, k.PageDown):
+		c.top = min(c.top+page, max(last, c.top))
+	case key.Matches(msg, k.PageUp):
+		c.top = min(c.top, last) - page
+	case key.Matches(msg, k.Top):
+		c.top = 0
+	case key.Matches(msg, k.Bottom):
+		c.top = last
+	case key.Matches(msg, k.Reviewed):
+		name := ti.rv.diff.files[c.file].name
+		ti.rv.reviewed[name] = !ti.rv.reviewed[name]
+	default:
+		took = false
+	}
+	ti.rv.diffCur = ti.rv.diff.clamp(c)
+	return took
+}
+
+func (p diffTab) view(w, h int) string {
+	tv, ti := p.m.selectedInfo()
+	return p.m.viewDiff(tv, ti, w, h)
+}

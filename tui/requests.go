@@ -1,0 +1,174 @@
+package tui
+
+import (
+	"io"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"reasonixctl/core"
+)
+
+// pendingIA is an interaction waiting for the supervisor.
+type pendingIA struct {
+	taskID    string
+	ia        core.Interaction
+	deferred  bool // put aside with esc: it does not open by itself again
+	answering bool // a respond is in flight
+}
+
+// notify rings the bell and raises a desktop notification (OSC 9) for a new request.
+func (m *Model) notify(taskID string, ia core.Interaction) tea.Cmd {
+	if !m.opts.Notify || m.opts.Output == nil {
+		return nil
+	}
+	msg := notification(taskID, ia)
+	w := m.opts.Output
+	return func() tea.Msg {
+		_, _ = io.WriteString(w, msg)
+		return nil
+	}
+}
+
+// requests are the workers' requests waiting for the person: which wait, which were put aside
+// (esc) or are being answered, and which were announced (bell, notification) already. The
+// dialog stack shows them; the root opens them (surfacePrompt, openNextPending).
+type requests struct {
+	items     []*pendingIA
+	announced map[string]bool
+}
+
+func (r *requests) find(id string) *pendingIA {
+	for _, p := range r.items {
+		if p.ia.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+func (r *requests) add(taskID string, ia core.Interaction) {
+	if ia.ID == "" || r.find(ia.ID) != nil {
+		return
+	}
+	r.items = append(r.items, &pendingIA{taskID: taskID, ia: ia})
+}
+
+func (r *requests) drop(id string) {
+	for i, p := range r.items {
+		if p.ia.ID == id {
+			r.items = append(r.items[:i:i], r.items[i+1:]...)
+			return
+		}
+	}
+}
+
+// handled notes what its prompt did with request id: put it aside (later), so that it no
+// longer opens by itself, and whether an answer is now on its way.
+func (r *requests) handled(id string, later, answering bool) {
+	if p := r.find(id); p != nil {
+		p.deferred = p.deferred || later
+		p.answering = answering
+	}
+}
+
+// announce reports whether a waiting request is new to the bell: true once per request.
+func (r *requests) announce(ia core.Interaction) bool {
+	if r.announced[ia.ID] || ia.Status != core.InteractionPending {
+		return false
+	}
+	if r.announced == nil {
+		r.announced = map[string]bool{}
+	}
+	r.announced[ia.ID] = true
+	return true
+}
+
+// waitingFor reports whether a request of the task waits for an answer.
+func (r *requests) waitingFor(taskID string) bool {
+	for _, p := range r.items {
+		if p.taskID == taskID && !p.answering {
+			return true
+		}
+	}
+	return false
+}
+
+// count is how many requests wait for an answer.
+func (r *requests) count() int {
+	n := 0
+	for _, p := range r.items {
+		if !p.answering {
+			n++
+		}
+	}
+	return n
+}
+
+// opening is the request of the selected task that opens by itself: waiting, not put aside.
+func (r *requests) opening(selected string) *pendingIA {
+	for _, p := range r.items {
+		if p.taskID == selected && !p.deferred && !p.answering {
+			return p
+		}
+	}
+	return nil
+}
+
+// next is the request `i` opens: the selected task's first, else the oldest waiting one.
+func (r *requests) next(selected string) *pendingIA {
+	var next *pendingIA
+	for _, p := range r.items {
+		if p.answering {
+			continue
+		}
+		if next == nil || (p.taskID == selected && next.taskID != selected) {
+			next = p
+		}
+	}
+	return next
+}
+
+// dropPending forgets a request and closes its prompt.
+func (m *Model) dropPending(id string) {
+	m.requests.drop(id)
+	if d := m.dialogs.prompt(id); d != nil {
+		m.dialogs.remove(d)
+	}
+}
+
+// surfacePrompt opens the selected task's waiting request, but only when nothing else is open
+// and nothing is taking text: a request of another task, or one arriving while the person uses
+// a dialog, a form or a search box, is announced (header count, row marker, bell) and waits for
+// `i`.
+func (m *Model) surfacePrompt() {
+	if !m.dialogs.empty() || m.capturing() {
+		return
+	}
+	if p := m.requests.opening(m.list.selected); p != nil {
+		m.openPrompt(p)
+	}
+}
+
+func (m *Model) openPrompt(p *pendingIA) {
+	d := newPromptDialog(p.taskID, p.ia)
+	d.lastWords = m.task(p.taskID).lastAgent
+	d.others = m.requests.count() - 1
+	m.dialogs.push(d, m.now())
+}
+
+// openNextPending is `i`: the selected task's request first, else the oldest waiting one.
+func (m *Model) openNextPending() tea.Cmd {
+	next := m.requests.next(m.list.selected)
+	if next == nil {
+		m.setStatus("nothing is waiting for you", false, "")
+		return nil
+	}
+	next.deferred = false
+	var cmd tea.Cmd
+	if next.taskID != m.list.selected && m.list.index(next.taskID) >= 0 {
+		m.list.selected = next.taskID
+		cmd = m.selectionChanged()
+	}
+	m.openPrompt(next)
+	return cmd
+}

@@ -1,0 +1,260 @@
+package tui
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"reasonixctl/core"
+)
+
+// taskInfo is what the dashboard keeps per task beyond its TaskView.
+type taskInfo struct {
+	detail     *core.TaskDetail
+	repository string
+	created    time.Time
+	usage      *core.Usage
+	usageLog   usageLog // usage reports seen, for today's figures (usage.go)
+	usageGen   uint64   // counts changes of usage
+	events     *eventsPane
+	replayed   bool         // the pane was built from the journal (its newest window)
+	fromStart  bool         // … and that window starts at the journal's first event
+	replaying  bool         // a replay command is in flight
+	early      []core.Event // live events seen before the replay finished
+	getting    bool         // a Get is in flight
+	stale      bool         // the detail changed since the last Get
+	rv         taskReview   // the review: the diff, its cursor, reviewed marks, cherry-pick preview
+	contract   viewport.Model
+	checks     checksState
+	// state and since say which state the dashboard last saw and since when, for the elapsed
+	// time of waits.
+	state core.State
+	since time.Time
+	// lastAgent is the agent's latest message text, shown in prompts.
+	lastAgent   string
+	agentStreak bool
+}
+
+func (m *Model) task(id string) *taskInfo {
+	ti := m.info[id]
+	if ti == nil {
+		ti = &taskInfo{events: newEventsPane(), rv: taskReview{reviewed: map[string]bool{}}}
+		m.info[id] = ti
+	}
+	return ti
+}
+
+func (m *Model) ingest(ev core.Event) tea.Cmd {
+	ti := m.task(ev.TaskID)
+	if !ti.replayed {
+		if ev.Seq == 1 {
+			ti.replayed, ti.fromStart = true, true
+		} else if len(ti.early) < maxLogLines {
+			ti.early = append(ti.early, ev)
+		}
+	}
+	ti.events.live(ev)
+	ti.noteAgent(ev)
+	var cmds []tea.Cmd
+	switch ev.Type {
+	case core.EventTaskCreated:
+		var d core.TaskCreatedData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			ti.repository = d.Repository
+		}
+		ti.created = ev.Time
+		cmds = append(cmds, m.refreshList())
+	case core.EventStateChanged:
+		var d core.StateChangedData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			for i := range m.list.tasks {
+				if m.list.tasks[i].TaskID == ev.TaskID {
+					m.list.tasks[i].State, m.list.tasks[i].Phase = d.To, d.Phase
+				}
+			}
+			ti.state, ti.since = d.To, ev.Time
+		}
+		cmds = append(cmds, m.refreshList(), m.detailIfSelected(ev.TaskID))
+	case core.EventUsage:
+		var u core.Usage
+		if json.Unmarshal(ev.Data, &u) == nil {
+			ti.usage = &u
+			ti.usageGen++
+		}
+	case core.EventInteractionWaiting:
+		var ia core.Interaction
+		if json.Unmarshal(ev.Data, &ia) == nil {
+			m.requests.add(ev.TaskID, ia)
+			if m.requests.announce(ia) {
+				cmds = append(cmds, m.notify(ev.TaskID, ia))
+			}
+		}
+	case core.EventInteractionResolved:
+		var ia core.Interaction
+		if json.Unmarshal(ev.Data, &ia) == nil {
+			if p := m.requests.find(ia.ID); p != nil && !p.answering && ia.Status == core.InteractionResolved {
+				// First answer wins: someone else (Codex, another dashboard) answered it. The
+				// line outlives the task's state change that follows at once.
+				m.setStatus("answered by "+answeredBy(ia.Response)+": "+responseText(ia)+" ("+ia.ID+" of "+ev.TaskID+")", false, "")
+			}
+			m.dropPending(ia.ID)
+		}
+	case core.EventReviewReady, core.EventVerification:
+		cmds = append(cmds, m.detailIfSelected(ev.TaskID))
+	case core.EventCommitted:
+		var d core.CommittedData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			if _, ok := m.finalizing[ev.TaskID]; ok {
+				delete(m.finalizing, ev.TaskID)
+				m.push(commitNotice(ev.TaskID, d.CommitHash, d.Branch, d.IntegrationCommand))
+				m.setStatus("committed "+ev.TaskID+" as "+d.CommitHash, false, ev.TaskID)
+			}
+		}
+		cmds = append(cmds, m.detailIfSelected(ev.TaskID))
+	}
+	return tea.Batch(cmds...)
+}
+
+// noteAgent keeps the agent's latest message: consecutive agent text events are one message.
+func (ti *taskInfo) noteAgent(ev core.Event) {
+	ti.noteUsage(ev)
+	if ev.Type != core.EventAgentMessage {
+		if ev.Type != core.EventUsage && ev.Type != core.EventAgentThought {
+			ti.agentStreak = false
+		}
+		return
+	}
+	var d core.TextData
+	if json.Unmarshal(ev.Data, &d) != nil {
+		return
+	}
+	if !ti.agentStreak {
+		ti.lastAgent = ""
+	}
+	ti.lastAgent += d.Text
+	if len(ti.lastAgent) > 4096 {
+		ti.lastAgent = ti.lastAgent[len(ti.lastAgent)-4096:]
+	}
+	ti.agentStreak = true
+}
+
+func (m *Model) detailIfSelected(id string) tea.Cmd {
+	if id != m.list.selected {
+		m.task(id).stale = true
+		return nil
+	}
+	return m.fetchDetail(id)
+}
+
+// resync follows a lost subscription: events may have been missed, so reload what is shown.
+func (m *Model) resync(err error) tea.Cmd {
+	if m.attach.gone {
+		// Nothing answers until a new owner starts: keep what is shown as it was.
+		return nil
+	}
+	if err != nil {
+		m.setStatus("event stream restarted after: "+err.Error(), true, "")
+	}
+	for _, ti := range m.info {
+		ti.stale = true
+	}
+	cmds := []tea.Cmd{m.refreshList()}
+	if m.list.selected != "" {
+		ti := m.task(m.list.selected)
+		// Replay the journal again so the events view has no gap.
+		ti.replayed = false
+		cmds = append(cmds, m.fetchDetail(m.list.selected), m.replay(m.list.selected))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) onDetail(msg detailMsg) tea.Cmd {
+	ti := m.task(msg.taskID)
+	ti.getting = false
+	var cmd tea.Cmd
+	if ti.stale {
+		cmd = m.detailIfSelected(msg.taskID)
+	}
+	if msg.err != nil {
+		if core.AsError(msg.err).Code != core.CodeTaskNotFound {
+			m.setStatus("loading "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
+		}
+		return cmd
+	}
+	d := msg.detail
+	ti.detail = &d
+	if d.Repository != "" {
+		ti.repository = d.Repository
+	}
+	if !d.CreatedAt.IsZero() {
+		ti.created = d.CreatedAt
+	}
+	if d.Usage != nil {
+		ti.usage = d.Usage
+		ti.usageGen++
+	}
+	ti.rv.load(d)
+	m.list.replace(d.View)
+	if msg.taskID == m.list.selected {
+		cmd = tea.Batch(cmd, m.refreshPreview(msg.taskID, false))
+	}
+	for _, ia := range d.Interactions {
+		if ia.Status == core.InteractionPending {
+			m.requests.add(msg.taskID, ia)
+		} else {
+			m.dropPending(ia.ID)
+		}
+	}
+	return cmd
+}
+
+func (m *Model) onReplay(msg replayMsg) {
+	ti := m.task(msg.taskID)
+	ti.replaying = false
+	if msg.err != nil && (msg.pane == nil || msg.pane.empty() || msg.pane.detached) {
+		m.setStatus("reading the journal of "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
+		return
+	}
+	pane := msg.pane
+	if pane == nil {
+		pane = newEventsPane()
+	}
+	pane.setSize(ti.events.w, ti.events.h)
+	pane.setFilter(ti.events.filter) // the reader's filter outlives a reload
+	ti.lastAgent, ti.agentStreak = "", false
+	if a := msg.agent; a != nil {
+		ti.lastAgent, ti.agentStreak = a.lastAgent, a.agentStreak
+		for seq, ev := range a.usageLog {
+			if ti.usageLog == nil {
+				ti.usageLog = usageLog{}
+			}
+			ti.usageLog[seq] = ev
+		}
+	}
+	for _, ev := range ti.early {
+		pane.add(ev)
+		ti.noteAgent(ev)
+	}
+	ti.events.search.stopSeek()
+	ti.events, ti.early, ti.replayed = pane, nil, true
+	ti.fromStart = msg.from <= 1
+	// A prompt that opened before the journal arrived (a dashboard attaching to a waiting task)
+	// gets the agent's last words now.
+	for _, p := range m.requests.items {
+		if d := m.dialogs.prompt(p.ia.ID); p.taskID == msg.taskID && d != nil && d.lastWords == "" {
+			d.lastWords = ti.lastAgent
+		}
+	}
+}
+
+// trackStates notes when each task entered the state it shows, for elapsed times.
+func (m *Model) trackStates() {
+	for _, tv := range m.list.tasks {
+		ti := m.task(tv.TaskID)
+		if ti.state != tv.State {
+			ti.state, ti.since = tv.State, m.now()
+		}
+	}
+}
