@@ -10,7 +10,6 @@ import (
 // contract (a new contract revision; the worker is told at its next prompt).
 var dropCheckKey = bind([]string{"D"}, "D", "drop this check from the contract")
 
-
 // dropCheck asks before dropping check id of task ti from its contract.
 func (m *Model) dropCheck(ti *taskInfo, id string) {
 	if ti.detail == nil || ti.detail.View.State != core.StateReviewRequired {
