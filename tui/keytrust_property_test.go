@@ -588,7 +588,6 @@ func (kt *keyTrust) do(op ktOp) {
 		if (text && len(op.msgs) > 0) || op.arrival != nil {
 			if after.dialog {
 				kt.fail(before, "a dialog opened over the search being typed")
-				kt.stats.held++
 			}
 			if !h.m.capturing() || !after.searching {
 				kt.fail(before, "the search stopped taking keys after %s", op.desc)
