@@ -154,6 +154,18 @@ wait_for "1 waiting for you (i)" 5
 keys i
 wait_for "Permission requested" 10
 
+# status LABEL WANT: wait for the header's status line about an answer (it lasts 5 s), and note
+# when it does not name WANT. Attached, the engine's resolved event can come before the
+# respond's reply; the dashboard has then dropped the request and names only the decision
+# ("allow").
+status() {
+  wait_for "answered $1" 5
+  local line
+  line="$(screen | grep -m1 -o "answered $1.*" | sed 's/ *$//')"
+  if ! grep -qF -- "$2" <<<"$line"; then
+    echo "$name: note: the status reads '$line', not naming $2" >&2
+  fi
+}
 # (c) Two keys in one read on a prompt open for seconds answer nothing; a alone allows once.
 sleep 3
 if screen | grep -qF "keys paused"; then fail "the key grace outlived 3 s"; fi
@@ -164,6 +176,7 @@ screen | grep -qF "Permission requested" || fail "xa closed the prompt"
 interactions
 [ "$ias" = "permission pending - - -" ] || fail "after xa: $ias"
 keys a
+status permission- "allow once"
 # wait_record LINE WANT SECONDS: poll the engine's record until request LINE reads WANT.
 wait_record() {
   local deadline=$((SECONDS + $3))
@@ -173,18 +186,6 @@ wait_record() {
   done
 }
 wait_record 1 "permission resolved allow allow_once supervisor" 10
-# status LABEL: the header's status line about an answer, or a note when it lost what was
-# chosen: attached, the engine's resolved event can come before the respond's reply, and the
-# dashboard then names only the decision ("allow").
-status() {
-  wait_for "answered $1" 5
-  local line
-  line="$(screen | grep -m1 -o "answered $1.*" | sed 's/ *$//')"
-  if ! grep -qF -- "$2" <<<"$line"; then
-    echo "$name: note: the status reads '$line', not naming $2" >&2
-  fi
-}
-status permission- "allow once"
 
 # (b) A question: 2 in the grace, 2 after it; only enter answers, with option 2.
 wait_for "The worker asks" 60
