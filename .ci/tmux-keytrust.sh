@@ -128,7 +128,9 @@ for ((i = 0; i < ${#query}; i++)); do
     res="$(call tools/call '{"name":"reasonix_control","arguments":{"task_id":"kt-1","action":"steer","message":"go on with the build"},"_meta":'"$meta"'}')"
     [ "$(field "$res" 'r.get("isError", False)')" = False ] || fail "steer failed: $res"
   fi
-  if [ -z "$arrived" ] && screen | grep -qF "1 waiting for you (i)"; then arrived=$i; fi
+  now="$(screen)"
+  if grep -qF "Permission requested" <<<"$now"; then fail "the permission opened over the search"; fi
+  if [ -z "$arrived" ] && grep -qF "1 waiting for you (i)" <<<"$now"; then arrived=$i; fi
 done
 [ -n "$arrived" ] && [ "$arrived" -lt $((${#query} - 3)) ] ||
   fail "the permission did not arrive while the search was typed (at key ${arrived:-never} of ${#query})"
