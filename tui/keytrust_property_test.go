@@ -394,9 +394,11 @@ func (kt *keyTrust) look() ktScreen {
 		}
 	}
 	s.paused = strings.Contains(v, "keys paused")
-	s.answering = strings.Contains(v, "│ answer ")
+	// A tall dialog on a small screen scrolls its body: the answer being typed or the selected
+	// option can be out of view, but its key line always says what enter does.
+	s.answering = strings.Contains(v, "│ answer ") || strings.Contains(v, "enter send · esc back")
 	for n := 1; n <= 9; n++ {
-		if strings.Contains(v, fmt.Sprintf("│ › %d ", n)) {
+		if strings.Contains(v, fmt.Sprintf("│ › %d ", n)) || strings.Contains(v, fmt.Sprintf("enter answer %d", n)) {
 			s.selected = n
 		}
 	}
