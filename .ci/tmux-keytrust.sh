@@ -156,16 +156,15 @@ wait_for "1 waiting for you (i)" 5
 keys i
 wait_for "Permission requested" 10
 
-# status LABEL WANT: wait for the header's status line about an answer (it lasts 5 s), and note
-# when it does not name WANT. Attached, the engine's resolved event can come before the
-# respond's reply; the dashboard has then dropped the request and names only the decision
-# ("allow").
+# status LABEL WANT: wait for the header's status line about an answer (it lasts 5 s) and check
+# it names WANT — also when the engine's resolved event reaches this attached dashboard before
+# the respond's reply.
 status() {
   wait_for "answered $1" 5
   local line
   line="$(screen | grep -m1 -o "answered $1.*" | sed 's/ *$//')"
   if ! grep -qF -- "$2" <<<"$line"; then
-    echo "$name: note: the status reads '$line', not naming $2" >&2
+    fail "the status reads '$line', not naming $2"
   fi
 }
 # (c) Two keys in one read on a prompt open for seconds answer nothing; a alone allows once.
