@@ -127,7 +127,7 @@ const (
 // ControlRequest is reasonix_control's input (flat; which fields apply depends on Action).
 type ControlRequest struct {
 	TaskID                 string   `json:"task_id"`
-	Action                 string   `json:"action"` // steer | respond | cancel | finalize | close
+	Action                 string   `json:"action"` // steer | respond | cancel | finalize | close | rebase
 	Message                *string  `json:"message,omitempty"`
 	InteractionID          string   `json:"interaction_id,omitempty"`
 	Decision               string   `json:"decision,omitempty"` // allow | deny
@@ -187,6 +187,9 @@ const (
 	ActionCancel   = "cancel"
 	ActionFinalize = "finalize"
 	ActionClose    = "close"
+	// ActionRebase moves a task in review whose change no longer applies onto the source's
+	// current HEAD, conflicts marked for a repair round (rebase.go).
+	ActionRebase = "rebase"
 )
 
 // InspectRequest is reasonix_inspect's input.

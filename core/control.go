@@ -69,7 +69,7 @@ func validateControl(req *ControlRequest) error {
 		"excused_checks": req.ExcusedChecks != nil,
 	}
 	if _, ok := ControlFields[req.Action]; !ok {
-		add("action", "must be steer, respond, cancel, finalize or close")
+		add("action", "must be steer, respond, cancel, finalize, close or rebase")
 	}
 	issues = append(issues, ControlFieldIssues(req.Action, has)...)
 	if req.Action == ActionFinalize && req.ReviewSummary != "" {
@@ -145,6 +145,8 @@ func (e *Engine) Control(ctx context.Context, req ControlRequest) (TaskView, err
 		return e.cancel(req.TaskID)
 	case ActionClose:
 		return e.closeTask(req.TaskID)
+	case ActionRebase:
+		return e.rebase(ctx, req.TaskID)
 	}
 	return e.finalize(ctx, req)
 }
@@ -160,6 +162,11 @@ func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
 func (e *Engine) steerWith(ctx context.Context, id, msg string, only State, also func(r *taskRecord) []newEvent) (TaskView, error) {
 	unlock := e.lockTask(id)
 	defer unlock()
+	return e.steerLocked(ctx, id, msg, only, also)
+}
+
+// steerLocked is steerWith for a caller that holds the task's lock.
+func (e *Engine) steerLocked(ctx context.Context, id, msg string, only State, also func(r *taskRecord) []newEvent) (TaskView, error) {
 	r, err := e.load(id)
 	if err != nil {
 		return TaskView{}, err

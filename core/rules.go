@@ -63,6 +63,7 @@ var ControlFields = map[string]ControlFieldRule{
 	ActionRespond: {Required: []string{"interaction_id", "decision"}, Optional: []string{"option_id", "answer"}},
 	ActionCancel:  {},
 	ActionClose:   {},
+	ActionRebase:  {},
 	ActionFinalize: {
 		Required: []string{"review_summary", "approved_review_criteria", "expected_review_revision", "expected_review_tree_hash"},
 		Optional: []string{"commit_message", "wait_timeout_seconds", "acknowledged_risks", "excused_checks"},
