@@ -206,7 +206,7 @@ func contractSchema() object {
 		kv("acceptance_criteria", describe(array(closed([]string{"id", "requirement", "evidence"},
 			kv("id", describe(criterion, "Criterion id, named by proves.")), kv("requirement", describe(text, "What must hold.")),
 			kv("evidence", describe(enum(contract.EvidenceAutomated, contract.EvidenceReview),
-				"automated: a verification or file_assertions entry proves it. review: you approve it at finalize."))), 1, contract.MaxListLen),
+				"automated: a verification or file_assertions entry proves it. review: you approve at finalize."))), 1, contract.MaxListLen),
 			"What done means.")),
 		kv("verification", describe(array(closed([]string{"id", "argv", "proves"},
 			kv("id", describe(criterion, "Command id.")), kv("argv", describe(argv, "Exact argv, no shell.")), kv("cwd", describe(str(0, contract.MaxPathLen), cwdText)),
@@ -233,24 +233,24 @@ func delegateInput() object {
 		kv("contract", describe(contractSchema(), "TaskContractV1; on resume the same one.")),
 		kv("base_ref", describe(str(1, core.MaxBaseRefLen), "Commit to start from; default HEAD.")),
 		kv("worker_lane", describe(enum("fast", "deep"),
-			"fast (default): direct edits; deep: long multi-step work. Unchanged on resume.")),
+			"fast (default): direct edits; deep: long multi-step work; kept on resume.")),
 		kv("reasoning_effort", describe(enum(effortEnum...), "Lowest adequate; low is the lowest.")),
 		kv("execution_timeout_seconds", describe(integer(core.MinExecutionTimeoutSeconds, core.MaxExecutionTimeoutSeconds),
-			fmt.Sprintf("Worker deadline: default fast %d, deep %d; unchanged on resume.", core.DefaultFastTimeoutSeconds, core.DefaultDeepTimeoutSeconds))),
+			fmt.Sprintf("Worker deadline: default fast %d, deep %d; kept on resume.", core.DefaultFastTimeoutSeconds, core.DefaultDeepTimeoutSeconds))),
 		kv("wait_mode", describe(enum("review", "background").with(kv("default", "review")), "background returns at once.")),
-		kv("wait_timeout_seconds", describe(waitSecs.with(kv("default", core.DefaultWaitSeconds)), "How long this call waits; the worker goes on after it.")),
-		kv("pause_revision", describe(integer(0, 0), "Resuming a paused task: its pause_revision.")),
-		kv("pause_reason_hash", describe(pattern(sha256Pattern), "Resuming a paused task: its pause_reason_hash.")),
+		kv("wait_timeout_seconds", describe(waitSecs.with(kv("default", core.DefaultWaitSeconds)), "This call's wait; the worker goes on.")),
+		kv("pause_revision", describe(integer(0, 0), "To resume a pause: its pause_revision.")),
+		kv("pause_reason_hash", describe(pattern(sha256Pattern), "To resume a pause: its pause_reason_hash.")),
 		kv("path_base", describe(enum("cwd", "repository"),
-			"Contract paths relative to cwd (default) or the repository root.")),
-		kv("resume", describe(object{kv("type", "boolean"), kv("default", true)}, "false: only wait, even if the task is paused.")),
+			"Contract paths relative to cwd (default) or repository root.")),
+		kv("resume", describe(object{kv("type", "boolean"), kv("default", true)}, "false: only wait, even if paused.")),
 	))
 }
 
 func controlInput() object {
 	return root(closed([]string{"task_id", "action"},
 		kv("task_id", describe(taskIDIn, "The task.")),
-		kv("action", describe(enum(core.ActionSteer, core.ActionRespond, core.ActionCancel, core.ActionFinalize, core.ActionClose), actionText)),
+		kv("action", describe(enum(core.ActionSteer, core.ActionRespond, core.ActionCancel, core.ActionFinalize, core.ActionClose, core.ActionRebase), actionText)),
 		kv("message", describe(str(0, core.MaxSteerMessageLen), "steer: required.")),
 		kv("interaction_id", describe(str(1, core.MaxInteractionIDLen), "respond: required.")),
 		kv("decision", describe(enum(core.DecisionAllow, core.DecisionDeny), "respond: required.")),
@@ -268,21 +268,22 @@ func controlInput() object {
 		kv("excused_checks", describe(array(closed([]string{"id", "reason"},
 			kv("id", describe(str(1, contract.MaxCriterionIDLen), "Verification id.")),
 			kv("reason", describe(str(1, core.MaxExcuseReasonLen), "One line; goes in the commit message."))), 0, core.MaxExcusedChecks),
-			"finalize: optional; checks that fail on the base too (details.pre_existing_failure), each with a reason.")),
+			"finalize: optional; checks failing on the base too (details.pre_existing_failure), with reasons.")),
 	))
 }
 
 // actionText says what each reasonix_control action needs: JSON Schema could say it only
 // with if/then, outside the subset Codex reads.
 const actionText = "finalize: review_summary, approved_review_criteria, expected_review_revision, expected_review_tree_hash. " +
-	"respond: interaction_id, decision. steer: message. cancel, close: nothing more."
+	"respond: interaction_id, decision. steer: message. cancel, close, rebase: nothing more. " +
+	"rebase: moves a review conflicting with HEAD onto it, for a repair round."
 
 func inspectInput() object {
 	return root(closed([]string{"task_id"},
 		kv("task_id", describe(taskIDIn, "The task.")),
 		kv("include", describe(array(enum(core.InspectSections...), 0, len(core.InspectSections)), "Sections; default all but diff and events.")),
-		kv("wait_ms", describe(integer(0, core.MaxInspectWaitMS), "Wait this long for wait_until first.")),
-		kv("cursor", describe(str(1, core.MaxInspectCursorLen), "next_cursor of the previous page.")),
+		kv("wait_ms", describe(integer(0, core.MaxInspectWaitMS), "Wait up to this for wait_until.")),
+		kv("cursor", describe(str(1, core.MaxInspectCursorLen), "The last page's next_cursor.")),
 		kv("max_bytes", describe(integer(core.MinInspectMaxBytes, core.MaxInspectMaxBytes), "Response budget; default 65536.")),
 		kv("wait_until", describe(enum("change", "review_required", "interaction", "terminal").with(kv("default", "change")), "What wait_ms waits for.")),
 	))
