@@ -153,7 +153,7 @@ Configuration comes from the environment (REASONIX_BIN, CODEX_REASONIX_*); see t
 		group("policy", "ask the command policy about a command", newPolicyExplainCmd(stdout, stderr)),
 		newGrantsCmd(stdout, stderr),
 		group("task", "list tasks; apply a completed one to its checkout; archive finished ones; prune old archives",
-			newTaskListCmd(stdout, stderr), newTaskApplyCmd(stdout, stderr), newTaskArchiveCmd(stdout, stderr), newTaskPruneCmd(stdout, stderr)),
+			newTaskListCmd(stdout, stderr), newTaskApplyCmd(stdout, stderr), newTaskRebaseCmd(stdout, stderr), newTaskArchiveCmd(stdout, stderr), newTaskPruneCmd(stdout, stderr)),
 		&cobra.Command{
 			Use: "version", Short: "print the version", Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
