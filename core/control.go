@@ -175,8 +175,10 @@ func (e *Engine) steerLocked(ctx context.Context, id, msg string, only State, al
 		return TaskView{}, Errorf(CodeInvalidState, map[string]any{"state": r.State}, "task %s is %s, not %s", id, r.State, only)
 	}
 	t := e.liveTask(id)
-	switch r.State {
-	case StateRunning:
+	// A paused task takes a repair round only when the caller asks for exactly that (a rebase).
+	paused := r.State == StatePaused && only == StatePaused
+	switch {
+	case r.State == StateRunning:
 		if t == nil || t.session == nil {
 			return TaskView{}, Errorf(CodeInvalidState, nil, "task %s has no live worker session", id)
 		}
@@ -196,7 +198,7 @@ func (e *Engine) steerLocked(ctx context.Context, id, msg string, only State, al
 			return TaskView{}, err
 		}
 		return r.view(), nil
-	case StateReviewRequired:
+	case r.State == StateReviewRequired || paused:
 		if r.RepairRounds >= maxRepairRounds {
 			return TaskView{}, Errorf(CodeRepairLimitReached, map[string]any{"repair_rounds": r.RepairRounds},
 				"task %s used its %d repair rounds; finalize or close it", id, maxRepairRounds)

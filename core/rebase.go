@@ -36,8 +36,10 @@ const maxConflictBytes = 8 << 20
 // onto that HEAD: the reviewed change is merged onto it (gitx.Rebase), the worktree gets the
 // result with conflict markers where the merge could not settle, the task's base becomes the
 // HEAD (journaled, rebased), and a repair round asks the worker to resolve the conflicts; its
-// review is a new revision on the new base. A change that still applies is refused: finalize
-// commits it on the recorded base and `task apply` lands it.
+// review is a new revision on the new base. The task is in review, or paused by a source
+// collision (finalize's or a steer's: the HEAD changed the write scope), and its worktree holds
+// the reviewed tree. A change that still applies is refused: finalize commits it on the
+// recorded base and `task apply` lands it.
 func (e *Engine) rebase(ctx context.Context, id string) (TaskView, error) {
 	unlock := e.lockTask(id)
 	defer unlock()
@@ -45,9 +47,13 @@ func (e *Engine) rebase(ctx context.Context, id string) (TaskView, error) {
 	if err != nil {
 		return TaskView{}, err
 	}
-	if r.State != StateReviewRequired || r.RepairActive || r.ReviewTreeHash == "" {
+	// In review, or paused by a source collision (a finalize or a steer found the source's
+	// HEAD changed the write scope): both hold the reviewed tree, checked below.
+	inReview := r.State == StateReviewRequired && !r.RepairActive
+	collided := r.State == StatePaused && r.Phase == PhaseSourceCollision
+	if (!inReview && !collided) || r.ReviewTreeHash == "" {
 		return TaskView{}, Errorf(CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase},
-			"task %s is %s; only a task in review_required can be rebased", id, r.State)
+			"task %s is %s (%s); only a task in review_required, or paused by a source collision after a review, can be rebased", id, r.State, r.Phase)
 	}
 	if r.RepairRounds >= maxRepairRounds {
 		return TaskView{}, Errorf(CodeRepairLimitReached, map[string]any{"repair_rounds": r.RepairRounds},
@@ -87,6 +93,18 @@ func (e *Engine) rebase(ctx context.Context, id string) (TaskView, error) {
 			"task %s's change applies cleanly to %s's HEAD %s: finalize commits on the recorded base and `task apply` lands it; nothing to rebase",
 			id, r.RepoRoot, short12(p.Head))
 	}
+	// The change merged is the reviewed one: the worktree must still hold exactly it.
+	now, err := gitx.BuildReview(ctx, e.worktreeOf(r))
+	if gitx.IsTampered(err) {
+		return TaskView{}, e.tampered(id, "rebase", err)
+	}
+	if err != nil {
+		return TaskView{}, gitError(err)
+	}
+	if now.Tree != r.ReviewTreeHash {
+		return TaskView{}, Errorf(CodeInvalidState, map[string]any{"review_tree_hash": r.ReviewTreeHash, "worktree_tree_hash": now.Tree},
+			"task %s's worktree changed since review revision %d, so it is not the reviewed change: steer a repair round (its review can be rebased) or close the task", id, r.ReviewRevision)
+	}
 	res, err := gitx.Rebase(ctx, e.worktreeOf(r), r.ReviewTreeHash, p.Head)
 	if gitx.IsTampered(err) {
 		return TaskView{}, e.tampered(id, "rebase", err)
@@ -105,7 +123,7 @@ func (e *Engine) rebase(ctx context.Context, id string) (TaskView, error) {
 		return TaskView{}, Errorf(CodeInternalError, nil, "the worktree was moved onto %s, but recording it failed: %w", res.Onto, err)
 	}
 	// The round's prompt carries the note; if it cannot start, the next steer carries it.
-	return e.steerLocked(ctx, id, "Resolve them, then ask for review as before.", StateReviewRequired, nil)
+	return e.steerLocked(ctx, id, "Resolve them, then ask for review as before.", r.State, nil)
 }
 
 // rebaseNote is what the worker is told of a rebase at its next prompt.

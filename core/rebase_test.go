@@ -173,3 +173,60 @@ func TestRebaseUnresolvedWithinTheRepairLimitPauses(t *testing.T) {
 	_, err = h.rebase("stuck")
 	mustCode(t, err, CodeInvalidState)
 }
+
+// The usual way to learn that the source moved: finalize finds the source's HEAD changed the
+// write scope and pauses the task (source_collision). That task is rebased like one in review;
+// a worktree that no longer holds the reviewed tree is not.
+func TestRebaseATaskPausedByASourceCollision(t *testing.T) {
+	scn := &acptest.Scenario{Name: "rebase-paused", Turns: []acptest.Turn{
+		{Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "result.txt", Content: "ok\n"}}}, Summary: "Wrote result.txt."},
+		{Match: "These files conflict: result.txt.",
+			Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "result.txt", Content: "theirs\nok\n"}}}, Summary: "Kept both lines."},
+	}}
+	h := newHarness(t, scn)
+	res, err := h.delegate("col")
+	if err != nil || res.State != StateReviewRequired {
+		t.Fatalf("delegate: %v %+v", err, res.TaskView)
+	}
+	head := commitInSource(t, h.repo, "result.txt", "theirs\n")
+	_, err = h.finalize(res.TaskView, "looks-right")
+	mustCode(t, err, CodeOwnershipAmbiguous)
+	r, _ := h.e.load("col")
+	if r.State != StatePaused || r.Phase != PhaseSourceCollision {
+		t.Fatalf("after finalize: %s %s", r.State, r.Phase)
+	}
+	// A worktree changed since the review is refused, and left as it is.
+	p := filepath.Join(r.Worktree, "result.txt")
+	if err := os.WriteFile(p, []byte("later\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.rebase("col")
+	if ce := mustCode(t, err, CodeInvalidState); !strings.Contains(ce.Message, "changed since review revision") {
+		t.Fatalf("changed worktree: %s", ce.Message)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "later\n" {
+		t.Fatalf("result.txt: %q", b)
+	}
+	if err := os.WriteFile(p, []byte("ok\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.rebase("col"); err != nil {
+		t.Fatal(err)
+	}
+	r, timedOut, err := h.e.waitFor(context.Background(), "col", 30*time.Second, func(r *taskRecord) bool {
+		return r.State == StateReviewRequired && !r.RepairActive
+	})
+	if err != nil || timedOut {
+		t.Fatalf("no review after the rebase round: %v %+v", err, r.view())
+	}
+	if r.BaseCommit != head || r.Collision != nil || r.RepairRounds != 1 {
+		t.Fatalf("after the round: base %s collision %+v rounds %d", r.BaseCommit, r.Collision, r.RepairRounds)
+	}
+	done, err := h.finalize(r.view(), "looks-right")
+	if err != nil || done.State != StateCompleted {
+		t.Fatalf("finalize: %v %+v", err, done)
+	}
+	if parent := git(t, h.repo, "rev-parse", done.CommitHash+"^"); parent != head {
+		t.Fatalf("the commit's parent is %s, want %s", parent, head)
+	}
+}
