@@ -278,6 +278,8 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 		m.push(newGrantsDialog(m.opts.StateDir))
 	case key.Matches(msg, k.Apply):
 		return m.applyTask(t)
+	case key.Matches(msg, rebaseKey):
+		return m.rebaseTask(t)
 	case key.Matches(msg, k.Steer):
 		return m.act(t, core.ActionSteer)
 	case key.Matches(msg, k.Finalize):

@@ -137,7 +137,7 @@ type helpGroup struct {
 
 func (k KeyMap) groups() []helpGroup {
 	return []helpGroup{
-		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Apply, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Grants, k.Refresh, k.Help, k.Quit, k.Suspend}},
+		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Apply, rebaseKey, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Grants, k.Refresh, k.Help, k.Quit, k.Suspend}},
 		{"Detail", []key.Binding{k.NextView, k.PrevView, k.EventsView, k.DiffView, k.ContractView, k.ChecksView, k.Replay, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Events", []key.Binding{k.PrevItem, k.NextItem, k.Expand}},
 		{"Find (events and check logs)", []key.Binding{k.Search, k.NextMatch, k.PrevMatch, k.Filter}},
