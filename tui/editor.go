@@ -67,7 +67,7 @@ func (m *Model) openEditor(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd 
 
 func (m *Model) onEditorFile(msg editorFileMsg) tea.Cmd {
 	if msg.err != nil {
-		m.push(errorNotice("opening "+msg.path+" failed", msg.err))
+		m.push(m.errorNotice("opening "+msg.path+" failed", msg.err))
 		return nil
 	}
 	dir, file, err := readOnlyCopy(msg.path, msg.data)

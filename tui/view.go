@@ -225,6 +225,10 @@ func (m *Model) overlayDialog(body string, d dialog, height int) string {
 // viewDialog frames a dialog: its body scrolls when it is taller than the screen allows, and
 // its key line always stays in view.
 func (m *Model) viewDialog(d dialog, height int) string {
+	if nd, ok := d.(*noticeDialog); ok && nd.err != nil && m.attach.gone {
+		// The error came while no owner answers: say that, not the error's generic advice.
+		nd.ownerGone, nd.stateDir = true, m.opts.StateDir
+	}
 	w := min(m.width-2, 96)
 	if nd, ok := d.(*noticeDialog); ok {
 		w = min(max(w, nd.minWidth()+4), m.width)
