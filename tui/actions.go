@@ -82,13 +82,24 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 		}
 		// A task that could not start is undone by the engine: drop what the dashboard saw of
 		// it and give the person their form back, with the cause and what to do about it.
-		if m.list.index(id) < 0 || core.AsError(msg.err).Code != core.CodeTaskConflict {
+		conflict := core.AsError(msg.err).Code == core.CodeTaskConflict
+		if m.list.index(id) < 0 || !conflict {
 			delete(m.info, id)
 		}
-		d := newNewTaskDialog(msg.in)
+		d := m.newTaskForm(msg.in, id)
 		d.err = strings.Join(m.describeError(msg.err), "\n")
+		if conflict {
+			// Core names the first field that differs ("contract"); what the form got wrong is
+			// the id.
+			d.err = idTaken(id, m.stateOf(id))
+			d.setFocus(2)
+		}
 		m.push(d)
 		return m.refreshList()
+	}
+	if !msg.resume && m.lastForm.TaskID == id {
+		// The next form starts from the same contract and repository, with a new id to type.
+		m.lastForm.TaskID = ""
 	}
 	m.list.selected = msg.res.TaskID
 	verb := "started "
@@ -97,6 +108,30 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 	}
 	m.setStatus(verb+msg.res.TaskID+" ("+string(msg.res.State)+")", false, msg.res.TaskID)
 	return tea.Batch(m.refreshList(), m.fetchDetail(msg.res.TaskID), m.replay(msg.res.TaskID))
+}
+
+// newTaskForm is the new-task form filled with in, knowing the ids of the listed tasks but
+// except (the id of a start that just failed: its row is about to go).
+func (m *Model) newTaskForm(in newTaskInput, except string) *newTaskDialog {
+	d := newNewTaskDialog(in)
+	d.taken = map[string]core.State{}
+	for _, tv := range m.list.tasks {
+		if tv.TaskID != except {
+			d.taken[tv.TaskID] = tv.State
+		}
+	}
+	return d
+}
+
+// stateOf is a task's state as the dashboard last saw it, or "".
+func (m *Model) stateOf(id string) core.State {
+	if i := m.list.index(id); i >= 0 {
+		return m.list.tasks[i].State
+	}
+	if ti, ok := m.info[id]; ok && ti.detail != nil {
+		return ti.detail.View.State
+	}
+	return ""
 }
 
 // steerDialogFor is the open steer dialog of a task, if any.
@@ -317,7 +352,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	case key.Matches(msg, k.NewTask):
-		m.push(newNewTaskDialog(m.lastForm))
+		m.push(m.newTaskForm(m.lastForm, ""))
 	case key.Matches(msg, k.ShowPending):
 		return m.openNextPending()
 	case key.Matches(msg, k.Grants):

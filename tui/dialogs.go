@@ -442,6 +442,17 @@ type newTaskDialog struct {
 	focus  int // 0..2 inputs, 3 lane
 	err    string
 	note   string // what happened, when it is not an error
+	// taken is the ids of the tasks listed when the form opened, with their states: starting
+	// one of them again is refused here, before core would wait on it or name a conflict.
+	taken map[string]core.State
+}
+
+// idTaken says that a task id belongs to an existing task, in state st when known.
+func idTaken(id string, st core.State) string {
+	if st == "" {
+		return "task id " + id + " exists: choose another id"
+	}
+	return "task id " + id + " exists (" + strings.ReplaceAll(string(st), "_", " ") + "): choose another id"
 }
 
 var newTaskLabels = [...]string{"contract", "repo dir", "task id", "lane"}
@@ -529,6 +540,11 @@ func (d *newTaskDialog) submit() dialogResult {
 			d.setFocus(i)
 			return dialogResult{}
 		}
+	}
+	if st, ok := d.taken[in.TaskID]; ok {
+		d.err = idTaken(in.TaskID, st)
+		d.setFocus(2)
+		return dialogResult{}
 	}
 	return dialogResult{close: true, delegate: &in}
 }
