@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -41,23 +40,12 @@ func taskRebase(id string, asJSON bool, stdout, stderr io.Writer) int {
 			return failed(stderr, core.Errorf(core.CodeInvalidState, nil,
 				"no reasonixctl owns the state directory, and the repair round a rebase starts needs one: start the dashboard or `reasonixctl serve` and rebase again"))
 		}
-		s, ok := e.(interface {
-			Control(context.Context, core.ControlRequest) (core.TaskView, error)
-		})
-		if !ok {
-			return failed(stderr, core.Errorf(core.CodeInvalidRequest, nil, "the owner of the state directory cannot rebase tasks; run the same reasonixctl version"))
-		}
-		v, err := s.Control(context.Background(), core.ControlRequest{TaskID: id, Action: core.ActionRebase})
+		v, err := e.Control(context.Background(), core.ControlRequest{TaskID: id, Action: core.ActionRebase})
 		if err != nil {
 			return failed(stderr, err)
 		}
 		if asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(v); err != nil {
-				return failed(stderr, err)
-			}
-			return 0
+			return printJSON(stdout, stderr, v)
 		}
 		fmt.Fprintf(stdout, "Rebased task %s onto its checkout's current HEAD; repair round %d/%d asks the worker to resolve the conflicts (%s, %s).\n",
 			v.TaskID, v.RepairRounds, core.MaxRepairRounds, v.State, v.Phase)
