@@ -12,7 +12,9 @@ import (
 	"reasonixctl/core"
 )
 
-// taskList is the list of tasks and which one is selected.
+// taskList is the list of tasks and which one is selected. The root keeps the tasks in
+// attention order (attention.go): what waits for the person first, done last; the selection is
+// a task id, so it stays on its task when the order changes.
 type taskList struct {
 	tasks    []core.TaskView
 	selected string
@@ -134,10 +136,15 @@ func (m *Model) viewList(rows int) string {
 		}
 		pend := " "
 		switch {
-		case m.requests.waitingFor(tv.TaskID) || tv.State == core.StateWaitingPermission || tv.State == core.StateWaitingInput:
+		case attentionOf(tv, &m.requests) == attnWaiting:
 			pend = t.Pending.Render("!")
 		case m.isWaiting(tv):
 			pend = m.spin.View()
+		}
+		badge := t.badge(tv.State)
+		if failedFinalize(tv) {
+			// Back in review after a failed finalize: a repair comes before finalizing again.
+			badge = t.Badges[core.StateCommitFailed].Render(padRight("REPAIR", 6))
 		}
 		tokens := "-"
 		if ti.usage != nil {
@@ -150,7 +157,7 @@ func (m *Model) viewList(rows int) string {
 			repo = filepath.Base(repo)
 		}
 		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, padRight(ansi.Truncate(sanitizeLine(tv.TaskID), idW, "…"), idW),
-			t.badge(tv.State), sanitizeLine(string(tv.WorkerLane)), m.age(tv, ti), pend, tokens)
+			badge, sanitizeLine(string(tv.WorkerLane)), m.age(tv, ti), pend, tokens)
 		line := fixed + ansi.Truncate(sanitizeLine(repo), max(w-lipgloss.Width(fixed), 0), "…")
 		if tv.TaskID == m.list.selected {
 			line = t.Selected.Render(padRight(ansi.Strip(line), w))
@@ -169,6 +176,7 @@ func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
 		m.setStatus("listing tasks failed: "+oneLine(msg.err), true, "")
 		return tea.Batch(cmds...)
 	}
+	attentionOrder(msg.tasks, &m.requests) // so that a first selection is the most urgent task
 	m.list.set(msg.tasks)
 	for _, t := range m.list.tasks {
 		ti := m.task(t.TaskID)
