@@ -49,9 +49,16 @@ func failedFinalize(tv core.TaskView) bool {
 	return tv.State == core.StateReviewRequired && tv.Phase == core.PhaseRepairRequired
 }
 
-// attentionOrder sorts tasks by group, keeping the service's order (newest first) within one.
-func attentionOrder(tasks []core.TaskView, r *requests) {
-	sort.SliceStable(tasks, func(i, j int) bool { return attentionOf(tasks[i], r) < attentionOf(tasks[j], r) })
+// attentionOrder sorts tasks by group and, within one, by their place in the service's list
+// (newest first), so that a task leaving a group and coming back finds its place again.
+func attentionOrder(tasks []core.TaskView, r *requests, listed map[string]int) {
+	sort.SliceStable(tasks, func(i, j int) bool {
+		a, b := attentionOf(tasks[i], r), attentionOf(tasks[j], r)
+		if a != b {
+			return a < b
+		}
+		return listed[tasks[i].TaskID] < listed[tasks[j].TaskID]
+	})
 }
 
 // attentionCounts is the header's count per group, the groups that need the person first:
@@ -125,7 +132,7 @@ func (m *Model) onFocus(msg tea.Msg) {
 // attend runs after every message: it puts the list in attention order (the selection follows
 // its task, by id) and announces the tasks that just started waiting or became ready.
 func (m *Model) attend() tea.Cmd {
-	attentionOrder(m.list.tasks, &m.requests)
+	attentionOrder(m.list.tasks, &m.requests, m.list.listed)
 	var cmds []tea.Cmd
 	for _, tv := range m.attn.changed(m.list.tasks, &m.requests) {
 		if m.attn.announcing() {

@@ -17,6 +17,7 @@ import (
 // a task id, so it stays on its task when the order changes.
 type taskList struct {
 	tasks    []core.TaskView
+	listed   map[string]int // each task's place in the service's list (newest first)
 	selected string
 	showAll  bool
 	listing  bool // a List is in flight
@@ -56,8 +57,14 @@ func (l *taskList) selectedTask() *core.TaskView {
 	return nil
 }
 
-// set replaces the tasks, keeping the selection when the task is still listed.
-func (l *taskList) set(tasks []core.TaskView) {
+// set replaces the tasks, in the service's order, and puts them in attention order; it keeps
+// the selection when the task is still listed, else selects the first (the most urgent).
+func (l *taskList) set(tasks []core.TaskView, r *requests) {
+	l.listed = make(map[string]int, len(tasks))
+	for i, t := range tasks {
+		l.listed[t.TaskID] = i
+	}
+	attentionOrder(tasks, r, l.listed)
 	l.tasks = tasks
 	if l.index(l.selected) < 0 {
 		l.selected = ""
@@ -176,8 +183,7 @@ func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
 		m.setStatus("listing tasks failed: "+oneLine(msg.err), true, "")
 		return tea.Batch(cmds...)
 	}
-	attentionOrder(msg.tasks, &m.requests) // so that a first selection is the most urgent task
-	m.list.set(msg.tasks)
+	m.list.set(msg.tasks, &m.requests)
 	for _, t := range m.list.tasks {
 		ti := m.task(t.TaskID)
 		// Details give the repository, age, usage and pending interactions the list lacks.
