@@ -50,15 +50,37 @@ func failedFinalize(tv core.TaskView) bool {
 }
 
 // attentionOrder sorts tasks by group and, within one, by their place in the service's list
-// (newest first), so that a task leaving a group and coming back finds its place again.
+// (newest first), so that a task leaving a group and coming back finds its place again. It runs
+// after every message: each task's group is worked out once, and a list in order stays as it is.
 func attentionOrder(tasks []core.TaskView, r *requests, listed map[string]int) {
-	sort.SliceStable(tasks, func(i, j int) bool {
-		a, b := attentionOf(tasks[i], r), attentionOf(tasks[j], r)
-		if a != b {
-			return a < b
+	type key struct{ group, place int }
+	keys := make([]key, len(tasks))
+	sorted := true
+	for i, tv := range tasks {
+		keys[i] = key{int(attentionOf(tv, r)), listed[tv.TaskID]}
+		if i > 0 && (keys[i].group < keys[i-1].group || (keys[i].group == keys[i-1].group && keys[i].place < keys[i-1].place)) {
+			sorted = false
 		}
-		return listed[tasks[i].TaskID] < listed[tasks[j].TaskID]
+	}
+	if sorted {
+		return
+	}
+	idx := make([]int, len(tasks))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := keys[idx[i]], keys[idx[j]]
+		if a.group != b.group {
+			return a.group < b.group
+		}
+		return a.place < b.place
 	})
+	out := make([]core.TaskView, len(tasks))
+	for i, k := range idx {
+		out[i] = tasks[k]
+	}
+	copy(tasks, out)
 }
 
 // attentionCounts is the header's count per group, the groups that need the person first:
@@ -107,8 +129,11 @@ func (w *attentionWatch) changed(tasks []core.TaskView, r *requests) []core.Task
 	for _, tv := range tasks {
 		a := attentionOf(tv, r)
 		before, seen := w.last[tv.TaskID]
+		if seen && before == a {
+			continue
+		}
 		w.last[tv.TaskID] = a
-		if seen && before != a && (a == attnWaiting || a == attnReady) {
+		if seen && (a == attnWaiting || a == attnReady) {
 			out = append(out, tv)
 		}
 	}
