@@ -177,3 +177,13 @@ func TestConfirmedActionIsAValue(t *testing.T) {
 		t.Fatalf("y in a notice with a command: %+v", res)
 	}
 }
+
+// The full help lists the keys of the checks tab and of the finalize form that only show in
+// their own footers.
+func TestHelpListsDropAndExcuse(t *testing.T) {
+	h := newHarness(t, scenario(), 120, 60)
+	h.press("?")
+	h.requireView("drop this check from the contract")
+	h.press("G") // the form keys are at the end
+	h.requireView("excuse pre-existing failures")
+}

@@ -141,12 +141,12 @@ func (k KeyMap) groups() []helpGroup {
 		{"Detail", []key.Binding{k.NextView, k.PrevView, k.EventsView, k.DiffView, k.ContractView, k.ChecksView, k.Replay, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Events", []key.Binding{k.PrevItem, k.NextItem, k.Expand}},
 		{"Find (events and check logs)", []key.Binding{k.Search, k.NextMatch, k.PrevMatch, k.Filter}},
-		{"Checks", []key.Binding{k.PrevCheck, k.NextCheck}},
+		{"Checks", []key.Binding{k.PrevCheck, k.NextCheck, dropCheckKey}},
 		{"Replay", []key.Binding{k.StepBack, k.StepOn, k.StepBack10, k.StepOn10, k.FirstEvent, k.LastEvent, k.LeaveReplay}},
 		{"Diff", []key.Binding{k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile, k.Reviewed, k.LineDown, k.LineUp,
 			k.OpenFile, k.SideBySide, k.Comment, k.SendComments, k.Copy, k.Editor}},
 		{"Prompt", []key.Binding{k.AllowOnce, k.AllowSession, k.AllowRepo, k.Deny, k.Option, k.FreeText, k.Later}},
-		{"Forms", []key.Binding{k.FocusNext, k.FocusPrev, k.Toggle, k.Submit, k.AckRisks, k.Yes, k.No, k.Dismiss}},
+		{"Forms", []key.Binding{k.FocusNext, k.FocusPrev, k.Toggle, k.Submit, k.AckRisks, excuseKey, k.Yes, k.No, k.Dismiss}},
 	}
 }
 
