@@ -103,7 +103,9 @@ keys a
 wait_for "The worker asks" 60
 wait_for "1 one ␛]52;c;cGxhbnRlZA==␇␛]0;pwned␇" 10
 sleep 2
-keys 1
+keys 1 # selects the option; enter answers with it
+wait_for "› 1 one" 10
+keys Enter
 
 for _ in $(seq 10); do
   res="$(call tools/call '{"name":"reasonix_delegate","arguments":{"task_id":"hostile-1","contract":'"$contract"'},"_meta":'"$meta"'}')"

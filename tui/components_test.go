@@ -65,7 +65,7 @@ func TestDialogStackLeavesTextToATypingDialog(t *testing.T) {
 	}
 }
 
-func TestRequestsOpenAndAnnounce(t *testing.T) {
+func TestRequestsOpen(t *testing.T) {
 	var r requests
 	r.add("a", permissionIA("ia-1"))
 	r.add("b", permissionIA("ia-2"))
@@ -73,9 +73,6 @@ func TestRequestsOpenAndAnnounce(t *testing.T) {
 	r.add("c", core.Interaction{})   // no id: nothing to answer
 	if r.count() != 2 || !r.waitingFor("b") || r.waitingFor("c") {
 		t.Fatalf("requests: %d, b %v, c %v", r.count(), r.waitingFor("b"), r.waitingFor("c"))
-	}
-	if !r.announce(permissionIA("ia-1")) || r.announce(permissionIA("ia-1")) {
-		t.Error("a request rings once")
 	}
 	if p := r.next("b"); p == nil || p.ia.ID != "ia-2" {
 		t.Errorf("i with b selected opens %+v", p)

@@ -12,9 +12,10 @@
 // stack, and routes every key: to the top dialog if one is open, else to the focused pane, else
 // to the dashboard's own keys. The parts:
 //
-//   - task list and task data: tasklist.go (the rows, the selection), tasks.go (what is kept per
-//     task and how events, details and journal reads update it), service.go (the commands that
-//     call core.Service);
+//   - task list and task data: tasklist.go (the rows, the selection), attention.go (the list's
+//     order by what each task needs from the person, the header's counts, the bell when a task
+//     starts waiting or becomes ready), tasks.go (what is kept per task and how events, details
+//     and journal reads update it), service.go (the commands that call core.Service);
 //   - panes (panes.go), one of which has the keys when no dialog is open: the replay
 //     (replay.go), or the selected task's tab, which also draws itself under the tab bar — events with their search and filter (events.go,
 //     search.go, seek.go, paging.go), review (difftab.go, review.go, diffview.go, diffrender.go,

@@ -25,8 +25,9 @@ type Options struct {
 	// working directory.
 	Dir    string
 	Logger *slog.Logger
-	// Notify rings the terminal bell and sends an OSC 9 notification to Output when a request
-	// starts waiting for the person.
+	// Notify rings the terminal bell and sends an OSC 9 notification to Output when a task
+	// starts waiting for the person or becomes ready to finalize, while the terminal is not
+	// focused (or never said whether it is).
 	Notify bool
 	Output io.Writer
 	// Monochrome draws without colour (NO_COLOR): reverse, bold and underline still mark the
@@ -86,6 +87,7 @@ type Model struct {
 	rp            *replayView           // the replay on screen, if any
 	usageMemo     map[string]*taskUsage // each task's share of today's usage (usage.go)
 	review        reviewUI
+	attn          attentionWatch // each task's attention group and the terminal's focus (attention.go)
 }
 
 // NewModel builds the dashboard model over svc; Run wraps it in a program.
@@ -147,6 +149,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if h := m.gate.settle(msg.n); h != nil {
 			cmds = append(cmds, m.release(h))
 		}
+	case tea.FocusMsg, tea.BlurMsg:
+		m.onFocus(msg)
 	case tea.ResumeMsg:
 		cmds = append(cmds, m.away(false), m.refreshList())
 	case eventMsg:
@@ -192,6 +196,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onResult(msg))
 	}
 	m.surfacePrompt()
+	cmds = append(cmds, m.attend())
 	m.trackStates()
 	cmds = append(cmds, m.checksNeed())
 	cmds = append(cmds, m.timers())

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"io"
-
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
@@ -16,25 +14,12 @@ type pendingIA struct {
 	answering bool // a respond is in flight
 }
 
-// notify rings the bell and raises a desktop notification (OSC 9) for a new request.
-func (m *Model) notify(taskID string, ia core.Interaction) tea.Cmd {
-	if !m.opts.Notify || m.opts.Output == nil {
-		return nil
-	}
-	msg := notification(taskID, ia)
-	w := m.opts.Output
-	return func() tea.Msg {
-		_, _ = io.WriteString(w, msg)
-		return nil
-	}
-}
-
-// requests are the workers' requests waiting for the person: which wait, which were put aside
-// (esc) or are being answered, and which were announced (bell, notification) already. The
-// dialog stack shows them; the root opens them (surfacePrompt, openNextPending).
+// requests are the workers' requests waiting for the person: which wait, and which were put
+// aside (esc) or are being answered. The dialog stack shows them; the root opens them
+// (surfacePrompt, openNextPending); a task that starts waiting is announced by attend
+// (attention.go).
 type requests struct {
-	items     []*pendingIA
-	announced map[string]bool
+	items []*pendingIA
 }
 
 func (r *requests) find(id string) *pendingIA {
@@ -69,18 +54,6 @@ func (r *requests) handled(id string, later, answering bool) {
 		p.deferred = p.deferred || later
 		p.answering = answering
 	}
-}
-
-// announce reports whether a waiting request is new to the bell: true once per request.
-func (r *requests) announce(ia core.Interaction) bool {
-	if r.announced[ia.ID] || ia.Status != core.InteractionPending {
-		return false
-	}
-	if r.announced == nil {
-		r.announced = map[string]bool{}
-	}
-	r.announced[ia.ID] = true
-	return true
 }
 
 // waitingFor reports whether a request of the task waits for an answer.

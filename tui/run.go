@@ -17,7 +17,8 @@ import (
 //
 // Environment: NO_COLOR draws without colour; REASONIXCTL_THEME=light|dark skips asking the
 // terminal for its background; REASONIXCTL_NOTIFY=off silences the bell and the OSC 9
-// notification for requests that wait for the person.
+// notification for a task that starts waiting for the person or becomes ready to finalize. The
+// terminal is asked to report its focus: while it says it has focus, nothing rings.
 func Run(ctx context.Context, svc core.Service, opts Options) error {
 	// Decide the background up front: a terminal query after start-up can leak its reply into
 	// the input stream.
@@ -41,7 +42,7 @@ func Run(ctx context.Context, svc core.Service, opts Options) error {
 	}
 	opts.animate = true
 	m := newModel(ctx, svc, opts)
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx))
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithReportFocus(), tea.WithContext(ctx))
 	relayCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {

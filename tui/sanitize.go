@@ -81,12 +81,19 @@ func hiddenRune(r rune) bool {
 	return (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
 }
 
-// notification is the bell and OSC 9 desktop notification for a new request; the worker's
-// words in it pass through sanitize like everything else it wrote, so nothing in them can end
-// the OSC early or start a sequence of its own.
-func notification(taskID string, ia core.Interaction) string {
-	what := ansi.Truncate(sanitizeLine(describeRequest(ia.Request).what), 120, "…")
-	return fmt.Sprintf("\a\x1b]9;reasonixctl: %s waits for you: %s\x07", sanitizeLine(taskID), what)
+// notification is the bell and OSC 9 desktop notification for a task that starts needing the
+// person: waiting for an answer (to ia, when its request is known) or ready to finalize. The
+// worker's words in it pass through sanitize like everything else it wrote, so nothing in them
+// can end the OSC early or start a sequence of its own.
+func notification(taskID string, a attention, ia *core.Interaction) string {
+	text := "waits for you"
+	switch {
+	case a == attnReady:
+		text = "is ready to finalize"
+	case ia != nil:
+		text += ": " + ansi.Truncate(sanitizeLine(describeRequest(ia.Request).what), 120, "…")
+	}
+	return fmt.Sprintf("\a\x1b]9;reasonixctl: %s %s\x07", sanitizeLine(taskID), text)
 }
 
 // marker is how sanitize shows a hidden character.

@@ -323,8 +323,9 @@ func TestNothingForeignReachesTheTerminal(t *testing.T) {
 			h.press("esc")
 			h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 			look("narrow")
-			checkNotification(t, notification(p, perm))
-			checkNotification(t, notification("t", question))
+			checkNotification(t, notification(p, attnWaiting, &perm))
+			checkNotification(t, notification("t", attnWaiting, &question))
+			checkNotification(t, notification(p, attnReady, nil))
 			if frames < 40 {
 				t.Fatalf("only %d frames looked at", frames)
 			}

@@ -110,7 +110,8 @@ func TestResumeAfterRestartRecovery(t *testing.T) {
 	f.details["docs-typo"] = d
 	h := newHarness(t, f, 120, 40)
 	h.requireView("1 resumable (r)")
-	h.press("j")
+	// The paused task needs the person before the one in review: it comes first, selected.
+	h.requireView("› docs-typo    PAUSE")
 	h.requireView("reasonixctl restarted while the task was running", "r resumes it", "r resume")
 	h.press("r")
 	if len(f.delegates) != 1 {

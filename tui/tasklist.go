@@ -12,9 +12,12 @@ import (
 	"reasonixctl/core"
 )
 
-// taskList is the list of tasks and which one is selected.
+// taskList is the list of tasks and which one is selected. The root keeps the tasks in
+// attention order (attention.go): what waits for the person first, done last; the selection is
+// a task id, so it stays on its task when the order changes.
 type taskList struct {
 	tasks    []core.TaskView
+	listed   map[string]int // each task's place in the service's list (newest first)
 	selected string
 	showAll  bool
 	listing  bool // a List is in flight
@@ -54,8 +57,14 @@ func (l *taskList) selectedTask() *core.TaskView {
 	return nil
 }
 
-// set replaces the tasks, keeping the selection when the task is still listed.
-func (l *taskList) set(tasks []core.TaskView) {
+// set replaces the tasks, in the service's order, and puts them in attention order; it keeps
+// the selection when the task is still listed, else selects the first (the most urgent).
+func (l *taskList) set(tasks []core.TaskView, r *requests) {
+	l.listed = make(map[string]int, len(tasks))
+	for i, t := range tasks {
+		l.listed[t.TaskID] = i
+	}
+	attentionOrder(tasks, r, l.listed)
 	l.tasks = tasks
 	if l.index(l.selected) < 0 {
 		l.selected = ""
@@ -134,10 +143,15 @@ func (m *Model) viewList(rows int) string {
 		}
 		pend := " "
 		switch {
-		case m.requests.waitingFor(tv.TaskID) || tv.State == core.StateWaitingPermission || tv.State == core.StateWaitingInput:
+		case attentionOf(tv, &m.requests) == attnWaiting:
 			pend = t.Pending.Render("!")
 		case m.isWaiting(tv):
 			pend = m.spin.View()
+		}
+		badge := t.badge(tv.State)
+		if failedFinalize(tv) {
+			// Back in review after a failed finalize: a repair comes before finalizing again.
+			badge = t.Badges[core.StateCommitFailed].Render(padRight("REPAIR", 6))
 		}
 		tokens := "-"
 		if ti.usage != nil {
@@ -150,7 +164,7 @@ func (m *Model) viewList(rows int) string {
 			repo = filepath.Base(repo)
 		}
 		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, padRight(ansi.Truncate(sanitizeLine(tv.TaskID), idW, "…"), idW),
-			t.badge(tv.State), sanitizeLine(string(tv.WorkerLane)), m.age(tv, ti), pend, tokens)
+			badge, sanitizeLine(string(tv.WorkerLane)), m.age(tv, ti), pend, tokens)
 		line := fixed + ansi.Truncate(sanitizeLine(repo), max(w-lipgloss.Width(fixed), 0), "…")
 		if tv.TaskID == m.list.selected {
 			line = t.Selected.Render(padRight(ansi.Strip(line), w))
@@ -169,7 +183,7 @@ func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
 		m.setStatus("listing tasks failed: "+oneLine(msg.err), true, "")
 		return tea.Batch(cmds...)
 	}
-	m.list.set(msg.tasks)
+	m.list.set(msg.tasks, &m.requests)
 	for _, t := range m.list.tasks {
 		ti := m.task(t.TaskID)
 		// Details give the repository, age, usage and pending interactions the list lacks.

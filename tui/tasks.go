@@ -86,10 +86,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 	case core.EventInteractionWaiting:
 		var ia core.Interaction
 		if json.Unmarshal(ev.Data, &ia) == nil {
-			m.requests.add(ev.TaskID, ia)
-			if m.requests.announce(ia) {
-				cmds = append(cmds, m.notify(ev.TaskID, ia))
-			}
+			m.requests.add(ev.TaskID, ia) // attend announces the task starting to wait
 		}
 	case core.EventInteractionResolved:
 		var ia core.Interaction

@@ -112,20 +112,8 @@ func (m *Model) viewHeader() string {
 		return line1 + "\n" + st.Render(padRight(ansi.Truncate(" "+sanitizeLine(msg), m.width, "…"), m.width))
 	}
 
-	counts := map[core.State]int{}
-	for _, tv := range m.list.tasks {
-		counts[tv.State]++
-	}
-	var parts []string
-	for _, s := range core.States {
-		if counts[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", strings.ToLower(badgeText[s]), counts[s]))
-		}
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "no tasks")
-	}
-	stats := " " + strings.Join(parts, " · ") + "  │  " + sanitizeLine(m.usageHeader()) // the worker names the currency
+	// What needs the person comes first; fitBetween cuts the usage before the counts.
+	stats := " " + attentionCounts(m.list.tasks, &m.requests) + "  │  " + sanitizeLine(m.usageHeader()) // the worker names the currency
 	scope := "active tasks "
 	if m.list.showAll {
 		scope = "all tasks "
