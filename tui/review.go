@@ -26,6 +26,8 @@ const sideBySideMin = 160
 // reviewUI is the diff view's state that belongs to the dashboard rather than to a task.
 type reviewUI struct {
 	sideBySide bool
+	wrap       bool // long lines wrap; otherwise they scroll sideways (←/→)
+	hideFiles  bool // the file list is hidden to give the code the width
 	styles     *diffStyles
 	stylesKey  [2]bool
 }
@@ -43,6 +45,8 @@ type taskReview struct {
 	sel               int // the selected line of the current file
 	seenFile, seenTop int // the page the selection was placed on
 	placed            bool
+	xoff              int        // columns the code is scrolled to the left
+	search            diffSearch // the diff's find
 	preview           *core.CherryPickPreview
 	previewErr        string
 	previewOf         string // the tree or commit the preview is of
@@ -54,7 +58,14 @@ type taskReview struct {
 // with no file marked reviewed.
 func (rv *taskReview) load(d core.TaskDetail) {
 	if d.Diff != rv.diffText || rv.diff == nil {
+		// The selection is held by file, side and line number: a reload or a new revision
+		// keeps it on the same line, or the nearest one when that line is gone.
+		k, ok := rv.selKey()
 		rv.diffText, rv.diff = d.Diff, parseReviewDiff(d.Diff)
+		rv.search.redo(rv.diff)
+		if ok {
+			rv.restore(k)
+		}
 	}
 	if d.View.ReviewRevision != rv.reviewedRev {
 		rv.reviewed, rv.reviewedRev = map[string]bool{}, d.View.ReviewRevision
@@ -166,30 +177,78 @@ func commentAt(ti *taskInfo, f *diffFile, i int) *core.ReviewComment {
 	return nil
 }
 
-// commentLines marks the lines of f that carry a comment.
-func commentLines(ti *taskInfo, f *diffFile) map[int]bool {
+// commentLines marks the lines of f that carry a comment: open, sent and still open, or
+// outdated (its quoted lines are gone from the revision; it stays at its line number).
+func commentLines(ti *taskInfo, f *diffFile) map[int]byte {
 	cs := commentsOf(ti)
 	if len(cs) == 0 {
 		return nil
 	}
-	newAt, oldAt := map[int]bool{}, map[int]bool{}
+	newAt, oldAt := map[int]byte{}, map[int]byte{}
 	for _, c := range cs {
-		if c.Path != f.name || c.Status != core.CommentOpen {
+		if c.Path != f.name || c.Status == core.CommentDeleted {
 			continue
 		}
+		mark := commentMark(&c)
+		at := newAt
 		if c.Side == core.SideOld {
-			oldAt[c.Line] = true
-		} else {
-			newAt[c.Line] = true
+			at = oldAt
+		}
+		// An open comment's mark wins over an outdated one's on the same line.
+		if prev, ok := at[c.Line]; !ok || prev == markOutdated {
+			at[c.Line] = mark
 		}
 	}
-	out := map[int]bool{}
+	out := map[int]byte{}
 	for i, l := range f.lines {
-		if (l.kind == '-' && oldAt[int(l.oldNo)]) || (l.kind != '-' && l.newNo > 0 && newAt[int(l.newNo)]) {
-			out[i] = true
+		if l.kind == '-' {
+			if mk, ok := oldAt[int(l.oldNo)]; ok {
+				out[i] = mk
+			}
+		} else if l.newNo > 0 {
+			if mk, ok := newAt[int(l.newNo)]; ok {
+				out[i] = mk
+			}
 		}
 	}
 	return out
+}
+
+// commentMark is the gutter mark of a comment.
+func commentMark(c *core.ReviewComment) byte {
+	switch {
+	case c.Status == core.CommentOutdated:
+		return markOutdated
+	case c.SentRound > 0:
+		return markSent
+	}
+	return markOpen
+}
+
+// commentGlyph is the comment's mark as the gutter draws it.
+func commentGlyph(c *core.ReviewComment) string {
+	switch commentMark(c) {
+	case markOutdated:
+		return "○"
+	case markSent:
+		return "◉"
+	}
+	return "●"
+}
+
+// commentState says, after a comment's line, whether it was sent or is outdated.
+func commentState(c *core.ReviewComment) string {
+	var s []string
+	if c.Status != core.CommentOpen {
+		s = append(s, c.Status)
+	}
+	if c.SentRound > 0 {
+		s = append(s, fmt.Sprintf("sent in round %d", c.SentRound))
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(s, ", ") + ")"
 }
 
 // commentCounts counts the open comments per path.
@@ -342,6 +401,7 @@ type sendCommentsDialog struct {
 	taskID string
 	round  int
 	lines  []string
+	again  []string // open comments already sent, which go with them again
 }
 
 func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
@@ -354,13 +414,23 @@ func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
 		m.setStatus(notAllowed(*t, core.ActionSteer), true, t.TaskID)
 		return nil
 	}
-	var open []core.ReviewComment
+	// Only comments not sent yet are offered; the engine sends every open comment, so those
+	// already sent and still open are named as going again.
+	var open, again []core.ReviewComment
 	for _, c := range commentsOf(ti) {
-		if c.Status == core.CommentOpen {
+		switch {
+		case c.Status != core.CommentOpen:
+		case c.SentRound > 0:
+			again = append(again, c)
+		default:
 			open = append(open, c)
 		}
 	}
 	if len(open) == 0 {
+		if len(again) > 0 {
+			m.setStatus(fmt.Sprintf("no new comments to send: the %d open comment(s) were sent in round %d; c comments a line", len(again), again[0].SentRound), false, t.TaskID)
+			return nil
+		}
 		m.setStatus("no open comments to send: c comments the selected line", false, t.TaskID)
 		return nil
 	}
@@ -373,6 +443,9 @@ func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
 	d := &sendCommentsDialog{taskID: t.TaskID, round: round}
 	for _, c := range open {
 		d.lines = append(d.lines, fmt.Sprintf("%s:%d  %s", c.Path, c.Line, firstLineOf(c.Body)))
+	}
+	for _, c := range again {
+		d.again = append(d.again, fmt.Sprintf("%s:%d  %s (sent in round %d)", c.Path, c.Line, firstLineOf(c.Body), c.SentRound))
 	}
 	m.push(d)
 	return nil
@@ -401,6 +474,12 @@ func (d *sendCommentsDialog) view(t Theme, k KeyMap, width int) (string, string)
 	b.WriteString(t.Warn.Render(fmt.Sprintf("Send %d comment(s) as repair round %d/%d?", len(d.lines), d.round, core.MaxRepairRounds)) + "\n\n")
 	for _, l := range d.lines {
 		b.WriteString("• " + sanitizeLine(l) + "\n")
+	}
+	if len(d.again) > 0 {
+		b.WriteString("\n" + t.Dim.Render("Still open, so sent again with them:") + "\n")
+		for _, l := range d.again {
+			b.WriteString(t.Dim.Render("• "+sanitizeLine(l)) + "\n")
+		}
 	}
 	b.WriteString("\n" + wrapIndent("The worker gets them in one message, each at its path:line with the lines it quotes, and the task returns to review.", width, 0))
 	return b.String(), keyLines(t, width, k.Yes, k.No)
