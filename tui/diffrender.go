@@ -567,7 +567,7 @@ func (p diffPage) unified() string {
 				b.WriteString(p.gutter(i == p.sel, num(l.oldNo, f.numW)+" "+num(l.newNo, f.numW), p.comments[i]))
 				b.WriteString(p.sign(l.kind))
 			} else {
-				b.WriteString(p.gutter(i == p.sel, cont, 0) + " ")
+				b.WriteString(p.contGutter(i == p.sel, cont))
 			}
 			b.WriteString(r)
 			n++
@@ -600,6 +600,14 @@ func (p diffPage) gutter(selected bool, nums string, comment byte) string {
 		return mark + p.st.cursor.Render(nums) + cm
 	}
 	return mark + p.st.gutter.Render(nums) + cm
+}
+
+// contGutter is the gutter of a wrapped line's further rows: ↪ where the numbers were.
+func (p diffPage) contGutter(selected bool, cont string) string {
+	if selected {
+		return " " + p.st.cursor.Render(cont) + "  "
+	}
+	return " " + p.st.gutter.Render(cont) + "  "
 }
 
 func (p diffPage) sign(kind byte) string {
@@ -723,7 +731,7 @@ func (p diffPage) sideBySide() string {
 			if k == 0 {
 				rows[k] = padRight(p.gutter(int(i) == p.sel, num(n, f.numW), p.comments[int(i)])+p.sign(l.kind)+r, w)
 			} else {
-				rows[k] = padRight(p.gutter(int(i) == p.sel, cont, 0)+" "+r, w)
+				rows[k] = padRight(p.contGutter(int(i) == p.sel, cont)+r, w)
 			}
 		}
 		return rows

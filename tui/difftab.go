@@ -147,7 +147,10 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		}
 		fileCol = windowAround(fileCol, c.file, bodyH+1)
 		body := fixBlock(strings.Join(fileCol, "\n"), listW, bodyH+1)
-		right := posStyle.Render(fitPos(parts, diffW)) + "\n" + m.diffLines(ti, c.file, top, bodyH, diffW) + m.searchLine(ti, diffW)
+		right := posStyle.Render(fitPos(parts, diffW)) + "\n" + m.diffLines(ti, c.file, top, bodyH, diffW)
+		if sl := m.searchLine(ti, diffW); sl != "" {
+			right = posStyle.Render(fitPos(parts, diffW)) + "\n" + fixBlock(m.diffLines(ti, c.file, top, bodyH, diffW), diffW, bodyH) + sl
+		}
 		return lipgloss.JoinHorizontal(lipgloss.Top, body, " ", right)
 	}
 	if m.review.hideFiles {
@@ -263,6 +266,10 @@ func (p diffTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	t, ti := m.selectedInfo()
 	if t == nil {
 		return nil, false
+	}
+	if ti.rv.search.typing {
+		// Every key is the search's while it takes text.
+		return nil, p.searchKey(ti, msg)
 	}
 	if key.Matches(msg, k.SideBySide) {
 		if m.width < sideBySideMin {
