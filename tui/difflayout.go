@@ -107,10 +107,34 @@ func (m *Model) lastTop(doc *diffDoc, c diffCursor, h int) int {
 	if len(doc.files) == 0 {
 		return 0
 	}
-	if !m.review.wrap || m.sbsActive() {
+	if !m.review.wrap {
 		return doc.maxTop(c, h)
 	}
 	f := &doc.files[c.file]
+	if m.sbsActive() {
+		lw, rw := codeWidths(m.diffWidth(), f.numW, true)
+		rows, _ := doc.rows(c.file)
+		used, k := 0, len(rows)-1
+		for ; k >= 0; k-- {
+			r := sbsRowHeight(f, rows[k], lw, rw, true)
+			if used+r > h {
+				break
+			}
+			used += r
+		}
+		if k+1 >= len(rows) {
+			return max(len(f.lines)-1, 0)
+		}
+		top := len(f.lines)
+		for _, r := range rows[k+1:] {
+			for _, i := range []int32{r.l, r.r} {
+				if i >= 0 {
+					top = min(top, int(i))
+				}
+			}
+		}
+		return clampInt(top, 0, max(len(f.lines)-1, 0))
+	}
 	cw, _ := codeWidths(m.diffWidth(), f.numW, false)
 	used, i := 0, len(f.lines)-1
 	for ; i >= 0; i-- {

@@ -79,7 +79,11 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	} else {
 		// On a commented line the position line reads the comment instead.
 		body, _, _ := strings.Cut(cm.Body, "\n")
-		add(fmt.Sprintf("%s line %d%s: %s", commentGlyph(cm), cm.Line, commentState(cm), body), "", 100)
+		glyph, state := commentGlyph(cm), commentState(cm)
+		if ti.rv.editedSince[cm.ID] {
+			glyph, state = "●", strings.TrimSuffix(state, ")")+", edited since)"
+		}
+		add(fmt.Sprintf("%s line %d%s: %s", glyph, cm.Line, state, body), "", 100)
 		parts[len(parts)-1].flex = true
 		add("c edits it", "", 20)
 	}

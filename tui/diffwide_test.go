@@ -127,6 +127,16 @@ func TestCommentMarksAndCOffersOnlyUnsentComments(t *testing.T) {
 		"Still open, so sent again with them:", "internal/auth/login.go:11  Wrap the error with the user name. (sent in round 1)")
 	h.press("n")
 
+	// A sent comment edited since is new to the worker: C offers it again.
+	h.press("c")
+	h.requireView("Edit the comment on internal/auth/login.go:11")
+	h.typeText(" With %q.")
+	h.press("enter")
+	h.requireView("● line 11 (sent in round 1, edited")
+	h.press("C")
+	h.requireView("Send 2 comment(s) as repair round 1/2?", "internal/auth/login.go:11  Wrap the error with the user name. With %q.")
+	h.press("n")
+
 	// With every open comment sent, C sends nothing again and says when they went.
 	r := wideScenario()
 	d := r.details["login-fix"]
@@ -250,3 +260,33 @@ func TestDiffSearchCapturesTypedText(t *testing.T) {
 }
 
 func reviewScenario2() *reviewFake { return &reviewFake{fakeService: scenario()} }
+
+// TestWrappedPagesReachTheEnd: with lines wrapped, the last page and the selection's page show
+// the file's last line, unified and side by side.
+func TestWrappedPagesReachTheEnd(t *testing.T) {
+	for _, keys := range [][]string{{"2", "W"}, {"2", "w", "W"}} {
+		f := scenario()
+		d := f.details["login-fix"]
+		d.Diff = longDiff(300)
+		f.details["login-fix"] = d
+		h := newHarness(t, f, 200, 24)
+		h.press(keys...)
+		h.press("G")
+		ti := h.task("login-fix")
+		file := &ti.rv.diff.files[ti.rv.diffCur.file]
+		last := file.lines[len(file.lines)-1]
+		if v := h.view(); !strings.Contains(v, fmt.Sprintf("%d", last.newNo)) || !strings.Contains(v, "↪") {
+			t.Fatalf("%v: the last page lacks line %d or a wrapped row:\n%s", keys, last.newNo, v)
+		}
+		for range len(file.lines) {
+			h.press("J")
+		}
+		if ti.rv.sel != len(file.lines)-1 {
+			t.Fatalf("%v: J stopped at line %d of %d", keys, ti.rv.sel, len(file.lines))
+		}
+		top := h.m.shownTop(ti)
+		if end := h.m.pageEnd(ti.rv.diff, ti.rv.diffCur.file, top, h.m.diffBodyHeight()); ti.rv.sel < top || ti.rv.sel >= end {
+			t.Fatalf("%v: the selected last line %d is off the page [%d, %d)", keys, ti.rv.sel, top, end)
+		}
+	}
+}

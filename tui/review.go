@@ -46,6 +46,9 @@ type taskReview struct {
 	seenFile, seenTop int // the page the selection was placed on
 	placed            bool
 	xoff              int        // columns the code is scrolled to the left
+	// editedSince are comments edited in this session after they were sent: the engine keeps
+	// their sent round, but they are new to the worker, so C offers them again.
+	editedSince map[string]bool
 	search            diffSearch // the diff's find
 	preview           *core.CherryPickPreview
 	previewErr        string
@@ -190,6 +193,9 @@ func commentLines(ti *taskInfo, f *diffFile) map[int]byte {
 			continue
 		}
 		mark := commentMark(&c)
+		if mark == markSent && ti.rv.editedSince[c.ID] {
+			mark = markOpen
+		}
 		at := newAt
 		if c.Side == core.SideOld {
 			at = oldAt
@@ -388,6 +394,13 @@ func (m *Model) onCommentSaved(msg commentSavedMsg) tea.Cmd {
 		m.push(errorNotice("saving the comment failed", msg.err))
 		return m.fetchDetail(msg.req.TaskID)
 	}
+	if msg.req.ID != "" && !msg.req.Delete && msg.c.SentRound > 0 {
+		ti := m.task(msg.req.TaskID)
+		if ti.rv.editedSince == nil {
+			ti.rv.editedSince = map[string]bool{}
+		}
+		ti.rv.editedSince[msg.req.ID] = true
+	}
 	what := "saved comment " + msg.c.ID + " on " + msg.c.Path + fmt.Sprintf(":%d", msg.c.Line)
 	if msg.req.Delete {
 		what = "deleted comment " + msg.c.ID
@@ -420,7 +433,7 @@ func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
 	for _, c := range commentsOf(ti) {
 		switch {
 		case c.Status != core.CommentOpen:
-		case c.SentRound > 0:
+		case c.SentRound > 0 && !ti.rv.editedSince[c.ID]:
 			again = append(again, c)
 		default:
 			open = append(open, c)
@@ -509,6 +522,7 @@ func (m *Model) onCommentsSent(msg commentsSentMsg) tea.Cmd {
 		return tea.Batch(m.refreshList(), m.fetchDetail(msg.taskID))
 	}
 	m.list.replace(msg.view)
+	m.task(msg.taskID).rv.editedSince = nil
 	m.setStatus(fmt.Sprintf("sent the comments as repair round %d/%d: %s is %s", msg.view.RepairRounds, core.MaxRepairRounds, msg.taskID, msg.view.State), false, msg.taskID)
 	return tea.Batch(m.refreshList(), m.fetchDetail(msg.taskID))
 }
