@@ -45,16 +45,16 @@ type taskReview struct {
 	sel               int // the selected line of the current file
 	seenFile, seenTop int // the page the selection was placed on
 	placed            bool
-	xoff              int        // columns the code is scrolled to the left
+	xoff              int // columns the code is scrolled to the left
 	// editedSince are comments edited in this session after they were sent: the engine keeps
 	// their sent round, but they are new to the worker, so C offers them again.
 	editedSince map[string]bool
-	search            diffSearch // the diff's find
-	preview           *core.CherryPickPreview
-	previewErr        string
-	previewOf         string // the tree or commit the preview is of
-	previewAt         time.Time
-	previewing        bool
+	search      diffSearch // the diff's find
+	preview     *core.CherryPickPreview
+	previewErr  string
+	previewOf   string // the tree or commit the preview is of
+	previewAt   time.Time
+	previewing  bool
 }
 
 // load takes a task's detail: a changed diff is parsed again, and a new review revision starts
