@@ -288,6 +288,7 @@ const (
 	bgDel
 	bgAddEmph
 	bgDelEmph
+	bgMatch // the search's query in a line
 	bgCount
 )
 
@@ -322,15 +323,17 @@ func newDiffStyles(t Theme, mono, dark bool) *diffStyles {
 	plain := lipgloss.NewStyle()
 	switch {
 	case mono:
-		s.bg = [bgCount]lipgloss.Style{plain, plain, plain, plain.Reverse(true), plain.Reverse(true)}
+		s.bg = [bgCount]lipgloss.Style{plain, plain, plain, plain.Reverse(true), plain.Reverse(true), plain.Reverse(true).Underline(true)}
 	case dark:
 		s.syntax = darkSyntax()
 		s.bg = [bgCount]lipgloss.Style{plain, plain.Background(lipgloss.Color("22")), plain.Background(lipgloss.Color("52")),
-			plain.Background(lipgloss.Color("28")), plain.Background(lipgloss.Color("88"))}
+			plain.Background(lipgloss.Color("28")), plain.Background(lipgloss.Color("88")),
+			plain.Background(lipgloss.Color("220")).Foreground(lipgloss.Color("16"))}
 	default:
 		s.syntax = lightSyntax()
 		s.bg = [bgCount]lipgloss.Style{plain, plain.Background(lipgloss.Color("194")), plain.Background(lipgloss.Color("224")),
-			plain.Background(lipgloss.Color("157")), plain.Background(lipgloss.Color("217"))}
+			plain.Background(lipgloss.Color("157")), plain.Background(lipgloss.Color("217")),
+			plain.Background(lipgloss.Color("220")).Foreground(lipgloss.Color("16"))}
 	}
 	return s
 }
@@ -342,7 +345,7 @@ func (s *diffStyles) style(tt chroma.TokenType, bg int) wrap {
 		return w
 	}
 	st := s.bg[bg]
-	if s.syntax != nil {
+	if s.syntax != nil && bg != bgMatch {
 		e := s.syntax.Get(tt)
 		if e.Colour.IsSet() {
 			st = st.Foreground(lipgloss.Color(e.Colour.String()))
@@ -362,12 +365,12 @@ func (s *diffStyles) style(tt chroma.TokenType, bg int) wrap {
 // code draws a line's tokens within width cells, emphasised spans on the stronger background,
 // and pads changed lines to width so their background reads as a band.
 func (s *diffStyles) code(segs []seg, emph []span, bg, width int) string {
-	return s.codeRows(segs, emph, bg, width, 0, false)[0]
+	return s.codeRows(segs, emph, nil, bg, width, 0, false)[0]
 }
 
 // codeRows draws a line's code from column skip on: cut with … at width, or, with wrap, as
 // as many rows of width cells as it takes. Changed lines are padded to width on every row.
-func (s *diffStyles) codeRows(segs []seg, emph []span, bg, width, skip int, wrap bool) []string {
+func (s *diffStyles) codeRows(segs []seg, emph, marks []span, bg, width, skip int, wrap bool) []string {
 	var rows []string
 	var b strings.Builder
 	used, off := 0, 0
@@ -426,25 +429,33 @@ func (s *diffStyles) codeRows(segs []seg, emph []span, bg, width, skip int, wrap
 		}
 		return true
 	}
-	ei := 0
+	// in says whether off is inside one of sp's spans and where that changes.
+	in := func(sp []span, i *int) (bool, int) {
+		for *i < len(sp) && sp[*i].to <= off {
+			*i++
+		}
+		if *i < len(sp) {
+			if sp[*i].from <= off {
+				return true, sp[*i].to
+			}
+			return false, sp[*i].from
+		}
+		return false, 1 << 30
+	}
+	ei, mi := 0, 0
 outer:
 	for _, sg := range segs {
 		text := sg.text
 		for text != "" {
-			for ei < len(emph) && emph[ei].to <= off {
-				ei++
-			}
-			cut, on := len(text), false
-			if ei < len(emph) {
-				if emph[ei].from <= off {
-					on, cut = true, min(len(text), emph[ei].to-off)
-				} else {
-					cut = min(len(text), emph[ei].from-off)
-				}
-			}
+			on, e := in(emph, &ei)
+			marked, mk := in(marks, &mi)
+			cut := min(len(text), e-off, mk-off)
 			b2 := bg
 			if on {
 				b2 = emphBg
+			}
+			if marked {
+				b2 = bgMatch
 			}
 			if !put(text[:cut], b2, sg.tt) {
 				break outer
@@ -492,6 +503,7 @@ type diffPage struct {
 	comments map[int]byte // the gutter mark of lines with a comment
 	skip     int          // columns scrolled off the left of the code
 	wrap     bool         // long lines wrap instead of being cut
+	match    string       // the search's query, lower-cased, marked where it occurs
 	st       *diffStyles
 	t        Theme
 }
@@ -555,7 +567,7 @@ func (p diffPage) unified() string {
 			n++
 			continue
 		}
-		rows := p.st.codeRows(c.segs[i], p.doc.emphasis(p.file, i), bgOf(l.kind), max(p.w-gw-2, 1), p.skip, p.wrap)
+		rows := p.st.codeRows(c.segs[i], p.doc.emphasis(p.file, i), p.marks(i), bgOf(l.kind), max(p.w-gw-2, 1), p.skip, p.wrap)
 		for k, r := range rows {
 			if n >= p.h {
 				break
@@ -574,6 +586,31 @@ func (p diffPage) unified() string {
 		}
 	}
 	return b.String()
+}
+
+// marks are where the search's query occurs in line i (none where lower-casing changed the
+// line's length, so byte offsets would not match).
+func (p diffPage) marks(i int) []span {
+	if p.match == "" {
+		return nil
+	}
+	f := &p.doc.files[p.file]
+	if f.collapsed {
+		return nil
+	}
+	low := p.doc.lowerLines(p.file)[i]
+	if len(low) != len(f.lines[i].text) {
+		return nil
+	}
+	var out []span
+	for from := 0; ; {
+		j := strings.Index(low[from:], p.match)
+		if j < 0 {
+			return out
+		}
+		out = append(out, span{from + j, from + j + len(p.match)})
+		from += j + len(p.match)
+	}
 }
 
 // Comment marks in the gutter: an open comment, one already sent to the worker, an outdated one.
@@ -726,7 +763,7 @@ func (p diffPage) sideBySide() string {
 		if old {
 			n = l.oldNo
 		}
-		rows := p.st.codeRows(c.segs[int(i)], p.doc.emphasis(p.file, int(i)), bgOf(l.kind), max(w-f.numW-3, 1), p.skip, p.wrap)
+		rows := p.st.codeRows(c.segs[int(i)], p.doc.emphasis(p.file, int(i)), p.marks(int(i)), bgOf(l.kind), max(w-f.numW-3, 1), p.skip, p.wrap)
 		for k, r := range rows {
 			if k == 0 {
 				rows[k] = padRight(p.gutter(int(i) == p.sel, num(n, f.numW), p.comments[int(i)])+p.sign(l.kind)+r, w)

@@ -172,7 +172,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 func (m *Model) diffLines(ti *taskInfo, file, top, h, w int) string {
 	p := diffPage{doc: ti.rv.diff, file: file, top: top, h: h, w: w, sel: ti.rv.sel,
 		comments: commentLines(ti, &ti.rv.diff.files[file]), st: m.diffStyles(), t: m.theme,
-		wrap: m.review.wrap}
+		wrap: m.review.wrap, match: strings.ToLower(ti.rv.search.query)}
 	if !p.wrap {
 		p.skip = ti.rv.xoff
 	}

@@ -5,8 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alecthomas/chroma/v2"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
 
 	"reasonixctl/core"
 )
@@ -219,8 +222,13 @@ func TestDiffSearchCapturesTypedText(t *testing.T) {
 	if !h.m.capturing() {
 		t.Fatal("the diff's search line does not capture keys")
 	}
+	// A request that arrives meanwhile waits: no prompt opens over the search line.
+	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
+	if len(h.m.dialogs.items) != 0 {
+		t.Fatal("a prompt opened over the diff's search line")
+	}
 	// Letters that are commands elsewhere (q quits, c comments, n starts a task) are text.
-	h.typeText("lookup")
+	h.press("l", "o", "o", "k", "u", "p")
 	h.requireView("/lookup█", "1/1")
 	ti := h.task("login-fix")
 	if l := ti.rv.diff.files[ti.rv.diffCur.file].lines[ti.rv.sel]; !strings.Contains(l.text, "lookup(user)") {
@@ -248,14 +256,16 @@ func TestDiffSearchCapturesTypedText(t *testing.T) {
 	// esc while typing goes back to where the search began.
 	h.press("/")
 	before := ti.rv.sel
-	h.typeText("zzzz")
-	h.requireView("no match")
+	h.press("q", "z", "W", "c", "n")
+	h.requireView("/qzWcn█", "no match")
 	h.press("esc")
 	if ti.rv.sel != before || ti.rv.search.shown() {
 		t.Fatalf("esc did not go back: sel %d (was %d)", ti.rv.sel, before)
 	}
-	if len(h.m.dialogs.items) != 0 {
-		t.Fatal("a key typed into the search opened a dialog")
+	for _, d := range h.m.dialogs.items {
+		if _, ok := d.(*promptDialog); !ok {
+			t.Fatalf("a key typed into the search opened %T", d)
+		}
 	}
 }
 
@@ -288,5 +298,24 @@ func TestWrappedPagesReachTheEnd(t *testing.T) {
 		if end := h.m.pageEnd(ti.rv.diff, ti.rv.diffCur.file, top, h.m.diffBodyHeight()); ti.rv.sel < top || ti.rv.sel >= end {
 			t.Fatalf("%v: the selected last line %d is off the page [%d, %d)", keys, ti.rv.sel, top, end)
 		}
+	}
+}
+
+// TestSearchMarksTheQueryInTheLine: the query is drawn on its own background where it occurs,
+// across syntax tokens and word emphasis.
+func TestSearchMarksTheQueryInTheLine(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.ANSI256)
+	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii) })
+	st := newDiffStyles(DefaultTheme(), false, true)
+	segs := []seg{{text: "u := ", tt: chroma.Text}, {text: "lookup", tt: chroma.NameFunction}, {text: "(user)", tt: chroma.Punctuation}}
+	rows := st.codeRows(segs, nil, []span{{7, 13}}, bgAdd, 40, 0, false)
+	m := st.style(chroma.Text, bgMatch)
+	if !strings.Contains(rows[0], m.pre+"okup"+m.post) || !strings.Contains(rows[0], m.pre+"(u"+m.post) {
+		t.Fatalf("the match is not marked: %q", rows[0])
+	}
+	// Wrapped at 6 cells: the mark carries over the row break.
+	rows = st.codeRows(segs, nil, []span{{7, 13}}, bgAdd, 6, 0, true)
+	if len(rows) != 3 || !strings.Contains(rows[1], m.pre) || !strings.Contains(rows[2], m.pre) {
+		t.Fatalf("wrapped rows %q", rows)
 	}
 }
