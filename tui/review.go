@@ -64,10 +64,23 @@ func (rv *taskReview) load(d core.TaskDetail) {
 		// The selection is held by file, side and line number: a reload or a new revision
 		// keeps it on the same line, or the nearest one when that line is gone.
 		k, ok := rv.selKey()
+		var file string
+		if rv.diff != nil && len(rv.diff.files) > 0 {
+			file = rv.diff.files[rv.diff.clamp(rv.diffCur).file].name
+		}
 		rv.diffText, rv.diff = d.Diff, parseReviewDiff(d.Diff)
 		rv.search.redo(rv.diff)
-		if ok {
+		switch {
+		case ok:
 			rv.restore(k)
+		case file != "":
+			// No line selected yet: the same file stays open.
+			for i := range rv.diff.files {
+				if rv.diff.files[i].name == file {
+					rv.diffCur = rv.diff.clamp(diffCursor{i, rv.diffCur.top})
+					break
+				}
+			}
 		}
 	}
 	if d.View.ReviewRevision != rv.reviewedRev {
