@@ -151,10 +151,13 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		}
 		fileCol = windowAround(fileCol, c.file, bodyH+1)
 		body := fixBlock(strings.Join(fileCol, "\n"), listW, bodyH+1)
-		right := posStyle.Render(fitPos(parts, diffW)) + "\n" + m.diffLines(ti, c.file, top, bodyH, diffW)
-		if sl := m.searchLine(ti, diffW); sl != "" {
-			right = posStyle.Render(fitPos(parts, diffW)) + "\n" + fixBlock(m.diffLines(ti, c.file, top, bodyH, diffW), diffW, bodyH) + sl
+		lines := m.diffLines(ti, c.file, top, bodyH, diffW)
+		sl := m.searchLine(ti, diffW)
+		if sl != "" {
+			// The search line sits at the bottom of the pane, under a short page too.
+			lines = fixBlock(lines, diffW, bodyH)
 		}
+		right := posStyle.Render(fitPos(parts, diffW)) + "\n" + lines + sl
 		return lipgloss.JoinHorizontal(lipgloss.Top, body, " ", right)
 	}
 	if m.review.hideFiles {
