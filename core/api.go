@@ -127,7 +127,7 @@ const (
 // ControlRequest is reasonix_control's input (flat; which fields apply depends on Action).
 type ControlRequest struct {
 	TaskID                 string   `json:"task_id"`
-	Action                 string   `json:"action"` // steer | respond | cancel | finalize | close
+	Action                 string   `json:"action"` // steer | respond | cancel | finalize | close | rebase
 	Message                *string  `json:"message,omitempty"`
 	InteractionID          string   `json:"interaction_id,omitempty"`
 	Decision               string   `json:"decision,omitempty"` // allow | deny
@@ -193,6 +193,9 @@ const (
 	ActionClose    = "close"
 	// ActionAmendChecks drops or adds verification commands of a task in review.
 	ActionAmendChecks = "amend_checks"
+	// ActionRebase moves a task in review whose change no longer applies onto the source's
+	// current HEAD, conflicts marked for a repair round (rebase.go).
+	ActionRebase = "rebase"
 )
 
 // InspectRequest is reasonix_inspect's input.

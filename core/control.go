@@ -69,7 +69,7 @@ func validateControl(req *ControlRequest) error {
 		"excused_checks": req.ExcusedChecks != nil, "drop_checks": req.DropChecks != nil, "add_checks": req.AddChecks != nil,
 	}
 	if _, ok := ControlFields[req.Action]; !ok {
-		add("action", "must be steer, respond, cancel, finalize, close or amend_checks")
+		add("action", "must be steer, respond, cancel, finalize, close, amend_checks or rebase")
 	}
 	issues = append(issues, ControlFieldIssues(req.Action, has)...)
 	if req.Action == ActionFinalize && req.ReviewSummary != "" {
@@ -150,6 +150,8 @@ func (e *Engine) Control(ctx context.Context, req ControlRequest) (TaskView, err
 		return e.closeTask(req.TaskID)
 	case ActionAmendChecks:
 		return e.AmendChecks(ctx, AmendChecksRequest{TaskID: req.TaskID, Drop: req.DropChecks, Add: req.AddChecks})
+	case ActionRebase:
+		return e.rebase(ctx, req.TaskID)
 	}
 	return e.finalize(ctx, req)
 }
@@ -165,6 +167,11 @@ func (e *Engine) steer(ctx context.Context, id, msg string) (TaskView, error) {
 func (e *Engine) steerWith(ctx context.Context, id, msg string, only State, also func(r *taskRecord) []newEvent) (TaskView, error) {
 	unlock := e.lockTask(id)
 	defer unlock()
+	return e.steerLocked(ctx, id, msg, only, also)
+}
+
+// steerLocked is steerWith for a caller that holds the task's lock.
+func (e *Engine) steerLocked(ctx context.Context, id, msg string, only State, also func(r *taskRecord) []newEvent) (TaskView, error) {
 	r, err := e.load(id)
 	if err != nil {
 		return TaskView{}, err
@@ -173,8 +180,10 @@ func (e *Engine) steerWith(ctx context.Context, id, msg string, only State, also
 		return TaskView{}, Errorf(CodeInvalidState, map[string]any{"state": r.State}, "task %s is %s, not %s", id, r.State, only)
 	}
 	t := e.liveTask(id)
-	switch r.State {
-	case StateRunning:
+	// A paused task takes a repair round only when the caller asks for exactly that (a rebase).
+	paused := r.State == StatePaused && only == StatePaused
+	switch {
+	case r.State == StateRunning:
 		if t == nil || t.session == nil {
 			return TaskView{}, Errorf(CodeInvalidState, nil, "task %s has no live worker session", id)
 		}
@@ -194,7 +203,7 @@ func (e *Engine) steerWith(ctx context.Context, id, msg string, only State, also
 			return TaskView{}, err
 		}
 		return r.view(), nil
-	case StateReviewRequired:
+	case r.State == StateReviewRequired || paused:
 		if r.RepairRounds >= maxRepairRounds {
 			return TaskView{}, Errorf(CodeRepairLimitReached, map[string]any{"repair_rounds": r.RepairRounds},
 				"task %s used its %d repair rounds; finalize or close it", id, maxRepairRounds)

@@ -49,6 +49,8 @@ func newEventData(typ string) any {
 		return new(ContractAmendedData)
 	case EventAppliedToCheckout:
 		return new(AppliedData)
+	case EventRebased:
+		return new(RebasedData)
 	}
 	return nil
 }

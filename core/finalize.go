@@ -104,6 +104,10 @@ func (e *Engine) checkFinalize(r *taskRecord, req ControlRequest) (*contract.Con
 	if err := finalizable(r); err != nil {
 		return nil, "", err
 	}
+	if len(r.RebaseConflicts) > 0 {
+		return nil, "", Errorf(CodeInvalidState, map[string]any{"conflicts": r.RebaseConflicts},
+			"task %s's rebase left conflicts in %s that no review has seen resolved: steer the worker to resolve them", r.TaskID, strings.Join(r.RebaseConflicts, ", "))
+	}
 	if req.Authority.Cwd != "" && !req.Authority.Writable {
 		return nil, "", Errorf(CodeReadOnlySandbox, nil, "the supervisor's sandbox is read-only")
 	}

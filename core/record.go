@@ -70,6 +70,9 @@ type taskRecord struct {
 	// ContractNote tells the worker of the last one at its next prompt, then is cleared.
 	ContractRevision int    `json:"contract_revision,omitempty"`
 	ContractNote     string `json:"contract_note,omitempty"`
+	// RebaseConflicts are the paths a rebase left conflicted (rebase.go) until a review finds
+	// no conflict marker in them.
+	RebaseConflicts []string `json:"rebase_conflicts,omitempty"`
 
 	Summary      string   `json:"summary,omitempty"`
 	ChangedFiles []string `json:"changed_files,omitempty"`

@@ -45,6 +45,12 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 		e.pause(id, PhasePostflightFailed, "the worktree could not be snapshotted: "+err.Error())
 		return
 	}
+	if len(r.RebaseConflicts) > 0 {
+		if left := markedPaths(ctx, r, rev.Tree); len(left) > 0 {
+			e.conflictsLeft(id, left)
+			return
+		}
+	}
 	refused, err := judgeTree(ctx, r.RepoCommonDir, c, rev.Tree, rev.Files, rev.ReasonixChanges, rev.NestedRepositories)
 	if err != nil {
 		e.pause(id, PhasePostflightFailed, "the change could not be checked, so it is refused: "+redact.String(err.Error()))
@@ -72,6 +78,7 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 	if err := e.saveReview(ctx, id, rev, func(r *taskRecord) ([]newEvent, error) {
 		r.IgnoredFiles = shownIgnored(outside.Ignored)
 		r.RepairActive = false
+		r.RebaseConflicts = nil
 		ev, err := setState(r, StateReviewRequired, PhaseReview, "")
 		return []newEvent{ev}, err
 	}); err != nil {

@@ -67,6 +67,7 @@ var ControlFields = map[string]ControlFieldRule{
 	ActionClose:   {},
 	// At least one of the two: AmendCheckIssues.
 	ActionAmendChecks: {Optional: []string{"drop_checks", "add_checks"}},
+	ActionRebase:      {},
 	ActionFinalize: {
 		Required: []string{"review_summary", "approved_review_criteria", "expected_review_revision", "expected_review_tree_hash"},
 		Optional: []string{"commit_message", "wait_timeout_seconds", "acknowledged_risks", "excused_checks"},

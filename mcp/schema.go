@@ -206,7 +206,7 @@ func contractSchema() object {
 		kv("acceptance_criteria", describe(array(closed([]string{"id", "requirement", "evidence"},
 			kv("id", describe(criterion, "Named by proves.")), kv("requirement", describe(text, "What must hold.")),
 			kv("evidence", describe(enum(contract.EvidenceAutomated, contract.EvidenceReview),
-				"automated: a verification or file_assertions entry proves it; review: you approve it."))), 1, contract.MaxListLen),
+				"automated: proved by verification or file_assertions; review: you approve it."))), 1, contract.MaxListLen),
 			"What done means.")),
 		kv("verification", describe(array(closed([]string{"id", "argv", "proves"},
 			kv("id", describe(criterion, "Command id.")), kv("argv", describe(argv, "Exact argv, no shell.")), kv("cwd", describe(str(0, contract.MaxPathLen), cwdText)),
@@ -251,7 +251,7 @@ func controlInput() object {
 	return root(closed([]string{"task_id", "action"},
 		kv("task_id", describe(taskIDIn, "The task.")),
 		kv("action", describe(enum(core.ActionSteer, core.ActionRespond, core.ActionCancel, core.ActionFinalize, core.ActionClose,
-			core.ActionAmendChecks), actionText)),
+			core.ActionAmendChecks, core.ActionRebase), actionText)),
 		kv("message", describe(str(0, core.MaxSteerMessageLen), "steer: required.")),
 		kv("interaction_id", describe(str(1, core.MaxInteractionIDLen), "respond: required.")),
 		kv("decision", describe(enum(core.DecisionAllow, core.DecisionDeny), "respond: required.")),
@@ -269,7 +269,7 @@ func controlInput() object {
 		kv("excused_checks", describe(array(closed([]string{"id", "reason"},
 			kv("id", describe(str(1, contract.MaxCriterionIDLen), "Verification id.")),
 			kv("reason", describe(str(1, core.MaxExcuseReasonLen), "One line, for the commit message."))), 0, core.MaxExcusedChecks),
-			"finalize: checks failing on the base too (details.pre_existing_failure), with reasons.")),
+			"finalize: checks that fail on the base too (pre_existing_failure), with reasons.")),
 		// amend_checks: the contract's limits are checked on the amended contract; the schema
 		// leaves them out to stay within the tools/list budget.
 		kv("drop_checks", describe(array(object{kv("type", "string")}, 0, 0), "amend_checks: verification ids to drop.")),
@@ -283,7 +283,7 @@ func controlInput() object {
 // actionText says what each reasonix_control action needs: JSON Schema could say it only
 // with if/then, outside the subset Codex reads. Each field's description names the actions that
 // take it, required or optional, so this does not list them again.
-const actionText = "Fields name their actions; cancel, close take none; amend_checks needs review_required."
+const actionText = "Fields name their actions; cancel, close, rebase take none. rebase: a review conflicting with HEAD moves onto it for a repair round."
 
 func inspectInput() object {
 	return root(closed([]string{"task_id"},

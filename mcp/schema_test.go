@@ -224,9 +224,10 @@ func TestSchemasMatchReference(t *testing.T) {
 		"reasonix_inspect.output.sections.verification/anyOf0/items.excused":      true,
 		"reasonix_inspect.output.sections.verification/anyOf0/items.excuseReason": true,
 		// Issue 28: amending a task's checks in review.
-		"reasonix_control.input.action.enum: want [steer respond cancel finalize close], got [steer respond cancel finalize close amend_checks]": true,
+		"reasonix_control.input.action.enum: want [steer respond cancel finalize close], got [steer respond cancel finalize close amend_checks rebase]": true,
 		"reasonix_control.input.drop_checks": true,
 		"reasonix_control.input.add_checks":  true,
+		// Issue 30: rebase a task in review onto the source's current HEAD.
 	}
 	for _, r := range ref.Tools {
 		i := slices.IndexFunc(ours.Tools, func(o toolEntry) bool { return o.Name == r.Name })

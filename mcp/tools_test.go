@@ -157,6 +157,8 @@ func TestControlUnion(t *testing.T) {
 			[]core.Issue{{Path: "decision", Message: "Not allowed for action cancel"}, {Path: "message", Message: "Not allowed for action cancel"}}},
 		{"close takes nothing else", map[string]any{"task_id": "t", "action": "close", "wait_timeout_seconds": 5},
 			[]core.Issue{{Path: "wait_timeout_seconds", Message: "Not allowed for action close"}}},
+		{"rebase takes nothing else", map[string]any{"task_id": "t", "action": "rebase", "wait_timeout_seconds": 5},
+			[]core.Issue{{Path: "wait_timeout_seconds", Message: "Not allowed for action rebase"}}},
 		{"steer takes no finalize fields", map[string]any{"task_id": "t", "action": "steer", "message": "m", "commit_message": "c"},
 			[]core.Issue{{Path: "commit_message", Message: "Not allowed for action steer"}}},
 		{"finalize needs the snapshot", map[string]any{"task_id": "t", "action": "finalize", "review_summary": "ok"},

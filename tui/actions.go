@@ -26,12 +26,27 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 			}
 		case core.ActionFinalize:
 			delete(m.finalizing, req.TaskID)
+		case core.ActionSteer:
+			// The steer dialog waits for the answer: it keeps the text and shows why.
+			if d := m.steerDialogFor(req.TaskID); d != nil && d.sending {
+				d.refused(m.describeError(msg.err))
+				return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
+			}
 		}
-		m.push(errorNotice(req.Action+" "+req.TaskID+" failed", msg.err))
+		n := m.errorNotice(req.Action+" "+req.TaskID+" failed", msg.err)
+		if req.Action == core.ActionSteer && req.Message != nil {
+			n.lines = append(n.lines, "", "Your message, not sent: "+*req.Message)
+		}
+		m.push(n)
 		// The snapshot may have moved on: show the fresh diff and revision.
 		return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
 	}
 	m.list.replace(msg.view)
+	if req.Action == core.ActionSteer {
+		if d := m.steerDialogFor(req.TaskID); d != nil && d.sending {
+			m.dialogs.remove(d)
+		}
+	}
 	switch req.Action {
 	case core.ActionRespond:
 		what := m.gate.said[req.InteractionID]
@@ -62,18 +77,29 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 	id := msg.in.TaskID
 	if msg.err != nil {
 		if msg.resume {
-			m.push(errorNotice("resuming "+id+" failed", msg.err))
+			m.push(m.errorNotice("resuming "+id+" failed", msg.err))
 			return tea.Batch(m.refreshList(), m.fetchDetail(id))
 		}
 		// A task that could not start is undone by the engine: drop what the dashboard saw of
 		// it and give the person their form back, with the cause and what to do about it.
-		if m.list.index(id) < 0 || core.AsError(msg.err).Code != core.CodeTaskConflict {
+		conflict := core.AsError(msg.err).Code == core.CodeTaskConflict
+		if m.list.index(id) < 0 || !conflict {
 			delete(m.info, id)
 		}
-		d := newNewTaskDialog(msg.in)
-		d.err = strings.Join(describeError(msg.err), "\n")
+		d := m.newTaskForm(msg.in, id)
+		d.err = strings.Join(m.describeError(msg.err), "\n")
+		if conflict {
+			// Core names the first field that differs ("contract"); what the form got wrong is
+			// the id.
+			d.err = idTaken(id, m.stateOf(id))
+			d.setFocus(2)
+		}
 		m.push(d)
 		return m.refreshList()
+	}
+	if !msg.resume && m.lastForm.TaskID == id {
+		// The next form starts from the same contract and repository, with a new id to type.
+		m.lastForm.TaskID = ""
 	}
 	m.list.selected = msg.res.TaskID
 	verb := "started "
@@ -82,6 +108,53 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 	}
 	m.setStatus(verb+msg.res.TaskID+" ("+string(msg.res.State)+")", false, msg.res.TaskID)
 	return tea.Batch(m.refreshList(), m.fetchDetail(msg.res.TaskID), m.replay(msg.res.TaskID))
+}
+
+// newTaskForm is the new-task form filled with in, knowing the ids of the listed tasks but
+// except (the id of a start that just failed: its row is about to go).
+func (m *Model) newTaskForm(in newTaskInput, except string) *newTaskDialog {
+	d := newNewTaskDialog(in)
+	d.taken = map[string]core.State{}
+	for _, tv := range m.list.tasks {
+		if tv.TaskID != except {
+			d.taken[tv.TaskID] = tv.State
+		}
+	}
+	return d
+}
+
+// stateOf is a task's state as the dashboard last saw it, or "".
+func (m *Model) stateOf(id string) core.State {
+	if i := m.list.index(id); i >= 0 {
+		return m.list.tasks[i].State
+	}
+	if ti, ok := m.info[id]; ok && ti.detail != nil {
+		return ti.detail.View.State
+	}
+	return ""
+}
+
+// steerDialogFor is the open steer dialog of a task, if any.
+func (m *Model) steerDialogFor(taskID string) *steerDialog {
+	for _, d := range m.dialogs.items {
+		if sd, ok := d.(*steerDialog); ok && sd.taskID == taskID {
+			return sd
+		}
+	}
+	return nil
+}
+
+// openRequestOf opens the waiting request of a task over the open dialogs, as `i` does.
+func (m *Model) openRequestOf(taskID string) tea.Cmd {
+	for _, p := range m.requests.items {
+		if p.taskID == taskID && !p.answering {
+			p.deferred = false
+			m.openPrompt(p)
+			return nil
+		}
+	}
+	m.setStatus(taskID+" has no request waiting here yet: ctrl+r reloads it", false, taskID)
+	return nil
 }
 
 // askSuspend suspends the dashboard, first asking when it runs the engine of working tasks:
@@ -207,6 +280,14 @@ func (m *Model) carryOut(d dialog, res dialogResult) tea.Cmd {
 	if pd, ok := d.(*promptDialog); ok {
 		m.requests.handled(pd.ia.ID, res.later, res.control != nil)
 	}
+	if sd, ok := d.(*steerDialog); ok && res.control != nil {
+		// Decide on the task as it is now, not as the dialog last drew it.
+		if i := m.list.index(sd.taskID); i >= 0 {
+			sd.sending = false
+			sd.follow(m.list.tasks[i])
+			res = sd.submit()
+		}
+	}
 	var cmd tea.Cmd
 	if res.control != nil {
 		if res.control.Action == core.ActionFinalize {
@@ -271,13 +352,15 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	case key.Matches(msg, k.NewTask):
-		m.push(newNewTaskDialog(m.lastForm))
+		m.push(m.newTaskForm(m.lastForm, ""))
 	case key.Matches(msg, k.ShowPending):
 		return m.openNextPending()
 	case key.Matches(msg, k.Grants):
 		m.push(newGrantsDialog(m.opts.StateDir))
 	case key.Matches(msg, k.Apply):
 		return m.applyTask(t)
+	case key.Matches(msg, rebaseKey):
+		return m.rebaseTask(t)
 	case key.Matches(msg, k.Steer):
 		return m.act(t, core.ActionSteer)
 	case key.Matches(msg, k.Finalize):
@@ -312,6 +395,9 @@ type (
 	saveCommentAction struct{ req core.CommentRequest }
 	// sendCommentsAction sends a task's open review comments as one repair round.
 	sendCommentsAction struct{ taskID string }
+	// openRequestAction opens a task's waiting request over the dialog that asked (the steer
+	// dialog of a task that waits for the person).
+	openRequestAction struct{ taskID string }
 )
 
 func (suspendAction) isAction()      {}
@@ -321,6 +407,7 @@ func (editContractAction) isAction() {}
 func (copyAction) isAction()         {}
 func (saveCommentAction) isAction()  {}
 func (sendCommentsAction) isAction() {}
+func (openRequestAction) isAction()  {}
 
 // perform carries out a dialog's action.
 func (m *Model) perform(a action) tea.Cmd {
@@ -341,6 +428,8 @@ func (m *Model) perform(a action) tea.Cmd {
 		return m.saveComment(a.req)
 	case sendCommentsAction:
 		return m.sendComments(a.taskID)
+	case openRequestAction:
+		return m.openRequestOf(a.taskID)
 	}
 	return nil
 }

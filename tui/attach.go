@@ -70,7 +70,8 @@ func (m *Model) attachLabel() string {
 		return ""
 	}
 	if m.attach.gone {
-		return "owner " + strings.TrimPrefix(m.attach.owner.Describe(), "reasonixctl ") + " exited, waiting"
+		return "owner " + strings.TrimPrefix(m.attach.owner.Describe(), "reasonixctl ") +
+			" exited; waiting for an owner: reasonixctl serve starts one"
 	}
 	return "attached to " + m.attach.owner.Describe()
 }

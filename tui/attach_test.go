@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,9 +59,9 @@ func TestAttachedDashboardFollowsItsOwner(t *testing.T) {
 	svc.listErr = core.Errorf(core.CodeReasonixUnavailable, nil, "the owner exited")
 	svc.mu.Unlock()
 	h.send(ownerMsg{}, resyncMsg{err: core.Errorf(core.CodeReasonixUnavailable, nil, "the owner exited")})
-	h.requireView("owner --mcp (pid 4242) exited, waiting", "the owner exited: showing what was last seen", "login-fix", "docs-typo")
+	h.requireView("owner --mcp (pid 4242) exited; waiting for an owner: reasonixctl serve starts one", "the owner exited: showing what was last seen", "login-fix", "docs-typo")
 	h.clk.advance(10 * time.Second)
-	h.requireView("owner --mcp (pid 4242) exited, waiting", "login-fix")
+	h.requireView("owner --mcp (pid 4242) exited; waiting for an owner: reasonixctl serve starts one", "login-fix")
 
 	// A new owner answers: the list is reloaded from it.
 	svc.mu.Lock()
@@ -117,4 +118,37 @@ func TestUnsharedDashboardSaysWhyOthersCannotAttach(t *testing.T) {
 		t.Fatal("the notice stayed after esc")
 	}
 	h.requireView("login-fix")
+}
+
+// With the owner gone the dashboard says it waits for one and how to start one, in the header
+// and in the notice of any call that fails meanwhile, instead of advising doctor.
+func TestOrphanedDashboardSaysItWaitsForAnOwner(t *testing.T) {
+	a := &fakeAttachment{owner: Owner{PID: 4242, Mode: "serve"}, present: true, changed: make(chan struct{})}
+	svc := scenario()
+	h := newAttachedHarness(t, svc, a, 120, 30)
+	a.set(Owner{PID: 4242, Mode: "serve"}, false)
+	gone := core.Errorf(core.CodeReasonixUnavailable, nil, "the owner exited")
+	svc.onControl = func(core.ControlRequest) (core.TaskView, error) { return core.TaskView{}, gone }
+	h.send(ownerMsg{})
+	h.requireView("exited; waiting for an owner: reasonixctl serve starts one")
+
+	h.run(h.m.control(core.ControlRequest{TaskID: "login-fix", Action: core.ActionCancel}))
+	h.requireView("cancel login-fix failed", "No process owns /state now: this dashboard waits for an owner",
+		"Start one with `reasonixctl serve`, or run `reasonixctl` with this state directory (CODEX_REASONIX_STATE_DIR=/state)")
+	if v := flatten(h.view()); strings.Contains(v, "doctor") {
+		t.Fatalf("the notice advises doctor:\n%s", h.view())
+	}
+	h.press("esc")
+
+	// A notice made without the model (the review's, the editor's) says the same.
+	h.m.push(errorNotice("saving the comment failed", gone))
+	h.requireView("saving the comment failed", "this dashboard waits for an owner")
+	h.press("esc")
+
+	// The form of a task that could not start says it too.
+	h.send(delegateMsg{in: newTaskInput{ContractPath: "c.json", RepoDir: "/src/app", TaskID: "new-one"}, err: gone})
+	h.requireView("New task", "this dashboard waits for an owner")
+	if v := flatten(h.view()); strings.Contains(v, "doctor") {
+		t.Fatalf("the form advises doctor:\n%s", h.view())
+	}
 }

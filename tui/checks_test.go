@@ -206,7 +206,7 @@ func TestFailedVerificationShowsItsLogTailAndTheWholeLog(t *testing.T) {
 	h.press("D")
 	h.waitView("Drop has-result from failing-check's contract?")
 	h.press("y")
-	h.waitView("amend checks failing-check: now review_required")
+	h.waitView("amend_checks failing-check: now review_required")
 	if after := contractHashOf(t, e, "failing-check"); after == before {
 		t.Fatal("the contract did not change")
 	}

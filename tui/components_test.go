@@ -180,3 +180,26 @@ func TestConfirmedActionIsAValue(t *testing.T) {
 		t.Fatalf("y in a notice with a command: %+v", res)
 	}
 }
+
+// The full help lists the keys of the checks tab and of the finalize form that only show in
+// their own footers.
+func TestHelpListsDropAndExcuse(t *testing.T) {
+	h := newHarness(t, scenario(), 120, 60)
+	h.press("?")
+	h.requireView("drop this check from the contract")
+	h.press("G") // the form keys are at the end
+	h.requireView("excuse pre-existing failures")
+}
+
+// M asks before moving a task in review onto HEAD, and sends reasonix_control rebase.
+func TestRebaseKeyAsksThenSendsRebase(t *testing.T) {
+	h := newHarness(t, scenario(), 100, 30)
+	h.requireView("login-fix")
+	h.press("M")
+	h.requireView("Move login-fix onto its checkout's HEAD?", "conflict markers")
+	h.press("y")
+	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRebase})
+	h.press("j") // docs-typo is running
+	h.press("M")
+	h.requireView("only a task in review")
+}

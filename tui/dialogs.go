@@ -99,21 +99,42 @@ type steerDialog struct {
 	// moved says the task's state changed since the dialog opened, so that sending now means
 	// something else (a repair round rather than a steer, or nothing at all); note says what.
 	moved bool
-	input textinput.Model
-	err   string
+	// allowed says core takes a steer in the task's state now; waits, that the task waits for
+	// the person's answer to a request (enter opens it, the message stays here).
+	allowed, waits bool
+	// sending says the message went to core and the dialog waits for its answer: it closes on
+	// success and, on a refusal, stays with the text and the reason (failed).
+	sending bool
+	input   textinput.Model
+	err     string
 }
 
 func newSteerDialog(t core.TaskView) *steerDialog {
 	d := &steerDialog{taskID: t.TaskID, input: newInput("what the worker should do", "", core.MaxSteerMessageLen)}
 	d.title, d.note = steerTexts(t)
+	d.allowed, d.waits = core.Allows(t, core.ActionSteer), waitsForPerson(t)
 	d.input.Focus()
 	return d
 }
 
+// waitsForPerson reports whether t waits for the person's answer to a request: core takes no
+// steer then, but will once the answer lets the turn go on.
+func waitsForPerson(t core.TaskView) bool {
+	return t.State == core.StateWaitingPermission || t.State == core.StateWaitingInput
+}
+
 // steerTexts says what sending a steer to t does now.
 func steerTexts(t core.TaskView) (title, note string) {
+	if waitsForPerson(t) {
+		what := "a permission request"
+		if t.State == core.StateWaitingInput {
+			what = "a question"
+		}
+		return "Steer " + t.TaskID, t.TaskID + " waits for your answer to " + what + " and takes no message until it runs " +
+			"again. Enter opens the request; your message stays here, and enter sends it once the task runs again."
+	}
 	if !core.Allows(t, core.ActionSteer) {
-		return "Steer " + t.TaskID, notAllowed(t, core.ActionSteer)
+		return "Steer " + t.TaskID, notAllowed(t, core.ActionSteer) + ". Your message stays here until you close this."
 	}
 	if round, ok := core.RepairRound(t); ok {
 		return fmt.Sprintf("Repair round %d/%d for %s", round, core.MaxRepairRounds, t.TaskID),
@@ -124,6 +145,7 @@ func steerTexts(t core.TaskView) (title, note string) {
 
 // follow keeps the dialog's title and note true to t's current state while the person types.
 func (d *steerDialog) follow(t core.TaskView) {
+	d.allowed, d.waits = core.Allows(t, core.ActionSteer), waitsForPerson(t)
 	title, note := steerTexts(t)
 	if title == d.title && note == d.note {
 		return
@@ -131,19 +153,45 @@ func (d *steerDialog) follow(t core.TaskView) {
 	d.title, d.note, d.moved = title, note, true
 }
 
+// refused takes core's refusal of the message: the dialog stays open with the text and why.
+func (d *steerDialog) refused(why []string) {
+	d.sending = false
+	d.err = "Not sent: " + strings.Join(why, "\n") + "\nYour message is kept: enter sends it again, esc drops it."
+}
+
+// submit is enter: the message goes to core only when the task takes it now; a task waiting
+// for the person gets its request opened instead, and in any other case the dialog says why
+// and keeps the text.
+func (d *steerDialog) submit() dialogResult {
+	text := strings.TrimSpace(d.input.Value())
+	switch {
+	case d.waits:
+		d.err = ""
+		return dialogResult{do: openRequestAction{taskID: d.taskID}}
+	case text == "":
+		d.err = "the message is empty"
+		return dialogResult{}
+	case !d.allowed:
+		d.err = "Not sent: " + d.note
+		return dialogResult{}
+	}
+	d.sending, d.err = true, ""
+	return dialogResult{control: &core.ControlRequest{TaskID: d.taskID, Action: core.ActionSteer, Message: &text}}
+}
+
 func (d *steerDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	switch msg.Type {
 	case tea.KeyEsc:
 		return dialogResult{close: true}
 	case tea.KeyEnter, tea.KeyCtrlS:
-		text := strings.TrimSpace(d.input.Value())
-		if text == "" {
-			d.err = "the message is empty"
+		if d.sending {
 			return dialogResult{}
 		}
-		return dialogResult{close: true, control: &core.ControlRequest{TaskID: d.taskID, Action: core.ActionSteer, Message: &text}}
+		return d.submit()
 	}
-	d.input, _ = d.input.Update(msg)
+	if !d.sending {
+		d.input, _ = d.input.Update(msg)
+	}
 	return dialogResult{}
 }
 
@@ -154,10 +202,17 @@ func (d *steerDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		note = t.Warn.Render(wrapIndent("The task moved on while you typed. "+sanitize(d.note), width, 0))
 	}
 	s := t.Title.Render(sanitizeLine(d.title)) + "\n" + note + "\n\n" + "> " + d.input.View()
-	if d.err != "" {
-		s += "\n" + t.Error.Render(sanitize(d.err))
+	if d.sending {
+		s += "\n" + t.Dim.Render("sending…")
 	}
-	return s, keyLines(t, width, bind(nil, "enter", "send"), bind(nil, "esc", "cancel"))
+	if d.err != "" {
+		s += "\n" + t.Error.Render(wrapIndent(sanitize(d.err), width, 0))
+	}
+	enter := bind(nil, "enter", "send")
+	if d.waits {
+		enter = bind(nil, "enter", "answer the request first")
+	}
+	return s, keyLines(t, width, enter, bind(nil, "esc", "cancel"))
 }
 
 func (d *steerDialog) capturing() bool { return true }
@@ -387,6 +442,17 @@ type newTaskDialog struct {
 	focus  int // 0..2 inputs, 3 lane
 	err    string
 	note   string // what happened, when it is not an error
+	// taken is the ids of the tasks listed when the form opened, with their states: starting
+	// one of them again is refused here, before core would wait on it or name a conflict.
+	taken map[string]core.State
+}
+
+// idTaken says that a task id belongs to an existing task, in state st when known.
+func idTaken(id string, st core.State) string {
+	if st == "" {
+		return "task id " + id + " exists: choose another id"
+	}
+	return "task id " + id + " exists (" + strings.ReplaceAll(string(st), "_", " ") + "): choose another id"
 }
 
 var newTaskLabels = [...]string{"contract", "repo dir", "task id", "lane"}
@@ -475,6 +541,11 @@ func (d *newTaskDialog) submit() dialogResult {
 			return dialogResult{}
 		}
 	}
+	if st, ok := d.taken[in.TaskID]; ok {
+		d.err = idTaken(in.TaskID, st)
+		d.setFocus(2)
+		return dialogResult{}
+	}
 	return dialogResult{close: true, delegate: &in}
 }
 
@@ -520,6 +591,11 @@ type noticeDialog struct {
 	lines   []string
 	command string // a command to copy, shown on one line of its own
 	isErr   bool
+	// err is the error an error notice tells (errorNotice); ownerGone says it came while an
+	// attached dashboard had no owner for stateDir, which the notice then says is the cause.
+	err       error
+	ownerGone bool
+	stateDir  string
 }
 
 func (d *noticeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
@@ -539,7 +615,11 @@ func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	}
 	var b strings.Builder
 	b.WriteString(st.Render(sanitizeLine(d.title)) + "\n")
-	for _, l := range d.lines {
+	lines := d.lines
+	if d.ownerGone && d.err != nil {
+		lines = withNext(lines, ownerGoneNext(d.stateDir))
+	}
+	for _, l := range lines {
 		b.WriteString("\n" + wrapIndent(sanitize(l), width, 2))
 	}
 	if d.command != "" {

@@ -26,7 +26,9 @@ type editorFileMsg struct {
 
 type editorDoneMsg struct {
 	dir, path string
-	err       error
+	// note says what showed the file (editorNote).
+	note string
+	err  error
 }
 
 // editLine is the line of the new file to open at for line i: a removed line has none, so the
@@ -65,7 +67,7 @@ func (m *Model) openEditor(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd 
 
 func (m *Model) onEditorFile(msg editorFileMsg) tea.Cmd {
 	if msg.err != nil {
-		m.push(errorNotice("opening "+msg.path+" failed", msg.err))
+		m.push(m.errorNotice("opening "+msg.path+" failed", msg.err))
 		return nil
 	}
 	dir, file, err := readOnlyCopy(msg.path, msg.data)
@@ -74,14 +76,19 @@ func (m *Model) onEditorFile(msg editorFileMsg) tea.Cmd {
 		return nil
 	}
 	cmd := editorCommand(os.Getenv, file, msg.line)
-	p := msg.path
-	return tea.ExecProcess(cmd, func(err error) tea.Msg { return editorDoneMsg{dir: dir, path: p, err: err} })
+	p, note := msg.path, editorNote(os.Getenv, msg.path, msg.line)
+	m.setStatus(note, false, "")
+	return tea.ExecProcess(cmd, func(err error) tea.Msg { return editorDoneMsg{dir: dir, path: p, note: note, err: err} })
 }
 
 func (m *Model) onEditorDone(msg editorDoneMsg) tea.Cmd {
 	_ = os.RemoveAll(msg.dir)
 	if msg.err != nil {
-		m.setStatus("the editor ended with: "+msg.err.Error(), true, "")
+		m.setStatus("the editor ended with: "+msg.err.Error()+" ("+msg.note+")", true, "")
+		return nil
+	}
+	if msg.note != "" {
+		m.setStatus(msg.note, false, "")
 		return nil
 	}
 	m.setStatus("closed the read-only copy of "+msg.path, false, "")
@@ -103,31 +110,54 @@ func readOnlyCopy(name string, data []byte) (dir, file string, err error) {
 	return dir, file, nil
 }
 
-// editorCommand runs $EDITOR, else $PAGER, else less, on file at line. The line goes as +N to
-// the editors and pagers known to take it, and as file:N to those that read it that way.
+// editorCommand is the command that shows file at line: see chooseEditor and lineArgs.
 func editorCommand(getenv func(string) string, file string, line int) *exec.Cmd {
-	prog := strings.Fields(getenv("EDITOR"))
-	if len(prog) == 0 {
-		prog = strings.Fields(getenv("PAGER"))
-	}
-	if len(prog) == 0 {
-		prog = []string{"less"}
-	}
-	args := append([]string{}, prog[1:]...)
-	switch filepath.Base(prog[0]) {
-	case "vi", "vim", "nvim", "view", "nano", "emacs", "emacsclient", "less", "more", "micro", "kak", "joe", "mg", "ne":
-		args = append(args, "+"+strconv.Itoa(line), file)
-	case "hx", "helix":
-		args = append(args, file+":"+strconv.Itoa(line))
-	case "code", "codium", "subl", "zed":
-		args = append(args, "--wait", file+":"+strconv.Itoa(line))
-		if filepath.Base(prog[0]) == "code" || filepath.Base(prog[0]) == "codium" {
-			args = append(args[:len(args)-1], "--goto", file+":"+strconv.Itoa(line))
+	prog, _ := chooseEditor(getenv)
+	return exec.Command(prog[0], append(append([]string{}, prog[1:]...), lineArgs(prog[0], file, line)...)...)
+}
+
+// chooseEditor is $VISUAL, else $EDITOR, else $PAGER, else less, as words, with where it came
+// from ("$VISUAL", …, "" for the built-in less).
+func chooseEditor(getenv func(string) string) (prog []string, from string) {
+	for _, v := range []string{"VISUAL", "EDITOR", "PAGER"} {
+		if prog := strings.Fields(getenv(v)); len(prog) > 0 {
+			return prog, "$" + v
 		}
-	default:
-		args = append(args, file)
 	}
-	return exec.Command(prog[0], args...)
+	return []string{"less"}, ""
+}
+
+// lineArgs opens file at line in prog: +LINE before the file, the convention of vi, vim, nvim,
+// emacs, nano, micro, kak, less and most editors run in a terminal; file:line where that is
+// how the editor reads it (VS Code's --goto, Sublime Text, Zed, Helix), waiting for the window
+// to close so the read-only copy outlives it; ed alone gets no line.
+func lineArgs(prog, file string, line int) []string {
+	at := file + ":" + strconv.Itoa(line)
+	switch filepath.Base(prog) {
+	case "code", "codium", "code-insiders", "cursor":
+		return []string{"--wait", "--goto", at}
+	case "subl", "sublime_text", "zed":
+		return []string{"--wait", at}
+	case "hx", "helix":
+		return []string{at}
+	case "ed", "red":
+		return []string{file}
+	}
+	return []string{"+" + strconv.Itoa(line), file}
+}
+
+// editorNote says in the status line what showed a file: which program, from which variable,
+// or that neither $VISUAL nor $EDITOR is set and less stood in.
+func editorNote(getenv func(string) string, name string, line int) string {
+	prog, from := chooseEditor(getenv)
+	what := filepath.Base(prog[0])
+	switch from {
+	case "":
+		return "no $VISUAL or $EDITOR is set, so less showed " + name + "; set one to open files in your editor"
+	case "$PAGER":
+		return "no $VISUAL or $EDITOR is set, so " + what + " ($PAGER) showed " + name + "; set one to open files in your editor"
+	}
+	return what + " (" + from + ") opened a read-only copy of " + name + " at line " + strconv.Itoa(line)
 }
 
 // The new-task form's ctrl+e edits the contract file itself (a draft, or the person's own) in

@@ -135,7 +135,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
+		hidden := m.tooSmall()
 		m.width, m.height = msg.Width, msg.Height
+		if hidden && !m.tooSmall() {
+			// A prompt behind the too-small notice was never faced: its grace starts now.
+			m.dialogs.regrace(m.now())
+		}
 	case tea.KeyMsg:
 		cmds = append(cmds, m.handleKeys(msg))
 	case keyQuietMsg:
@@ -218,6 +223,13 @@ func (m *Model) push(d dialog) { m.dialogs.push(d, m.now()) }
 // they are text. A paste only ever goes to a text input.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	alone, quiet := m.gate.key(m.opts.animate)
+	if m.tooSmall() {
+		// Only the notice is on screen: nothing behind it may take a key but quitting.
+		if msg.Type == tea.KeyCtrlC || key.Matches(msg, m.keys.Quit) {
+			return tea.Batch(quiet, m.askQuit())
+		}
+		return quiet
+	}
 	top := m.dialogs.top()
 	typing := m.capturing()
 	if typing && msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
@@ -310,4 +322,10 @@ func (m *Model) dialogKey(top dialog, msg tea.KeyMsg, alone bool) tea.Cmd {
 		return nil
 	}
 	return m.apply(top, top.update(msg, m.keys), alone)
+}
+
+// tooSmall says the terminal is below the size the dashboard draws in: the screen shows only a
+// notice saying so.
+func (m *Model) tooSmall() bool {
+	return m.width > 0 && m.height > 0 && (m.width < minWidth || m.height < minHeight)
 }

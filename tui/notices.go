@@ -38,7 +38,46 @@ var nextByCode = map[core.Code]string{
 }
 
 func errorNotice(title string, err error) *noticeDialog {
-	return &noticeDialog{title: title, lines: describeError(err), isErr: true}
+	return &noticeDialog{title: title, lines: describeError(err), isErr: true, err: err}
+}
+
+// errorNotice is errorNotice as this dashboard tells it: while an attached dashboard has no
+// owner, a failed call is explained by that (ownerGoneNext), not by the error's generic advice.
+func (m *Model) errorNotice(title string, err error) *noticeDialog {
+	n := errorNotice(title, err)
+	if m.attach.gone {
+		n.ownerGone, n.stateDir = true, m.opts.StateDir
+	}
+	return n
+}
+
+// describeError is describeError as this dashboard tells it (see errorNotice).
+func (m *Model) describeError(err error) []string {
+	lines := describeError(err)
+	if m.attach.gone {
+		lines = withNext(lines, ownerGoneNext(m.opts.StateDir))
+	}
+	return lines
+}
+
+// ownerGoneNext is what to do about a call that failed while no owner answers for the state
+// directory: nothing is wrong with the worker, the dashboard waits for an owner.
+func ownerGoneNext(stateDir string) string {
+	return "No process owns " + stateDir + " now: this dashboard waits for an owner and reloads when one " +
+		"answers. Start one with `reasonixctl serve`, or run `reasonixctl` with this state directory " +
+		"(CODEX_REASONIX_STATE_DIR=" + stateDir + "), then try again."
+}
+
+// withNext replaces the "Next: …" line of describeError's lines with next.
+func withNext(lines []string, next string) []string {
+	out := append([]string(nil), lines...)
+	for i := len(out) - 1; i >= 0; i-- {
+		if strings.HasPrefix(out[i], "Next: ") {
+			out[i] = "Next: " + next
+			return out
+		}
+	}
+	return append(out, "", "Next: "+next)
 }
 
 // describeError renders a *core.Error as plain lines: what happened, the details that matter and

@@ -42,6 +42,13 @@ func (s *dialogStack) push(d dialog, now time.Time) {
 	}
 }
 
+// regrace starts the grace of the prompt on top again: it was not on screen until now.
+func (s *dialogStack) regrace(now time.Time) {
+	if _, ok := s.top().(*promptDialog); ok {
+		s.graceFrom, s.graceUntil = now, now.Add(graceQuiet)
+	}
+}
+
 func (s *dialogStack) remove(d dialog) {
 	for i := len(s.items) - 1; i >= 0; i-- {
 		if s.items[i] == d {

@@ -10,14 +10,17 @@ import (
 // statusTTL is how long a status message stays in the header.
 const statusTTL = 5 * time.Second
 
-// status is the one-line message in the header; it expires after statusTTL or when its task
-// changes state.
+// status is the one-line message in the header; it expires after statusTTL, when its task
+// changes state, or when the terminal is resized: a message speaks of the screen it was shown
+// on ("side by side needs 160 columns; this one is 120" is false at 170).
 type status struct {
 	text   string
 	isErr  bool
 	at     time.Time
 	taskID string
 	state  core.State
+	// width and height are the terminal's size when it was set; 0 while none is known.
+	width, height int
 }
 
 // newStatus is a message about task taskID (or none), shown until it expires or the task
@@ -45,13 +48,20 @@ func (st status) fresh(now time.Time, l *taskList) (string, bool) {
 // task changes state.
 func (m *Model) setStatus(s string, isErr bool, taskID string) {
 	m.status = newStatus(s, isErr, m.now(), taskID, &m.list)
+	m.status.width, m.status.height = m.width, m.height
 	if isErr {
 		m.log.Warn("dashboard", "status", s)
 	}
 }
 
-// currentStatus is the status message while it is still fresh.
-func (m *Model) currentStatus() (string, bool) { return m.status.fresh(m.now(), &m.list) }
+// currentStatus is the status message while it is still fresh: not expired, its task in the
+// same state, and the terminal the size it was when the message was set.
+func (m *Model) currentStatus() (string, bool) {
+	if st := m.status; st.width != 0 && (st.width != m.width || st.height != m.height) {
+		return "", false
+	}
+	return m.status.fresh(m.now(), &m.list)
+}
 
 // isWaiting reports whether a task is in a wait the person should see moving.
 func (m *Model) isWaiting(tv core.TaskView) bool {

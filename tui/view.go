@@ -34,9 +34,7 @@ func (m *Model) frame() string {
 		return ""
 	}
 	if m.width < minWidth || m.height < minHeight {
-		msg := fmt.Sprintf("reasonixctl needs a terminal of at least %d×%d;\nthis one is %d×%d. Enlarge it or press q to quit.",
-			minWidth, minHeight, m.width, m.height)
-		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, msg)
+		return tooSmall(m.width, m.height)
 	}
 	header := m.viewHeader()
 	footer := m.viewFooter()
@@ -49,6 +47,42 @@ func (m *Model) frame() string {
 		body = m.overlayDialog(body, d, bodyH)
 	}
 	return header + "\n" + body + "\n" + footer
+}
+
+// tooSmall is the screen of a terminal smaller than the dashboard needs: the message wrapped
+// to the width, a shorter one when the long one does not fit, each line centred, never wider or
+// taller than the terminal.
+func tooSmall(w, h int) string {
+	wrap := func(paras ...string) []string {
+		var out []string
+		for _, p := range paras {
+			out = append(out, strings.Split(ansi.Wrap(p, w, ""), "\n")...)
+		}
+		return out
+	}
+	lines := wrap(fmt.Sprintf("reasonixctl needs a terminal of at least %d×%d;", minWidth, minHeight),
+		fmt.Sprintf("this one is %d×%d. Enlarge it or press q to quit.", w, h))
+	if len(lines) > h {
+		lines = wrap(fmt.Sprintf("needs %d×%d, is %d×%d; q quits", minWidth, minHeight, w, h))
+	}
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		pad := max(w-lipgloss.Width(l), 0)
+		lines[i] = strings.Repeat(" ", pad/2) + l + strings.Repeat(" ", pad-pad/2)
+	}
+	top := (h - len(lines)) / 2
+	out := make([]string, 0, h)
+	for i := 0; i < h; i++ {
+		if i >= top && i-top < len(lines) {
+			out = append(out, lines[i-top])
+		} else {
+			out = append(out, strings.Repeat(" ", w))
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func (m *Model) viewHeader() string {
@@ -175,18 +209,15 @@ func (m *Model) overlayDialog(body string, d dialog, height int) string {
 	}
 	behind := m.theme.Behind
 	for i := range lines {
-		plain := padRight(ansi.Strip(lines[i]), m.width)
 		if i < y || i >= y+len(boxLines) {
-			lines[i] = behind.Render(plain)
+			lines[i] = behind.Render(padRight(ansi.Strip(lines[i]), m.width))
 			continue
 		}
-		// A blank column on each side keeps the box's edges clean.
-		left := padRight(ansi.Truncate(plain, max(x-1, 0), ""), x)
-		right := ""
-		if x+boxW < m.width {
-			right = " " + ansi.TruncateLeft(plain, x+boxW+1, "")
-		}
-		lines[i] = behind.Render(left) + boxLines[i-y] + behind.Render(right)
+		// The rows the box covers are cleared beside it: a fragment of the screen behind
+		// ("╯ 7", "│ 1") next to a border reads as part of the dialog.
+		box := boxLines[i-y]
+		right := max(m.width-x-lipgloss.Width(box), 0)
+		lines[i] = strings.Repeat(" ", x) + box + strings.Repeat(" ", right)
 	}
 	return strings.Join(lines[:height], "\n")
 }
@@ -194,6 +225,10 @@ func (m *Model) overlayDialog(body string, d dialog, height int) string {
 // viewDialog frames a dialog: its body scrolls when it is taller than the screen allows, and
 // its key line always stays in view.
 func (m *Model) viewDialog(d dialog, height int) string {
+	if nd, ok := d.(*noticeDialog); ok && nd.err != nil && m.attach.gone {
+		// The error came while no owner answers: say that, not the error's generic advice.
+		nd.ownerGone, nd.stateDir = true, m.opts.StateDir
+	}
 	w := min(m.width-2, 96)
 	if nd, ok := d.(*noticeDialog); ok {
 		w = min(max(w, nd.minWidth()+4), m.width)

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonixctl/core"
-	"reasonixctl/core/remote"
 )
 
 // newTaskAmendCmd is `task amend ID [--drop ID]... [--add-json CHECK]... [--json]`: drop or add
@@ -55,28 +54,14 @@ revision and hash, journaled, and the worker is told at its next prompt.`,
 	return cmd
 }
 
-// controller is the Control of core.Service, which the engine and an owner's socket both serve.
-type controller interface {
-	Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error)
-}
-
 func taskAmend(req core.ControlRequest, asJSON bool, stdout, stderr io.Writer) int {
 	return withEngine("task amend", stderr, func(e retention) int {
-		c, ok := e.(controller)
-		if !ok {
-			return failed(stderr, core.Errorf(core.CodeInternalError, nil, "this engine cannot amend checks"))
-		}
-		v, err := c.Control(context.Background(), req)
+		v, err := e.Control(context.Background(), req)
 		if err != nil {
 			return failed(stderr, err)
 		}
 		if asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(v); err != nil {
-				return failed(stderr, err)
-			}
-			return 0
+			return printJSON(stdout, stderr, v)
 		}
 		var what []string
 		if len(req.DropChecks) > 0 {
@@ -90,8 +75,3 @@ func taskAmend(req core.ControlRequest, asJSON bool, stdout, stderr io.Writer) i
 		return 0
 	})
 }
-
-var (
-	_ controller = (*core.Engine)(nil)
-	_ controller = (*remote.Client)(nil)
-)

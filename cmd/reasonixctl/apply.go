@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -44,12 +43,7 @@ func taskApply(id string, apply, asJSON bool, stdout, stderr io.Writer) int {
 			return failed(stderr, err)
 		}
 		if asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(res); err != nil {
-				return failed(stderr, err)
-			}
-			return 0
+			return printJSON(stdout, stderr, res)
 		}
 		if !res.Applied {
 			fmt.Fprintf(stdout, "Dry run, nothing was changed. Task %s's commit %s applies cleanly to %s (branch %s at %s).\n",

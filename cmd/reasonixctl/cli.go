@@ -152,8 +152,8 @@ Configuration comes from the environment (REASONIX_BIN, CODEX_REASONIX_*); see t
 			newContractLintCmd(stdout, stderr), newContractInitCmd(stdout, stderr)),
 		group("policy", "ask the command policy about a command", newPolicyExplainCmd(stdout, stderr)),
 		newGrantsCmd(stdout, stderr),
-		group("task", "list tasks; amend the checks of one in review; apply a completed one to its checkout; archive finished ones; prune old archives",
-			newTaskListCmd(stdout, stderr), newTaskAmendCmd(stdout, stderr), newTaskApplyCmd(stdout, stderr), newTaskArchiveCmd(stdout, stderr), newTaskPruneCmd(stdout, stderr)),
+		group("task", "list tasks; amend the checks of one in review; rebase one onto HEAD; apply a completed one to its checkout; archive finished ones; prune old archives",
+			newTaskListCmd(stdout, stderr), newTaskAmendCmd(stdout, stderr), newTaskApplyCmd(stdout, stderr), newTaskRebaseCmd(stdout, stderr), newTaskArchiveCmd(stdout, stderr), newTaskPruneCmd(stdout, stderr)),
 		&cobra.Command{
 			Use: "version", Short: "print the version", Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {

@@ -39,7 +39,7 @@ func newGrantsCmd(stdout, stderr io.Writer) *cobra.Command {
 				return enc.Encode(grants)
 			}
 			if len(grants) == 0 {
-				fmt.Fprintln(stdout, "No grants. In a dashboard's permission prompt, G allows a command for its repository.")
+				fmt.Fprintln(stdout, "No grants. In a dashboard's permission prompt, R allows a command for its repository.")
 				return nil
 			}
 			for _, g := range grants {

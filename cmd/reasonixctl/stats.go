@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -91,12 +90,7 @@ func runStats(since time.Time, repoDir string, asJSON bool, stdout, stderr io.Wr
 	}
 	rep := stats.Compute(tasks, since, time.Local)
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return failed(stderr, err)
-		}
-		return 0
+		return printJSON(stdout, stderr, rep)
 	}
 	stats.WriteText(stdout, rep)
 	return 0

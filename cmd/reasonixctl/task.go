@@ -24,6 +24,7 @@ import (
 // retention is what the task commands need of an engine: the one this process opens, or the
 // owner's through its socket when another process owns the state directory.
 type retention interface {
+	Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error)
 	ListStored(ctx context.Context, f core.ListFilter) ([]core.StoredTask, error)
 	Archive(ctx context.Context, id string, apply bool) (core.ArchiveResult, error)
 	Prune(ctx context.Context, olderThan time.Duration, apply bool) ([]core.PruneResult, error)
@@ -118,12 +119,7 @@ func taskList(all, asJSON bool, stdout, stderr io.Writer) int {
 				rows[i] = listedTask{TaskView: t.View, Storage: t.Storage, CreatedAt: t.CreatedAt.UTC().Format(timeLayout),
 					ArchivedAt: formatOptional(t.ArchivedAt), PrunedAt: formatOptional(t.PrunedAt)}
 			}
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(rows); err != nil {
-				return failed(stderr, err)
-			}
-			return 0
+			return printJSON(stdout, stderr, rows)
 		}
 		if len(tasks) == 0 {
 			fmt.Fprintln(stdout, "No tasks.")
@@ -275,4 +271,14 @@ func taskPrune(age time.Duration, olderThan string, apply bool, stdout, stderr i
 		}
 		return 0
 	})
+}
+
+// printJSON writes v as indented JSON, the form every --json flag gives.
+func printJSON(stdout, stderr io.Writer, v any) int {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return failed(stderr, err)
+	}
+	return 0
 }
