@@ -250,9 +250,9 @@ type posPart struct {
 	flex        bool // may be cut after a word to fit (a comment's text)
 }
 
-// fitPos joins the parts with " · " within w cells: parts take their short form, those that
-// save the most first, then the least kept parts go; what is left too wide is cut after a
-// whole word.
+// fitPos joins the parts with " · " within w cells: hints go, a flexible part is cut after a
+// word, long parts take their short form, remarks go, the least kept parts shorten, then go;
+// what is left too wide is cut after a whole word.
 func fitPos(parts []posPart, w int) string {
 	use := make([]string, len(parts))
 	for i, p := range parts {
@@ -280,14 +280,33 @@ func fitPos(parts []posPart, w int) string {
 			}
 		}
 	}
+	// Parts that give a lot by their short form (a conflict's file list, a HEAD's hash) take it
+	// first; then the least kept part takes its short form, or goes.
 	for lipgloss.Width(join()) > w {
 		at, save := -1, 0
 		for i, p := range parts {
 			if p.short == "" || use[i] != p.long {
 				continue
 			}
-			if d := lipgloss.Width(p.long) - lipgloss.Width(p.short); d > save {
+			if d := lipgloss.Width(p.long) - lipgloss.Width(p.short); d >= 10 && d > save {
 				at, save = i, d
+			}
+		}
+		if at < 0 {
+			break
+		}
+		use[at] = parts[at].short
+	}
+	for i, p := range parts {
+		if p.keep <= 40 && lipgloss.Width(join()) > w {
+			use[i] = "" // remarks: this file ✓, side by side's width
+		}
+	}
+	for lipgloss.Width(join()) > w {
+		at := -1
+		for i, p := range parts {
+			if p.short != "" && use[i] == p.long && (at < 0 || p.keep < parts[at].keep) {
+				at = i
 			}
 		}
 		if at < 0 {

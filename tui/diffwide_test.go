@@ -92,7 +92,7 @@ func TestLongLinesWrapOrScrollAndTheChoiceStays(t *testing.T) {
 		t.Fatal("wrap is off after W")
 	}
 	h.press("W", "l", "l")
-	h.requireView("col 17")
+	h.requireView("column 17")
 	h.press("h", "h")
 	if h.task("login-fix").rv.xoff != 0 {
 		t.Fatalf("xoff %d after h h", h.task("login-fix").rv.xoff)
