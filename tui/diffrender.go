@@ -288,6 +288,7 @@ const (
 	bgDel
 	bgAddEmph
 	bgDelEmph
+	bgMatch // the search's query in a line
 	bgCount
 )
 
@@ -322,15 +323,17 @@ func newDiffStyles(t Theme, mono, dark bool) *diffStyles {
 	plain := lipgloss.NewStyle()
 	switch {
 	case mono:
-		s.bg = [bgCount]lipgloss.Style{plain, plain, plain, plain.Reverse(true), plain.Reverse(true)}
+		s.bg = [bgCount]lipgloss.Style{plain, plain, plain, plain.Reverse(true), plain.Reverse(true), plain.Reverse(true).Underline(true)}
 	case dark:
 		s.syntax = darkSyntax()
 		s.bg = [bgCount]lipgloss.Style{plain, plain.Background(lipgloss.Color("22")), plain.Background(lipgloss.Color("52")),
-			plain.Background(lipgloss.Color("28")), plain.Background(lipgloss.Color("88"))}
+			plain.Background(lipgloss.Color("28")), plain.Background(lipgloss.Color("88")),
+			plain.Background(lipgloss.Color("220")).Foreground(lipgloss.Color("16"))}
 	default:
 		s.syntax = lightSyntax()
 		s.bg = [bgCount]lipgloss.Style{plain, plain.Background(lipgloss.Color("194")), plain.Background(lipgloss.Color("224")),
-			plain.Background(lipgloss.Color("157")), plain.Background(lipgloss.Color("217"))}
+			plain.Background(lipgloss.Color("157")), plain.Background(lipgloss.Color("217")),
+			plain.Background(lipgloss.Color("220")).Foreground(lipgloss.Color("16"))}
 	}
 	return s
 }
@@ -342,7 +345,7 @@ func (s *diffStyles) style(tt chroma.TokenType, bg int) wrap {
 		return w
 	}
 	st := s.bg[bg]
-	if s.syntax != nil {
+	if s.syntax != nil && bg != bgMatch {
 		e := s.syntax.Get(tt)
 		if e.Colour.IsSet() {
 			st = st.Foreground(lipgloss.Color(e.Colour.String()))
@@ -362,6 +365,13 @@ func (s *diffStyles) style(tt chroma.TokenType, bg int) wrap {
 // code draws a line's tokens within width cells, emphasised spans on the stronger background,
 // and pads changed lines to width so their background reads as a band.
 func (s *diffStyles) code(segs []seg, emph []span, bg, width int) string {
+	return s.codeRows(segs, emph, nil, bg, width, 0, false)[0]
+}
+
+// codeRows draws a line's code from column skip on: cut with … at width, or, with wrap, as
+// as many rows of width cells as it takes. Changed lines are padded to width on every row.
+func (s *diffStyles) codeRows(segs []seg, emph, marks []span, bg, width, skip int, wrap bool) []string {
+	var rows []string
 	var b strings.Builder
 	used, off := 0, 0
 	emphBg := bg
@@ -371,41 +381,81 @@ func (s *diffStyles) code(segs []seg, emph []span, bg, width int) string {
 	case bgDel:
 		emphBg = bgDelEmph
 	}
+	pad := func() {
+		if bg != bgNone && used < width && !s.mono {
+			st := s.style(chroma.Background, bg)
+			b.WriteString(st.pre + strings.Repeat(" ", width-used) + st.post)
+		}
+	}
 	put := func(text string, b2 int, tt chroma.TokenType) bool {
-		if text == "" {
-			return true
+		for text != "" {
+			w := cellWidth(text)
+			if skip > 0 {
+				if w <= skip {
+					skip -= w
+					return true
+				}
+				text = ansi.TruncateLeft(text, skip, "")
+				skip = 0
+				w = cellWidth(text)
+			}
+			st := s.style(tt, b2)
+			if used+w <= width {
+				b.WriteString(st.pre + text + st.post)
+				used += w
+				return true
+			}
+			if !wrap {
+				text = ansi.Truncate(text, max(width-used-1, 0), "") + "…"
+				b.WriteString(st.pre + text + st.post)
+				used = width
+				return false
+			}
+			head := splitCells(text, width-used)
+			if head == "" && used == 0 {
+				// A character wider than the row: it goes alone.
+				_, n := utf8.DecodeRuneInString(text)
+				head = text[:n]
+			}
+			if head != "" {
+				b.WriteString(st.pre + head + st.post)
+				used += cellWidth(head)
+			}
+			pad()
+			rows = append(rows, b.String())
+			b.Reset()
+			used = 0
+			text = text[len(head):]
 		}
-		w := ansi.StringWidth(text)
-		st := s.style(tt, b2)
-		if used+w > width {
-			text = ansi.Truncate(text, max(width-used-1, 0), "") + "…"
-			b.WriteString(st.pre + text + st.post)
-			used = width
-			return false
-		}
-		b.WriteString(st.pre + text + st.post)
-		used += w
 		return true
 	}
-	ei := 0
+	// in says whether off is inside one of sp's spans and where that changes.
+	in := func(sp []span, i *int) (bool, int) {
+		for *i < len(sp) && sp[*i].to <= off {
+			*i++
+		}
+		if *i < len(sp) {
+			if sp[*i].from <= off {
+				return true, sp[*i].to
+			}
+			return false, sp[*i].from
+		}
+		return false, 1 << 30
+	}
+	ei, mi := 0, 0
 outer:
 	for _, sg := range segs {
 		text := sg.text
 		for text != "" {
-			for ei < len(emph) && emph[ei].to <= off {
-				ei++
-			}
-			cut, on := len(text), false
-			if ei < len(emph) {
-				if emph[ei].from <= off {
-					on, cut = true, min(len(text), emph[ei].to-off)
-				} else {
-					cut = min(len(text), emph[ei].from-off)
-				}
-			}
+			on, e := in(emph, &ei)
+			marked, mk := in(marks, &mi)
+			cut := min(len(text), e-off, mk-off)
 			b2 := bg
 			if on {
 				b2 = emphBg
+			}
+			if marked {
+				b2 = bgMatch
 			}
 			if !put(text[:cut], b2, sg.tt) {
 				break outer
@@ -414,11 +464,31 @@ outer:
 			text = text[cut:]
 		}
 	}
-	if bg != bgNone && used < width && !s.mono {
-		st := s.style(chroma.Background, bg)
-		b.WriteString(st.pre + strings.Repeat(" ", width-used) + st.post)
+	pad()
+	return append(rows, b.String())
+}
+
+// cellWidth is the width of code text in cells (code text holds no escapes; tabs are expanded).
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return ansi.StringWidth(s)
+		}
 	}
-	return b.String()
+	return len(s)
+}
+
+// splitCells is the longest start of s that fits n cells.
+func splitCells(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	for i := 0; i < len(s) && i < n; i++ {
+		if s[i] >= utf8.RuneSelf {
+			return ansi.Truncate(s, n, "")
+		}
+	}
+	return s[:min(n, len(s))]
 }
 
 // ---- drawing ----
@@ -430,7 +500,10 @@ type diffPage struct {
 	top, h   int
 	w        int
 	sel      int          // selected line, -1 for none
-	comments map[int]bool // lines with a comment
+	comments map[int]byte // the gutter mark of lines with a comment
+	skip     int          // columns scrolled off the left of the code
+	wrap     bool         // long lines wrap instead of being cut
+	match    string       // the search's query, lower-cased, marked where it occurs
 	st       *diffStyles
 	t        Theme
 }
@@ -482,34 +555,96 @@ func (p diffPage) unified() string {
 	c := p.doc.highlight(p.file, p.top, p.top+p.h, p.st.mono)
 	var b strings.Builder
 	gw := 2*f.numW + 2
-	for i := p.top; i < len(f.lines) && i < p.top+p.h; i++ {
-		if i > p.top {
-			b.WriteByte('\n')
-		}
+	cont := strings.Repeat(" ", 2*f.numW) + "↪"
+	n := 0
+	for i := p.top; i < len(f.lines) && n < p.h; i++ {
 		l := f.lines[i]
 		if l.kind != '+' && l.kind != '-' && l.kind != ' ' {
+			if n > 0 {
+				b.WriteByte('\n')
+			}
 			b.WriteString(p.header(l, p.w, i == p.sel))
+			n++
 			continue
 		}
-		b.WriteString(p.gutter(i == p.sel, num(l.oldNo, f.numW)+" "+num(l.newNo, f.numW), p.comments[i]))
-		b.WriteString(p.sign(l.kind))
-		b.WriteString(p.st.code(c.segs[i], p.doc.emphasis(p.file, i), bgOf(l.kind), max(p.w-gw-2, 1)))
+		rows := p.st.codeRows(c.segs[i], p.doc.emphasis(p.file, i), p.marks(i), bgOf(l.kind), max(p.w-gw-2, 1), p.skip, p.wrap)
+		for k, r := range rows {
+			if n >= p.h {
+				break
+			}
+			if n > 0 {
+				b.WriteByte('\n')
+			}
+			if k == 0 {
+				b.WriteString(p.gutter(i == p.sel, num(l.oldNo, f.numW)+" "+num(l.newNo, f.numW), p.comments[i]))
+				b.WriteString(p.sign(l.kind))
+			} else {
+				b.WriteString(p.contGutter(i == p.sel, cont))
+			}
+			b.WriteString(r)
+			n++
+		}
 	}
 	return b.String()
 }
 
-func (p diffPage) gutter(selected bool, nums string, commented bool) string {
+// marks are where the search's query occurs in line i (none where lower-casing changed the
+// line's length, so byte offsets would not match).
+func (p diffPage) marks(i int) []span {
+	if p.match == "" {
+		return nil
+	}
+	f := &p.doc.files[p.file]
+	if f.collapsed {
+		return nil
+	}
+	low := p.doc.lowerLines(p.file)[i]
+	if len(low) != len(f.lines[i].text) {
+		return nil
+	}
+	var out []span
+	for from := 0; ; {
+		j := strings.Index(low[from:], p.match)
+		if j < 0 {
+			return out
+		}
+		out = append(out, span{from + j, from + j + len(p.match)})
+		from += j + len(p.match)
+	}
+}
+
+// Comment marks in the gutter: an open comment, one already sent to the worker, an outdated one.
+const (
+	markOpen     byte = 'o'
+	markSent     byte = 's'
+	markOutdated byte = 'x'
+)
+
+func (p diffPage) gutter(selected bool, nums string, comment byte) string {
 	mark, cm := " ", " "
 	if selected {
 		mark = "›"
 	}
-	if commented {
+	switch comment {
+	case markOpen:
 		cm = p.t.Warn.Render("●")
+	case markSent:
+		cm = p.t.Dim.Render("◉")
+	case markOutdated:
+		cm = p.t.Dim.Render("○")
 	}
 	if selected {
 		return mark + p.st.cursor.Render(nums) + cm
 	}
 	return mark + p.st.gutter.Render(nums) + cm
+}
+
+// contGutter is the gutter of a wrapped line's further rows: ↪ where the numbers were.
+func (p diffPage) contGutter(selected bool, cont string) string {
+	if selected {
+		return " " + p.st.cursor.Render(cont) + "  "
+	}
+	return " " + p.st.gutter.Render(cont) + "  "
 }
 
 func (p diffPage) sign(kind byte) string {
@@ -618,29 +753,55 @@ func (p diffPage) sideBySide() string {
 	c := p.doc.highlight(p.file, from, to, p.st.mono)
 	half := (p.w - 1) / 2
 	sep := p.st.gutter.Render("│")
-	side := func(i int32, w int, old bool) string {
+	cont := strings.Repeat(" ", f.numW-1) + "↪"
+	side := func(i int32, w int, old bool) []string {
 		if i < 0 {
-			return strings.Repeat(" ", w)
+			return []string{strings.Repeat(" ", w)}
 		}
 		l := f.lines[i]
 		n := l.newNo
 		if old {
 			n = l.oldNo
 		}
-		s := p.gutter(int(i) == p.sel, num(n, f.numW), p.comments[int(i)]) + p.sign(l.kind) +
-			p.st.code(c.segs[int(i)], p.doc.emphasis(p.file, int(i)), bgOf(l.kind), max(w-f.numW-3, 1))
-		return padRight(s, w)
+		rows := p.st.codeRows(c.segs[int(i)], p.doc.emphasis(p.file, int(i)), p.marks(int(i)), bgOf(l.kind), max(w-f.numW-3, 1), p.skip, p.wrap)
+		for k, r := range rows {
+			if k == 0 {
+				rows[k] = padRight(p.gutter(int(i) == p.sel, num(n, f.numW), p.comments[int(i)])+p.sign(l.kind)+r, w)
+			} else {
+				rows[k] = padRight(p.contGutter(int(i) == p.sel, cont)+r, w)
+			}
+		}
+		return rows
 	}
 	var b strings.Builder
-	for n, r := range rows[first:last] {
-		if n > 0 {
-			b.WriteByte('\n')
+	n := 0
+	for _, r := range rows[first:last] {
+		if n >= p.h {
+			break
 		}
 		if r.l >= 0 && r.l == r.r && f.lines[r.l].kind != ' ' {
+			if n > 0 {
+				b.WriteByte('\n')
+			}
 			b.WriteString(p.header(f.lines[r.l], p.w, int(r.l) == p.sel))
+			n++
 			continue
 		}
-		b.WriteString(side(r.l, half, true) + sep + side(r.r, p.w-half-1, false))
+		left, right := side(r.l, half, true), side(r.r, p.w-half-1, false)
+		for k := 0; k < max(len(left), len(right)) && n < p.h; k++ {
+			if n > 0 {
+				b.WriteByte('\n')
+			}
+			l, rt := strings.Repeat(" ", half), strings.Repeat(" ", p.w-half-1)
+			if k < len(left) {
+				l = left[k]
+			}
+			if k < len(right) {
+				rt = right[k]
+			}
+			b.WriteString(l + sep + rt)
+			n++
+		}
 	}
 	return b.String()
 }

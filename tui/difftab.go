@@ -17,16 +17,21 @@ import (
 // and diffrender.go.
 
 // fileColumn says whether the diff's file list sits beside the diff rather than above it.
-func (m *Model) fileColumn() bool { return m.detailWidth() >= 100 && !m.sbsActive() }
+// Hidden, it gives the code the whole width.
+func (m *Model) fileColumn() bool {
+	return m.detailWidth() >= 100 && !m.sbsActive() && !m.review.hideFiles
+}
 
 // diffBodyHeight is the number of diff lines the diff view shows.
 func (m *Model) diffBodyHeight() int {
 	h := m.detailHeight() - 1 // position line
-	if !m.fileColumn() {
-		if tv := m.selectedTask(); tv != nil {
-			if d := m.task(tv.TaskID).rv.diff; d != nil {
-				h -= min(len(d.files), 3)
-			}
+	if tv := m.selectedTask(); tv != nil {
+		ti := m.task(tv.TaskID)
+		if d := ti.rv.diff; d != nil && !m.fileColumn() && !m.review.hideFiles {
+			h -= min(len(d.files), 3)
+		}
+		if ti.rv.search.shown() {
+			h-- // the search line
 		}
 	}
 	return max(h, 1)
@@ -45,6 +50,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	c := doc.clamp(ti.rv.diffCur)
 	ti.rv.diffCur = c
 	m.placeSel(ti)
+	c = ti.rv.diffCur
 	counts := commentCounts(ti)
 	f := doc.files[c.file]
 	reviewed := 0
@@ -58,44 +64,56 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	if ti.rv.sel >= 0 {
 		at = ti.rv.sel
 	}
-	pos := fmt.Sprintf(" file %d/%d · hunk %d/%d · %d/%d reviewed", c.file+1, len(doc.files),
-		f.hunkIndex(at), len(f.hunks), reviewed, len(doc.files))
-	if ti.rv.reviewed[f.name] {
-		pos += " · this file ✓"
+	var parts []posPart
+	add := func(long, short string, keep int) {
+		parts = append(parts, posPart{long: long, short: short, keep: keep})
 	}
-	if tv.ReviewRevision > 0 {
-		pos += fmt.Sprintf(" · revision %d", tv.ReviewRevision)
-	}
-	if doc.err != nil {
-		pos += " · unparsed: " + doc.err.Error()
-	}
-	if m.review.sideBySide && !m.sbsActive() {
-		pos += fmt.Sprintf(" · side by side needs ≥%d columns", sideBySideMin)
-	}
-	if cm := selectedComment(ti, &doc.files[c.file]); cm != nil {
+	add(fmt.Sprintf("file %d/%d", c.file+1, len(doc.files)), fmt.Sprintf("%d/%d", c.file+1, len(doc.files)), 100)
+	add(fmt.Sprintf("hunk %d/%d", f.hunkIndex(at), len(f.hunks)), fmt.Sprintf("h%d/%d", f.hunkIndex(at), len(f.hunks)), 90)
+	cm := selectedComment(ti, &doc.files[c.file])
+	if cm == nil {
+		add(fmt.Sprintf("%d/%d reviewed", reviewed, len(doc.files)), fmt.Sprintf("%d/%d ✓", reviewed, len(doc.files)), 50)
+		if ti.rv.reviewed[f.name] {
+			add("this file ✓", "", 40)
+		}
+	} else {
 		// On a commented line the position line reads the comment instead.
 		body, _, _ := strings.Cut(cm.Body, "\n")
-		state := ""
-		if cm.Status != core.CommentOpen {
-			state = " (" + string(cm.Status) + ")"
+		glyph, state := commentGlyph(cm), commentState(cm)
+		if ti.rv.editedSince[cm.ID] {
+			glyph, state = "●", strings.TrimSuffix(state, ")")+", edited since)"
 		}
-		pos = fmt.Sprintf(" file %d/%d · hunk %d/%d · ● line %d%s: %s · c edits it", c.file+1, len(doc.files),
-			f.hunkIndex(at), len(f.hunks), cm.Line, state, sanitizeLine(body))
-		if tv.ReviewRevision > 0 {
-			pos += fmt.Sprintf(" · revision %d", tv.ReviewRevision)
-		}
-	} else if p := ti.rv.preview; p != nil && ti.rv.previewErr == "" {
+		add(fmt.Sprintf("%s line %d%s: %s", glyph, cm.Line, state, body), "", 100)
+		parts[len(parts)-1].flex = true
+		add("c edits it", "", 20)
+	}
+	if tv.ReviewRevision > 0 {
+		add(fmt.Sprintf("revision %d", tv.ReviewRevision), fmt.Sprintf("rev %d", tv.ReviewRevision), 60)
+	}
+	if ti.rv.xoff > 0 && !m.review.wrap {
+		add(fmt.Sprintf("from column %d", ti.rv.xoff+1), fmt.Sprintf("col %d", ti.rv.xoff+1), 95)
+	}
+	if doc.err != nil && cm == nil {
+		add("unparsed: "+doc.err.Error(), "unparsed", 80)
+	}
+	if m.review.sideBySide && !m.sbsActive() && cm == nil {
+		add(fmt.Sprintf("side by side needs ≥%d columns", sideBySideMin), fmt.Sprintf("sbs ≥%d", sideBySideMin), 30)
+	}
+	if p := ti.rv.preview; p != nil && ti.rv.previewErr == "" && cm == nil {
 		if p.Clean {
-			pos += " · applies to HEAD " + short(p.Head, 7)
+			add("applies to HEAD "+short(p.Head, 7), "applies", 70)
 		} else {
-			pos += " · conflicts with HEAD " + short(p.Head, 7) + ": " + strings.Join(p.Conflicts, ", ")
+			add("conflicts with HEAD "+short(p.Head, 7)+": "+strings.Join(p.Conflicts, ", "), "conflicts with HEAD "+short(p.Head, 7), 70)
 		}
 	}
-	pos = sanitizeLine(pos)
+	for i := range parts {
+		parts[i].long, parts[i].short = sanitizeLine(parts[i].long), sanitizeLine(parts[i].short)
+	}
 	posStyle := t.Dim
 	if r := ti.fileRisk(f.name); r != "" {
 		// First, so no width cuts it off: the file hides characters, shown as markers below.
-		pos, posStyle = " ⚠ "+r+" (F asks you to acknowledge) ·"+pos, t.Warn
+		parts = append([]posPart{{long: "⚠ " + sanitizeLine(r) + " (F asks you to acknowledge)", keep: 100}}, parts...)
+		posStyle = t.Warn
 	}
 	fileLine := func(i, width int) string {
 		df := doc.files[i]
@@ -124,6 +142,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	bodyH := m.diffBodyHeight()
 	diffW := w
 	var fileCol []string
+	top := min(c.top, m.lastTop(doc, c, bodyH))
 	if m.fileColumn() {
 		listW := min(40, w/3)
 		diffW = w - listW - 1
@@ -132,53 +151,49 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		}
 		fileCol = windowAround(fileCol, c.file, bodyH+1)
 		body := fixBlock(strings.Join(fileCol, "\n"), listW, bodyH+1)
-		right := posStyle.Render(ansi.Truncate(pos, diffW, "…")) + "\n" + m.diffLines(ti, c.file, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
+		lines := m.diffLines(ti, c.file, top, bodyH, diffW)
+		sl := m.searchLine(ti, diffW)
+		if sl != "" {
+			// The search line sits at the bottom of the pane, under a short page too.
+			lines = fixBlock(lines, diffW, bodyH)
+		}
+		right := posStyle.Render(fitPos(parts, diffW)) + "\n" + lines + sl
 		return lipgloss.JoinHorizontal(lipgloss.Top, body, " ", right)
+	}
+	if m.review.hideFiles {
+		return posStyle.Render(fitPos(parts, w)) + "\n" + fixBlock(m.diffLines(ti, c.file, top, bodyH, diffW), w, bodyH) + m.searchLine(ti, w)
 	}
 	n := min(len(doc.files), 3)
 	for i := range doc.files {
 		fileCol = append(fileCol, fileLine(i, w))
 	}
 	fileCol = windowAround(fileCol, c.file, n)
-	return strings.Join(fileCol, "\n") + "\n" + posStyle.Render(ansi.Truncate(pos, w, "…")) + "\n" + m.diffLines(ti, c.file, min(c.top, doc.maxTop(c, bodyH)), bodyH, diffW)
+	return strings.Join(fileCol, "\n") + "\n" + posStyle.Render(fitPos(parts, w)) + "\n" + fixBlock(m.diffLines(ti, c.file, top, bodyH, diffW), w, bodyH) + m.searchLine(ti, w)
 }
 
 // diffLines draws one page of a file: highlighted, with line numbers, unified or side by side.
 func (m *Model) diffLines(ti *taskInfo, file, top, h, w int) string {
 	p := diffPage{doc: ti.rv.diff, file: file, top: top, h: h, w: w, sel: ti.rv.sel,
-		comments: commentLines(ti, &ti.rv.diff.files[file]), st: m.diffStyles(), t: m.theme}
+		comments: commentLines(ti, &ti.rv.diff.files[file]), st: m.diffStyles(), t: m.theme,
+		wrap: m.review.wrap, match: strings.ToLower(ti.rv.search.query)}
+	if !p.wrap {
+		p.skip = ti.rv.xoff
+	}
 	if m.sbsActive() {
 		return p.sideBySide()
 	}
 	return p.unified()
 }
 
-// pageEnd is one past the last line of file f that the page from top shows.
-func (m *Model) pageEnd(doc *diffDoc, file, top, h int) int {
-	f := &doc.files[file]
-	if !m.sbsActive() {
-		return min(top+h, len(f.lines))
-	}
-	rows, rowOf := doc.rows(file)
-	if top >= len(rowOf) {
-		return len(f.lines)
-	}
-	last := min(int(rowOf[top])+h, len(rows))
-	end := top
-	for _, r := range rows[rowOf[top]:last] {
-		end = max(end, int(r.l)+1, int(r.r)+1)
-	}
-	return min(end, len(f.lines))
-}
-
 // shownTop is the first line the view draws for the cursor.
 func (m *Model) shownTop(ti *taskInfo) int {
 	c := ti.rv.diffCur
-	return min(c.top, ti.rv.diff.maxTop(c, m.diffBodyHeight()))
+	return min(c.top, m.lastTop(ti.rv.diff, c, m.diffBodyHeight()))
 }
 
 // placeSel keeps the selected line on the page: when the page moved by other means (hunk,
-// file, page keys) the selection goes to the page's first changed line.
+// file, page keys) the selection goes to the page's first changed line; otherwise the page
+// follows the selection (a smaller window scrolls, it never moves the selected line).
 func (m *Model) placeSel(ti *taskInfo) {
 	doc := ti.rv.diff
 	if doc == nil || len(doc.files) == 0 {
@@ -202,7 +217,20 @@ func (m *Model) placeSel(ti *taskInfo) {
 			rv.sel = c.top
 		}
 	}
-	rv.sel = clampInt(rv.sel, top, max(end-1, top))
+	rv.sel = clampInt(rv.sel, 0, max(len(f.lines)-1, 0))
+	if rv.sel >= top && rv.sel < end {
+		return
+	}
+	h := m.diffBodyHeight()
+	if rv.sel < top {
+		top = rv.sel
+	}
+	for rv.sel >= m.pageEnd(doc, c.file, top, h) && top < rv.sel {
+		top++
+	}
+	c.top = top
+	rv.diffCur = c
+	rv.seenFile, rv.seenTop = c.file, c.top
 }
 
 // moveSel moves the selection by delta lines, scrolling the page to keep it in view.
@@ -234,13 +262,21 @@ func (m *Model) moveSel(ti *taskInfo, delta int) {
 // (actions.go).
 type diffTab struct{ m *Model }
 
-func (p diffTab) capturing() bool { return false }
+// capturing: while the search line takes text, every key is text.
+func (p diffTab) capturing() bool {
+	_, ti := p.m.selectedInfo()
+	return ti != nil && ti.rv.search.typing
+}
 
 func (p diffTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	m, k := p.m, p.m.keys
 	t, ti := m.selectedInfo()
 	if t == nil {
 		return nil, false
+	}
+	if ti.rv.search.typing {
+		// Every key is the search's while it takes text.
+		return nil, p.searchKey(ti, msg)
 	}
 	if key.Matches(msg, k.SideBySide) {
 		if m.width < sideBySideMin {
@@ -253,11 +289,38 @@ func (p diffTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 		}
 		return nil, true
 	}
+	switch {
+	case key.Matches(msg, k.Wrap):
+		m.review.wrap = !m.review.wrap
+		if ti.rv.diff != nil {
+			m.placeSel(ti)
+		}
+		return nil, true
+	case key.Matches(msg, k.HideFiles):
+		m.review.hideFiles = !m.review.hideFiles
+		if ti.rv.diff != nil {
+			m.placeSel(ti)
+		}
+		return nil, true
+	}
 	if ti.rv.diff == nil || len(ti.rv.diff.files) == 0 {
 		return nil, false
 	}
+	if p.searchKey(ti, msg) {
+		return nil, true
+	}
 	f := &ti.rv.diff.files[ti.rv.diff.clamp(ti.rv.diffCur).file]
 	switch {
+	case key.Matches(msg, k.ScrollLeft), key.Matches(msg, k.ScrollRight):
+		if m.review.wrap {
+			m.setStatus("long lines wrap: W scrolls them sideways instead", false, t.TaskID)
+			return nil, true
+		}
+		if key.Matches(msg, k.ScrollLeft) {
+			ti.rv.xoff = max(ti.rv.xoff-hscrollStep, 0)
+		} else {
+			ti.rv.xoff = min(ti.rv.xoff+hscrollStep, max(m.longestShown(ti)-hscrollStep, 0))
+		}
 	case key.Matches(msg, k.LineDown):
 		m.moveSel(ti, 1)
 	case key.Matches(msg, k.LineUp):
@@ -293,7 +356,7 @@ func (p diffTab) scroll(ti *taskInfo, msg tea.KeyMsg) bool {
 	m, k := p.m, p.m.keys
 	page := max(m.detailHeight()-2, 1)
 	c := ti.rv.diffCur
-	last := ti.rv.diff.maxTop(c, m.diffBodyHeight())
+	last := m.lastTop(ti.rv.diff, c, m.diffBodyHeight())
 	took := true
 	switch {
 	case key.Matches(msg, k.NextHunk):
@@ -324,6 +387,19 @@ func (p diffTab) scroll(ti *taskInfo, msg tea.KeyMsg) bool {
 	}
 	ti.rv.diffCur = ti.rv.diff.clamp(c)
 	return took
+}
+
+// longestShown is the width of the longest code line on the page.
+func (m *Model) longestShown(ti *taskInfo) int {
+	doc := ti.rv.diff
+	c := doc.clamp(ti.rv.diffCur)
+	f := &doc.files[c.file]
+	top := m.shownTop(ti)
+	n := 0
+	for i := top; i < m.pageEnd(doc, c.file, top, m.diffBodyHeight()); i++ {
+		n = max(n, cellWidth(f.lines[i].text))
+	}
+	return n
 }
 
 func (p diffTab) view(w, h int) string {

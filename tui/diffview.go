@@ -44,6 +44,7 @@ type diffDoc struct {
 	files  []diffFile
 	err    error
 	caches map[int]*lineCache
+	lower  [][]string // each file's lines lower-cased, for the search; built on first use
 }
 
 func parseReviewDiff(text string) *diffDoc {

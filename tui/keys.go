@@ -30,6 +30,7 @@ type KeyMap struct {
 	NextHunk, PrevHunk, NextFile, PrevFile, Reviewed key.Binding
 	LineUp, LineDown, OpenFile, SideBySide           key.Binding
 	Comment, SendComments, Copy, Editor              key.Binding
+	Wrap, ScrollLeft, ScrollRight, HideFiles         key.Binding
 
 	// Permission / question prompt. Only these keys answer: no aliases, and enter never allows.
 	AllowOnce, AllowSession, Deny, Option, FreeText, Later key.Binding
@@ -109,6 +110,10 @@ func DefaultKeyMap() KeyMap {
 		SendComments: bind([]string{"C"}, "C", "send the open comments as one repair round"),
 		Copy:         bind([]string{"y"}, "y", "copy the cherry-pick line after a commit, else the file path (OSC 52)"),
 		Editor:       bind([]string{"e"}, "e", "open the reviewed file at the line in $EDITOR (read-only copy)"),
+		Wrap:         bind([]string{"W"}, "W", "wrap long lines / scroll them sideways (kept for the session)"),
+		ScrollLeft:   bind([]string{"left", "h"}, "←/h", "scroll the code left (lines not wrapped)"),
+		ScrollRight:  bind([]string{"right", "l"}, "→/l", "scroll the code right (lines not wrapped)"),
+		HideFiles:    bind([]string{"z"}, "z", "hide / show the file list, giving the code the width"),
 
 		AllowOnce:    bind([]string{"a"}, "a", "allow once"),
 		AllowSession: bind([]string{"S"}, "S", "allow for the session (when offered)"),
@@ -140,11 +145,11 @@ func (k KeyMap) groups() []helpGroup {
 		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Apply, rebaseKey, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Grants, k.Refresh, k.Help, k.Quit, k.Suspend}},
 		{"Detail", []key.Binding{k.NextView, k.PrevView, k.EventsView, k.DiffView, k.ContractView, k.ChecksView, k.Replay, k.PageUp, k.PageDown, k.Top, k.Bottom}},
 		{"Events", []key.Binding{k.PrevItem, k.NextItem, k.Expand}},
-		{"Find (events and check logs)", []key.Binding{k.Search, k.NextMatch, k.PrevMatch, k.Filter}},
+		{"Find (events, check logs and the diff: n/N go across files)", []key.Binding{k.Search, k.NextMatch, k.PrevMatch, k.Filter}},
 		{"Checks", []key.Binding{k.PrevCheck, k.NextCheck, dropCheckKey}},
 		{"Replay", []key.Binding{k.StepBack, k.StepOn, k.StepBack10, k.StepOn10, k.FirstEvent, k.LastEvent, k.LeaveReplay}},
 		{"Diff", []key.Binding{k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile, k.Reviewed, k.LineDown, k.LineUp,
-			k.OpenFile, k.SideBySide, k.Comment, k.SendComments, k.Copy, k.Editor}},
+			k.OpenFile, k.SideBySide, k.Wrap, k.ScrollLeft, k.ScrollRight, k.HideFiles, k.Comment, k.SendComments, k.Copy, k.Editor}},
 		{"Prompt", []key.Binding{k.AllowOnce, k.AllowSession, k.AllowRepo, k.Deny, k.Option, k.FreeText, k.Later}},
 		{"Forms", []key.Binding{k.FocusNext, k.FocusPrev, k.Toggle, k.Submit, k.AckRisks, excuseKey, k.Yes, k.No, k.Dismiss}},
 	}

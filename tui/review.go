@@ -26,6 +26,8 @@ const sideBySideMin = 160
 // reviewUI is the diff view's state that belongs to the dashboard rather than to a task.
 type reviewUI struct {
 	sideBySide bool
+	wrap       bool // long lines wrap; otherwise they scroll sideways (←/→)
+	hideFiles  bool // the file list is hidden to give the code the width
 	styles     *diffStyles
 	stylesKey  [2]bool
 }
@@ -43,18 +45,43 @@ type taskReview struct {
 	sel               int // the selected line of the current file
 	seenFile, seenTop int // the page the selection was placed on
 	placed            bool
-	preview           *core.CherryPickPreview
-	previewErr        string
-	previewOf         string // the tree or commit the preview is of
-	previewAt         time.Time
-	previewing        bool
+	xoff              int // columns the code is scrolled to the left
+	// editedSince are comments edited in this session after they were sent: the engine keeps
+	// their sent round, but they are new to the worker, so C offers them again.
+	editedSince map[string]bool
+	search      diffSearch // the diff's find
+	preview     *core.CherryPickPreview
+	previewErr  string
+	previewOf   string // the tree or commit the preview is of
+	previewAt   time.Time
+	previewing  bool
 }
 
 // load takes a task's detail: a changed diff is parsed again, and a new review revision starts
 // with no file marked reviewed.
 func (rv *taskReview) load(d core.TaskDetail) {
 	if d.Diff != rv.diffText || rv.diff == nil {
+		// The selection is held by file, side and line number: a reload or a new revision
+		// keeps it on the same line, or the nearest one when that line is gone.
+		k, ok := rv.selKey()
+		var file string
+		if rv.diff != nil && len(rv.diff.files) > 0 {
+			file = rv.diff.files[rv.diff.clamp(rv.diffCur).file].name
+		}
 		rv.diffText, rv.diff = d.Diff, parseReviewDiff(d.Diff)
+		rv.search.redo(rv.diff)
+		switch {
+		case ok:
+			rv.restore(k)
+		case file != "":
+			// No line selected yet: the same file stays open.
+			for i := range rv.diff.files {
+				if rv.diff.files[i].name == file {
+					rv.diffCur = rv.diff.clamp(diffCursor{i, rv.diffCur.top})
+					break
+				}
+			}
+		}
 	}
 	if d.View.ReviewRevision != rv.reviewedRev {
 		rv.reviewed, rv.reviewedRev = map[string]bool{}, d.View.ReviewRevision
@@ -166,30 +193,81 @@ func commentAt(ti *taskInfo, f *diffFile, i int) *core.ReviewComment {
 	return nil
 }
 
-// commentLines marks the lines of f that carry a comment.
-func commentLines(ti *taskInfo, f *diffFile) map[int]bool {
+// commentLines marks the lines of f that carry a comment: open, sent and still open, or
+// outdated (its quoted lines are gone from the revision; it stays at its line number).
+func commentLines(ti *taskInfo, f *diffFile) map[int]byte {
 	cs := commentsOf(ti)
 	if len(cs) == 0 {
 		return nil
 	}
-	newAt, oldAt := map[int]bool{}, map[int]bool{}
+	newAt, oldAt := map[int]byte{}, map[int]byte{}
 	for _, c := range cs {
-		if c.Path != f.name || c.Status != core.CommentOpen {
+		if c.Path != f.name || c.Status == core.CommentDeleted {
 			continue
 		}
+		mark := commentMark(&c)
+		if mark == markSent && ti.rv.editedSince[c.ID] {
+			mark = markOpen
+		}
+		at := newAt
 		if c.Side == core.SideOld {
-			oldAt[c.Line] = true
-		} else {
-			newAt[c.Line] = true
+			at = oldAt
+		}
+		// An open comment's mark wins over an outdated one's on the same line.
+		if prev, ok := at[c.Line]; !ok || prev == markOutdated {
+			at[c.Line] = mark
 		}
 	}
-	out := map[int]bool{}
+	out := map[int]byte{}
 	for i, l := range f.lines {
-		if (l.kind == '-' && oldAt[int(l.oldNo)]) || (l.kind != '-' && l.newNo > 0 && newAt[int(l.newNo)]) {
-			out[i] = true
+		if l.kind == '-' {
+			if mk, ok := oldAt[int(l.oldNo)]; ok {
+				out[i] = mk
+			}
+		} else if l.newNo > 0 {
+			if mk, ok := newAt[int(l.newNo)]; ok {
+				out[i] = mk
+			}
 		}
 	}
 	return out
+}
+
+// commentMark is the gutter mark of a comment.
+func commentMark(c *core.ReviewComment) byte {
+	switch {
+	case c.Status == core.CommentOutdated:
+		return markOutdated
+	case c.SentRound > 0:
+		return markSent
+	}
+	return markOpen
+}
+
+// commentGlyph is the comment's mark as the gutter draws it.
+func commentGlyph(c *core.ReviewComment) string {
+	switch commentMark(c) {
+	case markOutdated:
+		return "○"
+	case markSent:
+		return "◉"
+	}
+	return "●"
+}
+
+// commentState says, after a comment's line, whether it was sent or is outdated.
+func commentState(c *core.ReviewComment) string {
+	var s []string
+	if c.Status != core.CommentOpen {
+		s = append(s, c.Status)
+	}
+	if c.SentRound > 0 {
+		s = append(s, fmt.Sprintf("sent in round %d", c.SentRound))
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(s, ", ") + ")"
 }
 
 // commentCounts counts the open comments per path.
@@ -329,6 +407,13 @@ func (m *Model) onCommentSaved(msg commentSavedMsg) tea.Cmd {
 		m.push(errorNotice("saving the comment failed", msg.err))
 		return m.fetchDetail(msg.req.TaskID)
 	}
+	if msg.req.ID != "" && !msg.req.Delete && msg.c.SentRound > 0 {
+		ti := m.task(msg.req.TaskID)
+		if ti.rv.editedSince == nil {
+			ti.rv.editedSince = map[string]bool{}
+		}
+		ti.rv.editedSince[msg.req.ID] = true
+	}
 	what := "saved comment " + msg.c.ID + " on " + msg.c.Path + fmt.Sprintf(":%d", msg.c.Line)
 	if msg.req.Delete {
 		what = "deleted comment " + msg.c.ID
@@ -342,6 +427,7 @@ type sendCommentsDialog struct {
 	taskID string
 	round  int
 	lines  []string
+	again  []string // open comments already sent, which go with them again
 }
 
 func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
@@ -354,13 +440,23 @@ func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
 		m.setStatus(notAllowed(*t, core.ActionSteer), true, t.TaskID)
 		return nil
 	}
-	var open []core.ReviewComment
+	// Only comments not sent yet are offered; the engine sends every open comment, so those
+	// already sent and still open are named as going again.
+	var open, again []core.ReviewComment
 	for _, c := range commentsOf(ti) {
-		if c.Status == core.CommentOpen {
+		switch {
+		case c.Status != core.CommentOpen:
+		case c.SentRound > 0 && !ti.rv.editedSince[c.ID]:
+			again = append(again, c)
+		default:
 			open = append(open, c)
 		}
 	}
 	if len(open) == 0 {
+		if len(again) > 0 {
+			m.setStatus(fmt.Sprintf("no new comments to send: the %d open comment(s) were sent in round %d; c comments a line", len(again), again[0].SentRound), false, t.TaskID)
+			return nil
+		}
 		m.setStatus("no open comments to send: c comments the selected line", false, t.TaskID)
 		return nil
 	}
@@ -373,6 +469,9 @@ func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
 	d := &sendCommentsDialog{taskID: t.TaskID, round: round}
 	for _, c := range open {
 		d.lines = append(d.lines, fmt.Sprintf("%s:%d  %s", c.Path, c.Line, firstLineOf(c.Body)))
+	}
+	for _, c := range again {
+		d.again = append(d.again, fmt.Sprintf("%s:%d  %s (sent in round %d)", c.Path, c.Line, firstLineOf(c.Body), c.SentRound))
 	}
 	m.push(d)
 	return nil
@@ -402,6 +501,12 @@ func (d *sendCommentsDialog) view(t Theme, k KeyMap, width int) (string, string)
 	for _, l := range d.lines {
 		b.WriteString("• " + sanitizeLine(l) + "\n")
 	}
+	if len(d.again) > 0 {
+		b.WriteString("\n" + t.Dim.Render("Still open, so sent again with them:") + "\n")
+		for _, l := range d.again {
+			b.WriteString(t.Dim.Render("• "+sanitizeLine(l)) + "\n")
+		}
+	}
 	b.WriteString("\n" + wrapIndent("The worker gets them in one message, each at its path:line with the lines it quotes, and the task returns to review.", width, 0))
 	return b.String(), keyLines(t, width, k.Yes, k.No)
 }
@@ -430,6 +535,7 @@ func (m *Model) onCommentsSent(msg commentsSentMsg) tea.Cmd {
 		return tea.Batch(m.refreshList(), m.fetchDetail(msg.taskID))
 	}
 	m.list.replace(msg.view)
+	m.task(msg.taskID).rv.editedSince = nil
 	m.setStatus(fmt.Sprintf("sent the comments as repair round %d/%d: %s is %s", msg.view.RepairRounds, core.MaxRepairRounds, msg.taskID, msg.view.State), false, msg.taskID)
 	return tea.Batch(m.refreshList(), m.fetchDetail(msg.taskID))
 }
