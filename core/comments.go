@@ -135,6 +135,7 @@ func (e *Engine) Comment(ctx context.Context, req CommentRequest) (ReviewComment
 				c.Status = CommentDeleted
 			} else {
 				c.Body = req.Body
+				c.SentRound = 0 // edited: the worker has not seen this text
 			}
 			c.UpdatedAt = now
 			out = *c
@@ -226,8 +227,21 @@ func (e *Engine) SendComments(ctx context.Context, taskID string) (TaskView, err
 	if err != nil {
 		return TaskView{}, err
 	}
-	open := openComments(r.Comments)
+	// Only what the worker has not seen goes: a comment sent in an earlier round and left as
+	// it was is not sent again (editing it makes it new).
+	var open []ReviewComment
+	sentBefore := 0
+	for _, c := range openComments(r.Comments) {
+		if c.SentRound > 0 {
+			sentBefore++
+			continue
+		}
+		open = append(open, c)
+	}
 	if len(open) == 0 {
+		if sentBefore > 0 {
+			return TaskView{}, Errorf(CodeInvalidRequest, nil, "task %s's %d open comment(s) were all sent before; edit one, or comment a line, to send it", taskID, sentBefore)
+		}
 		return TaskView{}, Errorf(CodeInvalidRequest, nil, "task %s has no open comments to send", taskID)
 	}
 	msg := CommentsMessage(open)

@@ -185,6 +185,16 @@ func TestCommentsGoBackAsOneRepairAndOutdateWhatChanged(t *testing.T) {
 	if msg := CommentsMessage(mustGet(t, e2, "cmt").Comments); strings.Contains(msg, "spell the number out") || !strings.Contains(msg, "2 comment(s)") {
 		t.Fatalf("second message:\n%s", msg)
 	}
+	// What the worker has seen is not sent again: with both open comments sent in round 1,
+	// nothing goes until one is edited, which makes it new.
+	_, err = e2.SendComments(ctx, "cmt")
+	if ce := mustCode(t, err, CodeInvalidRequest); !strings.Contains(ce.Message, "were all sent before") {
+		t.Fatalf("second send: %v", err)
+	}
+	edited, err := e2.Comment(ctx, CommentRequest{TaskID: "cmt", ID: late.ID, Body: "keep this one, and say why"})
+	if err != nil || edited.SentRound != 0 {
+		t.Fatalf("edited comment: %+v %v", edited, err)
+	}
 }
 
 func mustGet(t *testing.T, e *Engine, id string) TaskDetail {

@@ -427,7 +427,6 @@ type sendCommentsDialog struct {
 	taskID string
 	round  int
 	lines  []string
-	again  []string // open comments already sent, which go with them again
 }
 
 func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
@@ -440,8 +439,8 @@ func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
 		m.setStatus(notAllowed(*t, core.ActionSteer), true, t.TaskID)
 		return nil
 	}
-	// Only comments not sent yet are offered; the engine sends every open comment, so those
-	// already sent and still open are named as going again.
+	// Only comments not sent yet are offered, and only they go: the engine sends what the
+	// worker has not seen (an edited comment counts as new).
 	var open, again []core.ReviewComment
 	for _, c := range commentsOf(ti) {
 		switch {
@@ -470,9 +469,6 @@ func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
 	for _, c := range open {
 		d.lines = append(d.lines, fmt.Sprintf("%s:%d  %s", c.Path, c.Line, firstLineOf(c.Body)))
 	}
-	for _, c := range again {
-		d.again = append(d.again, fmt.Sprintf("%s:%d  %s (sent in round %d)", c.Path, c.Line, firstLineOf(c.Body), c.SentRound))
-	}
 	m.push(d)
 	return nil
 }
@@ -500,12 +496,6 @@ func (d *sendCommentsDialog) view(t Theme, k KeyMap, width int) (string, string)
 	b.WriteString(t.Warn.Render(fmt.Sprintf("Send %d comment(s) as repair round %d/%d?", len(d.lines), d.round, core.MaxRepairRounds)) + "\n\n")
 	for _, l := range d.lines {
 		b.WriteString("• " + sanitizeLine(l) + "\n")
-	}
-	if len(d.again) > 0 {
-		b.WriteString("\n" + t.Dim.Render("Still open, so sent again with them:") + "\n")
-		for _, l := range d.again {
-			b.WriteString(t.Dim.Render("• "+sanitizeLine(l)) + "\n")
-		}
 	}
 	b.WriteString("\n" + wrapIndent("The worker gets them in one message, each at its path:line with the lines it quotes, and the task returns to review.", width, 0))
 	return b.String(), keyLines(t, width, k.Yes, k.No)
