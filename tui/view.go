@@ -160,7 +160,8 @@ func (m *Model) viewFooter() string {
 		keys = append(keys, hint(k.Help, "help"))
 		switch m.tab {
 		case tabDiff:
-			keys = append(keys, hint(k.NextHunk, "hunk"), hint(k.NextFile, "file"), hint(k.Reviewed, "reviewed"))
+			keys = append(keys, hint(k.NextHunk, "hunk"), hint(k.NextFile, "file"), hint(k.Reviewed, "reviewed"),
+				hint(k.Search, "search"), hint(k.Wrap, "wrap"), hint(k.HideFiles, "files"))
 		case tabEvents:
 			if m.task(tv.TaskID).events.search.query != "" {
 				keys = append(keys, bind([]string{"n", "N"}, "n/N", "next/prev match"))
