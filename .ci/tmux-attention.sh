@@ -8,26 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-work="$(mktemp -d /tmp/rxattention.XXXXXX)"
-session="reasonixctl-attention-$$"
-sock="rxattention-$$"
-tmux() { command tmux -L "$sock" "$@"; }
-cleanup() {
-  tmux kill-server 2>/dev/null || true
-  if [ -n "${MCP_PID:-}" ]; then kill "$MCP_PID" 2>/dev/null || true; wait "$MCP_PID" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-if [ -n "${REASONIXCTL_BIN:-}" ]; then
-  cp "$REASONIXCTL_BIN" "$work/reasonixctl"
-else
-  CGO_ENABLED=0 go build -o "$work/reasonixctl" ./cmd/reasonixctl
-fi
-go build -o "$work/fake-reasonix" ./cmd/fake-reasonix
-
-repo="$work/repo"
-git init -q -b main "$repo"
-git -C "$repo" -c user.name=ci -c user.email=ci@example.com commit -q --allow-empty -m base
+name=tmux-attention
+. .ci/tmux-lib.sh
+workspace attention
 
 # One scenario, a turn per task: the objective in each prompt picks it.
 cat > "$work/scenario.json" <<'JSON'
@@ -94,8 +77,6 @@ call initialize '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":
 printf '{"jsonrpc":"2.0","method":"notifications/initialized"}\n' >&"${MCP[1]}"
 call tools/list '{}' >/dev/null
 
-name=tmux-attention
-. .ci/tmux-lib.sh
 
 for _ in $(seq 100); do [ -S "$work/state/owner.sock" ] && break; sleep 0.1; done
 # The dashboard is attached before the permission is asked: the request waits for it.

@@ -11,27 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-work="$(mktemp -d /tmp/rxhostile.XXXXXX)"
-session="reasonixctl-hostile-$$"
-sock="rxhostile-$$"
-# A tmux server of our own: its clipboard and titles are ours to read, and nobody else's.
-tmux() { command tmux -L "$sock" "$@"; }
-cleanup() {
-  tmux kill-server 2>/dev/null || true
-  if [ -n "${MCP_PID:-}" ]; then kill "$MCP_PID" 2>/dev/null || true; wait "$MCP_PID" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-if [ -n "${REASONIXCTL_BIN:-}" ]; then
-  cp "$REASONIXCTL_BIN" "$work/reasonixctl"
-else
-  CGO_ENABLED=0 go build -o "$work/reasonixctl" ./cmd/reasonixctl
-fi
-go build -o "$work/fake-reasonix" ./cmd/fake-reasonix
-
-repo="$work/repo"
-git init -q -b main "$repo"
-git -C "$repo" -c user.name=ci -c user.email=ci@example.com commit -q --allow-empty -m base
+name=tmux-hostile
+. .ci/tmux-lib.sh
+workspace hostile
 base="$(git -C "$repo" rev-parse HEAD)"
 
 # The scenario, with the sequences as raw bytes in every string.
@@ -79,8 +61,6 @@ call initialize '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":
 printf '{"jsonrpc":"2.0","method":"notifications/initialized"}\n' >&"${MCP[1]}"
 call tools/list '{}' >/dev/null
 
-name=tmux-hostile
-. .ci/tmux-lib.sh
 
 for _ in $(seq 100); do [ -S "$work/state/owner.sock" ] && break; sleep 0.1; done
 # The dashboard waits for a line so that pipe-pane records it from its first byte. OSC 52 would

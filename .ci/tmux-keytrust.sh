@@ -17,26 +17,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-work="$(mktemp -d /tmp/rxkeytrust.XXXXXX)"
-session="reasonixctl-keytrust-$$"
-sock="rxkeytrust-$$"
-tmux() { command tmux -L "$sock" "$@"; }
-cleanup() {
-  tmux kill-server 2>/dev/null || true
-  if [ -n "${MCP_PID:-}" ]; then kill "$MCP_PID" 2>/dev/null || true; wait "$MCP_PID" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-if [ -n "${REASONIXCTL_BIN:-}" ]; then
-  cp "$REASONIXCTL_BIN" "$work/reasonixctl"
-else
-  CGO_ENABLED=0 go build -o "$work/reasonixctl" ./cmd/reasonixctl
-fi
-go build -o "$work/fake-reasonix" ./cmd/fake-reasonix
-
-repo="$work/repo"
-git init -q -b main "$repo"
-git -C "$repo" -c user.name=ci -c user.email=ci@example.com commit -q --allow-empty -m base
+name=tmux-keytrust
+. .ci/tmux-lib.sh
+workspace keytrust
 
 cat > "$work/scenario.json" <<'JSON'
 {"name": "keytrust", "turns": [{"steps": [
@@ -53,7 +36,6 @@ export CODEX_REASONIX_STATE_DIR="$work/state" REASONIX_BIN="$work/fake-reasonix"
   FAKE_REASONIX_SCENARIO="$work/scenario.json" CODEX_REASONIX_ENV_ALLOWLIST='FAKE_REASONIX_*' \
   GIT_AUTHOR_NAME=ci GIT_AUTHOR_EMAIL=ci@example.com GIT_COMMITTER_NAME=ci GIT_COMMITTER_EMAIL=ci@example.com
 
-name=tmux-keytrust
 fail() { echo "$name: $*" >&2; screen >&2; exit 1; }
 
 coproc MCP { "$work/reasonixctl" --mcp 2>"$work/mcp.err"; }
@@ -82,7 +64,6 @@ call initialize '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":
 printf '{"jsonrpc":"2.0","method":"notifications/initialized"}\n' >&"${MCP[1]}"
 call tools/list '{}' >/dev/null
 
-. .ci/tmux-lib.sh
 
 # interactions: set $ias to the task's requests as the engine recorded them, one line each:
 # kind status decision option_id by.
