@@ -437,3 +437,23 @@ func TestToolLineNamesItsCommandOrPath(t *testing.T) {
 		}
 	}
 }
+
+// The events of landing, rebasing and amending read as sentences, not raw JSON.
+func TestLaterEventsReadAsSentences(t *testing.T) {
+	for _, c := range []struct {
+		ev   core.Event
+		want string
+	}{
+		{core.Event{Type: core.EventAppliedToCheckout, Data: mustJSON(core.AppliedData{Checkout: "/src/app", Branch: "main",
+			Commit: "1111111111111111", Before: "2222222222222222", Applied: "3333333333333333"})},
+			"apply  111111111111 cherry-picked onto main of /src/app: 222222222222 → 333333333333 (nothing pushed)"},
+		{core.Event{Type: core.EventRebased, Data: mustJSON(core.RebasedData{From: "aaaaaaaaaaaaaaaa", To: "bbbbbbbbbbbbbbbb", ReviewRevision: 2, Conflicts: []string{"a.go"}})},
+			"rebase review 2 moved from aaaaaaaaaaaa onto bbbbbbbbbbbb; 1 file(s) with conflict markers for the worker: a.go"},
+		{core.Event{Type: core.EventContractAmended, Data: mustJSON(core.ContractAmendedData{Revision: 1, Dropped: []string{"vet"}, ToReview: []string{"clean"}})},
+			"checks revision 1: dropped vet; now approved at review: clean"},
+	} {
+		if _, got := formatEvent(c.ev); got != c.want {
+			t.Errorf("%s: %q, want %q", c.ev.Type, got, c.want)
+		}
+	}
+}

@@ -304,6 +304,30 @@ func formatEvent(ev core.Event) (entryKind, string) {
 	case core.EventReviewComment, core.EventReviewCommentsSent, core.EventReviewSummary:
 		return formatReviewEvent(ev)
 	}
+	data, _ := ev.Decode()
+	switch d := data.(type) {
+	case *core.AppliedData:
+		return kindAllow, fmt.Sprintf("apply  %s cherry-picked onto %s of %s: %s → %s (nothing pushed)",
+			short(d.Commit, 12), d.Branch, d.Checkout, short(d.Before, 12), short(d.Applied, 12))
+	case *core.RebasedData:
+		s := fmt.Sprintf("rebase review %d moved from %s onto %s", d.ReviewRevision, short(d.From, 12), short(d.To, 12))
+		if len(d.Conflicts) > 0 {
+			s += fmt.Sprintf("; %d file(s) with conflict markers for the worker: %s", len(d.Conflicts), strings.Join(d.Conflicts, ", "))
+		}
+		return kindState, s
+	case *core.ContractAmendedData:
+		var parts []string
+		if len(d.Dropped) > 0 {
+			parts = append(parts, "dropped "+strings.Join(d.Dropped, ", "))
+		}
+		if len(d.Added) > 0 {
+			parts = append(parts, "added "+strings.Join(d.Added, ", "))
+		}
+		if len(d.ToReview) > 0 {
+			parts = append(parts, "now approved at review: "+strings.Join(d.ToReview, ", "))
+		}
+		return kindState, fmt.Sprintf("checks revision %d: %s", d.Revision, strings.Join(parts, "; "))
+	}
 	return kindInfo, strings.TrimSpace(ev.Type + " " + string(ev.Data))
 }
 
