@@ -49,3 +49,9 @@ func Allows(v TaskView, action string) bool {
 	}
 	return false
 }
+
+// Rebasable reports whether a task in the state v shows may be moved onto its checkout's HEAD
+// (ActionRebase): in review, or paused because a finalize or steer found the source moved.
+func Rebasable(v TaskView) bool {
+	return v.State == StateReviewRequired || (v.State == StatePaused && v.Phase == PhaseSourceCollision)
+}

@@ -49,9 +49,8 @@ func (e *Engine) rebase(ctx context.Context, id string) (TaskView, error) {
 	}
 	// In review, or paused by a source collision (a finalize or a steer found the source's
 	// HEAD changed the write scope): both hold the reviewed tree, checked below.
-	inReview := r.State == StateReviewRequired && !r.RepairActive
-	collided := r.State == StatePaused && r.Phase == PhaseSourceCollision
-	if (!inReview && !collided) || r.ReviewTreeHash == "" {
+	repairing := r.State == StateReviewRequired && r.RepairActive
+	if !Rebasable(TaskView{State: r.State, Phase: r.Phase}) || repairing || r.ReviewTreeHash == "" {
 		return TaskView{}, Errorf(CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase},
 			"task %s is %s (%s); only a task in review_required, or paused by a source collision after a review, can be rebased", id, r.State, r.Phase)
 	}

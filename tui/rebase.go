@@ -19,8 +19,7 @@ func (m *Model) rebaseTask(t *core.TaskView) tea.Cmd {
 		m.setStatus("no task selected", true, "")
 		return nil
 	}
-	collided := t.State == core.StatePaused && t.Phase == core.PhaseSourceCollision
-	if t.State != core.StateReviewRequired && !collided {
+	if !core.Rebasable(*t) {
 		m.setStatus(fmt.Sprintf("%s is %s: only a task in review (or paused because its checkout moved) can be moved onto HEAD", t.TaskID, t.State), true, t.TaskID)
 		return nil
 	}
