@@ -112,8 +112,15 @@ func TestKeysInTheGracePeriodAreSwallowed(t *testing.T) {
 	h.press("d")
 	h.requireControls()
 	h.requireView("Permission requested")
-	// ...but never past 1.5 s from the opening, so a steady typist still reaches it.
-	h.clk.advance(201 * time.Millisecond) // 1.5 s since it opened
+	// ...for as long as the typing goes on, past 1.5 s too: typing meant for something else
+	// never reaches the prompt.
+	for range 4 {
+		h.clk.advance(400 * time.Millisecond)
+		h.press("a")
+	}
+	h.requireControls()
+	// A pause, and the person answers.
+	h.clk.advance(500 * time.Millisecond)
 	if strings.Contains(h.view(), "keys paused") {
 		t.Fatal("the grace cue outlives the grace")
 	}

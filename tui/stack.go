@@ -8,19 +8,16 @@ import (
 )
 
 // Key grace of a newly opened prompt: keys are ignored for graceQuiet after it opens, and the
-// grace starts again while keys keep arriving, never past graceCap from the opening. Keys
-// typed for something else just as a prompt appears therefore never answer it.
-const (
-	graceQuiet = 500 * time.Millisecond
-	graceCap   = 1500 * time.Millisecond
-)
+// grace starts again while keys keep arriving, for as long as they do. Keys typed for
+// something else as a prompt appears — however long the typing goes on — therefore never
+// answer it: the person pauses, reads, and then answers.
+const graceQuiet = 500 * time.Millisecond
 
 // dialogStack is the dialogs on screen; the top one has the keys (key decides what the stack
 // keeps for itself). It also owns the key grace of prompts, so no dialog can be answered by
 // keys typed before it was on screen.
 type dialogStack struct {
 	items      []dialog
-	graceFrom  time.Time // when the prompt on top opened
 	graceUntil time.Time
 	scroll     int // lines the top dialog's body is scrolled
 }
@@ -38,14 +35,14 @@ func (s *dialogStack) push(d dialog, now time.Time) {
 	s.items = append(s.items, d)
 	s.scroll = 0
 	if _, ok := d.(*promptDialog); ok {
-		s.graceFrom, s.graceUntil = now, now.Add(graceQuiet)
+		s.graceUntil = now.Add(graceQuiet)
 	}
 }
 
 // regrace starts the grace of the prompt on top again: it was not on screen until now.
 func (s *dialogStack) regrace(now time.Time) {
 	if _, ok := s.top().(*promptDialog); ok {
-		s.graceFrom, s.graceUntil = now, now.Add(graceQuiet)
+		s.graceUntil = now.Add(graceQuiet)
 	}
 }
 
@@ -85,9 +82,6 @@ func (s *dialogStack) swallow(now time.Time) bool {
 		return false
 	}
 	s.graceUntil = now.Add(graceQuiet)
-	if limit := s.graceFrom.Add(graceCap); s.graceUntil.After(limit) {
-		s.graceUntil = limit
-	}
 	return true
 }
 
