@@ -222,8 +222,9 @@ func TestServeExitsWhenIdle(t *testing.T) {
 		t.Fatalf("serve exited with a client attached: %v", err)
 	case <-time.After(900 * time.Millisecond):
 	}
-	c.Close()
+	// The client leaves as Close starts: serve may see its stream end before Close returns.
 	start := time.Now()
+	c.Close()
 	select {
 	case err := <-exited:
 		if err != nil {
