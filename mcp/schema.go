@@ -310,58 +310,66 @@ func taskViewFields() []field {
 	effort := enum(append([]string{"minimal"}, effortEnum...)...)
 	paths := array(object{kv("type", "string")}, 0, 0)
 	return []field{
-		kv("task_id", str(1, core.MaxTaskIDLen)),
+		kv("task_id", describe(str(1, core.MaxTaskIDLen), "The task.")),
 		kv("state", describe(enum(states...), "waiting_*: see active_interaction.")),
-		kv("phase", object{kv("type", "string")}),
-		kv("contract_hash", pattern(sha256Pattern)),
-		kv("repository_id", str(1, 0)),
-		kv("branch", str(1, 0)),
-		kv("worktree", str(1, 0)),
-		kv("worker_lane", enum(string(core.LaneFast), string(core.LaneDeep))),
-		kv("requested_reasoning_effort", effort),
-		kv("effective_reasoning_effort", effort),
-		kv("execution_timeout_seconds", integer(core.MinExecutionTimeoutSeconds, core.MaxExecutionTimeoutSeconds)),
-		kv("source_checkout_integrated", object{kv("type", "boolean"), kv("const", false)}),
-		kv("integration_command", str(1, 1024)),
-		kv("session_id", str(1, 0)),
-		kv("repair_rounds", integer(0, 0)),
+		kv("phase", describe(object{kv("type", "string")}, "Step within the state, e.g. creating_worktree.")),
+		kv("contract_hash", describe(pattern(sha256Pattern), "Contract's sha256.")),
+		kv("repository_id", describe(str(1, 0), "Source repository.")),
+		kv("branch", describe(str(1, 0), "The task's own branch.")),
+		kv("worktree", describe(str(1, 0), "The worker's checkout.")),
+		kv("worker_lane", describe(enum(string(core.LaneFast), string(core.LaneDeep)), "As delegated.")),
+		kv("requested_reasoning_effort", describe(effort, "As delegated.")),
+		kv("effective_reasoning_effort", describe(effort, "What the worker runs with.")),
+		kv("execution_timeout_seconds", describe(integer(core.MinExecutionTimeoutSeconds, core.MaxExecutionTimeoutSeconds), "Worker deadline.")),
+		kv("source_checkout_integrated", describe(object{kv("type", "boolean"), kv("const", false)}, "Your checkout is never changed.")),
+		kv("integration_command", describe(str(1, 1024), "Once completed: how to take the commit.")),
+		kv("session_id", describe(str(1, 0), "Worker session.")),
+		kv("repair_rounds", describe(integer(0, 0), "Repairs so far.")),
 		kv("review_revision", describe(integer(0, 0), "finalize's expected_review_revision.")),
 		kv("review_tree_hash", describe(pattern(treeHashPattern), "finalize's expected_review_tree_hash.")),
 		kv("pause_revision", describe(integer(0, 0), "delegate's pause_revision.")),
-		kv("pause_reason_hash", pattern(sha256Pattern)),
-		kv("reasonix_work_mode", str(1, 0)),
-		kv("reasonix_session_mode", str(1, 0)),
-		kv("updated_at", str(1, 0)),
+		kv("pause_reason_hash", describe(pattern(sha256Pattern), "delegate's pause_reason_hash.")),
+		kv("reasonix_work_mode", describe(str(1, 0), "Worker's work mode, e.g. standard.")),
+		kv("reasonix_session_mode", describe(str(1, 0), "Worker's ACP session mode.")),
+		kv("updated_at", describe(str(1, 0), "RFC 3339.")),
 		kv("reason", describe(object{kv("type", "string")}, "Why paused or failed.")),
-		kv("commit_hash", pattern(`^[0-9a-f]{40,64}$`)),
-		kv("source_collision", closed(
+		kv("commit_hash", describe(pattern(`^[0-9a-f]{40,64}$`), "The task's commit.")),
+		kv("source_collision", describe(closed(
 			[]string{"checkpoint", "baseCommit", "dirtyPaths", "committedPaths", "overlappingPaths", "unavailable", "detectedAt"},
-			kv("checkpoint", str(1, 0)),
-			kv("baseCommit", str(1, 0)),
-			kv("sourceHead", str(1, 0)),
-			kv("dirtyPaths", paths),
-			kv("committedPaths", paths),
-			kv("overlappingPaths", paths),
-			kv("unavailable", object{kv("type", "boolean")}),
-			kv("detectedAt", str(1, 0)),
-		)),
+			kv("checkpoint", describe(str(1, 0), "When checked.")),
+			kv("baseCommit", describe(str(1, 0), "Task's base.")),
+			kv("sourceHead", describe(str(1, 0), "Source HEAD now.")),
+			kv("dirtyPaths", describe(paths, "Uncommitted there.")),
+			kv("committedPaths", describe(paths, "Committed since base.")),
+			kv("overlappingPaths", describe(paths, "Also changed by the task.")),
+			kv("unavailable", describe(object{kv("type", "boolean")}, "Source unreadable.")),
+			kv("detectedAt", describe(str(1, 0), "RFC 3339.")),
+		), "The source changed the task's files.")),
 	}
 }
+
+// taskViewSchema is the task view in full. Only reasonix_delegate's result lists it: the other
+// tools point there (viewPointer), so the view is described once and tools/list keeps its budget.
+// The tests check control's and inspect's results against it all the same.
+func taskViewSchema() object { return closed(taskViewRequired, taskViewFields()...) }
+
+// viewPointer stands for the task view where reasonix_delegate's result already describes it.
+var viewPointer = describe(object{kv("type", "object")}, "The task view: the fields of reasonix_delegate's result up to source_collision.")
 
 func usageSchema() object {
 	count := object{kv("type", "number"), kv("minimum", 0)}
 	return closed(
 		[]string{"promptTokens", "completionTokens", "reasoningTokens", "cacheHitTokens", "cacheMissTokens",
 			"cacheHitRatio", "estimatedCost", "currency", "usageSource"},
-		kv("promptTokens", count),
-		kv("completionTokens", count),
-		kv("reasoningTokens", count),
-		kv("cacheHitTokens", count),
-		kv("cacheMissTokens", count),
-		kv("cacheHitRatio", nullable(count.with(kv("maximum", 1)))),
-		kv("estimatedCost", nullable(count)),
-		kv("currency", object{kv("type", []string{"string", "null"})}),
-		kv("usageSource", object{kv("type", "string")}),
+		kv("promptTokens", describe(count, "Input tokens.")),
+		kv("completionTokens", describe(count, "Output tokens.")),
+		kv("reasoningTokens", describe(count, "Of those, reasoning.")),
+		kv("cacheHitTokens", describe(count, "Input from cache.")),
+		kv("cacheMissTokens", describe(count, "Input not cached.")),
+		kv("cacheHitRatio", describe(nullable(count.with(kv("maximum", 1))), "null: unknown.")),
+		kv("estimatedCost", describe(nullable(count), "null: unknown.")),
+		kv("currency", describe(object{kv("type", []string{"string", "null"})}, "Of the cost.")),
+		kv("usageSource", describe(object{kv("type", "string")}, "Who counted.")),
 	)
 }
 
@@ -370,95 +378,98 @@ func interactionSchema() object {
 	plain := object{kv("type", "string")}
 	return closed([]string{"id", "kind", "status", "createdAt", "request"},
 		kv("id", describe(plain, "respond's interaction_id.")),
-		kv("kind", enum(core.InteractionPermission, core.InteractionInput)),
-		kv("status", enum(core.InteractionPending, core.InteractionResolved, core.InteractionCancelled)),
-		kv("createdAt", plain),
-		kv("resolvedAt", plain),
-		kv("request", anyObject),
+		kv("kind", describe(enum(core.InteractionPermission, core.InteractionInput), "A command or a question.")),
+		kv("status", describe(enum(core.InteractionPending, core.InteractionResolved, core.InteractionCancelled), "pending: answer it.")),
+		kv("createdAt", describe(plain, "RFC 3339.")),
+		kv("resolvedAt", describe(plain, "RFC 3339.")),
+		kv("request", describe(anyObject, "argv, cwd, reason; or question, options.")),
 		kv("response", describe(anyObject, "decision; by: asked_user, codex, supervisor or policy; outcome.")),
 	)
 }
 
-func controlOutput() object {
-	return root(closed(taskViewRequired, taskViewFields()...))
-}
+func controlOutput() object { return root(viewPointer) }
 
 func delegateOutput() object {
 	boolean := object{kv("type", "boolean")}
 	bundle := []field{
-		kv("resume_required", boolean),
-		kv("inspect_required", boolean),
+		kv("resume_required", describe(boolean, "Paused: resume with pause_*.")),
+		kv("inspect_required", describe(boolean, "Result cut: inspect for all.")),
 		kv("timed_out", describe(boolean, "The wait ended; work goes on.")),
-		kv("summary", str(0, 4096)),
-		kv("changed_files", array(str(0, 1024), 0, 256)),
-		kv("diff_stat", str(0, 4096)),
-		kv("diff", str(0, 12288)),
-		kv("risks", array(str(0, 2048), 0, 128)),
-		kv("usage", usageSchema()),
+		kv("summary", describe(str(0, 4096), "Worker's own account.")),
+		kv("changed_files", describe(array(str(0, 1024), 0, 256), "Paths changed.")),
+		kv("diff_stat", describe(str(0, 4096), "git diff --stat.")),
+		kv("diff", describe(str(0, 12288), "The change, maybe cut.")),
+		kv("risks", describe(array(str(0, 2048), 0, 128), "Read before finalize.")),
+		kv("usage", describe(usageSchema(), "Tokens and cost.")),
 		kv("active_interaction", describe(interactionSchema(), "Answer with respond.")),
 		kv("required_review_criteria", describe(array(str(1, contract.MaxCriterionIDLen), 0, core.MaxApprovedCriteria), "finalize's approved_review_criteria.")),
-		kv("review_diff_sha256", pattern(sha256Pattern)),
+		kv("review_diff_sha256", describe(pattern(sha256Pattern), "Reviewed diff's sha256.")),
 	}
 	return root(closed(taskViewRequired, append(taskViewFields(), bundle...)...))
 }
 
-func inspectOutput() object {
+func inspectOutput() object { return inspectOutputWith(anyOf(viewPointer, stringPage)) }
+
+// inspectOutputWith is inspect's result with status as given: the pointer in tools/list, the
+// full view in the tests.
+func inspectOutputWith(status object) object {
 	plain := object{kv("type", "string")}
 	stringList := array(plain, 0, 0)
+	boolean := object{kv("type", "boolean")}
+	when := describe(plain, "RFC 3339.")
 	verification := closed(
 		[]string{"id", "argv", "cwd", "startedAt", "finishedAt", "exitCode", "timedOut", "passed", "proves",
 			"logPath", "sha256", "outputBytes"},
-		kv("id", plain),
-		kv("argv", stringList),
-		kv("cwd", plain),
-		kv("startedAt", plain),
-		kv("finishedAt", plain),
-		kv("exitCode", nullable(object{kv("type", "integer")})),
-		kv("timedOut", object{kv("type", "boolean")}),
-		kv("passed", object{kv("type", "boolean")}),
-		kv("proves", stringList),
-		kv("logPath", plain),
-		kv("sha256", plain),
-		kv("outputBytes", integer(0, 0)),
-		// The same check on the base commit: status passed, failed or unknown, with its exit
-		// and log. Open, to keep tools/list within its budget.
-		kv("baseline", object{kv("type", "object")}),
-		kv("excused", object{kv("type", "boolean")}),
-		kv("excuseReason", plain),
+		kv("id", describe(plain, "Check id.")),
+		kv("argv", describe(stringList, "As run.")),
+		kv("cwd", describe(plain, "Repository-relative.")),
+		kv("startedAt", when),
+		kv("finishedAt", when),
+		kv("exitCode", describe(nullable(object{kv("type", "integer")}), "null: did not exit.")),
+		kv("timedOut", describe(boolean, "Hit its limit.")),
+		kv("passed", describe(boolean, "Exit 0 in time.")),
+		kv("proves", describe(stringList, "Criteria it proves.")),
+		kv("logPath", describe(plain, "Output log.")),
+		kv("sha256", describe(plain, "Of the log.")),
+		kv("outputBytes", describe(integer(0, 0), "Log size.")),
+		// Open, to keep tools/list within its budget.
+		kv("baseline", describe(object{kv("type", "object")}, "On the base: status, exit, log.")),
+		kv("excused", describe(boolean, "Fails on the base too.")),
+		kv("excuseReason", describe(plain, "Why excused.")),
 	)
 	evidence := closed([]string{"criterionId", "evidence", "approved", "source"},
-		kv("criterionId", plain),
-		kv("evidence", enum("automated", "review")),
-		kv("approved", object{kv("type", "boolean")}),
-		kv("source", plain),
-		kv("sha256", plain),
-		kv("outputBytes", integer(0, 0)),
+		kv("criterionId", describe(plain, "The criterion.")),
+		kv("evidence", describe(enum("automated", "review"), "How it is proved.")),
+		kv("approved", describe(boolean, "Proved or approved.")),
+		kv("source", describe(plain, "What proved it.")),
+		kv("sha256", describe(plain, "Of the source.")),
+		kv("outputBytes", describe(integer(0, 0), "Source size.")),
 	)
 	event := closed([]string{"seq", "timestamp", "type"},
-		kv("task_id", plain),
-		kv("seq", integer(0, 0)),
-		kv("timestamp", plain),
-		kv("type", plain),
-		kv("data", object{}),
+		kv("task_id", describe(plain, "The task.")),
+		kv("seq", describe(integer(0, 0), "Journal order.")),
+		kv("timestamp", when),
+		kv("type", describe(plain, "Event name.")),
+		kv("data", describe(object{}, "Its details.")),
 	)
 	sections := closed(nil,
-		kv("status", anyOf(closed(taskViewRequired, taskViewFields()...), stringPage)),
-		kv("summary", plain),
-		kv("changed_files", anyOf(stringList, stringPage)),
-		kv("diff_stat", plain),
-		kv("diff", plain),
-		kv("verification", anyOf(array(verification, 0, 0), stringPage)),
-		kv("acceptance_evidence", anyOf(array(evidence, 0, 0), stringPage)),
-		kv("risks", anyOf(stringList, stringPage)),
-		kv("usage", anyOf(usageSchema(), stringPage)),
-		kv("interactions", anyOf(array(interactionSchema(), 0, 0), stringPage)),
-		kv("events", anyOf(array(event, 0, 0), stringPage)),
+		kv("status", describe(status, "Or a page of it.")),
+		kv("summary", describe(plain, "Worker's own account.")),
+		kv("changed_files", describe(anyOf(stringList, stringPage), "Paths changed.")),
+		kv("diff_stat", describe(plain, "git diff --stat.")),
+		kv("diff", describe(plain, "The change.")),
+		kv("verification", describe(anyOf(array(verification, 0, 0), stringPage), "Check runs.")),
+		kv("acceptance_evidence", describe(anyOf(array(evidence, 0, 0), stringPage), "Per criterion.")),
+		kv("risks", describe(anyOf(stringList, stringPage), "Found in review.")),
+		kv("usage", describe(anyOf(usageSchema(), stringPage), "Tokens and cost.")),
+		kv("interactions", describe(anyOf(array(interactionSchema(), 0, 0), stringPage), "Asked and answered.")),
+		kv("events", describe(anyOf(array(event, 0, 0), stringPage), "The journal.")),
 	)
 	return root(closed([]string{"task_id", "sections", "truncated", "updated_at"},
-		kv("task_id", str(1, core.MaxTaskIDLen)),
-		kv("sections", sections),
-		kv("truncated", object{kv("type", "boolean")}),
-		kv("next_cursor", plain),
-		kv("updated_at", str(1, 0)),
+		kv("task_id", describe(str(1, core.MaxTaskIDLen), "The task.")),
+		kv("sections", describe(sections, "A string: paged; read on with cursor.")),
+		kv("truncated", describe(boolean, "More follows: next_cursor.")),
+		kv("next_cursor", describe(plain, "inspect's cursor.")),
+		kv("updated_at", describe(str(1, 0), "RFC 3339.")),
 	))
 }

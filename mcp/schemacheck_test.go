@@ -37,7 +37,7 @@ var fullSchemas = sync.OnceValues(func() (map[string][2]*jsonschema.Schema, erro
 		if err != nil {
 			return nil, fmt.Errorf("%s input schema: %w", sp.name, err)
 		}
-		res, err := compileFull(sp.name+".output", sp.out)
+		res, err := compileFull(sp.name+".output", fullOutput(sp))
 		if err != nil {
 			return nil, fmt.Errorf("%s output schema: %w", sp.name, err)
 		}
@@ -45,6 +45,18 @@ var fullSchemas = sync.OnceValues(func() (map[string][2]*jsonschema.Schema, erro
 	}
 	return out, nil
 })
+
+// fullOutput is a tool's output schema with the task view written out where tools/list points
+// to reasonix_delegate's: what the tests check results against.
+func fullOutput(sp toolSpec) object {
+	switch sp.name {
+	case ToolControl:
+		return root(taskViewSchema())
+	case ToolInspect:
+		return inspectOutputWith(anyOf(taskViewSchema(), stringPage))
+	}
+	return sp.out
+}
 
 func compileFull(name string, s object) (*jsonschema.Schema, error) {
 	raw, err := json.Marshal(s)
