@@ -11,6 +11,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core/contract"
+	"reasonixctl/core/doctor"
 	"reasonixctl/sandbox"
 )
 
@@ -24,7 +25,7 @@ func needTools(t *testing.T, tools ...string) {
 			t.Skipf("%s is not installed here: %v", tool, err)
 		}
 	}
-	if !SandboxAvailable() {
+	if !doctor.SandboxAvailable() {
 		t.Fatal("bubblewrap is required for these tests")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"reasonixctl/acp/acptest"
+	"reasonixctl/core/doctor"
 	"reasonixctl/core/scaffold"
 )
 
@@ -102,7 +103,7 @@ func TestVerificationWorksOnRealProjects(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds real projects")
 	}
-	if !SandboxAvailable() {
+	if !doctor.SandboxAvailable() {
 		t.Fatal("bubblewrap is required for these tests")
 	}
 	for _, lr := range languageRepos() {

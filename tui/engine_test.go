@@ -17,6 +17,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/core/doctor"
 )
 
 // engineScenario writes the result, then asks to run a command the policy does not know, so the
@@ -49,7 +50,7 @@ func openEngine(t *testing.T, state string) *core.Engine {
 	t.Helper()
 	e, err := core.Open(core.Config{
 		StateDir: state, Mode: "tui", PermissionMode: core.PermissionSupervised,
-		AllowUnsandboxed: !core.SandboxAvailable(),
+		AllowUnsandboxed: !doctor.SandboxAvailable(),
 		Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 			return acptest.Serve(ctx, r, w, acptest.Options{Scenario: engineScenario()})
 		}),

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/core/doctor"
 )
 
 // A check that fails before the change too: the checks tab says so with the base's own words,
@@ -69,7 +70,7 @@ func TestNewTaskFormDraftLeavesOutChecksFailingOnHEAD(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skipf("python3: %v", err)
 	}
-	if !core.SandboxAvailable() {
+	if !doctor.SandboxAvailable() {
 		t.Fatal("bubblewrap is required for this test")
 	}
 	repo := gitRepo(t)

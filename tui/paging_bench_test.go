@@ -14,6 +14,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/core/doctor"
 	"reasonixctl/store"
 )
 
@@ -134,7 +135,7 @@ func bigJournalEngine(b *testing.B, n int) *core.Engine {
 	open := func() *core.Engine {
 		e, err := core.Open(core.Config{
 			StateDir: state, Mode: "tui", PermissionMode: core.PermissionSupervised,
-			AllowUnsandboxed: !core.SandboxAvailable(),
+			AllowUnsandboxed: !doctor.SandboxAvailable(),
 			Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 				return acptest.Serve(ctx, r, w, acptest.Options{Scenario: scen})
 			}),

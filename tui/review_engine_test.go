@@ -13,6 +13,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/core/doctor"
 )
 
 func lines20(change map[int]string) string {
@@ -43,7 +44,7 @@ func TestCommentsSentByKeysAndOutdatedByTheRepair(t *testing.T) {
 	}
 	e, err := core.Open(core.Config{
 		StateDir: filepath.Join(t.TempDir(), "state"), Mode: "tui", PermissionMode: core.PermissionSupervised,
-		AllowUnsandboxed: !core.SandboxAvailable(),
+		AllowUnsandboxed: !doctor.SandboxAvailable(),
 		Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 			return acptest.Serve(ctx, r, w, acptest.Options{Scenario: scn})
 		}),

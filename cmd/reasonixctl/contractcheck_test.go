@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"reasonixctl/core"
+	"reasonixctl/core/doctor"
 )
 
 // committedRepo is a git repository with files committed.
@@ -44,7 +44,7 @@ func needSandboxAnd(t *testing.T, tools ...string) {
 			t.Skipf("%s is not installed here: %v", tool, err)
 		}
 	}
-	if !core.SandboxAvailable() {
+	if !doctor.SandboxAvailable() {
 		t.Fatal("bubblewrap is required for these tests")
 	}
 }

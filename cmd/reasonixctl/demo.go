@@ -14,6 +14,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/core/doctor"
 	"reasonixctl/tui"
 )
 
@@ -112,7 +113,7 @@ func runDemo(stdout, stderr io.Writer) int {
 	defer closeLog.Close()
 	// The demo's one verification command is fixed and runs in a throw-away repository, so a
 	// machine without bubblewrap may still run it unsandboxed.
-	unsandboxed := !core.SandboxAvailable()
+	unsandboxed := !doctor.SandboxAvailable()
 	e, err := core.Open(core.Config{
 		StateDir: state, Mode: "demo", Logger: log, PermissionMode: core.PermissionSupervised,
 		AllowUnsandboxed: unsandboxed,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"reasonixctl/core"
+	"reasonixctl/core/doctor"
 	"reasonixctl/core/remote"
 )
 
@@ -36,14 +36,14 @@ Each problem comes with its fix. Exit 1 when any check fails.`,
 }
 
 // askOwner is the doctor's owner check: attach to the owner's socket as a command would.
-func askOwner(ctx context.Context, dir string) (core.OwnerAnswer, error) {
+func askOwner(ctx context.Context, dir string) (doctor.OwnerAnswer, error) {
 	c, err := remote.Dial(ctx, dir, remote.RoleCLI)
 	if err != nil {
-		return core.OwnerAnswer{}, err
+		return doctor.OwnerAnswer{}, err
 	}
 	defer c.Close()
 	o := c.Owner()
-	return core.OwnerAnswer{PID: o.PID, Mode: o.Mode, StartedAt: o.StartedAt, Protocol: o.Protocol}, nil
+	return doctor.OwnerAnswer{PID: o.PID, Mode: o.Mode, StartedAt: o.StartedAt, Protocol: o.Protocol}, nil
 }
 
 func runDoctor(asJSON bool, stdout, stderr io.Writer) int {
@@ -58,12 +58,12 @@ func runDoctor(asJSON bool, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cwd, _ := os.Getwd()
-	checks := core.Doctor(context.Background(), core.DoctorOptions{WorkerBin: s.bin, StateDir: dir, EnvAllow: s.envAllow, RepoDir: cwd,
+	checks := doctor.Run(context.Background(), doctor.Options{WorkerBin: s.bin, StateDir: dir, EnvAllow: s.envAllow, RepoDir: cwd,
 		AskOwner: askOwner})
 	checks = append(checks, guardCheck())
 	ok := true
 	for _, c := range checks {
-		ok = ok && c.Status != core.CheckFail
+		ok = ok && c.Status != doctor.CheckFail
 	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)

@@ -14,6 +14,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/atomicfile"
+	"reasonixctl/core/doctor"
 	"reasonixctl/core/guard"
 )
 
@@ -397,24 +398,24 @@ func writeFileAtomic(path string, b []byte) error {
 
 // guardCheck is doctor's line about the Codex guard hook: whether it is installed, and as this
 // reasonixctl would install it.
-func guardCheck() core.Check {
+func guardCheck() doctor.Check {
 	f, err := readHooksFile()
 	if err != nil {
-		return core.Check{Name: "codex_guard", Status: core.CheckWarn, Detail: err.Error()}
+		return doctor.Check{Name: "codex_guard", Status: doctor.CheckWarn, Detail: err.Error()}
 	}
 	groups, err := f.preToolUse()
 	if err != nil {
-		return core.Check{Name: "codex_guard", Status: core.CheckWarn, Detail: err.Error()}
+		return doctor.Check{Name: "codex_guard", Status: doctor.CheckWarn, Detail: err.Error()}
 	}
 	_, found := withoutOurs(groups)
 	if len(found) == 0 {
-		return core.Check{Name: "codex_guard", Status: core.CheckWarn, Detail: "not installed in " + f.path +
+		return doctor.Check{Name: "codex_guard", Status: doctor.CheckWarn, Detail: "not installed in " + f.path +
 			": while a task runs, Codex may still edit the paths it owns; run `reasonixctl hooks install --user --apply`"}
 	}
 	if want, err := hookCommand(); err == nil && !containsString(found, want) {
-		return core.Check{Name: "codex_guard", Status: core.CheckWarn, Detail: "installed in " + f.path +
+		return doctor.Check{Name: "codex_guard", Status: doctor.CheckWarn, Detail: "installed in " + f.path +
 			" but not as this reasonixctl would install it; run `reasonixctl hooks install --user --apply`"}
 	}
-	return core.Check{Name: "codex_guard", Status: core.CheckOK, Detail: "installed in " + f.path +
+	return doctor.Check{Name: "codex_guard", Status: doctor.CheckOK, Detail: "installed in " + f.path +
 		" (Codex runs it once you approve it with /hooks)"}
 }

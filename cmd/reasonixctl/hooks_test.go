@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"reasonixctl/core"
+	"reasonixctl/core/doctor"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/guard"
 )
@@ -277,13 +277,13 @@ func TestInstalledHookBesideRunningOwner(t *testing.T) {
 // doctor says whether the guard is installed, and installed as this reasonixctl would.
 func TestDoctorReportsTheGuard(t *testing.T) {
 	home, _ := hooksEnv(t)
-	if c := guardCheck(); c.Status != core.CheckWarn || !strings.Contains(c.Detail, "not installed") {
+	if c := guardCheck(); c.Status != doctor.CheckWarn || !strings.Contains(c.Detail, "not installed") {
 		t.Fatalf("before install: %+v", c)
 	}
 	if code, out, errOut := runCmd(rootCmd, "hooks", "install", "--user", "--apply"); code != 0 {
 		t.Fatalf("install: %d %s %s", code, out, errOut)
 	}
-	if c := guardCheck(); c.Status != core.CheckOK {
+	if c := guardCheck(); c.Status != doctor.CheckOK {
 		t.Fatalf("after install: %+v", c)
 	}
 	path := filepath.Join(home, "hooks.json")
@@ -295,7 +295,7 @@ func TestDoctorReportsTheGuard(t *testing.T) {
 	if err := os.WriteFile(path, []byte(stale), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if c := guardCheck(); c.Status != core.CheckWarn || !strings.Contains(c.Detail, "not as this reasonixctl would install it") {
+	if c := guardCheck(); c.Status != doctor.CheckWarn || !strings.Contains(c.Detail, "not as this reasonixctl would install it") {
 		t.Fatalf("a stale entry: %+v", c)
 	}
 }

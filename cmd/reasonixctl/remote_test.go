@@ -10,14 +10,15 @@ import (
 	"time"
 
 	"reasonixctl/core"
+	"reasonixctl/core/doctor"
 	"reasonixctl/core/remote"
 )
 
-func doctorOwnerCheck(t *testing.T) core.Check {
+func doctorOwnerCheck(t *testing.T) doctor.Check {
 	t.Helper()
 	_, out, errOut := runCmd(func(_ []string, out, errb *bytes.Buffer) int { return runDoctor(true, out, errb) })
 	var report struct {
-		Checks []core.Check `json:"checks"`
+		Checks []doctor.Check `json:"checks"`
 	}
 	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("doctor --json: %v\n%s\n%s", err, out, errOut)
@@ -28,7 +29,7 @@ func doctorOwnerCheck(t *testing.T) core.Check {
 		}
 	}
 	t.Fatalf("no owner check in %s", out)
-	return core.Check{}
+	return doctor.Check{}
 }
 
 // While another process owns the state directory and serves its socket, the task commands and
@@ -37,7 +38,7 @@ func TestTaskCommandsBesideAnOwner(t *testing.T) {
 	seedTasks(t)
 	state := os.Getenv("CODEX_REASONIX_STATE_DIR")
 	os.Chmod(state, 0o700) // as reasonixctl creates it; t.TempDir's is 0755, which Serve refuses
-	if c := doctorOwnerCheck(t); c.Status != core.CheckOK || !strings.Contains(c.Detail, "no reasonixctl owns") {
+	if c := doctorOwnerCheck(t); c.Status != doctor.CheckOK || !strings.Contains(c.Detail, "no reasonixctl owns") {
 		t.Fatalf("doctor without an owner: %+v", c)
 	}
 	e, err := core.Open(core.Config{StateDir: state, Mode: "mcp"})
@@ -77,7 +78,7 @@ func TestTaskCommandsBesideAnOwner(t *testing.T) {
 		t.Fatalf("stats beside an owner: exit %d\n%s\n%s", code, out, errOut)
 	}
 	c := doctorOwnerCheck(t)
-	if c.Status != core.CheckOK || !strings.Contains(c.Detail, "owned by reasonixctl --mcp (pid ") || !strings.Contains(c.Detail, "socket answers (protocol 1)") {
+	if c.Status != doctor.CheckOK || !strings.Contains(c.Detail, "owned by reasonixctl --mcp (pid ") || !strings.Contains(c.Detail, "socket answers (protocol 1)") {
 		t.Fatalf("doctor beside an owner: %+v", c)
 	}
 
@@ -87,7 +88,7 @@ func TestTaskCommandsBesideAnOwner(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "in use by reasonixctl pid") || !strings.Contains(errOut, "its socket does not answer") {
 		t.Fatalf("task list beside a silent owner: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if c := doctorOwnerCheck(t); c.Status != core.CheckFail || !strings.Contains(c.Detail, "does not answer") {
+	if c := doctorOwnerCheck(t); c.Status != doctor.CheckFail || !strings.Contains(c.Detail, "does not answer") {
 		t.Fatalf("doctor beside a silent owner: %+v", c)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"reasonixctl/core"
+	"reasonixctl/core/doctor"
 	"reasonixctl/core/remote"
 	"reasonixctl/mcp"
 	"reasonixctl/store"
@@ -110,7 +111,7 @@ func runDashboard(stderr io.Writer) int {
 	if srv != nil {
 		defer srv.Close()
 	}
-	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: core.WorkerVersion(ctx, s.bin), Logger: log, Unshared: unshared, CheckDrafts: true,
+	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: doctor.WorkerVersion(ctx, s.bin), Logger: log, Unshared: unshared, CheckDrafts: true,
 		Away: func(away bool) { here(!away) }}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1

@@ -1,4 +1,4 @@
-package core
+package doctor
 
 import (
 	"context"
@@ -174,7 +174,7 @@ func TestDoctorFindsTheWorkerAndItsExtensions(t *testing.T) {
 	if bin == "" {
 		t.Skip("REASONIX_BIN is not set (CI sets it through .ci/setup)")
 	}
-	checks := Doctor(context.Background(), DoctorOptions{WorkerBin: bin, StateDir: filepath.Join(t.TempDir(), "state"), CodexHome: t.TempDir()})
+	checks := Run(context.Background(), Options{WorkerBin: bin, StateDir: filepath.Join(t.TempDir(), "state"), CodexHome: t.TempDir()})
 	byName := map[string]Check{}
 	for _, c := range checks {
 		byName[c.Name] = c
@@ -184,7 +184,7 @@ func TestDoctorFindsTheWorkerAndItsExtensions(t *testing.T) {
 			t.Errorf("%s: %+v", name, byName[name])
 		}
 	}
-	if c := Doctor(context.Background(), DoctorOptions{WorkerBin: "/nonexistent/reasonix", StateDir: t.TempDir()}); c[2].Name != "reasonix_binary" || c[2].Status != CheckFail {
+	if c := Run(context.Background(), Options{WorkerBin: "/nonexistent/reasonix", StateDir: t.TempDir()}); c[2].Name != "reasonix_binary" || c[2].Status != CheckFail {
 		t.Errorf("missing binary: %+v", c[2])
 	}
 }

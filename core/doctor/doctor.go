@@ -1,4 +1,4 @@
-package core
+package doctor
 
 import (
 	"context"
@@ -29,8 +29,8 @@ type Check struct {
 	Detail string `json:"detail"`
 }
 
-// DoctorOptions says what to check.
-type DoctorOptions struct {
+// Options says what to check.
+type Options struct {
 	WorkerBin string // "" means $REASONIX_BIN, else reasonix
 	StateDir  string
 	CodexHome string // "" means $CODEX_HOME, else ~/.codex
@@ -52,11 +52,11 @@ type OwnerAnswer struct {
 	Protocol  int
 }
 
-// Doctor checks the machine for what a first run needs: the platform, git, a worker that
+// Run checks the machine for what a first run needs: the platform, git, a worker that
 // answers ACP initialize as Reasonix does, its provider and API key, bubblewrap, the state
 // directory, the toolchains the repository's checks need and the Codex configuration. It
 // changes nothing and calls no provider.
-func Doctor(ctx context.Context, o DoctorOptions) []Check {
+func Run(ctx context.Context, o Options) []Check {
 	checks := []Check{platformCheck(), gitCheck(ctx)}
 	worker, path := workerChecks(ctx, o.WorkerBin)
 	checks = append(checks, worker...)
@@ -129,7 +129,7 @@ const ownerAskTimeout = 5 * time.Second
 
 // ownerCheck says who owns the state directory and whether its socket answers: while another
 // process owns it, the task commands run through that socket.
-func ownerCheck(ctx context.Context, o DoctorOptions) Check {
+func ownerCheck(ctx context.Context, o Options) Check {
 	info := store.CurrentOwner(o.StateDir)
 	if info == nil {
 		return Check{"owner", CheckOK, "no reasonixctl owns the state directory; commands open it directly"}
