@@ -5,13 +5,13 @@ package core
 const ActionResume = "resume"
 
 // MaxRepairRounds is how many repair rounds (steers from review) a task may use.
-const MaxRepairRounds = maxRepairRounds
+const MaxRepairRounds = 2
 
 // RepairRound is the repair round a steer sent now would start: a steer from review is one, and
 // counts against MaxRepairRounds. ok is false when the task is not in review (a steer there
 // reaches the running turn) or has no round left.
 func RepairRound(v TaskView) (round int, ok bool) {
-	if v.State != StateReviewRequired || v.RepairRounds >= maxRepairRounds {
+	if v.State != StateReviewRequired || v.RepairRounds >= MaxRepairRounds {
 		return 0, false
 	}
 	return v.RepairRounds + 1, true
@@ -31,7 +31,7 @@ func ActionsFor(v TaskView) []string {
 	case StatePaused:
 		return []string{ActionResume, ActionCancel, ActionClose}
 	case StateReviewRequired:
-		if v.RepairRounds < maxRepairRounds {
+		if v.RepairRounds < MaxRepairRounds {
 			return []string{ActionFinalize, ActionSteer, ActionCancel, ActionClose}
 		}
 		return []string{ActionFinalize, ActionCancel, ActionClose}

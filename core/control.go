@@ -14,8 +14,6 @@ import (
 	"reasonixctl/acp"
 )
 
-const maxRepairRounds = 2
-
 var hex40 = regexp.MustCompile(ReviewTreeHashPattern)
 
 // taskLocks serialises operations on one task id across goroutines (creation, finalize, steer).
@@ -204,9 +202,9 @@ func (e *Engine) steerLocked(ctx context.Context, id, msg string, only State, al
 		}
 		return r.view(), nil
 	case r.State == StateReviewRequired || paused:
-		if r.RepairRounds >= maxRepairRounds {
+		if r.RepairRounds >= MaxRepairRounds {
 			return TaskView{}, Errorf(CodeRepairLimitReached, map[string]any{"repair_rounds": r.RepairRounds},
-				"task %s used its %d repair rounds; finalize or close it", id, maxRepairRounds)
+				"task %s used its %d repair rounds; finalize or close it", id, MaxRepairRounds)
 		}
 		c, err := parseStoredContract(r.Contract)
 		if err != nil {

@@ -54,9 +54,9 @@ func (e *Engine) rebase(ctx context.Context, id string) (TaskView, error) {
 		return TaskView{}, Errorf(CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase},
 			"task %s is %s (%s); only a task in review_required, or paused by a source collision after a review, can be rebased", id, r.State, r.Phase)
 	}
-	if r.RepairRounds >= maxRepairRounds {
+	if r.RepairRounds >= MaxRepairRounds {
 		return TaskView{}, Errorf(CodeRepairLimitReached, map[string]any{"repair_rounds": r.RepairRounds},
-			"task %s used its %d repair rounds, and a rebase needs one: close it and start a task from the current HEAD", id, maxRepairRounds)
+			"task %s used its %d repair rounds, and a rebase needs one: close it and start a task from the current HEAD", id, MaxRepairRounds)
 	}
 	c, err := parseStoredContract(r.Contract)
 	if err != nil {
@@ -158,11 +158,11 @@ func (e *Engine) conflictsLeft(id string, left []string) {
 			return nil, nil
 		}
 		r.RebaseConflicts = left
-		if r.RepairRounds >= maxRepairRounds {
+		if r.RepairRounds >= MaxRepairRounds {
 			r.RepairActive = false
 			ev, err := setState(r, StatePaused, PhaseRebaseConflicts, fmt.Sprintf(
 				"the rebase's conflicts are unresolved after %d repair rounds: conflict markers remain in %s. Resolve them in the worktree and resume, or close the task",
-				maxRepairRounds, list))
+				MaxRepairRounds, list))
 			return append(cancelInteractions(r, e.now()), ev), err
 		}
 		round = r.RepairRounds + 1
