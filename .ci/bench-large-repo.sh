@@ -32,4 +32,4 @@ PY
     GIT_COMMITTER_EMAIL=bench@example.com git -C "$repo" commit -q -m "generated"
 fi
 echo "== $(git -C "$repo" ls-files | wc -l) files; load: $(uptime)"
-REASONIXCTL_LARGE_REPO="$repo" go test -run '^$' -bench 'LargeRepo' -benchtime "$benchtime" -timeout 60m ./core
+REASONIXCTL_LARGE_REPO="$repo" go test -run '^$' -bench 'LargeRepo' -benchtime "$benchtime" -timeout 60m ./core/engine

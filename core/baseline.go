@@ -46,26 +46,26 @@ func (b *BaselineResult) PreExisting() bool { return b != nil && b.Status == Bas
 // baselineTailLines is how much of a baseline's output a result quotes.
 const baselineTailLines = 20
 
-// baseRun runs verification commands on the files of one base commit, exported once (lazily)
+// BaseRun runs verification commands on the files of one base commit, exported once (lazily)
 // into a private folder under the state directory through a gitx view: nothing of the person's
 // checkout or of any worktree is read or written, and no file a worker wrote is there.
 // Results that passed or failed are cached per command and base under <state>/baseline, so a
 // command runs there at most once; an unknown one is tried again next time.
-type baseRun struct {
-	runner    *sandbox.Runner
-	stateDir  string
-	repoRoot  string // the person's checkout: its dependency folders are bound read-only
-	commonDir string
-	base      string
-	cacheDir  string
-	network   bool
+type BaseRun struct {
+	Runner    *sandbox.Runner
+	StateDir  string
+	RepoRoot  string // the person's checkout: its dependency folders are bound read-only
+	CommonDir string
+	Base      string
+	CacheDir  string
+	Network   bool
 
 	once    sync.Once
 	tree    string
 	treeErr error
 }
 
-func (b *baseRun) close() {
+func (b *BaseRun) Close() {
 	if b.tree != "" {
 		removeTree(filepath.Dir(b.tree))
 	}
@@ -86,9 +86,9 @@ func removeTree(dir string) {
 	os.RemoveAll(dir)
 }
 
-func (b *baseRun) export(ctx context.Context) (string, error) {
+func (b *BaseRun) export(ctx context.Context) (string, error) {
 	b.once.Do(func() {
-		parent := filepath.Join(b.stateDir, "baseline", "trees")
+		parent := filepath.Join(b.StateDir, "baseline", "trees")
 		if err := os.MkdirAll(parent, 0o700); err != nil {
 			b.treeErr = err
 			return
@@ -104,7 +104,7 @@ func (b *baseRun) export(ctx context.Context) (string, error) {
 			b.treeErr = err
 			return
 		}
-		if err := gitx.ExportTree(ctx, b.commonDir, b.base, tree); err != nil {
+		if err := gitx.ExportTree(ctx, b.CommonDir, b.Base, tree); err != nil {
 			os.RemoveAll(dir)
 			b.treeErr = err
 			return
@@ -122,20 +122,20 @@ func baselineKey(repoRoot, base string, v contract.Verification, network bool) s
 	return hex.EncodeToString(sum[:])[:32]
 }
 
-// run runs v on the base (or returns its cached result). c is the contract v belongs to, for
+// Run runs v on the base (or returns its cached result). c is the contract v belongs to, for
 // the dependency folders of its commands' directories.
-func (b *baseRun) run(ctx context.Context, c *contract.Contract, v contract.Verification) *BaselineResult {
-	dir := filepath.Join(b.stateDir, "baseline")
-	key := baselineKey(b.repoRoot, b.base, v, b.network)
+func (b *BaseRun) Run(ctx context.Context, c *contract.Contract, v contract.Verification) *BaselineResult {
+	dir := filepath.Join(b.StateDir, "baseline")
+	key := baselineKey(b.RepoRoot, b.Base, v, b.Network)
 	resultPath := filepath.Join(dir, key+".json")
 	if raw, err := os.ReadFile(resultPath); err == nil {
 		var cached BaselineResult
-		if json.Unmarshal(raw, &cached) == nil && cached.Base == b.base && (cached.Status == BaselinePassed || cached.Status == BaselineFailed) {
+		if json.Unmarshal(raw, &cached) == nil && cached.Base == b.Base && (cached.Status == BaselinePassed || cached.Status == BaselineFailed) {
 			return &cached
 		}
 	}
 	unknown := func(format string, args ...any) *BaselineResult {
-		return &BaselineResult{Status: BaselineUnknown, Base: b.base, Reason: fmt.Sprintf(format, args...)}
+		return &BaselineResult{Status: BaselineUnknown, Base: b.Base, Reason: fmt.Sprintf(format, args...)}
 	}
 	tree, err := b.export(ctx)
 	if err != nil {
@@ -145,10 +145,10 @@ func (b *baseRun) run(ctx context.Context, c *contract.Contract, v contract.Veri
 	if timeout <= 0 {
 		timeout = time.Duration(contract.DefaultVerifyTimeout) * time.Second
 	}
-	res, err := b.runner.Run(ctx, sandbox.Spec{
-		Argv: v.Argv, Dir: filepath.Join(tree, filepath.FromSlash(v.Cwd)), Worktree: tree, RepoRoot: b.repoRoot,
-		Timeout: timeout, MaxOutput: verificationLogMax, CacheDir: b.cacheDir,
-		Binds: dependencyBinds(b.repoRoot, tree, c, nil), Network: b.network,
+	res, err := b.Runner.Run(ctx, sandbox.Spec{
+		Argv: v.Argv, Dir: filepath.Join(tree, filepath.FromSlash(v.Cwd)), Worktree: tree, RepoRoot: b.RepoRoot,
+		Timeout: timeout, MaxOutput: VerificationLogMax, CacheDir: b.CacheDir,
+		Binds: DependencyBinds(b.RepoRoot, tree, c, nil), Network: b.Network,
 	})
 	if err != nil {
 		var se *sandbox.Error
@@ -168,24 +168,24 @@ func (b *baseRun) run(ctx context.Context, c *contract.Contract, v contract.Veri
 		return unknown("the command could not start (exit %d: not found or not executable): %s", res.ExitCode,
 			firstLines(redact.Secrets(string(res.Stderr)), 3))
 	}
-	text := checkLog(v, fmt.Sprintf("base: %s\nexit: %d", b.base, res.ExitCode), res)
+	text := CheckLog(v, fmt.Sprintf("base: %s\nexit: %d", b.Base, res.ExitCode), res)
 	code := res.ExitCode
-	out := &BaselineResult{Status: BaselineFailed, Base: b.base, ExitCode: &code, LogPath: filepath.Join(dir, key+".log")}
+	out := &BaselineResult{Status: BaselineFailed, Base: b.Base, ExitCode: &code, LogPath: filepath.Join(dir, key+".log")}
 	if res.Passed() {
 		out.Status = BaselinePassed
 	}
 	if err := os.WriteFile(out.LogPath, text, 0o600); err != nil {
 		out.LogPath = ""
 	}
-	out.LogTail = tailOf(string(text), baselineTailLines, 2048)
+	out.LogTail = TailOf(string(text), baselineTailLines, 2048)
 	if raw, err := json.Marshal(out); err == nil {
 		_ = atomicfile.WriteFile(resultPath, raw, atomicfile.Options{})
 	}
 	return out
 }
 
-// tailOf is the last lines of text, at most maxBytes, trailing blank lines dropped.
-func tailOf(text string, lines, maxBytes int) string {
+// TailOf is the last lines of text, at most maxBytes, trailing blank lines dropped.
+func TailOf(text string, lines, maxBytes int) string {
 	parts := strings.Split(strings.TrimRight(text, "\n "), "\n")
 	if len(parts) > lines {
 		parts = parts[len(parts)-lines:]
@@ -213,13 +213,4 @@ func firstLines(text string, n int) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-// taskBaseRun is the base run of a task: its base commit, its repository, its private cache and
-// its network setting, as finalize runs its checks.
-func (e *Engine) taskBaseRun(r *taskRecord) *baseRun {
-	return &baseRun{
-		runner: e.sandbox(), stateDir: e.cfg.StateDir, repoRoot: r.RepoRoot, commonDir: r.RepoCommonDir,
-		base: r.BaseCommit, cacheDir: e.taskCacheDir(r.TaskID), network: r.Network,
-	}
 }

@@ -53,14 +53,14 @@ func CheckOnBase(ctx context.Context, o BaseCheckOptions, c *contract.Contract) 
 	if err := os.MkdirAll(cache, 0o700); err != nil {
 		return "", nil, Errorf(CodeInternalError, nil, "cache: %w", err)
 	}
-	b := &baseRun{
-		runner:   &sandbox.Runner{AllowUnsandboxed: o.AllowUnsandboxed, Logger: o.Logger},
-		stateDir: o.StateDir, repoRoot: src.Root, commonDir: src.CommonDir, base: src.Base, cacheDir: cache, network: o.Network,
+	b := &BaseRun{
+		Runner:   &sandbox.Runner{AllowUnsandboxed: o.AllowUnsandboxed, Logger: o.Logger},
+		StateDir: o.StateDir, RepoRoot: src.Root, CommonDir: src.CommonDir, Base: src.Base, CacheDir: cache, Network: o.Network,
 	}
-	defer b.close()
+	defer b.Close()
 	out := make([]BaseCheck, 0, len(c.Verification))
 	for _, v := range c.Verification {
-		out = append(out, BaseCheck{ID: v.ID, Argv: v.Argv, Cwd: v.Cwd, Baseline: b.run(ctx, c, v)})
+		out = append(out, BaseCheck{ID: v.ID, Argv: v.Argv, Cwd: v.Cwd, Baseline: b.Run(ctx, c, v)})
 	}
 	return src.Base, out, nil
 }

@@ -1,3 +1,10 @@
-// Package core is the task engine both front ends share: delegate, supervise, review and
-// finalize a worker's task through the Service interface.
+// Package core is what the front ends share: the Service interface with its requests and
+// results, the optional interfaces (Reviewer, LogReader, Applier, Asker), task states and the
+// rules on them (ActionsFor, Allows, RepairRound, Rebasable), events and their data, errors,
+// limits and the validation of requests. It also holds what a front end may do without an
+// engine: contract drafts, checks on the base commit, standing grants, Trojan Source findings
+// and the replay of a journal.
+//
+// The engine that implements Service lives in core/engine and the machine checks in
+// core/doctor; core imports neither (imports_test.go).
 package core

@@ -103,9 +103,9 @@ func CheckDraftOutput(ctx context.Context, root, path string) error {
 	return nil
 }
 
-// contractFileHint says where a contract belongs when one of the paths that make the checkout
+// ContractFileHint says where a contract belongs when one of the paths that make the checkout
 // dirty looks like a contract file: outside the checkout, or ignored by git.
-func contractFileHint(paths []string) string {
+func ContractFileHint(paths []string) string {
 	for _, p := range paths {
 		base := strings.ToLower(filepath.Base(p))
 		if strings.HasSuffix(base, ".json") && strings.Contains(base, "contract") {

@@ -281,8 +281,8 @@ const (
 	RefusedWrongBranch      = "wrong_branch" // the worktree left the task branch
 )
 
-// refusalOrder is the order reasons are reported in: the most serious first.
-var refusalOrder = []string{
+// RefusalOrder is the order reasons are reported in: the most serious first.
+var RefusalOrder = []string{
 	RefusedSecret, RefusedUnscannable, RefusedSensitive, RefusedSymlinkSensitive, RefusedGitControl,
 	RefusedBadName, RefusedHardLink, RefusedNestedRepository, RefusedSymlinkEscape, RefusedUnderSymlink, RefusedSymlinkDangling,
 	RefusedSymlinkScope, RefusedForbidden, RefusedOutsideScope, RefusedRuntimeMetadata, RefusedTooLarge,

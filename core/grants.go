@@ -32,15 +32,15 @@ type Grant struct {
 	TaskID       string   `json:"task_id,omitempty"` // the task whose prompt it was given in
 }
 
-// grantsFile is the grants' file in the state directory.
-type grantsFile struct {
+// GrantsFile is the grants' file in the state directory.
+type GrantsFile struct {
 	Version int     `json:"version"`
 	Grants  []Grant `json:"grants"`
 }
 
 const (
-	grantsName    = "grants.json"
-	grantsVersion = 1
+	GrantsName    = "grants.json"
+	GrantsVersion = 1
 	// MaxGrants bounds the grants of a state directory.
 	MaxGrants = 1000
 )
@@ -66,28 +66,29 @@ func LoadGrants(dir string) ([]Grant, error) {
 	return f.Grants, err
 }
 
-func readGrants(dir string) (grantsFile, error) {
-	data, err := os.ReadFile(filepath.Join(dir, grantsName))
+func readGrants(dir string) (GrantsFile, error) {
+	data, err := os.ReadFile(filepath.Join(dir, GrantsName))
 	if errors.Is(err, os.ErrNotExist) {
-		return grantsFile{Version: grantsVersion}, nil
+		return GrantsFile{Version: GrantsVersion}, nil
 	}
 	if err != nil {
-		return grantsFile{}, Errorf(CodeInternalError, nil, "reading grants: %w", err)
+		return GrantsFile{}, Errorf(CodeInternalError, nil, "reading grants: %w", err)
 	}
-	var f grantsFile
-	if err := json.Unmarshal(data, &f); err != nil || f.Version != grantsVersion {
-		return grantsFile{}, Errorf(CodeInternalError, map[string]any{"path": filepath.Join(dir, grantsName)},
-			"the grants file %s is not a version-%d grants file (%v); fix or remove it", filepath.Join(dir, grantsName), grantsVersion, err)
+	var f GrantsFile
+	if err := json.Unmarshal(data, &f); err != nil || f.Version != GrantsVersion {
+		return GrantsFile{}, Errorf(CodeInternalError, map[string]any{"path": filepath.Join(dir, GrantsName)},
+			"the grants file %s is not a version-%d grants file (%v); fix or remove it", filepath.Join(dir, GrantsName), GrantsVersion, err)
 	}
 	return f, nil
 }
 
-func writeGrants(dir string, f grantsFile) error {
+// WriteGrants replaces the grants file of the state directory dir with f.
+func WriteGrants(dir string, f GrantsFile) error {
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, grantsName), append(data, '\n'), atomicfile.Options{Pattern: ".grants-*.json"}); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, GrantsName), append(data, '\n'), atomicfile.Options{Pattern: ".grants-*.json"}); err != nil {
 		return Errorf(CodeInternalError, nil, "writing grants: %w", err)
 	}
 	return nil
@@ -129,10 +130,10 @@ func AddGrant(dir string, g Grant) (Grant, error) {
 		var b [4]byte
 		_, _ = rand.Read(b[:])
 		g.ID = "g-" + hex.EncodeToString(b[:])
-		g.CreatedAt = formatTime(time.Now())
+		g.CreatedAt = FormatTime(time.Now())
 		f.Grants = append(f.Grants, g)
 		out = g
-		return writeGrants(dir, f)
+		return WriteGrants(dir, f)
 	})
 	return out, err
 }
@@ -152,7 +153,7 @@ func RevokeGrant(dir, id string) (Grant, error) {
 		}
 		out = f.Grants[i]
 		f.Grants = slices.Delete(f.Grants, i, i+1)
-		return writeGrants(dir, f)
+		return WriteGrants(dir, f)
 	})
 	return out, err
 }
@@ -191,50 +192,3 @@ func MatchGrant(dir, repoID, worktree string, argv []string, cwd string) (Grant,
 
 // GrantedReason is how a decision a grant made reads in the journal.
 func GrantedReason(g Grant) string { return fmt.Sprintf("allowed by grant %s", g.ID) }
-
-// grantFor makes the standing grant a person's answer req asks for: an allow of a pending
-// permission for a command the policy would ask about, answered at a dashboard.
-func (e *Engine) grantFor(id string, req ControlRequest) (Grant, error) {
-	if req.AnsweredBy != "" && req.AnsweredBy != BySupervisor {
-		return Grant{}, Errorf(CodeInvalidRequest, nil, "only a person at a dashboard can grant a command for a repository")
-	}
-	if req.Decision != DecisionAllow {
-		return Grant{}, Errorf(CodeInvalidRequest, nil, "a grant goes with an allow, not %q", req.Decision)
-	}
-	r, err := e.load(id)
-	if err != nil {
-		return Grant{}, err
-	}
-	var ia *Interaction
-	for i := range r.Interactions {
-		if r.Interactions[i].ID == req.InteractionID {
-			ia = &r.Interactions[i]
-		}
-	}
-	if ia == nil || ia.Status != InteractionPending {
-		return Grant{}, Errorf(CodeInteractionNotFound, nil, "no pending interaction %s on task %s", req.InteractionID, id)
-	}
-	if ia.Kind != InteractionPermission || ia.Request.Tool != "execute" || len(ia.Request.Argv) == 0 {
-		return Grant{}, Errorf(CodeInvalidRequest, nil, "interaction %s is not a command with an argv: only a command can be granted", req.InteractionID)
-	}
-	rel := "."
-	if ia.Request.Cwd != "" {
-		root, err1 := filepath.EvalSymlinks(r.Worktree)
-		real, err2 := filepath.EvalSymlinks(ia.Request.Cwd)
-		rr, err3 := filepath.Rel(root, real)
-		if err1 != nil || err2 != nil || err3 != nil || rr == ".." || strings.HasPrefix(rr, ".."+string(filepath.Separator)) {
-			return Grant{}, Errorf(CodeInvalidRequest, nil, "the command's cwd %s is not inside the task's worktree", ia.Request.Cwd)
-		}
-		rel = filepath.ToSlash(rr)
-	}
-	return AddGrant(e.cfg.StateDir, Grant{RepositoryID: r.RepoID, Repository: r.RepoRoot, Argv: ia.Request.Argv, Cwd: rel,
-		CreatedBy: BySupervisor, TaskID: id})
-}
-
-// grantedWords is what a person's allow that made grant g adds to its reason.
-func grantedWords(g Grant) string {
-	if g.ID == "" {
-		return ""
-	}
-	return "; granted for the repository as " + g.ID
-}

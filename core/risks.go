@@ -3,13 +3,10 @@ package core
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"reasonixctl/core/gitx"
 )
 
 // Trojan Source (CVE-2021-42574): text whose rendering differs from its bytes. A change that adds
@@ -122,18 +119,6 @@ func isASCII(s string) bool {
 	return true
 }
 
-// reviewRisks are the Trojan Source risks of a review: its diff, and the names of the files it
-// adds or keeps (a binary or mode-only change has no lines for the diff to show).
-func reviewRisks(rev gitx.Review) []SourceRisk {
-	var names []string
-	for _, f := range rev.Files {
-		if f.Status != 'D' {
-			names = append(names, f.Path)
-		}
-	}
-	return SourceRisks(rev.Diff, names...)
-}
-
 // SourceRisks scans a review diff (git's patch format) for Trojan Source: the added lines and
 // the new file names, then the names given that the diff did not show. One risk per file, in
 // diff order.
@@ -154,9 +139,9 @@ func SourceRisks(diff []byte, names ...string) []SourceRisk {
 				text += fmt.Sprintf("; and %d more", extra)
 			}
 			if len(text) > maxFindingsLen {
-				text = truncateText(text, maxFindingsLen) + "…"
+				text = TruncateText(text, maxFindingsLen) + "…"
 			}
-			cur.Text = truncateText(cur.ID+": "+text, MaxRiskLen)
+			cur.Text = TruncateText(cur.ID+": "+text, MaxRiskLen)
 			out = append(out, *cur)
 		}
 		cur, findings, extra = nil, nil, 0
@@ -246,32 +231,4 @@ func hunkNewStart(h string) int {
 	}
 	n, _ := strconv.Atoi(rest[:end])
 	return n
-}
-
-// sourceRiskTexts are the risks the review found in the diff, as the payload's risks list
-// shows them (first).
-func sourceRiskTexts(r *taskRecord) []string {
-	out := make([]string, 0, len(r.SourceRisks)+len(r.Risks))
-	for _, s := range r.SourceRisks {
-		out = append(out, s.Text)
-	}
-	return out
-}
-
-// checkAcknowledged is finalize's check that acknowledged_risks lists every risk the review
-// found in the diff, by id or by its whole text.
-func checkAcknowledged(r *taskRecord, acknowledged []string) error {
-	var missing []string
-	for _, s := range r.SourceRisks {
-		if !slices.Contains(acknowledged, s.ID) && !slices.Contains(acknowledged, s.Text) {
-			missing = append(missing, s.ID)
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	return Errorf(CodeInvalidRequest, map[string]any{
-		"reason": "unacknowledged_risks", "unacknowledged": missing, "risks": r.risks(),
-	}, "acknowledged_risks must list every risk of the review (the change hides or disguises characters; read those lines before you acknowledge them): %s",
-		strings.Join(missing, ", "))
 }

@@ -2,11 +2,6 @@ package core
 
 import "reasonixctl/core/gitx"
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-)
-
 // transitions lists, for each state, the states a task may move to.
 var transitions = map[State][]State{
 	StateProvisioning:      {StateRunning, StatePaused, StateFailed, StateCancelled, StateClosed},
@@ -18,7 +13,8 @@ var transitions = map[State][]State{
 	StateVerifying:         {StatePaused, StateReviewRequired, StateCompleted, StateCommitFailed, StateFailed, StateCancelled},
 }
 
-func canTransition(from, to State) bool {
+// CanTransition says whether a task may move from one state to another.
+func CanTransition(from, to State) bool {
 	for _, s := range transitions[from] {
 		if s == to {
 			return true
@@ -44,32 +40,3 @@ const (
 	// nothing in it can be trusted to be the task's repository (see gitx.CheckLink).
 	PhaseWorktreeTampered = gitx.ReasonTampered
 )
-
-// setState moves r to state `to` with phase and reason, returning the state_changed event, or
-// an invalid_state error when the lifecycle forbids the move. A same-state move only changes
-// the phase. Every pause bumps the pause revision and its reason hash.
-func setState(r *taskRecord, to State, phase, reason string) (newEvent, error) {
-	from := r.State
-	if from != to && !canTransition(from, to) {
-		return newEvent{}, Errorf(CodeInvalidState, map[string]any{"state": from, "target": to},
-			"task %s cannot move from %s to %s", r.TaskID, from, to)
-	}
-	if from != to {
-		r.StatusSequence++
-		r.Reason = ""
-	}
-	if reason != "" {
-		r.Reason = reason
-	}
-	r.State, r.Phase = to, phase
-	if to == StatePaused && from != StatePaused {
-		r.PauseRevision++
-		why := reason
-		if why == "" {
-			why = "unspecified"
-		}
-		sum := sha256.Sum256([]byte(why))
-		r.PauseReasonHash = hex.EncodeToString(sum[:])
-	}
-	return event(EventStateChanged, StateChangedData{From: from, To: to, Phase: phase, Reason: reason}), nil
-}

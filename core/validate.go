@@ -6,11 +6,13 @@ import (
 	"reasonixctl/core/gitx"
 )
 
-// validTaskID keeps task ids usable as branch names and directory names.
-func validTaskID(id string) bool { return gitx.ValidTaskID(id) == nil }
+// ValidTaskID keeps task ids usable as branch names and directory names.
+func ValidTaskID(id string) bool { return gitx.ValidTaskID(id) == nil }
 
-func pathIndex(field string, i int) string { return field + "." + strconv.Itoa(i) }
+// PathIndex names element i of a list field in an issue's path (field.i).
+func PathIndex(field string, i int) string { return field + "." + strconv.Itoa(i) }
 
-func invalidRequest(message string, issues []Issue) *Error {
+// InvalidRequest is the invalid_request error for a request with these issues.
+func InvalidRequest(message string, issues []Issue) *Error {
 	return Errorf(CodeInvalidRequest, map[string]any{"issues": issues}, "%s", message)
 }

@@ -13,23 +13,9 @@ import (
 // ignores, so a worktree never has them. Verification sees the source's copy read-only.
 var dependencyFolders = []string{"node_modules", ".venv", "venv"}
 
-// taskCacheDir is the task's private toolchain cache: kept across its repair rounds, removed
-// when the task is archived.
-func (e *Engine) taskCacheDir(id string) string {
-	return filepath.Join(e.cfg.StateDir, "cache", id)
-}
-
-// verificationBinds are the source checkout's dependency folders, bound read-only at the same
-// place in the worktree, for the repository root and each verification command's directory.
-// A folder of the worktree's own there wins, unless the review left it out (hidden): then the
-// checks get the source's copy, never the worker's.
-func verificationBinds(r *taskRecord, c *contract.Contract, hidden []string) []sandbox.Bind {
-	return dependencyBinds(r.RepoRoot, r.Worktree, c, hidden)
-}
-
-// dependencyBinds binds the dependency folders of the checkout at repoRoot into tree, a copy of
+// DependencyBinds binds the dependency folders of the checkout at repoRoot into tree, a copy of
 // its files (a worktree, or a base commit's files), as verificationBinds does.
-func dependencyBinds(repoRoot, tree string, c *contract.Contract, hidden []string) []sandbox.Bind {
+func DependencyBinds(repoRoot, tree string, c *contract.Contract, hidden []string) []sandbox.Bind {
 	dirs := []string{"."}
 	for _, v := range c.Verification {
 		if v.Cwd != "" && v.Cwd != "." {

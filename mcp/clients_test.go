@@ -17,6 +17,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
 // The form as each client library hands it over, and the answer its user gives.
@@ -60,7 +61,7 @@ func pipeServer(t *testing.T, srv *Server) (fromServer io.ReadCloser, toServer i
 }
 
 // journalToReview is the task's journal up to its review.
-func journalToReview(t *testing.T, e *core.Engine, taskID string) []core.Event {
+func journalToReview(t *testing.T, e *engine.Engine, taskID string) []core.Event {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -87,7 +88,7 @@ func journalToReview(t *testing.T, e *core.Engine, taskID string) []core.Event {
 }
 
 // waitResolved waits until interaction id of the task is no longer pending in the journal.
-func waitResolved(t *testing.T, e *core.Engine, taskID string) {
+func waitResolved(t *testing.T, e *engine.Engine, taskID string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -112,7 +113,7 @@ func waitResolved(t *testing.T, e *core.Engine, taskID string) {
 }
 
 // checkAnswerRecorded checks what the journal and the record say about the person's answer.
-func checkAnswerRecorded(t *testing.T, e *core.Engine, taskID string, a formAnswer) {
+func checkAnswerRecorded(t *testing.T, e *engine.Engine, taskID string, a formAnswer) {
 	t.Helper()
 	evs := journalToReview(t, e, taskID)
 	var decided []string

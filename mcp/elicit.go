@@ -37,7 +37,7 @@ const (
 // maxElicitCommand bounds the command as shown; the worker's full argv stays in the interaction.
 const maxElicitCommand = 2000
 
-// askerSetter is the part of a service that can take an Asker (core.Engine).
+// askerSetter is the part of a service that can take an Asker (engine.Engine).
 type askerSetter interface{ SetAsker(core.Asker) }
 
 // elicitsForms says whether an initialize's client capabilities include form elicitation:

@@ -19,6 +19,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
 // Client capabilities as clients send them in initialize.
@@ -164,14 +165,14 @@ func elicitRepo(t *testing.T) string {
 
 // askEngine is a real engine whose in-process worker runs `make lint` (a command the policy
 // does not know) and then writes result.txt.
-func askEngine(t *testing.T, askTimeout time.Duration) *core.Engine {
+func askEngine(t *testing.T, askTimeout time.Duration) *engine.Engine {
 	t.Helper()
 	scn := &acptest.Scenario{Turns: []acptest.Turn{{Steps: []acptest.Step{
 		{Shell: &acptest.Shell{Command: "make lint", Output: "fine"}, Permission: "ask"},
 		{Write: &acptest.WriteFile{Path: "result.txt", Content: "ok\n"}, Permission: "ask"},
 	}}}}
-	e, err := core.Open(core.Config{StateDir: t.TempDir(), Mode: "test", AskTimeout: askTimeout,
-		Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+	e, err := engine.Open(engine.Config{StateDir: t.TempDir(), Mode: "test", AskTimeout: askTimeout,
+		Worker: engine.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 			return acptest.Serve(ctx, r, w, acptest.Options{Scenario: scn})
 		})})
 	if err != nil {
@@ -191,7 +192,7 @@ func delegateCall(id int, taskID, repo string) string {
 }
 
 // followToReview hands the server's messages to onMessage until the task reaches its review.
-func (p *stdioPeer) followToReview(t *testing.T, e *core.Engine, taskID string, onMessage func(serverMessage)) {
+func (p *stdioPeer) followToReview(t *testing.T, e *engine.Engine, taskID string, onMessage func(serverMessage)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -11,6 +11,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
 // Over MCP: a task in review whose change conflicts with a commit made since on the source
@@ -26,8 +27,8 @@ func TestControlRebaseOverMCP(t *testing.T) {
 		{Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "result.txt", Content: "ok\n"}, Permission: "ask"}}},
 		{Match: "These files conflict: result.txt", Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "result.txt", Content: "theirs\nok\n"}}}},
 	}}
-	e, err := core.Open(core.Config{StateDir: t.TempDir(), Mode: "test",
-		Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+	e, err := engine.Open(engine.Config{StateDir: t.TempDir(), Mode: "test",
+		Worker: engine.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 			return acptest.Serve(ctx, r, w, acptest.Options{Scenario: scn})
 		})})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
 // trojanSource is the CVE-2021-42574 example: the comment's RLO and isolates make the line
@@ -29,8 +30,8 @@ func TestTrojanSourceIsARiskToAcknowledge(t *testing.T) {
 	scn := &acptest.Scenario{Turns: []acptest.Turn{{Steps: []acptest.Step{
 		{Write: &acptest.WriteFile{Path: "result.txt", Content: trojanSource}, Permission: "ask"},
 	}}}}
-	e, err := core.Open(core.Config{StateDir: t.TempDir(), Mode: "test",
-		Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+	e, err := engine.Open(engine.Config{StateDir: t.TempDir(), Mode: "test",
+		Worker: engine.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 			return acptest.Serve(ctx, r, w, acptest.Options{Scenario: scn})
 		})})
 	if err != nil {

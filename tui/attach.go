@@ -10,7 +10,7 @@ import (
 // Owner is the process that owns the state directory a dashboard is attached to.
 type Owner struct {
 	PID  int
-	Mode string // as core.Config.Mode: mcp, tui, demo, …
+	Mode string // as engine.Config.Mode: mcp, tui, demo, …
 }
 
 // Describe names the owner the way a person started it.

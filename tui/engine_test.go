@@ -18,6 +18,7 @@ import (
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
 	"reasonixctl/core/doctor"
+	"reasonixctl/core/engine"
 )
 
 // engineScenario writes the result, then asks to run a command the policy does not know, so the
@@ -46,12 +47,12 @@ const engineContract = `{
   "verification": [{"id": "has-result", "argv": ["test", "-s", "result.txt"], "proves": ["written"]}]
 }`
 
-func openEngine(t *testing.T, state string) *core.Engine {
+func openEngine(t *testing.T, state string) *engine.Engine {
 	t.Helper()
-	e, err := core.Open(core.Config{
+	e, err := engine.Open(engine.Config{
 		StateDir: state, Mode: "tui", PermissionMode: core.PermissionSupervised,
 		AllowUnsandboxed: !doctor.SandboxAvailable(),
-		Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+		Worker: engine.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 			return acptest.Serve(ctx, r, w, acptest.Options{Scenario: engineScenario()})
 		}),
 	})
@@ -88,7 +89,7 @@ type liveHarness struct {
 	events <-chan core.Event
 }
 
-func newLiveHarness(t *testing.T, e *core.Engine, dir string) *liveHarness {
+func newLiveHarness(t *testing.T, e *engine.Engine, dir string) *liveHarness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

@@ -15,6 +15,7 @@ import (
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
 	"reasonixctl/core/doctor"
+	"reasonixctl/core/engine"
 	"reasonixctl/store"
 )
 
@@ -125,18 +126,18 @@ func BenchmarkReplay100kEvents(b *testing.B) {
 // bigJournalEngine is a real engine whose one task, waiting for review, has n more events
 // appended to its journal through the store while the engine was closed: a worker cannot be
 // made to write 100,000 events in a benchmark's set-up time.
-func bigJournalEngine(b *testing.B, n int) *core.Engine {
+func bigJournalEngine(b *testing.B, n int) *engine.Engine {
 	b.Helper()
 	state := filepath.Join(b.TempDir(), "state")
 	scen := &acptest.Scenario{Name: "short", Turns: []acptest.Turn{{
 		Steps:   []acptest.Step{{Write: &acptest.WriteFile{Path: "result.txt", Content: "done\n"}, Permission: "never"}, {Text: "Done."}},
 		Summary: "Wrote result.txt.",
 	}}}
-	open := func() *core.Engine {
-		e, err := core.Open(core.Config{
+	open := func() *engine.Engine {
+		e, err := engine.Open(engine.Config{
 			StateDir: state, Mode: "tui", PermissionMode: core.PermissionSupervised,
 			AllowUnsandboxed: !doctor.SandboxAvailable(),
-			Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+			Worker: engine.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 				return acptest.Serve(ctx, r, w, acptest.Options{Scenario: scen})
 			}),
 		})

@@ -14,6 +14,7 @@ import (
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
 	"reasonixctl/core/doctor"
+	"reasonixctl/core/engine"
 )
 
 func lines20(change map[int]string) string {
@@ -42,10 +43,10 @@ func TestCommentsSentByKeysAndOutdatedByTheRepair(t *testing.T) {
 			{Text: "Spelled it out.", Chunks: 1},
 		}},
 	}
-	e, err := core.Open(core.Config{
+	e, err := engine.Open(engine.Config{
 		StateDir: filepath.Join(t.TempDir(), "state"), Mode: "tui", PermissionMode: core.PermissionSupervised,
 		AllowUnsandboxed: !doctor.SandboxAvailable(),
-		Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+		Worker: engine.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 			return acptest.Serve(ctx, r, w, acptest.Options{Scenario: scn})
 		}),
 	})

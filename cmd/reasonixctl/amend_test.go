@@ -10,6 +10,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
 // `task amend` drops and adds checks of a task in review through the engine's Control, as
@@ -18,8 +19,8 @@ func TestTaskAmend(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
 	repo := testRepo(t)
-	open := func() *core.Engine {
-		e, err := core.Open(core.Config{StateDir: state, Mode: "test", Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+	open := func() *engine.Engine {
+		e, err := engine.Open(engine.Config{StateDir: state, Mode: "test", Worker: engine.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 			return acptest.Serve(ctx, r, w, acptest.Options{})
 		})})
 		if err != nil {

@@ -41,7 +41,7 @@ type attachment struct {
 	asker core.Asker
 }
 
-// askerSetter is a service that can ask someone outside the engine (core.Engine).
+// askerSetter is a service that can ask someone outside the engine (engine.Engine).
 type askerSetter interface{ SetAsker(core.Asker) }
 
 // SetAsker installs the asker on the current link and every later one that takes it.

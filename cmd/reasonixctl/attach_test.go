@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
 // attachScenario runs a command the policy does not know, then writes the result.
@@ -225,7 +226,7 @@ func shortTempDir(t *testing.T) string {
 func TestMCPTakesTheDirectoryOverWhenTheDashboardQuits(t *testing.T) {
 	state := shortTempDir(t)
 	log := slog.New(slog.DiscardHandler)
-	dash, err := core.Open(core.Config{StateDir: state, Mode: "tui"})
+	dash, err := engine.Open(engine.Config{StateDir: state, Mode: "tui"})
 	if err != nil {
 		t.Fatal(err)
 	}

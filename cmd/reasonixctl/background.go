@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 	"reasonixctl/core/remote"
 	"reasonixctl/store"
 )
@@ -44,7 +45,7 @@ func runServe(idle time.Duration, stderr io.Writer) int {
 	defer closeLog()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e, err := core.Open(s.engineConfig(dir, "serve", log, core.PermissionAutomatic))
+	e, err := engine.Open(s.engineConfig(dir, "serve", log, core.PermissionAutomatic))
 	var owned *store.OwnedError
 	if errors.As(err, &owned) {
 		fmt.Fprintf(stderr, "reasonixctl serve: %v; it serves the directory already: attach with reasonixctl or reasonixctl --mcp, or stop it first\n", owned)
@@ -73,7 +74,7 @@ func runServe(idle time.Duration, stderr io.Writer) int {
 
 // waitIdle returns when ctx ends or when the engine has had no working task and srv no client
 // for idle, saying which.
-func waitIdle(ctx context.Context, e *core.Engine, srv *remote.Server, idle time.Duration) string {
+func waitIdle(ctx context.Context, e *engine.Engine, srv *remote.Server, idle time.Duration) string {
 	if idle <= 0 {
 		<-ctx.Done()
 		return "signal"
@@ -100,7 +101,7 @@ func waitIdle(ctx context.Context, e *core.Engine, srv *remote.Server, idle time
 
 // working says whether a task of e is doing something the owner exiting would interrupt: a
 // worker's turn, a wait on someone's answer, a verification.
-func working(ctx context.Context, e *core.Engine) bool {
+func working(ctx context.Context, e *engine.Engine) bool {
 	views, err := e.List(ctx, core.ListFilter{})
 	if err != nil {
 		return true // not knowing is no reason to stop

@@ -15,6 +15,7 @@ import (
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
 	"reasonixctl/core/doctor"
+	"reasonixctl/core/engine"
 	"reasonixctl/tui"
 )
 
@@ -114,10 +115,10 @@ func runDemo(stdout, stderr io.Writer) int {
 	// The demo's one verification command is fixed and runs in a throw-away repository, so a
 	// machine without bubblewrap may still run it unsandboxed.
 	unsandboxed := !doctor.SandboxAvailable()
-	e, err := core.Open(core.Config{
+	e, err := engine.Open(engine.Config{
 		StateDir: state, Mode: "demo", Logger: log, PermissionMode: core.PermissionSupervised,
 		AllowUnsandboxed: unsandboxed,
-		Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+		Worker: engine.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 			return acptest.Serve(ctx, r, w, acptest.Options{Scenario: demoScenario(), Logger: log})
 		}),
 	})

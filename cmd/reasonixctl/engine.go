@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
 // settings is the configuration read from the environment; the names are the earlier bridge's,
@@ -87,12 +88,12 @@ func readSettings() (settings, error) {
 }
 
 // engineConfig turns settings into the engine's configuration for one mode.
-func (s settings) engineConfig(dir, mode string, log *slog.Logger, pm core.PermissionMode) core.Config {
-	return core.Config{
+func (s settings) engineConfig(dir, mode string, log *slog.Logger, pm core.PermissionMode) engine.Config {
+	return engine.Config{
 		StateDir:          dir,
 		Mode:              mode,
 		Logger:            log,
-		Worker:            core.BinaryWorker(s.bin, s.envAllow, log),
+		Worker:            engine.BinaryWorker(s.bin, s.envAllow, log),
 		Model:             s.model,
 		DefaultEffort:     s.effort,
 		PermissionMode:    pm,

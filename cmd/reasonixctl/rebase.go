@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
 // newTaskRebaseCmd is `task rebase ID [--json]`: move a task in review whose change no longer
@@ -35,7 +36,7 @@ of the state directory (the dashboard, reasonixctl serve or --mcp).`,
 
 func taskRebase(id string, asJSON bool, stdout, stderr io.Writer) int {
 	return withEngine("task rebase", stderr, func(e retention) int {
-		if _, local := e.(*core.Engine); local {
+		if _, local := e.(*engine.Engine); local {
 			// The repair round's worker would end with this process.
 			return failed(stderr, core.Errorf(core.CodeInvalidState, nil,
 				"no reasonixctl owns the state directory, and the repair round a rebase starts needs one: start the dashboard or `reasonixctl serve` and rebase again"))

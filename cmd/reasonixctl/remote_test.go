@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"reasonixctl/core"
 	"reasonixctl/core/doctor"
+	"reasonixctl/core/engine"
 	"reasonixctl/core/remote"
 )
 
@@ -41,7 +41,7 @@ func TestTaskCommandsBesideAnOwner(t *testing.T) {
 	if c := doctorOwnerCheck(t); c.Status != doctor.CheckOK || !strings.Contains(c.Detail, "no reasonixctl owns") {
 		t.Fatalf("doctor without an owner: %+v", c)
 	}
-	e, err := core.Open(core.Config{StateDir: state, Mode: "mcp"})
+	e, err := engine.Open(engine.Config{StateDir: state, Mode: "mcp"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/doctor"
+	"reasonixctl/core/engine"
 	"reasonixctl/core/remote"
 	"reasonixctl/mcp"
 	"reasonixctl/store"
@@ -93,7 +94,7 @@ func runDashboard(stderr io.Writer) int {
 	defer closeLog()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e, err := core.Open(s.engineConfig(dir, "tui", log, core.PermissionSupervised))
+	e, err := engine.Open(s.engineConfig(dir, "tui", log, core.PermissionSupervised))
 	var owned *store.OwnedError
 	if errors.As(err, &owned) {
 		return runAttachedDashboard(ctx, dir, owned, log, stderr)
@@ -122,7 +123,7 @@ func runDashboard(stderr io.Writer) int {
 // presentAt counts the person at this process's dashboard as a supervisor of e, and returns
 // how to say whether they are still there (false while the dashboard is suspended, and when
 // it quits).
-func presentAt(e *core.Engine) func(here bool) {
+func presentAt(e *engine.Engine) func(here bool) {
 	var mu sync.Mutex
 	detach := e.AttachSupervisor()
 	return func(here bool) {
@@ -157,7 +158,7 @@ func runAttachedDashboard(ctx context.Context, dir string, owned *store.OwnedErr
 // serveOwnerSocket lets other processes attach to the engine this process owns. Without the
 // socket everything still works here; others are refused as before, so a failure is logged
 // and returned for a dashboard to show.
-func serveOwnerSocket(ctx context.Context, e *core.Engine, dir, mode string, log *slog.Logger) (*remote.Server, error) {
+func serveOwnerSocket(ctx context.Context, e *engine.Engine, dir, mode string, log *slog.Logger) (*remote.Server, error) {
 	srv, err := remote.Serve(ctx, e, dir, remote.Info{PID: os.Getpid(), Mode: mode, Version: version, StartedAt: time.Now().UTC()}, log)
 	if err != nil {
 		log.Warn("serving the owner socket failed; other processes cannot attach", "err", err)
@@ -175,7 +176,7 @@ func serveOwnerSocket(ctx context.Context, e *core.Engine, dir, mode string, log
 func ownOrDial(ctx context.Context, s settings, dir string, log *slog.Logger) func(context.Context) (link, error) {
 	dial := dialOwner(dir, "mcp")
 	return func(context.Context) (link, error) {
-		e, err := core.Open(s.engineConfig(dir, "mcp", log, core.PermissionAutomatic))
+		e, err := engine.Open(s.engineConfig(dir, "mcp", log, core.PermissionAutomatic))
 		var owned *store.OwnedError
 		if errors.As(err, &owned) {
 			return dial(ctx)

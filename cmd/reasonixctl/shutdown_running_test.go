@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
 // Codex's sequence (SIGTERM, SIGKILL about 50 ms later) while a worker is in the middle of a
@@ -46,7 +46,7 @@ func TestSigtermWhileAWorkerRunsLeavesNoOwnerRecord(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(state, "owner.json")); !os.IsNotExist(err) {
 		t.Fatalf("owner.json left behind: %v", err)
 	}
-	e, err := core.Open(core.Config{StateDir: state, Mode: "test"})
+	e, err := engine.Open(engine.Config{StateDir: state, Mode: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

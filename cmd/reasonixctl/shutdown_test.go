@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
 // codexGrace is how long Codex waits between SIGTERM and SIGKILL when a session ends.
@@ -55,7 +56,7 @@ func TestSigtermThenSigkillLikeCodexFindsTheServerGone(t *testing.T) {
 	// The next start opens at once, warns of nothing, and the task is as it was.
 	warnings := &warnRecorder{}
 	openStart := time.Now()
-	e, err := core.Open(core.Config{StateDir: state, Mode: "test", Logger: slog.New(warnings)})
+	e, err := engine.Open(engine.Config{StateDir: state, Mode: "test", Logger: slog.New(warnings)})
 	if err != nil {
 		t.Fatal(err)
 	}

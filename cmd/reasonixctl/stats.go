@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/remote"
 	"reasonixctl/core/stats"
@@ -66,7 +67,7 @@ func runStats(since time.Time, repoDir string, asJSON bool, stdout, stderr io.Wr
 	}
 	defer closeLog()
 	var src journals
-	e, err := core.Open(core.Config{StateDir: dir, Mode: "stats", Logger: log})
+	e, err := engine.Open(engine.Config{StateDir: dir, Mode: "stats", Logger: log})
 	var owned *store.OwnedError
 	switch {
 	case errors.As(err, &owned):

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"reasonixctl/core"
+	"reasonixctl/core/engine"
 	"reasonixctl/core/stats"
 )
 
@@ -45,7 +45,7 @@ func TestStatsCommand(t *testing.T) {
 func TestStatsNamesTheOwner(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
-	e, err := core.Open(core.Config{StateDir: state, Mode: "mcp"})
+	e, err := engine.Open(engine.Config{StateDir: state, Mode: "mcp"})
 	if err != nil {
 		t.Fatal(err)
 	}

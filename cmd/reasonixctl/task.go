@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 	"reasonixctl/core/remote"
 	"reasonixctl/store"
 )
@@ -31,7 +32,7 @@ type retention interface {
 }
 
 var (
-	_ retention = (*core.Engine)(nil)
+	_ retention = (*engine.Engine)(nil)
 	_ retention = (*remote.Client)(nil)
 )
 
@@ -43,7 +44,7 @@ func withEngine(mode string, stderr io.Writer, fn func(retention) int) int {
 		return code
 	}
 	defer closeLog()
-	e, err := core.Open(core.Config{StateDir: dir, Mode: mode, Logger: log})
+	e, err := engine.Open(engine.Config{StateDir: dir, Mode: mode, Logger: log})
 	var owned *store.OwnedError
 	if errors.As(err, &owned) {
 		c, derr := remote.Dial(context.Background(), dir, remote.RoleCLI)
@@ -53,7 +54,7 @@ func withEngine(mode string, stderr io.Writer, fn func(retention) int) int {
 			return fn(c)
 		}
 		// The owner may have exited between the two: then the directory is ours to open.
-		if e, err = core.Open(core.Config{StateDir: dir, Mode: mode, Logger: log}); errors.As(err, &owned) {
+		if e, err = engine.Open(engine.Config{StateDir: dir, Mode: mode, Logger: log}); errors.As(err, &owned) {
 			return failed(stderr, fmt.Errorf("%w, and its socket does not answer: %w", err, derr))
 		}
 	}

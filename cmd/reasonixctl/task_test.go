@@ -12,6 +12,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
 func taskCmd(args []string, out, errb *bytes.Buffer) int {
@@ -39,7 +40,7 @@ func seedTasks(t *testing.T) core.TaskView {
 	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
 	repo := testRepo(t)
 	var scn *acptest.Scenario
-	e, err := core.Open(core.Config{StateDir: state, Mode: "test", Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+	e, err := engine.Open(engine.Config{StateDir: state, Mode: "test", Worker: engine.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 		return acptest.Serve(ctx, r, w, acptest.Options{Scenario: scn})
 	})})
 	if err != nil {

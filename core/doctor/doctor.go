@@ -147,7 +147,7 @@ func ownerCheck(ctx context.Context, o Options) Check {
 	return Check{"owner", CheckOK, fmt.Sprintf("%s, socket answers (protocol %d)", who, ans.Protocol)}
 }
 
-// OwnerName names an owner by how it was started, from its mode (core.Config.Mode).
+// OwnerName names an owner by how it was started, from its mode (engine.Config.Mode).
 func OwnerName(mode string) string {
 	switch mode {
 	case "mcp":

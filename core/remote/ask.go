@@ -109,7 +109,7 @@ func (s *Server) delegated(taskID, session string) (undo func()) {
 	}
 }
 
-// routeQuestion is the engine's remote route (core.Engine.SetRemoteAskers).
+// routeQuestion is the engine's remote route (engine.Engine.SetRemoteAskers).
 func (s *Server) routeQuestion(taskID string) (core.Asker, bool) {
 	s.ask.mu.Lock()
 	defer s.ask.mu.Unlock()

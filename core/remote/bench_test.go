@@ -10,6 +10,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 	"reasonixctl/store"
 )
 
@@ -59,7 +60,7 @@ func BenchmarkAttach100Tasks(b *testing.B) {
 // paced. The relay below is Engine.Subscribe's (one goroutine, a 256-event channel), so an
 // event's path is the owner's: store commit → broker → relay → server queue → socket → client.
 type storeEvents struct {
-	*core.Engine
+	*engine.Engine
 	st *store.Store
 }
 
@@ -96,7 +97,7 @@ func BenchmarkEventLatency5000PerSecond(b *testing.B) {
 
 func benchEventLatency(b *testing.B, attached bool) {
 	dir := shortDir(b)
-	e, err := core.Open(core.Config{StateDir: dir, Mode: "mcp"})
+	e, err := engine.Open(engine.Config{StateDir: dir, Mode: "mcp"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
 // shortDir is a fresh 0700 directory with a path short enough for a Unix socket inside it
@@ -75,7 +76,7 @@ func turn(steps ...acptest.Step) *acptest.Scenario {
 
 // owner is an engine with the scripted fake worker in process, serving its socket.
 type owner struct {
-	e    *core.Engine
+	e    *engine.Engine
 	srv  *Server
 	dir  string
 	repo string
@@ -84,7 +85,7 @@ type owner struct {
 func newOwner(t testing.TB, scn *acptest.Scenario, tweaks ...func(*Server)) *owner {
 	t.Helper()
 	o := &owner{dir: shortDir(t), repo: newRepo(t)}
-	e, err := core.Open(core.Config{StateDir: o.dir, Mode: "mcp", Worker: core.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
+	e, err := engine.Open(engine.Config{StateDir: o.dir, Mode: "mcp", Worker: engine.PipeWorker(func(ctx context.Context, r io.Reader, w io.Writer) error {
 		return acptest.Serve(ctx, r, w, acptest.Options{Scenario: scn})
 	})})
 	if err != nil {

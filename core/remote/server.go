@@ -15,10 +15,11 @@ import (
 	"connectrpc.com/connect"
 
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 	"reasonixctl/store"
 )
 
-// backend is what the server needs of the engine; *core.Engine is the only production one.
+// backend is what the server needs of the engine; *engine.Engine is the only production one.
 type backend interface {
 	core.Service
 	ListStored(ctx context.Context, f core.ListFilter) ([]core.StoredTask, error)
@@ -30,7 +31,7 @@ type backend interface {
 	AttachSupervisor() (detach func())
 }
 
-var _ backend = (*core.Engine)(nil)
+var _ backend = (*engine.Engine)(nil)
 
 // Limits on a peer. A client is our own uid, but a wedged or buggy one must not hold the
 // owner's goroutines or memory: each stage of a request has a deadline.
@@ -97,7 +98,7 @@ func (s *Server) Clients() int { return int(s.clients.Load()) }
 
 // Serve listens on <dir>/owner.sock and serves e until ctx ends or Close. The caller owns e
 // (holds the owner lock), which is what makes a socket file already there a dead owner's.
-func Serve(ctx context.Context, e *core.Engine, dir string, info Info, log *slog.Logger) (*Server, error) {
+func Serve(ctx context.Context, e *engine.Engine, dir string, info Info, log *slog.Logger) (*Server, error) {
 	return serve(ctx, e, dir, info, log)
 }
 

@@ -14,11 +14,12 @@ import (
 	"time"
 
 	"reasonixctl/core"
+	"reasonixctl/core/engine"
 )
 
-func openEngine(t *testing.T, dir string) *core.Engine {
+func openEngine(t *testing.T, dir string) *engine.Engine {
 	t.Helper()
-	e, err := core.Open(core.Config{StateDir: dir, Mode: "test"})
+	e, err := engine.Open(engine.Config{StateDir: dir, Mode: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

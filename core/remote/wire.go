@@ -51,7 +51,7 @@ const (
 // Info describes the process that owns a state directory and serves its socket.
 type Info struct {
 	PID       int       `json:"pid"`
-	Mode      string    `json:"mode"` // "tui" | "mcp" | … as core.Config.Mode
+	Mode      string    `json:"mode"` // "tui" | "mcp" | … as engine.Config.Mode
 	Version   string    `json:"version"`
 	Protocol  int       `json:"protocol"`
 	StartedAt time.Time `json:"started_at"`

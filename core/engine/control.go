@@ -1,0 +1,387 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"reasonixctl/acp"
+	"reasonixctl/core"
+)
+
+var hex40 = regexp.MustCompile(core.ReviewTreeHashPattern)
+
+// taskLocks serialises operations on one task id across goroutines (creation, finalize, steer).
+// An entry lives while its lock is held or awaited and is dropped by the last holder, so the
+// map holds only the tasks being operated on, never every task the engine ever touched.
+type taskLocks struct {
+	mu    sync.Mutex
+	locks map[string]*taskLock
+}
+
+type taskLock struct {
+	sync.Mutex
+	refs int // holders and waiters; guarded by taskLocks.mu
+}
+
+func (e *Engine) lockTask(id string) func() {
+	e.locks.mu.Lock()
+	if e.locks.locks == nil {
+		e.locks.locks = map[string]*taskLock{}
+	}
+	l, ok := e.locks.locks[id]
+	if !ok {
+		l = &taskLock{}
+		e.locks.locks[id] = l
+	}
+	l.refs++
+	e.locks.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		e.locks.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(e.locks.locks, id)
+		}
+		e.locks.mu.Unlock()
+	}
+}
+
+func validateControl(req *core.ControlRequest) error {
+	var issues []core.Issue
+	add := func(path, msg string) { issues = append(issues, core.Issue{Path: path, Message: msg}) }
+	if !core.ValidTaskID(req.TaskID) {
+		add("task_id", "must match "+core.TaskIDPattern)
+	}
+	has := map[string]bool{
+		"message": req.Message != nil, "interaction_id": req.InteractionID != "", "decision": req.Decision != "",
+		"option_id": req.OptionID != "", "answer": req.Answer != "", "review_summary": req.ReviewSummary != "",
+		"approved_review_criteria": req.ApprovedReviewCriteria != nil, "expected_review_revision": req.ExpectedReviewRevision != nil,
+		"expected_review_tree_hash": req.ExpectedReviewTreeHash != "", "commit_message": req.CommitMessage != "",
+		"wait_timeout_seconds": req.WaitTimeoutSeconds != nil, "acknowledged_risks": req.AcknowledgedRisks != nil,
+		"excused_checks": req.ExcusedChecks != nil, "drop_checks": req.DropChecks != nil, "add_checks": req.AddChecks != nil,
+	}
+	if _, ok := core.ControlFields[req.Action]; !ok {
+		add("action", "must be steer, respond, cancel, finalize, close, amend_checks or rebase")
+	}
+	issues = append(issues, core.ControlFieldIssues(req.Action, has)...)
+	if req.Action == core.ActionFinalize && req.ReviewSummary != "" {
+		issues = append(issues, core.ReviewSummaryIssues(req.ReviewSummary)...)
+	}
+	if req.Action == core.ActionAmendChecks {
+		issues = append(issues, core.AmendCheckIssues(req.DropChecks, req.AddChecks)...)
+	}
+	if req.Message != nil && (len(*req.Message) == 0 || len(*req.Message) > core.MaxSteerMessageLen) {
+		add("message", fmt.Sprintf("must be 1..%d characters", core.MaxSteerMessageLen))
+	}
+	if req.Decision != "" && req.Decision != core.DecisionAllow && req.Decision != core.DecisionDeny {
+		add("decision", "must be allow or deny")
+	}
+	switch req.AnsweredBy {
+	case "", core.BySupervisor, core.ByCodex, core.ByAskedUser:
+	default:
+		add("answered_by", "must be supervisor, codex or asked_user")
+	}
+	switch req.Outcome {
+	case "", core.OutcomeAnswered:
+	case core.OutcomeDeclined, core.OutcomeCancelled:
+		if req.Decision != core.DecisionDeny {
+			add("outcome", "a declined or cancelled answer denies")
+		}
+	default:
+		add("outcome", "must be answered, declined or cancelled")
+	}
+	if len(req.InteractionID) > core.MaxInteractionIDLen || len(req.OptionID) > core.MaxOptionIDLen || len(req.Answer) > core.MaxAnswerLen {
+		add("interaction_id", fmt.Sprintf("interaction_id ≤%d, option_id ≤%d, answer ≤%d characters", core.MaxInteractionIDLen, core.MaxOptionIDLen, core.MaxAnswerLen))
+	}
+	if len(req.ReviewSummary) > core.MaxReviewSummaryLen || len(req.CommitMessage) > core.MaxCommitMessageLen || len(req.ApprovedReviewCriteria) > core.MaxApprovedCriteria {
+		add("review_summary", fmt.Sprintf("review_summary ≤%d, commit_message ≤%d, approved_review_criteria ≤%d items", core.MaxReviewSummaryLen, core.MaxCommitMessageLen, core.MaxApprovedCriteria))
+	}
+	if len(req.AcknowledgedRisks) > core.MaxAcknowledgedRisks {
+		add("acknowledged_risks", fmt.Sprintf("at most %d items", core.MaxAcknowledgedRisks))
+	}
+	if p := req.ExpectedReviewRevision; p != nil && *p < 0 {
+		add("expected_review_revision", "must be ≥ 0")
+	}
+	if req.ExpectedReviewTreeHash != "" && !hex40.MatchString(req.ExpectedReviewTreeHash) {
+		add("expected_review_tree_hash", "must be 40 lowercase hex digits")
+	}
+	if w := req.WaitTimeoutSeconds; w != nil && (*w < 0 || *w > maxWaitSeconds) {
+		add("wait_timeout_seconds", fmt.Sprintf("must be 0..%d", maxWaitSeconds))
+	}
+	slices.SortFunc(issues, func(a, b core.Issue) int {
+		if a.Path < b.Path {
+			return -1
+		}
+		if a.Path > b.Path {
+			return 1
+		}
+		return 0
+	})
+	if len(issues) > 0 {
+		return core.InvalidRequest("reasonix_control input validation failed", issues)
+	}
+	return nil
+}
+
+// Control implements Service.
+func (e *Engine) Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
+	if err := validateControl(&req); err != nil {
+		return core.TaskView{}, err
+	}
+	if _, err := e.load(req.TaskID); err != nil {
+		return core.TaskView{}, err
+	}
+	switch req.Action {
+	case core.ActionSteer:
+		return e.steer(ctx, req.TaskID, *req.Message)
+	case core.ActionRespond:
+		return e.respond(ctx, req)
+	case core.ActionCancel:
+		return e.cancel(req.TaskID)
+	case core.ActionClose:
+		return e.closeTask(req.TaskID)
+	case core.ActionAmendChecks:
+		return e.AmendChecks(ctx, AmendChecksRequest{TaskID: req.TaskID, Drop: req.DropChecks, Add: req.AddChecks})
+	case core.ActionRebase:
+		return e.rebase(ctx, req.TaskID)
+	}
+	return e.finalize(ctx, req)
+}
+
+// steer sends a supervisor message to the worker: mid-turn while it runs, or as a repair round
+// that reopens a task in review.
+func (e *Engine) steer(ctx context.Context, id, msg string) (core.TaskView, error) {
+	return e.steerWith(ctx, id, msg, "", nil)
+}
+
+// steerWith is steer, refused unless the task is in state only (when set), with also's
+// changes and events recorded in the same transaction as a repair round's start.
+func (e *Engine) steerWith(ctx context.Context, id, msg string, only core.State, also func(r *taskRecord) []newEvent) (core.TaskView, error) {
+	unlock := e.lockTask(id)
+	defer unlock()
+	return e.steerLocked(ctx, id, msg, only, also)
+}
+
+// steerLocked is steerWith for a caller that holds the task's lock.
+func (e *Engine) steerLocked(ctx context.Context, id, msg string, only core.State, also func(r *taskRecord) []newEvent) (core.TaskView, error) {
+	r, err := e.load(id)
+	if err != nil {
+		return core.TaskView{}, err
+	}
+	if only != "" && r.State != only {
+		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State}, "task %s is %s, not %s", id, r.State, only)
+	}
+	t := e.liveTask(id)
+	// A paused task takes a repair round only when the caller asks for exactly that (a rebase).
+	paused := r.State == core.StatePaused && only == core.StatePaused
+	switch {
+	case r.State == core.StateRunning:
+		if t == nil || t.session == nil {
+			return core.TaskView{}, core.Errorf(core.CodeInvalidState, nil, "task %s has no live worker session", id)
+		}
+		if err := e.collisionCheck(ctx, r, "before_steer"); err != nil {
+			return core.TaskView{}, err
+		}
+		if _, err := t.session.Steer(ctx, steerText(0, msg)); err != nil {
+			if errors.Is(err, acp.ErrNoActiveTurn) {
+				return core.TaskView{}, core.Errorf(core.CodeInvalidState, nil, "the worker is between turns; steer again in a moment")
+			}
+			return core.TaskView{}, workerError(err)
+		}
+		r, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+			return []newEvent{event(core.EventSteered, core.TextData{Text: msg})}, nil
+		})
+		if err != nil {
+			return core.TaskView{}, err
+		}
+		return r.view(), nil
+	case r.State == core.StateReviewRequired || paused:
+		if r.RepairRounds >= core.MaxRepairRounds {
+			return core.TaskView{}, core.Errorf(core.CodeRepairLimitReached, map[string]any{"repair_rounds": r.RepairRounds},
+				"task %s used its %d repair rounds; finalize or close it", id, core.MaxRepairRounds)
+		}
+		c, err := parseStoredContract(r.Contract)
+		if err != nil {
+			return core.TaskView{}, core.Errorf(core.CodeInvalidState, nil, "stored contract: %w", err)
+		}
+		if err := e.collisionCheck(ctx, r, "before_steer"); err != nil {
+			return core.TaskView{}, err
+		}
+		if t == nil || t.session == nil {
+			// The worker is gone (a restart, or the last turn ended it): start a fresh one.
+			e.detach(id)
+			t = e.attach(id, c, r.Worktree)
+			if err := e.startWorker(ctx, t, r); err != nil {
+				e.detach(id)
+				return core.TaskView{}, core.AsError(err)
+			}
+		}
+		round := r.RepairRounds + 1
+		note := r.ContractNote
+		r, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+			r.RepairRounds, r.RepairActive = round, true
+			r.ContractNote = ""
+			ev, err := setState(r, core.StateRunning, "repair_"+strconv.Itoa(round), "")
+			evs := []newEvent{ev, event(core.EventSteered, core.TextData{Text: msg})}
+			if also != nil {
+				evs = append(evs, also(r)...)
+			}
+			return evs, err
+		})
+		if err != nil {
+			return core.TaskView{}, err
+		}
+		e.startTurn(t, steerText(round, note+msg), time.Duration(r.ExecutionTimeout)*time.Second)
+		return r.view(), nil
+	}
+	return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State}, "task %s cannot be steered while %s", id, r.State)
+}
+
+// respond answers a pending interaction.
+func (e *Engine) respond(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
+	id := req.TaskID
+	t := e.liveTask(id)
+	var ch chan interactionAnswer
+	if t != nil {
+		t.mu.Lock()
+		ch = t.answers[req.InteractionID]
+		t.mu.Unlock()
+	}
+	// Answering the last pending interaction lets the worker go on: guard that like a resume. A
+	// collision pauses the task and the waiting request is answered as cancelled.
+	if r, err := e.load(id); err == nil && ch != nil && (r.State == core.StateWaitingPermission || r.State == core.StateWaitingInput) {
+		if ia := r.pendingInteraction(); ia != nil && ia.ID == req.InteractionID {
+			if err := e.collisionCheck(ctx, r, "resume_after_interaction"); err != nil {
+				select {
+				case ch <- interactionAnswer{}:
+				default:
+				}
+				return core.TaskView{}, err
+			}
+		}
+	}
+	var granted core.Grant
+	if req.Grant {
+		g, err := e.grantFor(id, req)
+		if err != nil {
+			return core.TaskView{}, err
+		}
+		granted = g
+	}
+	var answer interactionAnswer
+	r, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		var ia *core.Interaction
+		for i := range r.Interactions {
+			if r.Interactions[i].ID == req.InteractionID {
+				ia = &r.Interactions[i]
+			}
+		}
+		if ia == nil || ia.Status != core.InteractionPending || ch == nil {
+			return nil, core.Errorf(core.CodeInteractionNotFound, nil, "no pending interaction %s on task %s", req.InteractionID, id)
+		}
+		outcome, response, err := chooseOption(ia, req)
+		if err != nil {
+			return nil, err
+		}
+		response.By, response.Outcome = cmp.Or(req.AnsweredBy, core.BySupervisor), cmp.Or(req.Outcome, core.OutcomeAnswered)
+		answer = interactionAnswer{outcome: outcome, response: response}
+		ia.Status, ia.ResolvedAt, ia.Response = core.InteractionResolved, core.FormatTime(e.now()), response
+		evs := []newEvent{event(core.EventInteractionResolved, *ia)}
+		if ia.Kind == core.InteractionPermission {
+			evs = append(evs, event(core.EventPermissionDecided, core.PermissionData{
+				ToolCallID: ia.Request.ToolCallID, Kind: ia.Request.Tool, Title: ia.Request.Title,
+				Argv: ia.Request.Argv, Cwd: ia.Request.Cwd, Paths: ia.Request.Paths,
+				Decision: req.Decision, By: response.By, Outcome: response.Outcome,
+				Reason: answerWords(response) + grantedWords(granted), Grant: granted.ID,
+			}))
+		}
+		if r.pendingInteraction() == nil && (r.State == core.StateWaitingPermission || r.State == core.StateWaitingInput) {
+			ev, err := setState(r, core.StateRunning, "implementing", "")
+			if err != nil {
+				return nil, err
+			}
+			evs = append(evs, ev)
+		}
+		return evs, nil
+	})
+	if err != nil {
+		return core.TaskView{}, err
+	}
+	ch <- answer
+	return r.view(), nil
+}
+
+// chooseOption maps a supervisor's answer onto one of the options the worker offered.
+func chooseOption(ia *core.Interaction, req core.ControlRequest) (acp.PermissionOutcome, *core.InteractionResponse, error) {
+	opts := ia.Request.Options
+	find := func(match func(o core.InteractionOption) bool) string {
+		for _, o := range opts {
+			if match(o) {
+				return o.OptionID
+			}
+		}
+		return ""
+	}
+	response := &core.InteractionResponse{Decision: req.Decision}
+	var chosen string
+	switch {
+	case req.OptionID != "":
+		chosen = find(func(o core.InteractionOption) bool { return o.OptionID == req.OptionID })
+		if chosen == "" {
+			return acp.PermissionOutcome{}, nil, core.Errorf(core.CodeInvalidRequest, map[string]any{"options": opts}, "option %s was not offered", req.OptionID)
+		}
+	case req.Answer != "":
+		chosen = find(func(o core.InteractionOption) bool { return o.Name == req.Answer })
+		response.Answer = req.Answer
+		if chosen == "" && req.Decision == core.DecisionAllow {
+			chosen = find(func(o core.InteractionOption) bool { return o.Kind == core.OptionAllowOnce })
+		}
+	case req.Decision == core.DecisionAllow:
+		chosen = find(func(o core.InteractionOption) bool { return o.Kind == core.OptionAllowOnce })
+	}
+	if req.Decision == core.DecisionDeny && req.OptionID == "" {
+		chosen = find(func(o core.InteractionOption) bool { return o.Kind == core.OptionRejectOnce })
+	}
+	response.OptionID = chosen
+	return acp.PermissionOutcome{OptionID: chosen}, response, nil
+}
+
+// cancel ends a task: pending interactions are cancelled, the turn is cancelled and the worker
+// stopped. Cancelling a terminal task changes nothing.
+func (e *Engine) cancel(id string) (core.TaskView, error) {
+	return e.end(id, core.StateCancelled, "cancelled", "cancelled by the supervisor")
+}
+
+// closeTask ends a task the supervisor no longer wants; like cancel, but refused mid-verification.
+func (e *Engine) closeTask(id string) (core.TaskView, error) {
+	return e.end(id, core.StateClosed, "closed", "closed by the supervisor")
+}
+
+func (e *Engine) end(id string, to core.State, phase, reason string) (core.TaskView, error) {
+	r, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		if r.State.Terminal() {
+			return nil, nil
+		}
+		if r.State == core.StateVerifying {
+			return nil, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State}, "task %s is being finalized; wait for the result", id)
+		}
+		evs := cancelInteractions(r, e.now())
+		ev, err := setState(r, to, phase, reason)
+		if err != nil {
+			return nil, err
+		}
+		return append(evs, ev), nil
+	})
+	if err != nil {
+		return core.TaskView{}, err
+	}
+	e.detach(id)
+	return r.view(), nil
+}

@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"reasonixctl/core"
+	"reasonixctl/store"
+)
+
+// newEvent is an event to append to a task's journal together with a record change.
+type newEvent struct {
+	Type string
+	Data any
+}
+
+func event(typ string, data any) newEvent { return newEvent{Type: typ, Data: data} }
+
+// maxEventData bounds one journal event's data so that a flooding worker cannot grow the
+// journal without limit per message.
+const maxEventData = 64 << 10
+
+func encodeEvents(evs []newEvent) []store.NewEvent {
+	out := make([]store.NewEvent, 0, len(evs))
+	for _, ev := range evs {
+		var raw json.RawMessage
+		if ev.Data != nil {
+			b, err := redactJSON(ev.Data)
+			if err != nil {
+				b, _ = json.Marshal(core.TextData{Text: "unencodable event data: " + err.Error()})
+			}
+			if len(b) > maxEventData {
+				b, _ = json.Marshal(core.TextData{Text: "event data over 64 KiB dropped"})
+			}
+			raw = b
+		}
+		out = append(out, store.NewEvent{Type: ev.Type, Data: raw})
+	}
+	return out
+}
+
+// load reads a task's record.
+func (e *Engine) load(id string) (*taskRecord, error) {
+	b, err := e.store.Get(id)
+	if err != nil {
+		return nil, e.storeError(id, err)
+	}
+	return decodeRecord(b)
+}
+
+// update applies fn to the task's current record and commits the result with fn's events in
+// one transaction. fn receives a private copy; returning nil events and an unchanged record is
+// allowed. Waiters are woken after the commit.
+func (e *Engine) update(id string, fn func(r *taskRecord) ([]newEvent, error)) (*taskRecord, error) {
+	var out *taskRecord
+	_, err := e.store.Update(id, func(cur []byte, exists bool) ([]byte, []store.NewEvent, error) {
+		if !exists {
+			return nil, nil, core.Errorf(core.CodeTaskNotFound, nil, "Unknown task: %s", id)
+		}
+		r, err := decodeRecord(cur)
+		if err != nil {
+			return nil, nil, err
+		}
+		evs, err := fn(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = r
+		if len(evs) == 0 && bytes.Equal(r.encode(), cur) {
+			// Nothing changed: no write, and updated_at keeps meaning "last change".
+			return nil, nil, nil
+		}
+		r.UpdatedAt = e.now()
+		return r.encode(), encodeEvents(evs), nil
+	})
+	if err != nil {
+		return nil, e.storeError(id, err)
+	}
+	e.changedTo(id, out)
+	return out, nil
+}
+
+// create stores a new record with its first events; an existing id is task_conflict.
+func (e *Engine) create(r *taskRecord, evs []newEvent) error {
+	_, err := e.store.Update(r.TaskID, func(cur []byte, exists bool) ([]byte, []store.NewEvent, error) {
+		if exists {
+			return nil, nil, core.Errorf(core.CodeTaskConflict, nil, "task %s already exists", r.TaskID)
+		}
+		return r.encode(), encodeEvents(evs), nil
+	})
+	if err != nil {
+		return e.storeError(r.TaskID, err)
+	}
+	e.changed(r.TaskID)
+	return nil
+}
+
+// appendEvents journals events that change nothing in the record (agent text, tool calls).
+func (e *Engine) appendEvents(id string, evs ...newEvent) {
+	if _, err := e.store.Append(id, encodeEvents(evs)...); err != nil {
+		e.log.Warn("journal append failed", "task", id, "err", err)
+	}
+}
+
+func (e *Engine) storeError(id string, err error) error {
+	var ce *core.Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return core.Errorf(core.CodeTaskNotFound, nil, "Unknown task: %s", id)
+	}
+	if errors.Is(err, store.ErrInvalidArgument) {
+		// A task id no task can have (a front end passed it through unchecked).
+		return core.Errorf(core.CodeInvalidRequest, nil, "%w", err)
+	}
+	var sv *store.SchemaVersionError
+	if errors.As(err, &sv) {
+		return core.Errorf(core.CodeInvalidState, nil, "%w", err)
+	}
+	return core.Errorf(core.CodeInternalError, nil, "state store: %w", err)
+}
+
+func toEvent(ev store.Event) core.Event {
+	return core.Event{TaskID: ev.TaskID, Seq: ev.Seq, Time: ev.Time, Type: ev.Type, Data: ev.Data}
+}
+
+func (e *Engine) now() time.Time {
+	if e.cfg.Now != nil {
+		return e.cfg.Now()
+	}
+	return time.Now()
+}
+
+// redactJSON encodes v with every secret redacted: redaction works on decoded JSON values, so v
+// takes a round trip through its JSON form first.
+func redactJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var generic any
+	if err := json.Unmarshal(b, &generic); err != nil {
+		return nil, err
+	}
+	return json.Marshal(redactValue(generic))
+}

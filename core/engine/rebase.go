@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"reasonixctl/core"
+	"reasonixctl/core/gitx"
+)
+
+// PhaseRebaseConflicts pauses a task whose rebase's conflict markers outlived its repair rounds.
+const PhaseRebaseConflicts = "rebase_conflicts"
+
+// maxConflictBytes bounds the file a review reads to look for conflict markers.
+const maxConflictBytes = 8 << 20
+
+// rebase moves a task in review whose change no longer applies to its source checkout's HEAD
+// onto that HEAD: the reviewed change is merged onto it (gitx.Rebase), the worktree gets the
+// result with conflict markers where the merge could not settle, the task's base becomes the
+// HEAD (journaled, rebased), and a repair round asks the worker to resolve the conflicts; its
+// review is a new revision on the new base. The task is in review, or paused by a source
+// collision (finalize's or a steer's: the HEAD changed the write scope), and its worktree holds
+// the reviewed tree. A change that still applies is refused: finalize commits it on the
+// recorded base and `task apply` lands it.
+func (e *Engine) rebase(ctx context.Context, id string) (core.TaskView, error) {
+	unlock := e.lockTask(id)
+	defer unlock()
+	r, err := e.load(id)
+	if err != nil {
+		return core.TaskView{}, err
+	}
+	// In review, or paused by a source collision (a finalize or a steer found the source's
+	// HEAD changed the write scope): both hold the reviewed tree, checked below.
+	repairing := r.State == core.StateReviewRequired && r.RepairActive
+	if !core.Rebasable(core.TaskView{State: r.State, Phase: r.Phase}) || repairing || r.ReviewTreeHash == "" {
+		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase},
+			"task %s is %s (%s); only a task in review_required, or paused by a source collision after a review, can be rebased", id, r.State, r.Phase)
+	}
+	if r.RepairRounds >= core.MaxRepairRounds {
+		return core.TaskView{}, core.Errorf(core.CodeRepairLimitReached, map[string]any{"repair_rounds": r.RepairRounds},
+			"task %s used its %d repair rounds, and a rebase needs one: close it and start a task from the current HEAD", id, core.MaxRepairRounds)
+	}
+	c, err := parseStoredContract(r.Contract)
+	if err != nil {
+		return core.TaskView{}, core.Errorf(core.CodeInvalidState, nil, "stored contract: %w", err)
+	}
+	if err := e.linkCheck(r, "before_rebase"); err != nil {
+		return core.TaskView{}, err
+	}
+	co, err := gitx.ReadCheckout(ctx, r.RepoRoot)
+	if err != nil {
+		return core.TaskView{}, gitError(err)
+	}
+	var dirty []string
+	for _, p := range co.Dirty {
+		if c.WriteAllowed(p) {
+			dirty = append(dirty, p)
+		}
+	}
+	if len(dirty) > 0 {
+		return core.TaskView{}, core.Errorf(core.CodeDirtyRepository, map[string]any{"paths": dirty},
+			"%s has uncommitted changes in the task's write scope (%s): commit or stash them and rebase again", r.RepoRoot, strings.Join(dirty, ", "))
+	}
+	p, err := gitx.PreviewApply(ctx, r.RepoRoot, r.BaseCommit, r.ReviewTreeHash)
+	if err != nil {
+		return core.TaskView{}, core.Errorf(core.CodeInternalError, nil, "merge preview: %w", err)
+	}
+	switch {
+	case !p.Moved:
+		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"head": p.Head},
+			"task %s is on %s's HEAD already: nothing to rebase", id, r.RepoRoot)
+	case p.Clean:
+		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"head": p.Head},
+			"task %s's change applies cleanly to %s's HEAD %s: finalize commits on the recorded base and `task apply` lands it; nothing to rebase",
+			id, r.RepoRoot, short12(p.Head))
+	}
+	// The change merged is the reviewed one: the worktree must still hold exactly it.
+	now, err := gitx.BuildReview(ctx, e.worktreeOf(r))
+	if gitx.IsTampered(err) {
+		return core.TaskView{}, e.tampered(id, "rebase", err)
+	}
+	if err != nil {
+		return core.TaskView{}, gitError(err)
+	}
+	if now.Tree != r.ReviewTreeHash {
+		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"review_tree_hash": r.ReviewTreeHash, "worktree_tree_hash": now.Tree},
+			"task %s's worktree changed since review revision %d, so it is not the reviewed change: steer a repair round (its review can be rebased) or close the task", id, r.ReviewRevision)
+	}
+	res, err := gitx.Rebase(ctx, e.worktreeOf(r), r.ReviewTreeHash, p.Head)
+	if gitx.IsTampered(err) {
+		return core.TaskView{}, e.tampered(id, "rebase", err)
+	}
+	if err != nil {
+		return core.TaskView{}, gitError(err)
+	}
+	e.stamps.drop(id)
+	data := core.RebasedData{From: res.From, To: res.Onto, Branch: co.Branch, ReviewRevision: r.ReviewRevision, Conflicts: nonNil(res.Conflicts)}
+	if _, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		r.BaseCommit = res.Onto
+		r.RebaseConflicts = res.Conflicts
+		r.ContractNote += rebaseNote(res)
+		return []newEvent{event(core.EventRebased, data)}, nil
+	}); err != nil {
+		return core.TaskView{}, core.Errorf(core.CodeInternalError, nil, "the worktree was moved onto %s, but recording it failed: %w", res.Onto, err)
+	}
+	// The round's prompt carries the note; if it cannot start, the next steer carries it.
+	return e.steerLocked(ctx, id, "Resolve them, then ask for review as before.", r.State, nil)
+}
+
+// rebaseNote is what the worker is told of a rebase at its next prompt.
+func rebaseNote(res gitx.RebaseResult) string {
+	return fmt.Sprintf("The supervisor moved this task onto the source's current HEAD %s (it was on %s): your change was merged onto it in the worktree. "+
+		"These files conflict: %s. Conflict markers mark each one: the lines from <<<<<<< to ======= are the new HEAD's, those from ======= to >>>>>>> yours. "+
+		"Resolve every conflict keeping both intents, remove every marker, and stay within the write scope. ",
+		short12(res.Onto), short12(res.From), strings.Join(limitStrings(res.Conflicts, 50), ", "))
+}
+
+// markedPaths returns the paths of r.RebaseConflicts whose file in tree still holds a conflict
+// marker (a file that cannot be read counts as still marked).
+func markedPaths(ctx context.Context, r *taskRecord, tree string) []string {
+	var out []string
+	for _, p := range r.RebaseConflicts {
+		b, _, err := gitx.FileAt(ctx, r.RepoCommonDir, tree, p, maxConflictBytes)
+		if err != nil || gitx.HasConflictMarkers(b) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// conflictsLeft ends a turn whose worktree still holds a rebase's conflict markers: another
+// repair round tells the worker which files, or, with none left, the task pauses
+// (rebase_conflicts) with them listed.
+func (e *Engine) conflictsLeft(id string, left []string) {
+	list := strings.Join(limitStrings(left, 50), ", ")
+	msg := "Conflict markers of the rebase remain in " + list + ": resolve every conflict keeping both intents and remove every marker, then ask for review."
+	round, timeout := 0, time.Duration(0)
+	_, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		if r.State != core.StateRunning {
+			return nil, nil
+		}
+		r.RebaseConflicts = left
+		if r.RepairRounds >= core.MaxRepairRounds {
+			r.RepairActive = false
+			ev, err := setState(r, core.StatePaused, PhaseRebaseConflicts, fmt.Sprintf(
+				"the rebase's conflicts are unresolved after %d repair rounds: conflict markers remain in %s. Resolve them in the worktree and resume, or close the task",
+				core.MaxRepairRounds, list))
+			return append(cancelInteractions(r, e.now()), ev), err
+		}
+		round = r.RepairRounds + 1
+		timeout = time.Duration(r.ExecutionTimeout) * time.Second
+		r.RepairRounds, r.RepairActive = round, true
+		ev, err := setState(r, core.StateRunning, "repair_"+strconv.Itoa(round), "")
+		return []newEvent{ev, event(core.EventSteered, core.TextData{Text: msg})}, err
+	})
+	if err != nil {
+		e.log.Warn("rebase conflicts not recorded", "task", id, "err", err)
+		return
+	}
+	if round == 0 {
+		return
+	}
+	t := e.liveTask(id)
+	if t == nil || t.session == nil {
+		e.pause(id, PhaseRebaseConflicts, "the worker is gone with the rebase's conflicts unresolved: conflict markers remain in "+list)
+		return
+	}
+	e.startTurn(t, steerText(round, msg), timeout)
+}

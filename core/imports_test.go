@@ -1,0 +1,56 @@
+package core
+
+import (
+	"go/build"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestImportsGoOneWay holds the package cut: core (the API front ends share) imports none of its
+// job packages, the jobs never import the engine, and the front ends reach the engine only
+// through core.Service: tui and mcp (and what they import) never import core/engine.
+func TestImportsGoOneWay(t *testing.T) {
+	const module = "reasonixctl"
+	deps := map[string][]string{}
+	var load func(path string) []string
+	load = func(path string) []string {
+		if d, ok := deps[path]; ok {
+			return d
+		}
+		deps[path] = nil
+		dir := filepath.Join("..", filepath.FromSlash(strings.TrimPrefix(strings.TrimPrefix(path, module), "/")))
+		p, err := build.ImportDir(dir, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		var all []string
+		for _, imp := range p.Imports {
+			if imp != module && !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			all = append(all, imp)
+			all = append(all, load(imp)...)
+		}
+		slices.Sort(all)
+		deps[path] = slices.Compact(all)
+		return deps[path]
+	}
+	jobs := []string{"reasonixctl/core/engine", "reasonixctl/core/doctor", "reasonixctl/core/remote", "reasonixctl/core/stats"}
+	refuse := map[string][]string{
+		"reasonixctl/core":        jobs,
+		"reasonixctl/core/doctor": {"reasonixctl/core/engine"},
+		"reasonixctl/core/stats":  {"reasonixctl/core/engine"},
+		"reasonixctl/tui":         {"reasonixctl/core/engine"},
+		"reasonixctl/mcp":         {"reasonixctl/core/engine"},
+	}
+	for pkg, never := range refuse {
+		got := load(pkg)
+		for _, n := range never {
+			if slices.Contains(got, n) {
+				t.Errorf("%s imports %s (directly or through its imports: %v)", pkg, n, got)
+			}
+		}
+	}
+}
