@@ -5,6 +5,7 @@
 // engine: contract drafts, checks on the base commit, standing grants, Trojan Source findings
 // and the replay of a journal.
 //
-// The engine that implements Service lives in core/engine and the machine checks in
-// core/doctor; core imports neither (imports_test.go).
+// The engine that implements Service lives in core/engine, the judgement of what a change may
+// commit in core/review and the machine checks in core/doctor; core imports none of them
+// (imports_test.go).
 package core

@@ -37,10 +37,11 @@ func TestImportsGoOneWay(t *testing.T) {
 		deps[path] = slices.Compact(all)
 		return deps[path]
 	}
-	jobs := []string{"reasonixctl/core/engine", "reasonixctl/core/doctor", "reasonixctl/core/remote", "reasonixctl/core/stats"}
+	jobs := []string{"reasonixctl/core/engine", "reasonixctl/core/doctor", "reasonixctl/core/review", "reasonixctl/core/remote", "reasonixctl/core/stats"}
 	refuse := map[string][]string{
 		"reasonixctl/core":        jobs,
 		"reasonixctl/core/doctor": {"reasonixctl/core/engine"},
+		"reasonixctl/core/review": {"reasonixctl/core/engine"},
 		"reasonixctl/core/stats":  {"reasonixctl/core/engine"},
 		"reasonixctl/tui":         {"reasonixctl/core/engine"},
 		"reasonixctl/mcp":         {"reasonixctl/core/engine"},

@@ -17,6 +17,7 @@ import (
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/redact"
+	"reasonixctl/core/review"
 	"reasonixctl/sandbox"
 )
 
@@ -213,7 +214,7 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 	if err != nil {
 		return e.backToReview(ctx, id, core.Errorf(core.CodeInternalError, nil, "review diff: %w", err))
 	}
-	if bad := whitespaceErrors([]byte(diff)); len(bad) > 0 {
+	if bad := review.WhitespaceErrors([]byte(diff)); len(bad) > 0 {
 		return e.backToReview(ctx, id, core.Errorf(core.CodeVerificationFailed, map[string]any{"whitespace": bad},
 			"the change adds whitespace errors at %s", strings.Join(bad, ", ")))
 	}

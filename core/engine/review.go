@@ -19,6 +19,7 @@ import (
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/redact"
+	"reasonixctl/core/review"
 )
 
 // reviewReady captures the worktree as the canonical review tree, checks what the worker changed
@@ -38,7 +39,7 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 		_ = e.tampered(id, "review_readiness", err)
 		return
 	}
-	if _, text := headRefusal(err); text != "" {
+	if _, text := review.HeadRefusal(err); text != "" {
 		e.pause(id, core.PhasePostflightFailed, text)
 		return
 	}
@@ -52,14 +53,14 @@ func (e *Engine) reviewReady(ctx context.Context, id string) {
 			return
 		}
 	}
-	refused, err := judgeTree(ctx, r.RepoCommonDir, c, rev.Tree, rev.Files, rev.ReasonixChanges, rev.NestedRepositories)
+	refused, err := review.JudgeTree(ctx, r.RepoCommonDir, c, rev.Tree, rev.Files, rev.ReasonixChanges, rev.NestedRepositories)
 	if err != nil {
 		e.pause(id, core.PhasePostflightFailed, "the change could not be checked, so it is refused: "+redact.String(err.Error()))
 		return
 	}
 	refused = append(refused, hardLinks(r.Worktree, rev.Files)...)
 	if len(refused) > 0 {
-		e.pause(id, core.PhasePostflightFailed, "the change cannot be committed: "+describeRefusals(refused))
+		e.pause(id, core.PhasePostflightFailed, "the change cannot be committed: "+review.DescribeRefusals(refused))
 		return
 	}
 	// What is ignored where the task may write: there a worker's file could pass for part of the
@@ -109,14 +110,14 @@ func shownIgnored(ignored []string) []string {
 
 // hardLinks refuses changed regular files that have another name: a hard link made to a file
 // outside the worktree would put its content, and later changes to it, in the commit unseen.
-func hardLinks(worktree string, files []gitx.FileChange) []refusal {
-	var out []refusal
+func hardLinks(worktree string, files []gitx.FileChange) []review.Refusal {
+	var out []review.Refusal
 	for _, f := range files {
 		if f.NewMode != gitx.ModeFile && f.NewMode != gitx.ModeExec {
 			continue
 		}
 		if n := linkCount(filepath.Join(worktree, filepath.FromSlash(f.Path))); n > 1 {
-			out = append(out, refuse(f.Path, core.RefusedHardLink, "a file with %d names", n))
+			out = append(out, review.Refuse(f.Path, core.RefusedHardLink, "a file with %d names", n))
 		}
 	}
 	return out

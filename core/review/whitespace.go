@@ -1,4 +1,4 @@
-package engine
+package review
 
 import (
 	"bufio"
@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// whitespaceErrors finds what `git diff --check` flags in the lines a diff adds: trailing
+// WhitespaceErrors finds what `git diff --check` flags in the lines a diff adds: trailing
 // blanks and a space before a tab in the indent. Binary patches have no such lines.
-func whitespaceErrors(diff []byte) []string {
+func WhitespaceErrors(diff []byte) []string {
 	var out []string
 	var file string
 	line := 0

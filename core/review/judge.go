@@ -1,4 +1,4 @@
-package engine
+package review
 
 import (
 	"cmp"
@@ -19,26 +19,27 @@ import (
 // maxFileBytes is the largest file a commit may hold.
 const maxFileBytes = 10 << 20
 
-// refusal is one reason a changed path cannot enter the commit.
-type refusal struct {
+// Refusal is one reason a changed path cannot enter the commit.
+type Refusal struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
 	Detail string `json:"detail,omitempty"`
 	Hint   string `json:"hint"`
 }
 
-func refuse(path, reason, format string, args ...any) refusal {
+// Refuse is a Refusal of path for reason with its hint; path and detail are redacted.
+func Refuse(path, reason, format string, args ...any) Refusal {
 	// A path name can hold a secret as well as a file can.
-	return refusal{Path: redact.String(path), Reason: reason, Detail: redact.String(fmt.Sprintf(format, args...)), Hint: core.RefusalHint(reason)}
+	return Refusal{Path: redact.String(path), Reason: reason, Detail: redact.String(fmt.Sprintf(format, args...)), Hint: core.RefusalHint(reason)}
 }
 
-// judgeTree judges every changed path of tree by what it is — its name, its type (file,
+// JudgeTree judges every changed path of tree by what it is — its name, its type (file,
 // symlink, gitlink), where a symlink leads, its size and its content — reading the objects the
 // commit would hold, never the file system: a symlink or a later write cannot hide anything.
 // Content that cannot be read is refused, not skipped. reasonix lists tracked changes under
 // .reasonix, nested the repositories git could not snapshot.
-func judgeTree(ctx context.Context, commonDir string, c *contract.Contract, tree string, files []gitx.FileChange, reasonix, nested []string) ([]refusal, error) {
-	var out []refusal
+func JudgeTree(ctx context.Context, commonDir string, c *contract.Contract, tree string, files []gitx.FileChange, reasonix, nested []string) ([]Refusal, error) {
+	var out []Refusal
 	links := map[string]bool{}
 	for _, f := range files {
 		if f.NewMode == gitx.ModeSymlink {
@@ -50,11 +51,11 @@ func judgeTree(ctx context.Context, commonDir string, c *contract.Contract, tree
 	for _, f := range files {
 		out = append(out, judgeName(c, f.Path)...)
 		if f.NewMode == gitx.ModeGitlink || f.OldMode == gitx.ModeGitlink {
-			out = append(out, refuse(f.Path, core.RefusedNestedRepository, "a gitlink (mode 160000) to a commit of another repository"))
+			out = append(out, Refuse(f.Path, core.RefusedNestedRepository, "a gitlink (mode 160000) to a commit of another repository"))
 		}
 		for dir := parentOf(f.Path); dir != ""; dir = parentOf(dir) {
 			if links[dir] {
-				out = append(out, refuse(f.Path, core.RefusedUnderSymlink, "lies under %s, which is a symlink", dir))
+				out = append(out, Refuse(f.Path, core.RefusedUnderSymlink, "lies under %s, which is a symlink", dir))
 				break
 			}
 		}
@@ -66,10 +67,10 @@ func judgeTree(ctx context.Context, commonDir string, c *contract.Contract, tree
 		}
 	}
 	for _, p := range reasonix {
-		out = append(out, refuse(p, core.RefusedRuntimeMetadata, "a tracked file under .reasonix"))
+		out = append(out, Refuse(p, core.RefusedRuntimeMetadata, "a tracked file under .reasonix"))
 	}
 	for _, p := range nested {
-		out = append(out, refuse(p, core.RefusedNestedRepository, "a repository of its own without a commit checked out"))
+		out = append(out, Refuse(p, core.RefusedNestedRepository, "a repository of its own without a commit checked out"))
 	}
 
 	var linkTexts []gitx.FileChange
@@ -80,16 +81,16 @@ func judgeTree(ctx context.Context, commonDir string, c *contract.Contract, tree
 		for _, f := range byHash[o.Hash] {
 			switch {
 			case o.Type != "blob":
-				out = append(out, refuse(f.Path, core.RefusedUnscannable, "its object %s is %s, not a readable blob", o.Hash, o.Type))
+				out = append(out, Refuse(f.Path, core.RefusedUnscannable, "its object %s is %s, not a readable blob", o.Hash, o.Type))
 			case o.Content == nil:
-				out = append(out, refuse(f.Path, core.RefusedTooLarge, "%d bytes, over the %d-byte limit; not scanned", o.Size, maxFileBytes))
+				out = append(out, Refuse(f.Path, core.RefusedTooLarge, "%d bytes, over the %d-byte limit; not scanned", o.Size, maxFileBytes))
 			default:
 				if lines := secretLines(o.Content); len(lines) > 0 {
 					what := "line"
 					if f.NewMode == gitx.ModeSymlink {
 						what = "symlink target text, line"
 					}
-					out = append(out, refuse(f.Path, core.RefusedSecret, "%s %s", what, strings.Join(lines, ", ")))
+					out = append(out, Refuse(f.Path, core.RefusedSecret, "%s %s", what, strings.Join(lines, ", ")))
 				} else if f.NewMode == gitx.ModeSymlink {
 					linkTexts = append(linkTexts, f)
 					texts[f.Path] = string(o.Content)
@@ -104,7 +105,7 @@ func judgeTree(ctx context.Context, commonDir string, c *contract.Contract, tree
 	for _, h := range hashes {
 		if !read[h] {
 			for _, f := range byHash[h] {
-				out = append(out, refuse(f.Path, core.RefusedUnscannable, "its content could not be read"))
+				out = append(out, Refuse(f.Path, core.RefusedUnscannable, "its content could not be read"))
 			}
 		}
 	}
@@ -116,7 +117,7 @@ func judgeTree(ctx context.Context, commonDir string, c *contract.Contract, tree
 		}
 		out = append(out, rs...)
 	}
-	slices.SortStableFunc(out, func(a, b refusal) int {
+	slices.SortStableFunc(out, func(a, b Refusal) int {
 		return cmp.Compare(slices.Index(core.RefusalOrder, a.Reason), slices.Index(core.RefusalOrder, b.Reason))
 	})
 	return out, nil
@@ -124,43 +125,43 @@ func judgeTree(ctx context.Context, commonDir string, c *contract.Contract, tree
 
 // judgeName judges a path by its name alone: sensitive, Git control, forbidden or out of scope
 // (only the first that applies: a credential file is refused as sensitive, not as out of scope).
-func judgeName(c *contract.Contract, p string) []refusal {
+func judgeName(c *contract.Contract, p string) []Refusal {
 	switch {
 	case !utf8.ValidString(p):
-		return []refusal{refuse(strings.ToValidUTF8(p, "\uFFFD"), core.RefusedBadName, "the name %s is not valid UTF-8", strconv.QuoteToASCII(p))}
+		return []Refusal{Refuse(strings.ToValidUTF8(p, "\uFFFD"), core.RefusedBadName, "the name %s is not valid UTF-8", strconv.QuoteToASCII(p))}
 	case redact.IsGitControlPath(p):
-		return []refusal{refuse(p, core.RefusedGitControl, "a .git path")}
+		return []Refusal{Refuse(p, core.RefusedGitControl, "a .git path")}
 	case redact.IsCredentialPath(p):
-		return []refusal{refuse(p, core.RefusedSensitive, "a credential file")}
+		return []Refusal{Refuse(p, core.RefusedSensitive, "a credential file")}
 	case redact.IsRuntimeMetadataPath(p):
-		return []refusal{refuse(p, core.RefusedRuntimeMetadata, "under .reasonix")}
+		return []Refusal{Refuse(p, core.RefusedRuntimeMetadata, "under .reasonix")}
 	case c.Forbidden(p):
-		return []refusal{refuse(p, core.RefusedForbidden, "matches forbidden_scope")}
+		return []Refusal{Refuse(p, core.RefusedForbidden, "matches forbidden_scope")}
 	case !c.WriteAllowed(p):
-		return []refusal{refuse(p, core.RefusedOutsideScope, "not in write_scope")}
+		return []Refusal{Refuse(p, core.RefusedOutsideScope, "not in write_scope")}
 	}
 	return nil
 }
 
 // judgeLink judges where a symlink leads inside the committed tree.
-func judgeLink(ctx context.Context, links *gitx.LinkResolver, c *contract.Contract, path, text string) ([]refusal, error) {
+func judgeLink(ctx context.Context, links *gitx.LinkResolver, c *contract.Contract, path, text string) ([]Refusal, error) {
 	lt, err := links.Resolve(ctx, path, text)
 	if err != nil {
 		return nil, err
 	}
 	shown := strconv.Quote(core.TruncateText(text, 200))
-	var out []refusal
+	var out []Refusal
 	switch {
 	case lt.Escapes:
-		return []refusal{refuse(path, core.RefusedSymlinkEscape, "links to %s, outside the repository", shown)}, nil
+		return []Refusal{Refuse(path, core.RefusedSymlinkEscape, "links to %s, outside the repository", shown)}, nil
 	case sensitivePath(lt.Resolved):
-		out = append(out, refuse(path, core.RefusedSymlinkSensitive, "links to %s, which is %s", lt.Resolved, sensitiveKind(lt.Resolved)))
+		out = append(out, Refuse(path, core.RefusedSymlinkSensitive, "links to %s, which is %s", lt.Resolved, sensitiveKind(lt.Resolved)))
 	}
 	switch {
 	case lt.Dangling:
-		out = append(out, refuse(path, core.RefusedSymlinkDangling, "links to %s; %s does not exist in the change", shown, lt.Resolved))
+		out = append(out, Refuse(path, core.RefusedSymlinkDangling, "links to %s; %s does not exist in the change", shown, lt.Resolved))
 	case len(out) == 0 && !c.WriteAllowed(lt.Resolved):
-		out = append(out, refuse(path, core.RefusedSymlinkScope, "links to %s, which write_scope does not allow", lt.Resolved))
+		out = append(out, Refuse(path, core.RefusedSymlinkScope, "links to %s, which write_scope does not allow", lt.Resolved))
 	}
 	return out, nil
 }
@@ -200,9 +201,9 @@ func parentOf(p string) string {
 	return p[:i]
 }
 
-// describeRefusals is the reason text of refused paths, grouped by reason with each hint once:
+// DescribeRefusals is the reason text of refused paths, grouped by reason with each hint once:
 // "reason: path (detail), path (detail). Hint: … | reason: …".
-func describeRefusals(rs []refusal) string {
+func DescribeRefusals(rs []Refusal) string {
 	var groups []string
 	shown := 0
 	for _, reason := range core.RefusalOrder {
@@ -229,10 +230,10 @@ func describeRefusals(rs []refusal) string {
 	return strings.Join(groups, " | ")
 }
 
-// refusalError is the finalize error for refused paths: secret_detected when content is a
+// RefusalError is the finalize error for refused paths: secret_detected when content is a
 // secret or could not be scanned, scope_violation when a path is not one the task may commit
 // (by name, type or target), verification_failed when only sizes are over the limit.
-func refusalError(rs []refusal) *core.Error {
+func RefusalError(rs []Refusal) *core.Error {
 	code := core.CodeVerificationFailed
 	for _, r := range rs {
 		switch r.Reason {
@@ -252,19 +253,19 @@ func refusalError(rs []refusal) *core.Error {
 	slices.Sort(paths)
 	return core.Errorf(code, map[string]any{
 		"reason": rs[0].Reason, "paths": slices.Compact(paths), "refusals": limitRefusals(rs),
-	}, "the change cannot be committed: %s", describeRefusals(rs))
+	}, "the change cannot be committed: %s", DescribeRefusals(rs))
 }
 
-func limitRefusals(rs []refusal) []refusal {
+func limitRefusals(rs []Refusal) []Refusal {
 	if len(rs) > core.MaxBundleFiles {
 		return rs[:core.MaxBundleFiles]
 	}
 	return rs
 }
 
-// headRefusal turns a worktree whose HEAD left the task branch or moved past the base into a
+// HeadRefusal turns a worktree whose HEAD left the task branch or moved past the base into a
 // refusal reason text, or returns "" for any other error.
-func headRefusal(err error) (reason, text string) {
+func HeadRefusal(err error) (reason, text string) {
 	var ge *gitx.Error
 	if !errors.As(err, &ge) || ge.Code != gitx.CodeOwnershipAmbiguous {
 		return "", ""
@@ -274,32 +275,4 @@ func headRefusal(err error) (reason, text string) {
 		reason = core.RefusedWrongBranch
 	}
 	return reason, "ownership_ambiguous: " + reason + ": " + ge.Message + ". Hint: " + core.RefusalHint(reason)
-}
-
-// judgeReviewed judges the reviewed tree again at finalize, from its objects: a review stored
-// before these checks existed, or by an older version, is held to them all the same.
-func (e *Engine) judgeReviewed(ctx context.Context, r *taskRecord, c *contract.Contract) error {
-	changes, err := gitx.TreeChanges(ctx, r.RepoCommonDir, r.BaseCommit, r.ReviewTreeHash)
-	if err != nil {
-		return core.Errorf(core.CodeSecretDetected, map[string]any{"reason": core.RefusedUnscannable},
-			"the reviewed tree could not be read, so it is refused: %v", err)
-	}
-	var files []gitx.FileChange
-	var reasonix []string
-	for _, f := range changes {
-		if redact.IsRuntimeMetadataPath(f.Path) {
-			reasonix = append(reasonix, f.Path)
-			continue
-		}
-		files = append(files, f)
-	}
-	rs, err := judgeTree(ctx, r.RepoCommonDir, c, r.ReviewTreeHash, files, reasonix, nil)
-	if err != nil {
-		return core.Errorf(core.CodeSecretDetected, map[string]any{"reason": core.RefusedUnscannable},
-			"the reviewed tree could not be scanned, so it is refused: %v", err)
-	}
-	if len(rs) > 0 {
-		return refusalError(rs)
-	}
-	return nil
 }
