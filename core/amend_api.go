@@ -1,7 +1,7 @@
 package core
 
 // EventContractAmended records a change of a task's verification commands made in review.
-const EventContractAmended = "contract_amended"
+const EventContractAmended = "contract_amended" // ContractAmendedData
 
 // AddedCheck is a verification command added in review; it proves a new automated criterion,
 // "<id>-passes".

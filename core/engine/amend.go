@@ -10,7 +10,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/policy"
-) // ContractAmendedData
+)
 
 // AmendChecksRequest drops or adds verification commands of a task's contract in review.
 type AmendChecksRequest struct {
