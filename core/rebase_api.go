@@ -4,6 +4,9 @@ package core
 // HEAD (RebasedData).
 const EventRebased = "rebased"
 
+// PhaseRebaseConflicts pauses a task whose rebase's conflict markers outlived its repair rounds.
+const PhaseRebaseConflicts = "rebase_conflicts"
+
 // RebasedData is EventRebased's data.
 type RebasedData struct {
 	From   string `json:"from"`   // the base the task had

@@ -11,9 +11,6 @@ import (
 	"reasonixctl/core/gitx"
 )
 
-// PhaseRebaseConflicts pauses a task whose rebase's conflict markers outlived its repair rounds.
-const PhaseRebaseConflicts = "rebase_conflicts"
-
 // maxConflictBytes bounds the file a review reads to look for conflict markers.
 const maxConflictBytes = 8 << 20
 
@@ -145,7 +142,7 @@ func (e *Engine) conflictsLeft(id string, left []string) {
 		r.RebaseConflicts = left
 		if r.RepairRounds >= core.MaxRepairRounds {
 			r.RepairActive = false
-			ev, err := setState(r, core.StatePaused, PhaseRebaseConflicts, fmt.Sprintf(
+			ev, err := setState(r, core.StatePaused, core.PhaseRebaseConflicts, fmt.Sprintf(
 				"the rebase's conflicts are unresolved after %d repair rounds: conflict markers remain in %s. Resolve them in the worktree and resume, or close the task",
 				core.MaxRepairRounds, list))
 			return append(cancelInteractions(r, e.now()), ev), err
@@ -165,7 +162,7 @@ func (e *Engine) conflictsLeft(id string, left []string) {
 	}
 	t := e.liveTask(id)
 	if t == nil || t.session == nil {
-		e.pause(id, PhaseRebaseConflicts, "the worker is gone with the rebase's conflicts unresolved: conflict markers remain in "+list)
+		e.pause(id, core.PhaseRebaseConflicts, "the worker is gone with the rebase's conflicts unresolved: conflict markers remain in "+list)
 		return
 	}
 	e.startTurn(t, steerText(round, msg), timeout)

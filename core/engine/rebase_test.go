@@ -156,7 +156,7 @@ func TestRebaseUnresolvedWithinTheRepairLimitPauses(t *testing.T) {
 	if err != nil || timedOut {
 		t.Fatalf("the task did not pause: %v %+v", err, r.view())
 	}
-	if r.Phase != PhaseRebaseConflicts || !strings.Contains(r.Reason, "result.txt") || r.RepairRounds != core.MaxRepairRounds {
+	if r.Phase != core.PhaseRebaseConflicts || !strings.Contains(r.Reason, "result.txt") || r.RepairRounds != core.MaxRepairRounds {
 		t.Fatalf("pause: phase %s rounds %d reason %q", r.Phase, r.RepairRounds, r.Reason)
 	}
 	if b, _ := os.ReadFile(filepath.Join(r.Worktree, "result.txt")); !strings.Contains(string(b), "<<<<<<< ") || !strings.Contains(string(b), "ok\n") || !strings.Contains(string(b), "theirs\n") {
