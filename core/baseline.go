@@ -65,6 +65,7 @@ type BaseRun struct {
 	treeErr error
 }
 
+// Close removes the base commit's files, if Run exported them.
 func (b *BaseRun) Close() {
 	if b.tree != "" {
 		removeTree(filepath.Dir(b.tree))

@@ -12,6 +12,8 @@ import (
 	"reasonixctl/sandbox"
 )
 
+// Limits of finalize: the bytes of a verification log kept, the secret scanner's time, the
+// length of a default commit subject.
 const (
 	VerificationLogMax = 4 << 20
 	ScannerTimeout     = 5 * time.Minute

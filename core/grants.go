@@ -38,6 +38,7 @@ type GrantsFile struct {
 	Grants  []Grant `json:"grants"`
 }
 
+// The grants file: its name in the state directory, its version and its limit.
 const (
 	GrantsName    = "grants.json"
 	GrantsVersion = 1
