@@ -34,14 +34,6 @@ type ApplyResult struct {
 	NewHead  string `json:"new_head,omitempty"` // the commit made on the branch
 }
 
-// Applier applies a completed task's commit to the checkout it came from (Engine, and the
-// owner's socket client).
-type Applier interface {
-	ApplyToCheckout(ctx context.Context, taskID string, apply bool) (ApplyResult, error)
-}
-
-var _ Applier = (*Engine)(nil)
-
 // ApplyToCheckout cherry-picks a completed task's commit onto its source checkout's current
 // branch, or with apply false says whether it would. It refuses, saying why and what to do, a
 // checkout with uncommitted changes, a detached HEAD, a branch also checked out in another

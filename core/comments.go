@@ -80,20 +80,7 @@ type CommentsSentData struct {
 	CommentIDs  []string `json:"comment_ids"`
 }
 
-// Reviewer is what a front end needs beyond Service to review like a person: comments on the
-// diff sent back as one repair, the reviewed bytes of a file, and whether the change would
-// apply to the source checkout now. *Engine implements it; a front end finds it by type
-// assertion on its Service.
-type Reviewer interface {
-	Comment(ctx context.Context, req CommentRequest) (ReviewComment, error)
-	SendComments(ctx context.Context, taskID string) (TaskView, error)
-	ReviewFile(ctx context.Context, taskID, path string) ([]byte, error)
-	CherryPickPreview(ctx context.Context, taskID string) (CherryPickPreview, error)
-}
-
-var _ Reviewer = (*Engine)(nil)
-
-// Comment implements Reviewer.
+// Comment implements Service.
 func (e *Engine) Comment(ctx context.Context, req CommentRequest) (ReviewComment, error) {
 	if !validTaskID(req.TaskID) {
 		return ReviewComment{}, invalidRequest("comment validation failed", []Issue{{"task_id", "must match " + TaskIDPattern}})
@@ -218,7 +205,7 @@ func CommentsMessage(cs []ReviewComment) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// SendComments implements Reviewer: the open comments go to the worker as one repair round.
+// SendComments implements Service: the open comments go to the worker as one repair round.
 func (e *Engine) SendComments(ctx context.Context, taskID string) (TaskView, error) {
 	if !validTaskID(taskID) {
 		return TaskView{}, invalidRequest("comment validation failed", []Issue{{"task_id", "must match " + TaskIDPattern}})
@@ -350,7 +337,7 @@ func abs(n int) int {
 	return n
 }
 
-// ReviewFile implements Reviewer: the bytes path holds in the current review tree, for reading
+// ReviewFile implements Service: the bytes path holds in the current review tree, for reading
 // outside the dashboard without touching the worktree.
 func (e *Engine) ReviewFile(ctx context.Context, taskID, path string) ([]byte, error) {
 	r, err := e.load(taskID)
@@ -413,7 +400,7 @@ type CherryPickPreview struct {
 	Moved     bool     `json:"head_moved"` // HEAD is no longer the task's base commit
 }
 
-// CherryPickPreview implements Reviewer. It writes nothing to the source repository (see
+// CherryPickPreview implements Service. It writes nothing to the source repository (see
 // gitx.PreviewApply).
 func (e *Engine) CherryPickPreview(ctx context.Context, taskID string) (CherryPickPreview, error) {
 	r, err := e.load(taskID)

@@ -475,7 +475,7 @@ func TestElicitationAskerAnswers(t *testing.T) {
 	}
 }
 
-// A service that cannot take an asker still serves; only a permission interaction is elicited.
+// A service that forgets its asker still serves; only a permission interaction is elicited.
 func TestElicitationNeedsAnAskerAndAPermission(t *testing.T) {
 	fake := &fakeService{}
 	srv := NewServer(func(context.Context) (core.Service, error) { return fake, nil }, Options{AskUser: true})

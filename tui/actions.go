@@ -415,9 +415,7 @@ func (m *Model) perform(a action) tea.Cmd {
 	case suspendAction:
 		return m.suspend()
 	case applyAction:
-		if ap, ok := m.svc.(core.Applier); ok {
-			return m.runApply(ap, a.taskID, true)
-		}
+		return m.runApply(a.taskID, true)
 	case dropCheckAction:
 		return m.dropChecks(a)
 	case editContractAction:

@@ -221,7 +221,7 @@ func TestDiffLabelsAndCollapsedFiles(t *testing.T) {
 	h.requireView("(large file collapsed")
 }
 
-// reviewFake is a fake service that also offers the engine's review features.
+// reviewFake is a fake service whose review features are scripted and recorded.
 type reviewFake struct {
 	*fakeService
 	mu       sync.Mutex
