@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -516,8 +515,7 @@ func (m *Model) onCommentsSent(msg commentsSentMsg) tea.Cmd {
 func formatReviewEvent(ev core.Event) (entryKind, string) {
 	switch ev.Type {
 	case core.EventReviewComment:
-		var c core.ReviewComment
-		_ = json.Unmarshal(ev.Data, &c)
+		c, _ := core.DataOf[core.ReviewComment](ev)
 		verb := "comment"
 		switch c.Status {
 		case core.CommentDeleted:
@@ -527,12 +525,10 @@ func formatReviewEvent(ev core.Event) (entryKind, string) {
 		}
 		return kindSteer, fmt.Sprintf("review %s %s on %s:%d: %s", verb, c.ID, c.Path, c.Line, firstLineOf(c.Body))
 	case core.EventReviewCommentsSent:
-		var d core.CommentsSentData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.CommentsSentData](ev)
 		return kindSteer, fmt.Sprintf("review sent %d comment(s) as repair round %d: %s", len(d.CommentIDs), d.RepairRound, strings.Join(d.CommentIDs, ", "))
 	case core.EventReviewSummary:
-		var d core.ReviewSummaryData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.ReviewSummaryData](ev)
 		return kindState, fmt.Sprintf("review summary of revision %d: %s", d.ReviewRevision, d.Summary)
 	}
 	return kindInfo, ev.Type
