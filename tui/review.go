@@ -418,7 +418,11 @@ type sendCommentsDialog struct {
 func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
 	round, ok := core.RepairRound(*t) // the comments go back as one repair round
 	if !ok {
-		m.setStatus(notAllowed(*t, core.ActionSteer), true, t.TaskID)
+		why := core.WhyNot(*t, core.ActionSteer)
+		if why == "" { // a steer reaches a running task's turn: it starts no repair round
+			why = fmt.Sprintf("comments go back as a repair round, which starts from review; %s is %s", t.TaskID, t.State)
+		}
+		m.setStatus(why, true, t.TaskID)
 		return nil
 	}
 	// Only comments not sent yet are offered, and only they go: the engine sends what the
