@@ -358,6 +358,8 @@ type askerService struct {
 	installs chan core.Asker
 }
 
+var _ core.Service = (*askerService)(nil)
+
 func (s *askerService) SetAsker(a core.Asker) {
 	s.mu.Lock()
 	s.asker = a

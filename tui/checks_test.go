@@ -24,6 +24,8 @@ type logService struct {
 	reads int
 }
 
+var _ core.Service = (*logService)(nil)
+
 func (s *logService) VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (core.LogPage, error) {
 	s.reads++
 	text, ok := s.logs[taskID+"/"+id]

@@ -231,6 +231,8 @@ type reviewFake struct {
 	preview  core.CherryPickPreview
 }
 
+var _ core.Service = (*reviewFake)(nil)
+
 func (r *reviewFake) Comment(ctx context.Context, req core.CommentRequest) (core.ReviewComment, error) {
 	r.mu.Lock()
 	r.comments = append(r.comments, req)
