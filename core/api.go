@@ -8,8 +8,10 @@ import (
 	"reasonixctl/core/contract"
 )
 
-// Service is the one API both front ends drive: the dashboard in-process and the MCP server.
-// Every method returns *Error on failure.
+// Service is the one API both front ends drive: the dashboard (in-process or attached to the
+// owner's socket) and the MCP server. The engine, core/remote's client and the command line's
+// attachment implement all of it, so a front end never asks by type assertion what its service
+// can do. Every method returns *Error on failure.
 type Service interface {
 	// Delegate creates a task, or resumes/waits on an existing one with the same id, and waits
 	// per WaitMode.
@@ -27,6 +29,24 @@ type Service interface {
 	// subscriber falls too far behind (then Err on the subscription says why; re-subscribe from
 	// the last seen seq).
 	Subscribe(ctx context.Context, opts SubscribeOptions) (*Subscription, error)
+
+	// Comment makes, edits or deletes a review comment on a task's diff.
+	Comment(ctx context.Context, req CommentRequest) (ReviewComment, error)
+	// SendComments sends a task's open review comments to the worker as one repair round.
+	SendComments(ctx context.Context, taskID string) (TaskView, error)
+	// ReviewFile returns the bytes path holds in a task's current review tree.
+	ReviewFile(ctx context.Context, taskID, path string) ([]byte, error)
+	// CherryPickPreview says whether a task's change would apply to its source checkout now.
+	CherryPickPreview(ctx context.Context, taskID string) (CherryPickPreview, error)
+	// ApplyToCheckout applies a completed task's commit to the checkout it came from, or with
+	// apply false says whether it would.
+	ApplyToCheckout(ctx context.Context, taskID string, apply bool) (ApplyResult, error)
+	// VerificationLog returns up to limit bytes of the log of verification id of the task's
+	// last finalize attempt, from offset. The log is returned as stored (already redacted).
+	VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (LogPage, error)
+	// SetAsker installs (or, with nil, removes) the Asker consulted about a task's permission
+	// when no supervisor is attached.
+	SetAsker(a Asker)
 }
 
 // State is a task's lifecycle state.

@@ -1,9 +1,5 @@
 package core
 
-import (
-	"context"
-)
-
 // EventAppliedToCheckout is journaled when a completed task's commit is cherry-picked onto the
 // source checkout's branch (AppliedData).
 const EventAppliedToCheckout = "applied_to_checkout"
@@ -28,10 +24,4 @@ type ApplyResult struct {
 	Command  string `json:"command"`
 	Applied  bool   `json:"applied"`            // false for a dry run
 	NewHead  string `json:"new_head,omitempty"` // the commit made on the branch
-}
-
-// Applier applies a completed task's commit to the checkout it came from (Engine, and the
-// owner's socket client).
-type Applier interface {
-	ApplyToCheckout(ctx context.Context, taskID string, apply bool) (ApplyResult, error)
 }

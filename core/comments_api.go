@@ -1,9 +1,5 @@
 package core
 
-import (
-	"context"
-)
-
 // Review comments are a supervisor's notes on lines of the review diff. They are kept in the
 // task's record and journal (review_comment events), so they survive a restart and show in the
 // events; SendComments turns the open ones into one repair round. When the worker's repair
@@ -70,17 +66,6 @@ type CommentRequest struct {
 type CommentsSentData struct {
 	RepairRound int      `json:"repair_round"`
 	CommentIDs  []string `json:"comment_ids"`
-}
-
-// Reviewer is what a front end needs beyond Service to review like a person: comments on the
-// diff sent back as one repair, the reviewed bytes of a file, and whether the change would
-// apply to the source checkout now. *Engine implements it; a front end finds it by type
-// assertion on its Service.
-type Reviewer interface {
-	Comment(ctx context.Context, req CommentRequest) (ReviewComment, error)
-	SendComments(ctx context.Context, taskID string) (TaskView, error)
-	ReviewFile(ctx context.Context, taskID, path string) ([]byte, error)
-	CherryPickPreview(ctx context.Context, taskID string) (CherryPickPreview, error)
 }
 
 // ReviewSummaryData is the data of review_summary: what the supervisor said about the

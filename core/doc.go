@@ -1,5 +1,5 @@
 // Package core is what the front ends share: the Service interface with its requests and
-// results, the optional interfaces (Reviewer, LogReader, Applier, Asker), task states and the
+// results (review, logs and apply among its methods), the Asker, task states and the
 // rules on them (ActionsFor, Allows, RepairRound, Rebasable), events and their data, errors,
 // limits and the validation of requests. It also holds what a front end may do without an
 // engine: contract drafts, checks on the base commit, standing grants, Trojan Source findings

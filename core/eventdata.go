@@ -69,3 +69,16 @@ func (e Event) Decode() (any, error) {
 	}
 	return v, nil
 }
+
+// DataOf returns the event's data as a T when its type carries a T (Decode's table), and
+// whether it does: false for an event whose type carries another type or none, and for
+// malformed data. Front ends that already know the event's type read it with this.
+func DataOf[T any](e Event) (T, bool) {
+	v, err := e.Decode()
+	p, ok := v.(*T)
+	if err != nil || !ok {
+		var zero T
+		return zero, false
+	}
+	return *p, true
+}

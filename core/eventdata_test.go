@@ -75,3 +75,22 @@ func TestEventDecode(t *testing.T) {
 		t.Fatal("malformed data decoded")
 	}
 }
+
+func TestDataOf(t *testing.T) {
+	ev := Event{Type: EventInteractionResolved, Data: json.RawMessage(`{"id":"permission-1","status":"resolved"}`)}
+	if ia, ok := DataOf[Interaction](ev); !ok || ia.ID != "permission-1" || ia.Status != InteractionResolved {
+		t.Fatalf("DataOf[Interaction] = %#v, %v", ia, ok)
+	}
+	if d, ok := DataOf[StateChangedData](ev); ok {
+		t.Fatalf("an interaction decoded as state_changed data: %#v", d)
+	}
+	if _, ok := DataOf[Usage](Event{Type: EventUsage, Data: json.RawMessage(`{"promptTokens":"many"}`)}); ok {
+		t.Fatal("malformed usage decoded")
+	}
+	if _, ok := DataOf[TextData](Event{Type: EventWorkerUnknown, Data: json.RawMessage(`{"text":"x"}`)}); ok {
+		t.Fatal("worker_unknown decoded as text")
+	}
+	if d, ok := DataOf[TextData](Event{Type: EventSteered, Data: json.RawMessage(`{"text":"look again"}`)}); !ok || d.Text != "look again" {
+		t.Fatalf("DataOf[TextData] = %#v, %v", d, ok)
+	}
+}

@@ -37,9 +37,6 @@ const (
 // maxElicitCommand bounds the command as shown; the worker's full argv stays in the interaction.
 const maxElicitCommand = 2000
 
-// askerSetter is the part of a service that can take an Asker (engine.Engine).
-type askerSetter interface{ SetAsker(core.Asker) }
-
 // elicitsForms says whether an initialize's client capabilities include form elicitation:
 // "elicitation":{} (2025-06-18) or one with "form" (2025-11-25); a client offering only "url"
 // cannot show a form.
@@ -63,7 +60,7 @@ func elicitsForms(params json.RawMessage) bool {
 type askerSlot struct {
 	mu        sync.Mutex
 	once      sync.Once
-	installed askerSetter
+	installed core.Service
 	ended     bool
 
 	// Set at initialize when the client can show forms; the asker waits for initialized.
@@ -180,18 +177,13 @@ func (c *session) install(newAsker func() core.Asker) {
 	c.asker.once.Do(func() {
 		ask := newAsker()
 		c.srv.service.whenOpen(func(svc core.Service) {
-			setter, ok := svc.(askerSetter)
-			if !ok {
-				c.srv.log.Warn("the service cannot take an asker; unknown commands are denied automatically")
-				return
-			}
 			c.asker.mu.Lock()
 			defer c.asker.mu.Unlock()
 			if c.asker.ended {
 				return
 			}
-			setter.SetAsker(ask)
-			c.asker.installed = setter
+			svc.SetAsker(ask)
+			c.asker.installed = svc
 			c.srv.log.Info("unknown commands are asked of the client's user through elicitation")
 		})
 	})

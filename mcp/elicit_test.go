@@ -359,6 +359,8 @@ type askerService struct {
 	installs chan core.Asker
 }
 
+var _ core.Service = (*askerService)(nil)
+
 func (s *askerService) SetAsker(a core.Asker) {
 	s.mu.Lock()
 	s.asker = a
@@ -476,7 +478,7 @@ func TestElicitationAskerAnswers(t *testing.T) {
 	}
 }
 
-// A service that cannot take an asker still serves; only a permission interaction is elicited.
+// A service that forgets its asker still serves; only a permission interaction is elicited.
 func TestElicitationNeedsAnAskerAndAPermission(t *testing.T) {
 	fake := &fakeService{}
 	srv := NewServer(func(context.Context) (core.Service, error) { return fake, nil }, Options{AskUser: true})

@@ -73,6 +73,35 @@ func (f *fakeService) Subscribe(context.Context, core.SubscribeOptions) (*core.S
 	return nil, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
 }
 
+func (f *fakeService) Comment(context.Context, core.CommentRequest) (core.ReviewComment, error) {
+	return core.ReviewComment{}, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
+}
+
+func (f *fakeService) SendComments(context.Context, string) (core.TaskView, error) {
+	return core.TaskView{}, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
+}
+
+func (f *fakeService) ReviewFile(context.Context, string, string) ([]byte, error) {
+	return nil, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
+}
+
+func (f *fakeService) CherryPickPreview(context.Context, string) (core.CherryPickPreview, error) {
+	return core.CherryPickPreview{}, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
+}
+
+func (f *fakeService) ApplyToCheckout(context.Context, string, bool) (core.ApplyResult, error) {
+	return core.ApplyResult{}, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
+}
+
+func (f *fakeService) VerificationLog(context.Context, string, string, int64, int64) (core.LogPage, error) {
+	return core.LogPage{}, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
+}
+
+// SetAsker takes the asker and forgets it; askerService records it.
+func (f *fakeService) SetAsker(core.Asker) {}
+
+var _ core.Service = (*fakeService)(nil)
+
 func (f *fakeService) calls() (d []core.DelegateRequest, c []core.ControlRequest, i []core.InspectRequest) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -193,8 +193,8 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 		m.setStatus("no task selected: press n to start one", true, "")
 		return nil
 	}
-	if !core.Allows(*t, action) {
-		m.setStatus(notAllowed(*t, action), true, t.TaskID)
+	if why := core.WhyNot(*t, action); why != "" {
+		m.setStatus(why, true, t.TaskID)
 		return nil
 	}
 	switch action {
@@ -234,24 +234,6 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 		return m.resume(*ti.detail, *t)
 	}
 	return nil
-}
-
-// notAllowed says why an action does not apply to a task now.
-func notAllowed(t core.TaskView, action string) string {
-	switch {
-	case action == core.ActionSteer && t.State == core.StateReviewRequired:
-		return fmt.Sprintf("%s used its %d repair rounds: finalize it (F) or close it (X)", t.TaskID, core.MaxRepairRounds)
-	case t.State.Terminal():
-		return t.TaskID + " has ended (" + string(t.State) + "): nothing more to do"
-	}
-	need := map[string]string{
-		core.ActionSteer:    "a running task or one in review",
-		core.ActionFinalize: "a task in review",
-		core.ActionResume:   "a paused task",
-		core.ActionCancel:   "a task that is not verifying or ended",
-		core.ActionClose:    "a task that is not verifying or ended",
-	}[action]
-	return fmt.Sprintf("%s needs %s; %s is %s", action, need, t.TaskID, strings.ReplaceAll(string(t.State), "_", " "))
 }
 
 // askQuit quits, asking first when tasks are still working: quitting stops their workers.
@@ -415,9 +397,7 @@ func (m *Model) perform(a action) tea.Cmd {
 	case suspendAction:
 		return m.suspend()
 	case applyAction:
-		if ap, ok := m.svc.(core.Applier); ok {
-			return m.runApply(ap, a.taskID, true)
-		}
+		return m.runApply(a.taskID, true)
 	case dropCheckAction:
 		return m.dropChecks(a)
 	case editContractAction:

@@ -25,23 +25,19 @@ func (m *Model) applyTask(t *core.TaskView) tea.Cmd {
 	if t == nil {
 		return nil
 	}
-	a, ok := m.svc.(core.Applier)
-	if !ok {
-		m.setStatus("this dashboard's owner cannot apply tasks to their checkout", true, "")
-		return nil
-	}
 	if t.State != core.StateCompleted {
 		m.setStatus(fmt.Sprintf("%s is %s: only a completed task's commit can be applied to its checkout (finalize it first)", t.TaskID, t.State), true, t.TaskID)
 		return nil
 	}
-	return m.runApply(a, t.TaskID, false)
+	return m.runApply(t.TaskID, false)
 }
 
-func (m *Model) runApply(a core.Applier, id string, apply bool) tea.Cmd {
+func (m *Model) runApply(id string, apply bool) tea.Cmd {
+	svc := m.svc
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(m.ctx, 60*time.Second)
 		defer cancel()
-		res, err := a.ApplyToCheckout(ctx, id, apply)
+		res, err := svc.ApplyToCheckout(ctx, id, apply)
 		return applyMsg{taskID: id, dry: !apply, res: res, err: err}
 	}
 }
@@ -51,9 +47,6 @@ func (m *Model) onApply(msg applyMsg) tea.Cmd {
 	case msg.err != nil:
 		m.push(&noticeDialog{title: "Cannot apply " + msg.taskID + " to its checkout", lines: []string{sanitizeLine(oneLine(msg.err))}, isErr: true})
 	case msg.dry:
-		if _, ok := m.svc.(core.Applier); !ok {
-			return nil
-		}
 		r := msg.res
 		m.push(&confirmDialog{
 			title: "Apply " + msg.taskID + " to its checkout?",

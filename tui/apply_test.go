@@ -19,6 +19,8 @@ type applyingService struct {
 	err   error
 }
 
+var _ core.Service = (*applyingService)(nil)
+
 func (s *applyingService) ApplyToCheckout(ctx context.Context, id string, apply bool) (core.ApplyResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -19,7 +19,7 @@ import (
 // stores at most 4 MiB of a command's output, so this is the whole log.
 const maxCheckLogBytes = 4 << 20
 
-// checkLogMsg is a verification log read through core.LogReader.
+// checkLogMsg is a verification log read through core.Service.
 type checkLogMsg struct {
 	taskID, key string
 	text        string
@@ -113,26 +113,21 @@ func (m *Model) checksNeed() tea.Cmd {
 	if cs.logs[k] != nil {
 		return nil
 	}
-	lr, ok := m.svc.(core.LogReader)
-	if !ok {
-		cs.logs[k] = &checkLog{err: fmt.Errorf("this dashboard's service does not serve logs: read it at %s", v.LogPath)}
-		return nil
-	}
 	cs.logs[k] = &checkLog{loading: true}
-	ctx, id := m.ctx, tv.TaskID
+	ctx, svc, id := m.ctx, m.svc, tv.TaskID
 	return func() tea.Msg {
-		return readCheckLog(ctx, lr, id, v.ID, k)
+		return readCheckLog(ctx, svc, id, v.ID, k)
 	}
 }
 
 // readCheckLog reads a log page by page, up to maxCheckLogBytes.
-func readCheckLog(ctx context.Context, lr core.LogReader, taskID, id, key string) checkLogMsg {
+func readCheckLog(ctx context.Context, svc core.Service, taskID, id, key string) checkLogMsg {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var b strings.Builder
 	var off int64
 	for {
-		page, err := lr.VerificationLog(ctx, taskID, id, off, core.MaxLogPage)
+		page, err := svc.VerificationLog(ctx, taskID, id, off, core.MaxLogPage)
 		if err != nil {
 			return checkLogMsg{taskID: taskID, key: key, err: err}
 		}

@@ -17,12 +17,14 @@ import (
 	"reasonixctl/core"
 )
 
-// logService is the fake service with logs: it implements core.LogReader and counts reads.
+// logService is the fake service with logs: its VerificationLog serves them and counts reads.
 type logService struct {
 	*fakeService
 	logs  map[string]string // by task/id
 	reads int
 }
+
+var _ core.Service = (*logService)(nil)
 
 func (s *logService) VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (core.LogPage, error) {
 	s.reads++
@@ -149,13 +151,6 @@ func TestChecksListAndPageTheWholeLog(t *testing.T) {
 	if svc.reads != reads+1 {
 		t.Fatalf("%d reads after switching checks, want %d: a read log is kept", svc.reads, reads+1)
 	}
-}
-
-func TestChecksWithoutALogReaderNameThePath(t *testing.T) {
-	svc := checksScenario()
-	h := newChecksHarness(t, svc.fakeService, svc.fakeService, 120, 40, false)
-	h.press("4")
-	h.requireView("✗ failed", "does not serve logs: read it at", "/state/verification/login-fix/unit.log")
 }
 
 func TestChecksBeforeAnyFinalize(t *testing.T) {

@@ -133,8 +133,8 @@ func steerTexts(t core.TaskView) (title, note string) {
 		return "Steer " + t.TaskID, t.TaskID + " waits for your answer to " + what + " and takes no message until it runs " +
 			"again. Enter opens the request; your message stays here, and enter sends it once the task runs again."
 	}
-	if !core.Allows(t, core.ActionSteer) {
-		return "Steer " + t.TaskID, notAllowed(t, core.ActionSteer) + ". Your message stays here until you close this."
+	if why := core.WhyNot(t, core.ActionSteer); why != "" {
+		return "Steer " + t.TaskID, why + ". Your message stays here until you close this."
 	}
 	if round, ok := core.RepairRound(t); ok {
 		return fmt.Sprintf("Repair round %d/%d for %s", round, core.MaxRepairRounds, t.TaskID),

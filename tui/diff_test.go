@@ -221,7 +221,7 @@ func TestDiffLabelsAndCollapsedFiles(t *testing.T) {
 	h.requireView("(large file collapsed")
 }
 
-// reviewFake is a fake service that also offers the engine's review features.
+// reviewFake is a fake service whose review features are scripted and recorded.
 type reviewFake struct {
 	*fakeService
 	mu       sync.Mutex
@@ -230,6 +230,8 @@ type reviewFake struct {
 	files    map[string][]byte
 	preview  core.CherryPickPreview
 }
+
+var _ core.Service = (*reviewFake)(nil)
 
 func (r *reviewFake) Comment(ctx context.Context, req core.CommentRequest) (core.ReviewComment, error) {
 	r.mu.Lock()

@@ -321,3 +321,25 @@ func TestSearchMarksTheQueryInTheLine(t *testing.T) {
 		t.Fatalf("wrapped rows %q", rows)
 	}
 }
+
+// C says why the comments cannot go back now: a task that used its repair rounds, or one that
+// is not in review (a steer would reach its running turn, not start a round).
+func TestSendCommentsOutsideARepairRound(t *testing.T) {
+	for _, tc := range []struct {
+		state  core.State
+		rounds int
+		want   string
+	}{
+		{core.StateReviewRequired, core.MaxRepairRounds, "login-fix used its 2 repair rounds: finalize it or close it"},
+		{core.StateRunning, 0, "comments go back as a repair round, which starts from review; login-fix is running"},
+	} {
+		r := wideScenario()
+		r.tasks[0].State, r.tasks[0].RepairRounds = tc.state, tc.rounds
+		h := newReviewHarness(t, r, 120, 40, nil)
+		h.press("2", "C")
+		h.requireView(tc.want)
+		if len(h.m.dialogs.items) != 0 || len(r.sent) != 0 {
+			t.Fatalf("%s: C opened a dialog or sent comments", tc.state)
+		}
+	}
+}

@@ -46,11 +46,7 @@ func editLine(f *diffFile, i int) int {
 }
 
 func (m *Model) openEditor(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd {
-	r := m.reviewer()
-	if r == nil {
-		m.setStatus("opening files needs the engine's review features, which this connection does not offer", true, t.TaskID)
-		return nil
-	}
+	r := m.svc
 	for _, l := range f.labels {
 		if l == "deleted" || l == "binary" {
 			m.setStatus(f.name+" is "+l+": there is nothing to open", false, t.TaskID)

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -209,16 +208,14 @@ func (p *eventsPane) add(ev core.Event) {
 	p.version++
 	switch ev.Type {
 	case core.EventAgentMessage:
-		p.addMessage(sanitize(textOf(ev.Data)))
+		p.addMessage(sanitize(textOf(ev)))
 	case core.EventAgentThought:
-		p.addThought(sanitize(textOf(ev.Data)))
+		p.addThought(sanitize(textOf(ev)))
 	case core.EventToolCall:
-		var d core.ToolCallData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.ToolCallData](ev)
 		p.addTool(d)
 	case core.EventPermissionDecided:
-		var d core.PermissionData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.PermissionData](ev)
 		label, head := permissionHeader(d)
 		details := permissionDetail(d)
 		for i := range details {

@@ -229,16 +229,14 @@ const agentLabel = "agent  "
 func formatEvent(ev core.Event) (entryKind, string) {
 	switch ev.Type {
 	case core.EventSteered:
-		return kindSteer, "steer  " + strings.TrimSpace(textOf(ev.Data))
+		return kindSteer, "steer  " + strings.TrimSpace(textOf(ev))
 	case core.EventError:
-		return kindError, "error  " + strings.TrimSpace(textOf(ev.Data))
+		return kindError, "error  " + strings.TrimSpace(textOf(ev))
 	case core.EventTaskCreated:
-		var d core.TaskCreatedData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.TaskCreatedData](ev)
 		return kindState, fmt.Sprintf("task   created in %s: %s", d.Repository, d.Objective)
 	case core.EventStateChanged:
-		var d core.StateChangedData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.StateChangedData](ev)
 		s := fmt.Sprintf("state  %s → %s", d.From, d.To)
 		switch {
 		case d.From == d.To && d.Phase != "":
@@ -251,12 +249,10 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		}
 		return kindState, s
 	case core.EventInteractionWaiting:
-		var ia core.Interaction
-		_ = json.Unmarshal(ev.Data, &ia)
+		ia, _ := core.DataOf[core.Interaction](ev)
 		return kindAsk, "ask    " + ia.Kind + " " + ia.ID + " waits for you: " + describeRequest(ia.Request).summary()
 	case core.EventInteractionResolved:
-		var ia core.Interaction
-		_ = json.Unmarshal(ev.Data, &ia)
+		ia, _ := core.DataOf[core.Interaction](ev)
 		if ia.Status != core.InteractionResolved || ia.Response == nil {
 			return kindAsk, fmt.Sprintf("ask    %s %s %s", ia.Kind, ia.ID, ia.Status)
 		}
@@ -266,8 +262,7 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		}
 		return kindAsk, fmt.Sprintf("ask    %s %s answered %s%s", ia.Kind, ia.ID, responseText(ia), by)
 	case core.EventPlan:
-		var d core.PlanData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.PlanData](ev)
 		var b strings.Builder
 		b.WriteString("plan")
 		for _, e := range d.Entries {
@@ -282,24 +277,19 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		}
 		return kindInfo, b.String()
 	case core.EventReviewReady:
-		var d core.ReviewReadyData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.ReviewReadyData](ev)
 		return kindState, fmt.Sprintf("review ready: revision %d, tree %s, %d file(s) changed", d.ReviewRevision, short(d.ReviewTreeHash, 12), len(d.ChangedFiles))
 	case core.EventVerification:
-		var v core.VerificationResult
-		_ = json.Unmarshal(ev.Data, &v)
+		v, _ := core.DataOf[core.VerificationResult](ev)
 		return verificationKind(v), "verify " + formatVerification(v)
 	case core.EventCommitted:
-		var d core.CommittedData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.CommittedData](ev)
 		return kindAllow, fmt.Sprintf("commit %s on %s — %s", d.CommitHash, d.Branch, d.IntegrationCommand)
 	case core.EventWorkerStatus:
-		var d core.WorkerStatusData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.WorkerStatusData](ev)
 		return kindInfo, "worker " + strings.TrimSpace(d.State+" "+d.Phase)
 	case core.EventUsage:
-		var u core.Usage
-		_ = json.Unmarshal(ev.Data, &u)
+		u, _ := core.DataOf[core.Usage](ev)
 		return kindUsage, "usage  " + formatUsage(&u)
 	case core.EventReviewComment, core.EventReviewCommentsSent, core.EventReviewSummary:
 		return formatReviewEvent(ev)
@@ -514,10 +504,10 @@ func formatUsage(u *core.Usage) string {
 
 // textOf is the raw text of a TextData event (no trimming: streamed text is concatenated), or
 // the data itself when it is not one.
-func textOf(data json.RawMessage) string {
-	var d core.TextData
-	if err := json.Unmarshal(data, &d); err != nil {
-		return string(data)
+func textOf(ev core.Event) string {
+	d, ok := core.DataOf[core.TextData](ev)
+	if !ok {
+		return string(ev.Data)
 	}
 	return d.Text
 }

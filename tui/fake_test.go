@@ -45,6 +45,8 @@ type fakeService struct {
 	listErr error
 }
 
+var _ core.Service = (*fakeService)(nil)
+
 func newFake() *fakeService {
 	return &fakeService{details: map[string]core.TaskDetail{}, journals: map[string][]core.Event{}}
 }
@@ -149,6 +151,37 @@ func (f *fakeService) Subscribe(ctx context.Context, opts core.SubscribeOptions)
 	}
 	return &core.Subscription{C: f.live[i], Err: func() error { return err }}, nil
 }
+
+// The review features, verification logs and applying are not scripted here: the fakes that
+// test them (reviewFake, logService, applyingService) override them. A task in review therefore
+// shows the preview's error where the engine would say whether the change applies.
+var errNotScripted = core.Errorf(core.CodeInvalidRequest, nil, "not scripted in this fake")
+
+func (f *fakeService) Comment(context.Context, core.CommentRequest) (core.ReviewComment, error) {
+	return core.ReviewComment{}, errNotScripted
+}
+
+func (f *fakeService) SendComments(context.Context, string) (core.TaskView, error) {
+	return core.TaskView{}, errNotScripted
+}
+
+func (f *fakeService) ReviewFile(context.Context, string, string) ([]byte, error) {
+	return nil, errNotScripted
+}
+
+func (f *fakeService) CherryPickPreview(context.Context, string) (core.CherryPickPreview, error) {
+	return core.CherryPickPreview{}, errNotScripted
+}
+
+func (f *fakeService) ApplyToCheckout(context.Context, string, bool) (core.ApplyResult, error) {
+	return core.ApplyResult{}, errNotScripted
+}
+
+func (f *fakeService) VerificationLog(context.Context, string, string, int64, int64) (core.LogPage, error) {
+	return core.LogPage{}, errNotScripted
+}
+
+func (f *fakeService) SetAsker(core.Asker) {}
 
 func (f *fakeService) controlLog() []core.ControlRequest {
 	f.mu.Lock()

@@ -161,8 +161,7 @@ func bigJournalEngine(b *testing.B, n int) *engine.Engine {
 	}
 	done := false
 	for ev := range sub.C {
-		var d core.StateChangedData
-		if ev.Type == core.EventStateChanged && json.Unmarshal(ev.Data, &d) == nil && (d.To == core.StateReviewRequired || d.To.Terminal()) {
+		if d, ok := core.DataOf[core.StateChangedData](ev); ok && (d.To == core.StateReviewRequired || d.To.Terminal()) {
 			done = true
 			break
 		}

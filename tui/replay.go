@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -117,8 +116,7 @@ func (rp *replayView) load(msg replayLoadedMsg) {
 		if ev.Type != core.EventToolCall {
 			continue
 		}
-		var d core.ToolCallData
-		if json.Unmarshal(ev.Data, &d) == nil && d.Title != "" && rp.titles[d.ToolCallID] == "" {
+		if d, ok := core.DataOf[core.ToolCallData](ev); ok && d.Title != "" && rp.titles[d.ToolCallID] == "" {
 			rp.titles[d.ToolCallID] = capText(d.Title, maxHeadBytes)
 		}
 	}
@@ -213,12 +211,11 @@ func (rp *replayView) key(msg tea.KeyMsg, k KeyMap) replayStep {
 func replayLine(ev core.Event, titles map[string]string) (entryKind, string) {
 	switch ev.Type {
 	case core.EventAgentMessage:
-		return kindAgent, agentLabel + sanitizeLine(textOf(ev.Data))
+		return kindAgent, agentLabel + sanitizeLine(textOf(ev))
 	case core.EventAgentThought:
-		return kindThought, "think  " + sanitizeLine(textOf(ev.Data))
+		return kindThought, "think  " + sanitizeLine(textOf(ev))
 	case core.EventToolCall:
-		var d core.ToolCallData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.ToolCallData](ev)
 		k := kindTool
 		if d.Status == "failed" {
 			k = kindDeny
@@ -228,8 +225,7 @@ func replayLine(ev core.Event, titles map[string]string) (entryKind, string) {
 		}
 		return k, "tool   " + sanitizeLine(toolHeader(&d))
 	case core.EventPermissionDecided:
-		var d core.PermissionData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.PermissionData](ev)
 		label, head := permissionHeader(d)
 		return permissionKind(d.Decision), sanitizeLine(label + head)
 	}

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -17,8 +16,7 @@ import (
 )
 
 // The review side of the diff view: a selected line, comments on lines sent back as one repair,
-// side by side, copying, the editor and the cherry-pick preview. The engine's review features
-// are reached through core.Reviewer when the service offers it.
+// side by side, copying, the editor and the cherry-pick preview, through core.Service.
 
 // sideBySideMin is the narrowest terminal that shows the diff side by side.
 const sideBySideMin = 160
@@ -108,11 +106,6 @@ func (m *Model) onResult(msg tea.Msg) tea.Cmd {
 		return m.onApply(msg)
 	}
 	return nil
-}
-
-func (m *Model) reviewer() core.Reviewer {
-	r, _ := m.svc.(core.Reviewer)
-	return r
 }
 
 func (m *Model) diffStyles() *diffStyles {
@@ -294,10 +287,6 @@ type commentDialog struct {
 }
 
 func (m *Model) openComment(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd {
-	if m.reviewer() == nil {
-		m.setStatus("comments need the engine's review features, which this connection does not offer", true, t.TaskID)
-		return nil
-	}
 	if f.collapsed {
 		m.setStatus("open the file first (enter), then comment a line", false, t.TaskID)
 		return nil
@@ -392,10 +381,7 @@ type commentSavedMsg struct {
 }
 
 func (m *Model) saveComment(req core.CommentRequest) tea.Cmd {
-	r := m.reviewer()
-	if r == nil {
-		return nil
-	}
+	r := m.svc
 	return func() tea.Msg {
 		c, err := r.Comment(m.ctx, req)
 		return commentSavedMsg{req: req, c: c, err: err}
@@ -430,13 +416,13 @@ type sendCommentsDialog struct {
 }
 
 func (m *Model) askSendComments(t *core.TaskView, ti *taskInfo) tea.Cmd {
-	if m.reviewer() == nil {
-		m.setStatus("comments need the engine's review features, which this connection does not offer", true, t.TaskID)
-		return nil
-	}
 	round, ok := core.RepairRound(*t) // the comments go back as one repair round
 	if !ok {
-		m.setStatus(notAllowed(*t, core.ActionSteer), true, t.TaskID)
+		why := core.WhyNot(*t, core.ActionSteer)
+		if why == "" { // a steer reaches a running task's turn: it starts no repair round
+			why = fmt.Sprintf("comments go back as a repair round, which starts from review; %s is %s", t.TaskID, t.State)
+		}
+		m.setStatus(why, true, t.TaskID)
 		return nil
 	}
 	// Only comments not sent yet are offered, and only they go: the engine sends what the
@@ -508,10 +494,7 @@ type commentsSentMsg struct {
 }
 
 func (m *Model) sendComments(id string) tea.Cmd {
-	r := m.reviewer()
-	if r == nil {
-		return nil
-	}
+	r := m.svc
 	m.setStatus("sending the comments of "+id+"…", false, "")
 	return func() tea.Msg {
 		v, err := r.SendComments(m.ctx, id)
@@ -536,8 +519,7 @@ func (m *Model) onCommentsSent(msg commentsSentMsg) tea.Cmd {
 func formatReviewEvent(ev core.Event) (entryKind, string) {
 	switch ev.Type {
 	case core.EventReviewComment:
-		var c core.ReviewComment
-		_ = json.Unmarshal(ev.Data, &c)
+		c, _ := core.DataOf[core.ReviewComment](ev)
 		verb := "comment"
 		switch c.Status {
 		case core.CommentDeleted:
@@ -547,12 +529,10 @@ func formatReviewEvent(ev core.Event) (entryKind, string) {
 		}
 		return kindSteer, fmt.Sprintf("review %s %s on %s:%d: %s", verb, c.ID, c.Path, c.Line, firstLineOf(c.Body))
 	case core.EventReviewCommentsSent:
-		var d core.CommentsSentData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.CommentsSentData](ev)
 		return kindSteer, fmt.Sprintf("review sent %d comment(s) as repair round %d: %s", len(d.CommentIDs), d.RepairRound, strings.Join(d.CommentIDs, ", "))
 	case core.EventReviewSummary:
-		var d core.ReviewSummaryData
-		_ = json.Unmarshal(ev.Data, &d)
+		d, _ := core.DataOf[core.ReviewSummaryData](ev)
 		return kindState, fmt.Sprintf("review summary of revision %d: %s", d.ReviewRevision, d.Summary)
 	}
 	return kindInfo, ev.Type
@@ -572,10 +552,10 @@ const previewTTL = 30 * time.Second
 // refreshPreview asks whether the task's change applies to its source checkout's HEAD now,
 // when it is in review or committed and the last answer is missing, for another change or old.
 func (m *Model) refreshPreview(id string, force bool) tea.Cmd {
-	r := m.reviewer()
+	r := m.svc
 	ti := m.task(id)
 	d := ti.detail
-	if r == nil || d == nil || ti.rv.previewing {
+	if d == nil || ti.rv.previewing {
 		return nil
 	}
 	of := d.View.ReviewTreeHash

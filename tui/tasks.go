@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/charmbracelet/bubbles/viewport"
@@ -60,15 +59,13 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 	var cmds []tea.Cmd
 	switch ev.Type {
 	case core.EventTaskCreated:
-		var d core.TaskCreatedData
-		if json.Unmarshal(ev.Data, &d) == nil {
+		if d, ok := core.DataOf[core.TaskCreatedData](ev); ok {
 			ti.repository = d.Repository
 		}
 		ti.created = ev.Time
 		cmds = append(cmds, m.refreshList())
 	case core.EventStateChanged:
-		var d core.StateChangedData
-		if json.Unmarshal(ev.Data, &d) == nil {
+		if d, ok := core.DataOf[core.StateChangedData](ev); ok {
 			for i := range m.list.tasks {
 				if m.list.tasks[i].TaskID == ev.TaskID {
 					m.list.tasks[i].State, m.list.tasks[i].Phase = d.To, d.Phase
@@ -78,19 +75,16 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 		}
 		cmds = append(cmds, m.refreshList(), m.detailIfSelected(ev.TaskID))
 	case core.EventUsage:
-		var u core.Usage
-		if json.Unmarshal(ev.Data, &u) == nil {
+		if u, ok := core.DataOf[core.Usage](ev); ok {
 			ti.usage = &u
 			ti.usageGen++
 		}
 	case core.EventInteractionWaiting:
-		var ia core.Interaction
-		if json.Unmarshal(ev.Data, &ia) == nil {
+		if ia, ok := core.DataOf[core.Interaction](ev); ok {
 			m.requests.add(ev.TaskID, ia) // attend announces the task starting to wait
 		}
 	case core.EventInteractionResolved:
-		var ia core.Interaction
-		if json.Unmarshal(ev.Data, &ia) == nil {
+		if ia, ok := core.DataOf[core.Interaction](ev); ok {
 			if p := m.requests.find(ia.ID); p != nil && !p.answering && ia.Status == core.InteractionResolved {
 				// First answer wins: someone else (Codex, another dashboard) answered it. The
 				// line outlives the task's state change that follows at once.
@@ -101,8 +95,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 	case core.EventReviewReady, core.EventVerification:
 		cmds = append(cmds, m.detailIfSelected(ev.TaskID))
 	case core.EventCommitted:
-		var d core.CommittedData
-		if json.Unmarshal(ev.Data, &d) == nil {
+		if d, ok := core.DataOf[core.CommittedData](ev); ok {
 			if _, ok := m.finalizing[ev.TaskID]; ok {
 				delete(m.finalizing, ev.TaskID)
 				m.push(commitNotice(ev.TaskID, d.CommitHash, d.Branch, d.IntegrationCommand))
@@ -123,8 +116,8 @@ func (ti *taskInfo) noteAgent(ev core.Event) {
 		}
 		return
 	}
-	var d core.TextData
-	if json.Unmarshal(ev.Data, &d) != nil {
+	d, ok := core.DataOf[core.TextData](ev)
+	if !ok {
 		return
 	}
 	if !ti.agentStreak {

@@ -34,11 +34,7 @@ it only says what would happen. Nothing is ever pushed; the result is journaled 
 
 func taskApply(id string, apply, asJSON bool, stdout, stderr io.Writer) int {
 	return withEngine("task apply", stderr, func(e retention) int {
-		a, ok := e.(core.Applier)
-		if !ok {
-			return failed(stderr, core.Errorf(core.CodeInvalidRequest, nil, "the owner of the state directory cannot apply tasks; run the same reasonixctl version"))
-		}
-		res, err := a.ApplyToCheckout(context.Background(), id, apply)
+		res, err := e.ApplyToCheckout(context.Background(), id, apply)
 		if err != nil {
 			return failed(stderr, err)
 		}
@@ -64,11 +60,9 @@ func short(h string) string {
 	return h
 }
 
-var _ core.Applier = (*attachment)(nil)
-
 // ApplyToCheckout forwards to the owner (an engine, or a socket client).
 func (a *attachment) ApplyToCheckout(ctx context.Context, taskID string, apply bool) (core.ApplyResult, error) {
-	return through(a, "apply tasks to their checkout", func(r core.Applier) (core.ApplyResult, error) {
-		return r.ApplyToCheckout(ctx, taskID, apply)
+	return through(a, func(s core.Service) (core.ApplyResult, error) {
+		return s.ApplyToCheckout(ctx, taskID, apply)
 	})
 }

@@ -12,13 +12,16 @@ import (
 	"reasonixctl/tui"
 )
 
-// link is one connection to the engine: the service to call, who owns the directory, and a
-// channel closed when that owner goes away (nil when this process owns it and never loses it).
+// link is one connection to the engine: the service to call, who owns the directory, a
+// channel closed when that owner goes away (nil when this process owns it and never loses it),
+// and how to tell that owner whether the person at this dashboard is there (nil for an engine
+// this process owns).
 type link struct {
-	svc   core.Service
-	owner tui.Owner
-	gone  <-chan struct{}
-	close func()
+	svc       core.Service
+	owner     tui.Owner
+	gone      <-chan struct{}
+	close     func()
+	supervise func(ctx context.Context, on bool) error
 }
 
 // attachment is a core.Service that forwards to whichever process owns the state directory and
@@ -41,16 +44,13 @@ type attachment struct {
 	asker core.Asker
 }
 
-// askerSetter is a service that can ask someone outside the engine (engine.Engine).
-type askerSetter interface{ SetAsker(core.Asker) }
-
 // SetAsker installs the asker on the current link and every later one that takes it.
 func (a *attachment) SetAsker(asker core.Asker) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.asker = asker
-	if s, ok := a.cur.svc.(askerSetter); ok && a.present {
-		s.SetAsker(asker)
+	if a.present {
+		a.cur.svc.SetAsker(asker)
 	}
 }
 
@@ -60,20 +60,17 @@ var (
 )
 
 // Supervise tells the owner whether the person at this dashboard is there to answer (see
-// remote.Client.Supervise); an owner that does not know the call is left as it is.
+// remote.Client.Supervise); an engine this process owns is left as it is.
 func (a *attachment) Supervise(on bool) {
 	a.mu.Lock()
-	svc, present := a.cur.svc, a.present
+	supervise, present := a.cur.supervise, a.present
 	a.mu.Unlock()
-	c, ok := svc.(interface {
-		Supervise(ctx context.Context, on bool) error
-	})
-	if !ok || !present {
+	if supervise == nil || !present {
 		return
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, 2*time.Second)
 	defer cancel()
-	if err := c.Supervise(ctx, on); err != nil {
+	if err := supervise(ctx, on); err != nil {
 		a.log.Warn("telling the owner whether its supervisor is here failed", "on", on, "err", err)
 	}
 }
@@ -116,8 +113,8 @@ func (a *attachment) follow() {
 			if err == nil {
 				a.mu.Lock()
 				a.cur, a.present, a.lastPID = l, true, l.owner.PID
-				if s, ok := l.svc.(askerSetter); ok && a.asker != nil {
-					s.SetAsker(a.asker)
+				if a.asker != nil {
+					l.svc.SetAsker(a.asker)
 				}
 				a.mu.Unlock()
 				a.log.Info("attached to a new owner", "pid", l.owner.PID, "mode", l.owner.Mode)
@@ -184,43 +181,38 @@ func (a *attachment) service() (core.Service, error) {
 	return a.cur.svc, nil
 }
 
-// through calls f with the current owner's service as an S (core.Service, or one of the
-// optional interfaces a front end asks for), or says why it cannot.
-func through[S, T any](a *attachment, cannot string, f func(S) (T, error)) (T, error) {
-	var zero T
+// through calls f with the current owner's service, or says why there is none.
+func through[T any](a *attachment, f func(core.Service) (T, error)) (T, error) {
 	svc, err := a.service()
 	if err != nil {
+		var zero T
 		return zero, err
 	}
-	s, ok := svc.(S)
-	if !ok {
-		return zero, core.Errorf(core.CodeInvalidRequest, nil, "the owner cannot %s", cannot)
-	}
-	return f(s)
+	return f(svc)
 }
 
 func (a *attachment) Delegate(ctx context.Context, req core.DelegateRequest) (core.DelegateResult, error) {
-	return through(a, "", func(s core.Service) (core.DelegateResult, error) { return s.Delegate(ctx, req) })
+	return through(a, func(s core.Service) (core.DelegateResult, error) { return s.Delegate(ctx, req) })
 }
 
 func (a *attachment) Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
-	return through(a, "", func(s core.Service) (core.TaskView, error) { return s.Control(ctx, req) })
+	return through(a, func(s core.Service) (core.TaskView, error) { return s.Control(ctx, req) })
 }
 
 func (a *attachment) Inspect(ctx context.Context, req core.InspectRequest) (core.InspectResult, error) {
-	return through(a, "", func(s core.Service) (core.InspectResult, error) { return s.Inspect(ctx, req) })
+	return through(a, func(s core.Service) (core.InspectResult, error) { return s.Inspect(ctx, req) })
 }
 
 func (a *attachment) List(ctx context.Context, f core.ListFilter) ([]core.TaskView, error) {
-	return through(a, "", func(s core.Service) ([]core.TaskView, error) { return s.List(ctx, f) })
+	return through(a, func(s core.Service) ([]core.TaskView, error) { return s.List(ctx, f) })
 }
 
 func (a *attachment) Get(ctx context.Context, id string) (core.TaskDetail, error) {
-	return through(a, "", func(s core.Service) (core.TaskDetail, error) { return s.Get(ctx, id) })
+	return through(a, func(s core.Service) (core.TaskDetail, error) { return s.Get(ctx, id) })
 }
 
 func (a *attachment) Subscribe(ctx context.Context, opts core.SubscribeOptions) (*core.Subscription, error) {
-	return through(a, "", func(s core.Service) (*core.Subscription, error) { return s.Subscribe(ctx, opts) })
+	return through(a, func(s core.Service) (*core.Subscription, error) { return s.Subscribe(ctx, opts) })
 }
 
 // dialOwner is the dashboard's connect: it attaches to the owner's socket.
@@ -231,34 +223,29 @@ func dialOwner(dir, role string) func(ctx context.Context) (link, error) {
 			return link{}, err
 		}
 		info := c.Owner()
-		return link{svc: c, owner: tui.Owner{PID: info.PID, Mode: info.Mode}, gone: c.Done(), close: func() { c.Close() }}, nil
+		return link{svc: c, owner: tui.Owner{PID: info.PID, Mode: info.Mode}, gone: c.Done(), close: func() { c.Close() }, supervise: c.Supervise}, nil
 	}
 }
 
-var (
-	_ core.LogReader = (*attachment)(nil)
-	_ core.Reviewer  = (*attachment)(nil)
-)
-
-// VerificationLog forwards to the owner when it can read logs (an engine, or a socket client).
+// VerificationLog forwards to the owner (an engine, or a socket client).
 func (a *attachment) VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (core.LogPage, error) {
-	return through(a, "read verification logs", func(r core.LogReader) (core.LogPage, error) {
-		return r.VerificationLog(ctx, taskID, id, offset, limit)
+	return through(a, func(s core.Service) (core.LogPage, error) {
+		return s.VerificationLog(ctx, taskID, id, offset, limit)
 	})
 }
 
 func (a *attachment) Comment(ctx context.Context, req core.CommentRequest) (core.ReviewComment, error) {
-	return through(a, "take review comments", func(r core.Reviewer) (core.ReviewComment, error) { return r.Comment(ctx, req) })
+	return through(a, func(s core.Service) (core.ReviewComment, error) { return s.Comment(ctx, req) })
 }
 
 func (a *attachment) SendComments(ctx context.Context, taskID string) (core.TaskView, error) {
-	return through(a, "take review comments", func(r core.Reviewer) (core.TaskView, error) { return r.SendComments(ctx, taskID) })
+	return through(a, func(s core.Service) (core.TaskView, error) { return s.SendComments(ctx, taskID) })
 }
 
 func (a *attachment) ReviewFile(ctx context.Context, taskID, path string) ([]byte, error) {
-	return through(a, "read reviewed files", func(r core.Reviewer) ([]byte, error) { return r.ReviewFile(ctx, taskID, path) })
+	return through(a, func(s core.Service) ([]byte, error) { return s.ReviewFile(ctx, taskID, path) })
 }
 
 func (a *attachment) CherryPickPreview(ctx context.Context, taskID string) (core.CherryPickPreview, error) {
-	return through(a, "preview a cherry-pick", func(r core.Reviewer) (core.CherryPickPreview, error) { return r.CherryPickPreview(ctx, taskID) })
+	return through(a, func(s core.Service) (core.CherryPickPreview, error) { return s.CherryPickPreview(ctx, taskID) })
 }

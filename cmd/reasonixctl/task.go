@@ -29,6 +29,7 @@ type retention interface {
 	ListStored(ctx context.Context, f core.ListFilter) ([]core.StoredTask, error)
 	Archive(ctx context.Context, id string, apply bool) (core.ArchiveResult, error)
 	Prune(ctx context.Context, olderThan time.Duration, apply bool) ([]core.PruneResult, error)
+	ApplyToCheckout(ctx context.Context, taskID string, apply bool) (core.ApplyResult, error)
 }
 
 var (

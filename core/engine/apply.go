@@ -9,8 +9,6 @@ import (
 	"reasonixctl/core/gitx"
 )
 
-var _ core.Applier = (*Engine)(nil)
-
 // ApplyToCheckout cherry-picks a completed task's commit onto its source checkout's current
 // branch, or with apply false says whether it would. It refuses, saying why and what to do, a
 // checkout with uncommitted changes, a detached HEAD, a branch also checked out in another

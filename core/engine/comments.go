@@ -13,9 +13,7 @@ import (
 	"reasonixctl/core/gitx"
 )
 
-var _ core.Reviewer = (*Engine)(nil)
-
-// Comment implements Reviewer.
+// Comment implements core.Service.
 func (e *Engine) Comment(ctx context.Context, req core.CommentRequest) (core.ReviewComment, error) {
 	if !core.ValidTaskID(req.TaskID) {
 		return core.ReviewComment{}, core.InvalidRequest("comment validation failed", []core.Issue{{Path: "task_id", Message: "must match " + core.TaskIDPattern}})
@@ -140,7 +138,7 @@ func CommentsMessage(cs []core.ReviewComment) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// SendComments implements Reviewer: the open comments go to the worker as one repair round.
+// SendComments implements core.Service: the open comments go to the worker as one repair round.
 func (e *Engine) SendComments(ctx context.Context, taskID string) (core.TaskView, error) {
 	if !core.ValidTaskID(taskID) {
 		return core.TaskView{}, core.InvalidRequest("comment validation failed", []core.Issue{{Path: "task_id", Message: "must match " + core.TaskIDPattern}})
@@ -272,7 +270,7 @@ func abs(n int) int {
 	return n
 }
 
-// ReviewFile implements Reviewer: the bytes path holds in the current review tree, for reading
+// ReviewFile implements core.Service: the bytes path holds in the current review tree, for reading
 // outside the dashboard without touching the worktree.
 func (e *Engine) ReviewFile(ctx context.Context, taskID, path string) ([]byte, error) {
 	r, err := e.load(taskID)
@@ -314,7 +312,7 @@ func applyChecked(r *taskRecord, checked map[string]core.ReviewComment, now stri
 	return evs
 }
 
-// CherryPickPreview implements Reviewer. It writes nothing to the source repository (see
+// CherryPickPreview implements core.Service. It writes nothing to the source repository (see
 // gitx.PreviewApply).
 func (e *Engine) CherryPickPreview(ctx context.Context, taskID string) (core.CherryPickPreview, error) {
 	r, err := e.load(taskID)

@@ -11,9 +11,7 @@ import (
 	"path/filepath"
 )
 
-var _ core.LogReader = (*Engine)(nil)
-
-// VerificationLog implements LogReader. Only a log the task's record lists can be read, and it
+// VerificationLog implements core.Service. Only a log the task's record lists can be read, and it
 // is opened at the place verification writes it, never at a path taken from stored data.
 func (e *Engine) VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (core.LogPage, error) {
 	if offset < 0 || limit <= 0 {

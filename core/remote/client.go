@@ -382,9 +382,7 @@ func (c *Client) Journal(ctx context.Context, id string) ([]core.Event, error) {
 	return res.Events, nil
 }
 
-var _ core.LogReader = (*Client)(nil)
-
-// VerificationLog implements core.LogReader through the owner.
+// VerificationLog implements core.Service through the owner.
 func (c *Client) VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (core.LogPage, error) {
 	res, err := unaryCall(c, ctx, c.log, &logRequest{TaskID: taskID, ID: id, Offset: offset, Limit: limit})
 	if err != nil {
@@ -393,9 +391,7 @@ func (c *Client) VerificationLog(ctx context.Context, taskID, id string, offset,
 	return *res, nil
 }
 
-var _ core.Reviewer = (*Client)(nil)
-
-// Comment implements core.Reviewer through the owner.
+// Comment implements core.Service through the owner.
 func (c *Client) Comment(ctx context.Context, req core.CommentRequest) (core.ReviewComment, error) {
 	res, err := unaryCall(c, ctx, c.comment, &req)
 	if err != nil {
@@ -404,7 +400,7 @@ func (c *Client) Comment(ctx context.Context, req core.CommentRequest) (core.Rev
 	return *res, nil
 }
 
-// SendComments implements core.Reviewer through the owner.
+// SendComments implements core.Service through the owner.
 func (c *Client) SendComments(ctx context.Context, taskID string) (core.TaskView, error) {
 	res, err := unaryCall(c, ctx, c.send, &taskRequest{TaskID: taskID})
 	if err != nil {
@@ -413,7 +409,7 @@ func (c *Client) SendComments(ctx context.Context, taskID string) (core.TaskView
 	return *res, nil
 }
 
-// ReviewFile implements core.Reviewer through the owner.
+// ReviewFile implements core.Service through the owner.
 func (c *Client) ReviewFile(ctx context.Context, taskID, path string) ([]byte, error) {
 	res, err := unaryCall(c, ctx, c.reviewFile, &fileRequest{TaskID: taskID, Path: path})
 	if err != nil {
@@ -422,7 +418,7 @@ func (c *Client) ReviewFile(ctx context.Context, taskID, path string) ([]byte, e
 	return res.Content, nil
 }
 
-// CherryPickPreview implements core.Reviewer through the owner.
+// CherryPickPreview implements core.Service through the owner.
 func (c *Client) CherryPickPreview(ctx context.Context, taskID string) (core.CherryPickPreview, error) {
 	res, err := unaryCall(c, ctx, c.preview, &taskRequest{TaskID: taskID})
 	if err != nil {

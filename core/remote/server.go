@@ -26,8 +26,6 @@ type backend interface {
 	Archive(ctx context.Context, id string, apply bool) (core.ArchiveResult, error)
 	Prune(ctx context.Context, olderThan time.Duration, apply bool) ([]core.PruneResult, error)
 	Journal(ctx context.Context, id string) ([]core.Event, error)
-	core.LogReader
-	core.Reviewer
 	AttachSupervisor() (detach func())
 }
 
@@ -289,11 +287,7 @@ func (s *Server) routes() http.Handler {
 		return &p, err
 	}))
 	mux.Handle(unary(s, procApply, opts, func(ctx context.Context, r *archiveRequest) (*core.ApplyResult, error) {
-		a, ok := s.e.(core.Applier)
-		if !ok {
-			return nil, core.Errorf(core.CodeInvalidRequest, nil, "this owner cannot apply a task to its checkout")
-		}
-		res, err := a.ApplyToCheckout(ctx, r.TaskID, r.Apply)
+		res, err := s.e.ApplyToCheckout(ctx, r.TaskID, r.Apply)
 		return &res, err
 	}))
 	mux.Handle(unary(s, procArchive, opts, func(ctx context.Context, r *archiveRequest) (*core.ArchiveResult, error) {

@@ -5,7 +5,6 @@
 package stats
 
 import (
-	"encoding/json"
 	"math"
 	"sort"
 	"strings"
@@ -138,16 +137,15 @@ func Compute(tasks []Task, since time.Time, loc *time.Location) Report {
 			switch ev.Type {
 			case core.EventTaskCreated:
 				created = ev.Time
-				var d core.TaskCreatedData
-				if json.Unmarshal(ev.Data, &d) == nil {
+				if d, ok := core.DataOf[core.TaskCreatedData](ev); ok {
 					repo = d.Repository
 					if repo == "" {
 						repo = d.RepositoryID
 					}
 				}
 			case core.EventStateChanged:
-				var d core.StateChangedData
-				if json.Unmarshal(ev.Data, &d) != nil {
+				d, ok := core.DataOf[core.StateChangedData](ev)
+				if !ok {
 					continue
 				}
 				if d.To == core.StateReviewRequired && !reviewed {
@@ -173,8 +171,7 @@ func Compute(tasks []Task, since time.Time, loc *time.Location) Report {
 					toCommit = append(toCommit, ev.Time.Sub(created).Seconds())
 				}
 			case core.EventPermissionDecided:
-				var d core.PermissionData
-				if json.Unmarshal(ev.Data, &d) == nil && in(ev.Time) {
+				if d, ok := core.DataOf[core.PermissionData](ev); ok && in(ev.Time) {
 					code := d.Code
 					if d.Decision == core.DecisionAllow {
 						code = ""
@@ -182,8 +179,8 @@ func Compute(tasks []Task, since time.Time, loc *time.Location) Report {
 					perms[Permission{Decision: d.Decision, Code: code}]++
 				}
 			case core.EventVerification:
-				var v core.VerificationResult
-				if json.Unmarshal(ev.Data, &v) != nil || !in(ev.Time) {
+				v, ok := core.DataOf[core.VerificationResult](ev)
+				if !ok || !in(ev.Time) {
 					continue
 				}
 				switch {
@@ -200,8 +197,8 @@ func Compute(tasks []Task, since time.Time, loc *time.Location) Report {
 					}
 				}
 			case core.EventUsage:
-				var u core.Usage
-				if json.Unmarshal(ev.Data, &u) != nil {
+				u, ok := core.DataOf[core.Usage](ev)
+				if !ok {
 					continue
 				}
 				// Every usage event is the task's cumulative usage; only the growth since the
