@@ -410,6 +410,10 @@ func (t *liveTask) armWatchdog(req acp.PermissionRequest, d time.Duration) {
 		key = req.ToolCallID
 	}
 	subject := req.Title
+	// t.mu is held until timer is assigned and stored: the callback takes it before reading
+	// timer, so even a timer that fires at once sees the assignment.
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	var timer *time.Timer
 	timer = time.AfterFunc(d, func() {
 		if !t.e.enterBG() {
@@ -424,12 +428,10 @@ func (t *liveTask) armWatchdog(req acp.PermissionRequest, d time.Duration) {
 		t.e.pause(t.id, core.PhaseCommandTimeout, "an allowed command ran past its "+d.String()+" timeout: "+core.TruncateText(subject, 200))
 		t.cancelTurn()
 	})
-	t.mu.Lock()
 	if old, ok := t.watchdogs[key]; ok {
 		old.Stop()
 	}
 	t.watchdogs[key] = timer
-	t.mu.Unlock()
 }
 
 // commandFinished clears the watchdog of the command a finished tool call ran. A finished call
