@@ -97,7 +97,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		add("unparsed: "+doc.err.Error(), "unparsed", 80)
 	}
 	if m.review.sideBySide && !m.sbsActive() && cm == nil {
-		add(fmt.Sprintf("side by side needs ≥%d columns", sideBySideMin), fmt.Sprintf("sbs ≥%d", sideBySideMin), 30)
+		add(fmt.Sprintf("side by side needs ≥%d columns", sideBySideMin), fmt.Sprintf("side by side ≥%d cols", sideBySideMin), 75)
 	}
 	if p := ti.rv.preview; p != nil && ti.rv.previewErr == "" && cm == nil {
 		if p.Clean {

@@ -153,8 +153,8 @@ func (f *fakeService) Subscribe(ctx context.Context, opts core.SubscribeOptions)
 }
 
 // The review features, verification logs and applying are not scripted here: the fakes that
-// test them (reviewFake, logService, applyingService) override them. A task in review therefore
-// shows the preview's error where the engine would say whether the change applies.
+// test them (reviewFake, logService, applyingService) override them. The preview says what the
+// engine says of a source checkout that has not moved: the change applies cleanly.
 var errNotScripted = core.Errorf(core.CodeInvalidRequest, nil, "not scripted in this fake")
 
 func (f *fakeService) Comment(context.Context, core.CommentRequest) (core.ReviewComment, error) {
@@ -169,8 +169,8 @@ func (f *fakeService) ReviewFile(context.Context, string, string) ([]byte, error
 	return nil, errNotScripted
 }
 
-func (f *fakeService) CherryPickPreview(context.Context, string) (core.CherryPickPreview, error) {
-	return core.CherryPickPreview{}, errNotScripted
+func (f *fakeService) CherryPickPreview(_ context.Context, taskID string) (core.CherryPickPreview, error) {
+	return core.CherryPickPreview{Source: "/src/app", Head: "3f2c1a9e8d7b6c5a4f3e2d1c0b9a8f7e6d5c4b3a", Of: "review_tree", Clean: true}, nil
 }
 
 func (f *fakeService) ApplyToCheckout(context.Context, string, bool) (core.ApplyResult, error) {

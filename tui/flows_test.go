@@ -220,7 +220,7 @@ func TestDiffPagingByHunkAndFile(t *testing.T) {
 		t.Fatalf("previous hunk across files: %+v", c)
 	}
 	h.press("v", "}", "v")
-	h.requireView("2/2 reviewed", "this file ✓")
+	h.requireView("2/2 reviewed", "› ✓ internal/auth/login_test.go") // the position line drops "this file ✓" first when narrow
 	h.press("{")
 	if c := h.task("login-fix").rv.diffCur; c.file != 0 {
 		t.Fatalf("previous file: %+v", c)
