@@ -247,11 +247,6 @@ func deliver(oq *openQuestion, r askResult) {
 	}
 }
 
-// remoteAsker is what the engine needs to route questions to attached clients.
-type remoteAsker interface {
-	SetRemoteAskers(func(taskID string) (core.Asker, bool))
-}
-
 // SetAsker makes this client the way its owner asks this process's person (the MCP client's
 // form) about the tasks it delegated; nil stops. An owner too old to ask is left as it is.
 func (c *Client) SetAsker(a core.Asker) {

@@ -27,6 +27,8 @@ type backend interface {
 	Prune(ctx context.Context, olderThan time.Duration, apply bool) ([]core.PruneResult, error)
 	Journal(ctx context.Context, id string) ([]core.Event, error)
 	AttachSupervisor() (detach func())
+	// SetRemoteAskers routes the engine's questions to the attached clients that asked for them.
+	SetRemoteAskers(func(taskID string) (core.Asker, bool))
 }
 
 var _ backend = (*engine.Engine)(nil)
@@ -140,10 +142,8 @@ func serve(ctx context.Context, e backend, dir string, info Info, log *slog.Logg
 		case <-s.ctx.Done():
 		}
 	}()
-	if ra, ok := e.(remoteAsker); ok {
-		ra.SetRemoteAskers(s.routeQuestion)
-		context.AfterFunc(s.ctx, func() { ra.SetRemoteAskers(nil) })
-	}
+	e.SetRemoteAskers(s.routeQuestion)
+	context.AfterFunc(s.ctx, func() { e.SetRemoteAskers(nil) })
 	log.Info("serving the engine on the owner socket", "path", s.path, "protocol", Protocol)
 	return s, nil
 }
