@@ -23,8 +23,11 @@ const recoveryGitBudget = 30 * time.Second
 //
 // A task whose repair fails is paused (restart_recovery), which can always be cancelled.
 func (e *Engine) recover() error {
-	if killed, err := e.procs.Reap(); err != nil || len(killed) > 0 {
-		e.log.Warn("ended process groups left by the previous owner", "groups", killed, "err", err)
+	// Ending what a killed owner left is this start's job, not news: only a failure warns.
+	if killed, err := e.procs.Reap(); err != nil {
+		e.log.Warn("could not end every process group left by the previous owner", "groups", killed, "err", err)
+	} else if len(killed) > 0 {
+		e.log.Info("ended process groups left by the previous owner", "groups", killed)
 	}
 	recs, err := e.store.List()
 	if err != nil {
