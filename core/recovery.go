@@ -39,6 +39,17 @@ func (e *Engine) recover() error {
 			e.log.Warn("skipping unreadable task at startup", "task", rec.TaskID, "err", err)
 			continue
 		}
+		if r.RebaseIntent != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), recoveryGitBudget)
+			moved, err := e.finishRebase(ctx, r.TaskID)
+			cancel()
+			switch {
+			case err != nil:
+				e.log.Warn("could not settle a rebase interrupted by a restart", "task", r.TaskID, "err", err)
+			case moved:
+				e.log.Info("recorded a rebase interrupted by a restart", "task", r.TaskID, "onto", r.RebaseIntent.Onto)
+			}
+		}
 		if !r.State.Working() {
 			continue
 		}
