@@ -34,7 +34,7 @@ type RebasedData struct {
 const maxConflictBytes = 8 << 20
 
 // rebase moves a task in review whose change no longer applies to its source checkout's HEAD
-// onto that HEAD: the reviewed change is merged onto it (gitx.Rebase), the worktree gets the
+// onto that HEAD: the reviewed change is merged onto it (gitx.PlanRebase, then ApplyRebase once the plan is recorded), the worktree gets the
 // result with conflict markers where the merge could not settle, the task's base becomes the
 // HEAD (journaled, rebased), and a repair round asks the worker to resolve the conflicts; its
 // review is a new revision on the new base. The task is in review, or paused by a source
