@@ -34,13 +34,13 @@ type RebasedData struct {
 const maxConflictBytes = 8 << 20
 
 // rebase moves a task in review whose change no longer applies to its source checkout's HEAD
-// onto that HEAD: the reviewed change is merged onto it (gitx.PlanRebase, then ApplyRebase once the plan is recorded), the worktree gets the
-// result with conflict markers where the merge could not settle, the task's base becomes the
-// HEAD (journaled, rebased), and a repair round asks the worker to resolve the conflicts; its
-// review is a new revision on the new base. The task is in review, or paused by a source
-// collision (finalize's or a steer's: the HEAD changed the write scope), and its worktree holds
-// the reviewed tree. A change that still applies is refused: finalize commits it on the
-// recorded base and `task apply` lands it.
+// onto that HEAD: the reviewed change is merged onto it (gitx.PlanRebase, then ApplyRebase once
+// the plan is recorded), the worktree gets the result with conflict markers where the merge
+// could not settle, the task's base becomes the HEAD (journaled, rebased), and a repair round
+// asks the worker to resolve the conflicts; its review is a new revision on the new base. The
+// task is in review, or paused by a source collision (finalize's or a steer's: the HEAD changed
+// the write scope), and its worktree holds the reviewed tree. A change that still applies is
+// refused: finalize commits it on the recorded base and `task apply` lands it.
 func (e *Engine) rebase(ctx context.Context, id string) (TaskView, error) {
 	unlock := e.lockTask(id)
 	defer unlock()
