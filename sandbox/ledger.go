@@ -39,7 +39,9 @@ func (l *Ledger) Track(pid int) (forget func()) {
 
 // Reap kills every group recorded by an earlier owner and forgets it; it must run before this
 // owner starts any group. A group whose leader's pid now belongs to another process is only
-// forgotten. It returns the groups it signalled.
+// forgotten. It returns the groups that still had a live process: a group whose processes were
+// all dying or dead already (an owner killed with SIGKILL takes its workers with it through
+// Pdeathsig, and their zombies can wait a moment for init) left nothing to end.
 func (l *Ledger) Reap() ([]int, error) {
 	if l == nil {
 		return nil, nil
@@ -48,6 +50,10 @@ func (l *Ledger) Reap() ([]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("process ledger: %w", err)
 	}
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	alive := liveGroups()
 	var killed []int
 	var errs []error
 	for _, e := range entries {
@@ -62,7 +68,9 @@ func (l *Ledger) Reap() ([]int, error) {
 			// The leader is ours, or gone: a pgid stays reserved while any member of its group
 			// lives, so what answers to -pid is what is left of our group.
 			if err := syscall.Kill(-pid, syscall.SIGKILL); err == nil {
-				killed = append(killed, pid)
+				if alive == nil || alive[pid] {
+					killed = append(killed, pid)
+				}
 			} else if !errors.Is(err, syscall.ESRCH) {
 				errs = append(errs, fmt.Errorf("killing process group %d: %w", pid, err))
 				continue
@@ -73,6 +81,56 @@ func (l *Ledger) Reap() ([]int, error) {
 		}
 	}
 	return killed, errors.Join(errs...)
+}
+
+// liveGroups returns the process groups with at least one process that is neither a zombie nor
+// already being killed (SIGKILL pending), or nil when /proc cannot tell.
+func liveGroups() map[int]bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	out := map[int]bool{}
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(stat[i+1:]) // state, ppid, pgrp, …
+		if len(f) < 3 || f[0][0] == 'Z' || f[0][0] == 'X' {
+			continue
+		}
+		pgid, err := strconv.Atoi(string(f[2]))
+		if err != nil || out[pgid] {
+			continue
+		}
+		if status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status")); err == nil && killPending(status) {
+			continue
+		}
+		out[pgid] = true
+	}
+	return out
+}
+
+// killPending reports whether a /proc/PID/status shows SIGKILL pending: the process is dying.
+func killPending(status []byte) bool {
+	for _, line := range bytes.Split(status, []byte("\n")) {
+		k, v, _ := bytes.Cut(line, []byte(":"))
+		if string(k) != "SigPnd" && string(k) != "ShdPnd" {
+			continue
+		}
+		if mask, err := strconv.ParseUint(string(bytes.TrimSpace(v)), 16, 64); err == nil && mask&(1<<(uint(syscall.SIGKILL)-1)) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // startTime is the process's start time in clock ticks since boot (field 22 of /proc/PID/stat),

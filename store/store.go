@@ -31,6 +31,9 @@ var (
 	ErrClosed = errors.New("store: closed")
 	// ErrInvalidArgument: a task id, event, record or option was malformed.
 	ErrInvalidArgument = errors.New("store: invalid argument")
+	// ErrDirGone: Close found the state directory deleted or replaced while the Store had it
+	// open, so what badger held in memory could not be written, and was left.
+	ErrDirGone = errors.New("store: the state directory was deleted while in use")
 )
 
 // SchemaVersionError reports a record written with a schema version this binary does not know.
@@ -115,6 +118,7 @@ type Store struct {
 	db     *badger.DB
 	owner  *ownerLock
 	broker *broker
+	dbDir  os.FileInfo // Dir/badger as opened: Close checks it is still there
 
 	// mu is held shared by every operation that uses badger; Close takes it exclusively once
 	// to wait for those in flight, so badger is never used after it is closed.
@@ -165,8 +169,15 @@ func Open(opts Options) (*Store, error) {
 		owner.release()
 		return nil, fmt.Errorf("store: open badger in %s: %w", dbDir, err)
 	}
+	dbInfo, err := os.Stat(dbDir)
+	if err != nil {
+		db.Close()
+		owner.release()
+		return nil, fmt.Errorf("store: %w", err)
+	}
 	s := &Store{
 		opts:   opts,
+		dbDir:  dbInfo,
 		db:     db,
 		owner:  owner,
 		broker: newBroker(),
@@ -219,12 +230,47 @@ func (s *Store) Close() error {
 	close(s.stopGC)
 	s.broker.closeAll(ErrClosed)
 	s.bg.Wait()
-	err := s.db.Close()
-	s.owner.release()
-	if err != nil {
-		return fmt.Errorf("store: close badger: %w", err)
+	// Badger's close writes its in-memory table to the directory, retrying for ever when it
+	// cannot: with the directory deleted it would never return. So it is not started when the
+	// directory is gone, and given up on when the directory goes while it runs.
+	if s.dirGone() {
+		return s.abandon()
 	}
-	return nil
+	closed := make(chan error, 1)
+	go func() { closed <- s.db.Close() }()
+	check := time.NewTicker(dirGoneCheck)
+	defer check.Stop()
+	for {
+		select {
+		case err := <-closed:
+			s.owner.release()
+			if err != nil {
+				return fmt.Errorf("store: close badger: %w", err)
+			}
+			return nil
+		case <-check.C:
+			if s.dirGone() {
+				return s.abandon()
+			}
+		}
+	}
+}
+
+// dirGoneCheck is how often a close that takes long checks that the directory is still there.
+const dirGoneCheck = 100 * time.Millisecond
+
+// dirGone reports whether Dir/badger was deleted or replaced since Open.
+func (s *Store) dirGone() bool {
+	fi, err := os.Stat(filepath.Join(s.opts.Dir, "badger"))
+	return errors.Is(err, os.ErrNotExist) || (err == nil && !os.SameFile(fi, s.dbDir))
+}
+
+// abandon ends a Close whose directory is gone: badger is left as it is (its goroutines end
+// with the process), the lock is dropped, and the error says what was lost.
+func (s *Store) abandon() error {
+	s.opts.Logger.Error("the state directory was deleted while in use: closing without saving what was held in memory", "dir", s.opts.Dir)
+	s.owner.release()
+	return fmt.Errorf("%w: %s (its tasks and log went with it)", ErrDirGone, s.opts.Dir)
 }
 
 // enter guards an operation against a concurrent Close; the caller must call s.mu.RUnlock.

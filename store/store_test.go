@@ -527,3 +527,39 @@ func TestCompactDropsDeletedJournals(t *testing.T) {
 		t.Fatalf("kept: %d events, %v", len(evs), err)
 	}
 }
+
+// Issue 30: with its state directory deleted, badger's close would retry writing its in-memory
+// table for ever. Close returns at once with ErrDirGone instead, and drops the lock.
+func TestCloseReturnsWhenTheDirectoryWasDeleted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	s, err := Open(Options{Dir: dir, Mode: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update("t1", func([]byte, bool) ([]byte, []NewEvent, error) {
+		return []byte(`{"state":"running"}`), []NewEvent{{Type: "created"}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		if !errors.Is(err, ErrDirGone) || !strings.Contains(err.Error(), dir) {
+			t.Fatalf("Close = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return with the state directory deleted")
+	}
+	// The directory is free for the next owner.
+	next, err := Open(Options{Dir: dir, Mode: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := next.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

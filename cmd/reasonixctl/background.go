@@ -68,7 +68,14 @@ func runServe(idle time.Duration, stderr io.Writer) int {
 	why := waitIdle(ctx, e, srv, idle)
 	log.Info("background owner stopping", "why", why)
 	srv.Close()
-	e.Close()
+	if err := e.Close(); err != nil {
+		log.Error("closing the state directory failed", "err", err)
+		if errors.Is(err, store.ErrDirGone) {
+			// The log file went with the directory: this is the one place left to say it.
+			fmt.Fprintln(stderr, "reasonixctl serve: stopped:", err)
+		}
+		return 1
+	}
 	return 0
 }
 

@@ -189,7 +189,9 @@ func ownOrDial(ctx context.Context, s settings, dir string, log *slog.Logger) fu
 			if srv != nil {
 				srv.Close()
 			}
-			e.Close()
+			if err := e.Close(); err != nil {
+				log.Error("closing the state directory failed", "err", err)
+			}
 		}}, nil
 	}
 }

@@ -142,9 +142,13 @@ func (e *Engine) Close() error {
 			live = append(live, t)
 		}
 		e.mu.Unlock()
+		// Side by side: each worker's group takes its own while to end, and Codex kills this
+		// process about 50 ms after its SIGTERM.
+		var stopping sync.WaitGroup
 		for _, t := range live {
-			t.stop()
+			stopping.Go(t.stop)
 		}
+		stopping.Wait()
 		done := make(chan struct{})
 		go func() {
 			e.bg.Wait()

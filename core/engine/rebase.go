@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,16 +16,20 @@ import (
 const maxConflictBytes = 8 << 20
 
 // rebase moves a task in review whose change no longer applies to its source checkout's HEAD
-// onto that HEAD: the reviewed change is merged onto it (gitx.Rebase), the worktree gets the
-// result with conflict markers where the merge could not settle, the task's base becomes the
-// HEAD (journaled, rebased), and a repair round asks the worker to resolve the conflicts; its
-// review is a new revision on the new base. The task is in review, or paused by a source
-// collision (finalize's or a steer's: the HEAD changed the write scope), and its worktree holds
-// the reviewed tree. A change that still applies is refused: finalize commits it on the
-// recorded base and `task apply` lands it.
+// onto that HEAD: the reviewed change is merged onto it (gitx.PlanRebase, then ApplyRebase once
+// the plan is recorded), the worktree gets the result with conflict markers where the merge
+// could not settle, the task's base becomes the HEAD (journaled, rebased), and a repair round
+// asks the worker to resolve the conflicts; its review is a new revision on the new base. The
+// task is in review, or paused by a source collision (finalize's or a steer's: the HEAD changed
+// the write scope), and its worktree holds the reviewed tree. A change that still applies is
+// refused: finalize commits it on the recorded base and `task apply` lands it.
 func (e *Engine) rebase(ctx context.Context, id string) (core.TaskView, error) {
 	unlock := e.lockTask(id)
 	defer unlock()
+	if _, err := e.finishRebase(ctx, id); err != nil {
+		// The checks below refuse what is wrong with the worktree, and say so.
+		e.log.Warn("an earlier rebase's plan is unsettled", "task", id, "err", err)
+	}
 	r, err := e.load(id)
 	if err != nil {
 		return core.TaskView{}, err
@@ -86,25 +91,109 @@ func (e *Engine) rebase(ctx context.Context, id string) (core.TaskView, error) {
 		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"review_tree_hash": r.ReviewTreeHash, "worktree_tree_hash": now.Tree},
 			"task %s's worktree changed since review revision %d, so it is not the reviewed change: steer a repair round (its review can be rebased) or close the task", id, r.ReviewRevision)
 	}
-	res, err := gitx.Rebase(ctx, e.worktreeOf(r), r.ReviewTreeHash, p.Head)
+	plan, err := gitx.PlanRebase(ctx, e.worktreeOf(r), r.ReviewTreeHash, p.Head)
 	if gitx.IsTampered(err) {
 		return core.TaskView{}, e.tampered(id, "rebase", err)
 	}
 	if err != nil {
 		return core.TaskView{}, gitError(err)
 	}
-	e.stamps.drop(id)
-	data := core.RebasedData{From: res.From, To: res.Onto, Branch: co.Branch, ReviewRevision: r.ReviewRevision, Conflicts: nonNil(res.Conflicts)}
+	// The plan is recorded before the worktree moves, so that a crash between the branch moving
+	// and the record saying so is finished by the next start (finishRebase) instead of leaving a
+	// branch off its recorded base, refused for good as head_moved.
+	intent := &rebaseIntent{From: plan.From, Onto: plan.Onto, Tree: plan.Tree, Conflicts: plan.Conflicts, Branch: co.Branch, ReviewRevision: r.ReviewRevision}
 	if _, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
-		r.BaseCommit = res.Onto
-		r.RebaseConflicts = res.Conflicts
-		r.ContractNote += rebaseNote(res)
-		return []newEvent{event(core.EventRebased, data)}, nil
+		r.RebaseIntent = intent
+		return nil, nil
 	}); err != nil {
-		return core.TaskView{}, core.Errorf(core.CodeInternalError, nil, "the worktree was moved onto %s, but recording it failed: %w", res.Onto, err)
+		return core.TaskView{}, err
+	}
+	if rebaseCrash != nil && rebaseCrash("planned") {
+		return core.TaskView{}, errSimulatedCrash
+	}
+	_, err = gitx.ApplyRebase(ctx, e.worktreeOf(r), r.ReviewTreeHash, plan)
+	if rebaseCrash != nil && rebaseCrash("moved") {
+		return core.TaskView{}, errSimulatedCrash
+	}
+	e.stamps.drop(id)
+	if err != nil {
+		// The record follows the branch: moved (only the index failed), the rebase is recorded;
+		// not moved, the plan is dropped.
+		if _, ferr := e.finishRebase(context.WithoutCancel(ctx), id); ferr != nil {
+			e.log.Warn("a failed rebase left its plan unsettled", "task", id, "err", ferr)
+		}
+		if gitx.IsTampered(err) {
+			return core.TaskView{}, e.tampered(id, "rebase", err)
+		}
+		return core.TaskView{}, gitError(err)
+	}
+	if _, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		return []newEvent{recordRebase(r)}, nil
+	}); err != nil {
+		return core.TaskView{}, core.Errorf(core.CodeInternalError, nil, "the worktree was moved onto %s, but recording it failed (the next start records it): %w", plan.Onto, err)
 	}
 	// The round's prompt carries the note; if it cannot start, the next steer carries it.
 	return e.steerLocked(ctx, id, "Resolve them, then ask for review as before.", r.State, nil)
+}
+
+// rebaseIntent is a planned rebase (gitx.PlanRebase) recorded before it is written to the
+// worktree, and cleared with the record of its result.
+type rebaseIntent struct {
+	From           string   `json:"from"`
+	Onto           string   `json:"onto"`
+	Tree           string   `json:"tree"`
+	Conflicts      []string `json:"conflicts,omitempty"`
+	Branch         string   `json:"branch,omitempty"`
+	ReviewRevision int      `json:"review_revision"`
+}
+
+// rebaseCrash, set by tests, stops a rebase where a crash would: after its plan was recorded
+// ("planned") or after the worktree moved ("moved"), before anything else is recorded.
+var rebaseCrash func(stage string) bool
+
+var errSimulatedCrash = errors.New("simulated crash")
+
+// recordRebase records r's planned rebase as done: the base is the new HEAD, the conflicts and
+// the note for the worker's next prompt are kept, and the plan is cleared.
+func recordRebase(r *taskRecord) newEvent {
+	in := r.RebaseIntent
+	r.RebaseIntent = nil
+	r.BaseCommit = in.Onto
+	r.RebaseConflicts = in.Conflicts
+	r.ContractNote += rebaseNote(gitx.RebaseResult{From: in.From, Onto: in.Onto, Tree: in.Tree, Conflicts: in.Conflicts})
+	return event(core.EventRebased, core.RebasedData{From: in.From, To: in.Onto, Branch: in.Branch, ReviewRevision: in.ReviewRevision, Conflicts: nonNil(in.Conflicts)})
+}
+
+// finishRebase settles a rebase whose plan is recorded but whose result is not (the process died
+// in between, or the rebase failed part way): when the task branch moved onto the new HEAD the
+// rebase is recorded as done, and when it did not the plan is dropped. A branch moved elsewhere
+// drops the plan too, and is refused as before (head_moved). It reports whether the rebase was
+// recorded. The caller holds the task's lock, or is the start-up before anything runs.
+func (e *Engine) finishRebase(ctx context.Context, id string) (bool, error) {
+	r, err := e.load(id)
+	if err != nil || r.RebaseIntent == nil {
+		return false, err
+	}
+	in := r.RebaseIntent
+	moved, ferr := gitx.FinishRebase(ctx, e.worktreeOf(r), gitx.RebaseResult{From: in.From, Onto: in.Onto, Tree: in.Tree, Conflicts: in.Conflicts})
+	var ge *gitx.Error
+	if ferr != nil && (!errors.As(ferr, &ge) || ge.Code != gitx.CodeOwnershipAmbiguous || gitx.IsTampered(ferr)) {
+		// Not knowing where the branch is (git failed, the worktree's link is broken): the plan
+		// is kept for the next try.
+		return false, ferr
+	}
+	_, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		if r.RebaseIntent == nil {
+			return nil, nil
+		}
+		if !moved {
+			r.RebaseIntent = nil
+			return nil, nil
+		}
+		return []newEvent{recordRebase(r)}, nil
+	})
+	e.stamps.drop(id)
+	return moved && err == nil, errors.Join(ferr, err)
 }
 
 // rebaseNote is what the worker is told of a rebase at its next prompt.

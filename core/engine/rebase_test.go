@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -229,5 +230,111 @@ func TestRebaseATaskPausedByASourceCollision(t *testing.T) {
 	}
 	if parent := git(t, h.repo, "rev-parse", done.CommitHash+"^"); parent != head {
 		t.Fatalf("the commit's parent is %s, want %s", parent, head)
+	}
+}
+
+// restartWith is restart with the worker playing scn.
+func (h *harness) restartWith(scn *acptest.Scenario) {
+	h.t.Helper()
+	h.e.Close()
+	e, err := Open(Config{StateDir: h.state, Mode: "test", Worker: inProcessWorker(scn)})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { e.Close() })
+	h.e = e
+}
+
+// Issue 30: a crash after the rebase moved the worktree and its branch onto the new HEAD, before
+// the task's record said so, used to leave a branch off its recorded base, refused for good as
+// head_moved. The plan is recorded first, so the next start records the rebase: the base is the
+// new HEAD, the journal says rebased, the worker is told of the conflicts at the next steer, and
+// the task finalizes on the new base.
+func TestRebaseInterruptedAfterTheWorktreeMovedIsRecordedByTheNextStart(t *testing.T) {
+	scn := &acptest.Scenario{Name: "rebase-crash", Turns: []acptest.Turn{
+		{Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "result.txt", Content: "ok\n"}}}, Summary: "Wrote result.txt."},
+		{Match: "These files conflict: result.txt. Conflict markers mark each one",
+			Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "result.txt", Content: "theirs\nok\n"}}}, Summary: "Kept both lines."},
+	}}
+	h := newHarness(t, scn)
+	res, err := h.delegate("rbc")
+	if err != nil || res.State != core.StateReviewRequired {
+		t.Fatalf("delegate: %v %+v", err, res.TaskView)
+	}
+	oldBase := git(t, h.repo, "rev-parse", "HEAD")
+	head := commitInSource(t, h.repo, "result.txt", "theirs\n")
+	rebaseCrash = func(stage string) bool { return stage == "moved" }
+	t.Cleanup(func() { rebaseCrash = nil })
+	if _, err := h.rebase("rbc"); !errors.Is(err, errSimulatedCrash) {
+		t.Fatalf("rebase: %v", err)
+	}
+	rebaseCrash = nil
+	// What the crash left: the worktree on the new HEAD, the record on the old base.
+	r, _ := h.e.load("rbc")
+	if got := git(t, r.Worktree, "rev-parse", "HEAD"); got != head || r.BaseCommit != oldBase || r.RebaseIntent == nil {
+		t.Fatalf("before the restart: worktree HEAD %s, record base %s, plan %+v", got, r.BaseCommit, r.RebaseIntent)
+	}
+	h.restartWith(scn)
+	r, _ = h.e.load("rbc")
+	if r.BaseCommit != head || r.RebaseIntent != nil || !slices.Equal(r.RebaseConflicts, []string{"result.txt"}) ||
+		!strings.Contains(r.ContractNote, "These files conflict: result.txt.") || r.State != core.StateReviewRequired {
+		t.Fatalf("after the restart: base %s plan %+v conflicts %v state %s note %q", r.BaseCommit, r.RebaseIntent, r.RebaseConflicts, r.State, r.ContractNote)
+	}
+	ev := rebasedEvent(t, h, "rbc")
+	if ev == nil || ev.From != oldBase || ev.To != head || ev.Branch != "main" || !slices.Equal(ev.Conflicts, []string{"result.txt"}) {
+		t.Fatalf("journal: %+v", ev)
+	}
+	// The worker is told at the next steer, resolves the conflict, and the task finalizes on
+	// the new base.
+	msg := "Resolve them, then ask for review as before."
+	if _, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "rbc", Action: core.ActionSteer, Message: &msg}); err != nil {
+		t.Fatal(err)
+	}
+	r, timedOut, err := h.e.waitFor(context.Background(), "rbc", 30*time.Second, func(r *taskRecord) bool {
+		return r.State == core.StateReviewRequired && !r.RepairActive
+	})
+	if err != nil || timedOut || len(r.RebaseConflicts) != 0 {
+		t.Fatalf("no review after the repair round: %v %+v conflicts %v", err, r.view(), r.RebaseConflicts)
+	}
+	done, err := h.finalize(r.view(), "looks-right")
+	if err != nil || done.State != core.StateCompleted {
+		t.Fatalf("finalize: %v %+v", err, done)
+	}
+	if parent := git(t, h.repo, "rev-parse", done.CommitHash+"^"); parent != head {
+		t.Fatalf("the commit's parent is %s, want the new base %s", parent, head)
+	}
+}
+
+// A crash after the plan was recorded, before the worktree moved: the next start drops the plan,
+// the task is in review on its old base as before, and it can be rebased again.
+func TestRebaseInterruptedBeforeTheWorktreeMovedIsDropped(t *testing.T) {
+	h := newHarness(t, &acptest.Scenario{Name: "rebase-early", Turns: []acptest.Turn{
+		{Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "result.txt", Content: "ok\n"}}}, Summary: "Wrote result.txt."},
+	}})
+	res, err := h.delegate("rbe")
+	if err != nil || res.State != core.StateReviewRequired {
+		t.Fatalf("delegate: %v %+v", err, res.TaskView)
+	}
+	oldBase := git(t, h.repo, "rev-parse", "HEAD")
+	head := commitInSource(t, h.repo, "result.txt", "theirs\n")
+	rebaseCrash = func(stage string) bool { return stage == "planned" }
+	t.Cleanup(func() { rebaseCrash = nil })
+	if _, err := h.rebase("rbe"); !errors.Is(err, errSimulatedCrash) {
+		t.Fatalf("rebase: %v", err)
+	}
+	rebaseCrash = nil
+	h.restart()
+	r, _ := h.e.load("rbe")
+	if r.BaseCommit != oldBase || r.RebaseIntent != nil || r.State != core.StateReviewRequired || rebasedEvent(t, h, "rbe") != nil {
+		t.Fatalf("after the restart: base %s plan %+v state %s", r.BaseCommit, r.RebaseIntent, r.State)
+	}
+	if got := git(t, r.Worktree, "rev-parse", "HEAD"); got != oldBase {
+		t.Fatalf("the worktree's HEAD is %s, want the old base", got)
+	}
+	if _, err := h.rebase("rbe"); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := h.e.load("rbe"); r.BaseCommit != head || r.RebaseIntent != nil {
+		t.Fatalf("rebased again: base %s plan %+v", r.BaseCommit, r.RebaseIntent)
 	}
 }

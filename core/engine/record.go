@@ -75,6 +75,9 @@ type taskRecord struct {
 	// RebaseConflicts are the paths a rebase left conflicted (rebase.go) until a review finds
 	// no conflict marker in them.
 	RebaseConflicts []string `json:"rebase_conflicts,omitempty"`
+	// RebaseIntent is a rebase planned and about to move the worktree (rebase.go): a crash
+	// before its result is recorded is finished by the next start.
+	RebaseIntent *rebaseIntent `json:"rebase_intent,omitempty"`
 
 	Summary      string   `json:"summary,omitempty"`
 	ChangedFiles []string `json:"changed_files,omitempty"`

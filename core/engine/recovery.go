@@ -24,8 +24,11 @@ const recoveryGitBudget = 30 * time.Second
 //
 // A task whose repair fails is paused (restart_recovery), which can always be cancelled.
 func (e *Engine) recover() error {
-	if killed, err := e.procs.Reap(); err != nil || len(killed) > 0 {
-		e.log.Warn("ended process groups left by the previous owner", "groups", killed, "err", err)
+	// Ending what a killed owner left is this start's job, not news: only a failure warns.
+	if killed, err := e.procs.Reap(); err != nil {
+		e.log.Warn("could not end every process group left by the previous owner", "groups", killed, "err", err)
+	} else if len(killed) > 0 {
+		e.log.Info("ended process groups left by the previous owner", "groups", killed)
 	}
 	recs, err := e.store.List()
 	if err != nil {
@@ -36,6 +39,17 @@ func (e *Engine) recover() error {
 		if err != nil {
 			e.log.Warn("skipping unreadable task at startup", "task", rec.TaskID, "err", err)
 			continue
+		}
+		if r.RebaseIntent != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), recoveryGitBudget)
+			moved, err := e.finishRebase(ctx, r.TaskID)
+			cancel()
+			switch {
+			case err != nil:
+				e.log.Warn("could not settle a rebase interrupted by a restart", "task", r.TaskID, "err", err)
+			case moved:
+				e.log.Info("recorded a rebase interrupted by a restart", "task", r.TaskID, "onto", r.RebaseIntent.Onto)
+			}
 		}
 		if !r.State.Working() {
 			continue

@@ -31,19 +31,68 @@ var rebaseIdentity = []string{
 // that no longer holds what reviewTree says refuses the rebase (tree_moved) before anything is
 // written. The merged objects go to the repository's store; nothing else of it changes.
 func Rebase(ctx context.Context, wt Worktree, reviewTree, onto string) (RebaseResult, error) {
-	for _, h := range []string{wt.Base, reviewTree, onto} {
-		if !hex40.MatchString(h) {
-			return RebaseResult{}, badInput("Rebase: %q is not a 40-hex object name", h)
-		}
+	tx, err := newReviewTx(wt)
+	if err != nil {
+		return RebaseResult{}, err
 	}
-	if !filepath.IsAbs(wt.Path) || !filepath.IsAbs(wt.CommonDir) {
-		return RebaseResult{}, badInput("Rebase needs a worktree with an absolute path and common directory")
+	defer tx.close()
+	res, err := planRebase(ctx, wt, tx, reviewTree, onto)
+	if err != nil {
+		return RebaseResult{}, err
+	}
+	return applyRebase(ctx, wt, tx, reviewTree, res)
+}
+
+// PlanRebase is the first half of Rebase: the checks and the merge, whose objects go to the
+// repository's store; nothing of the worktree, its branch or its index changes. ApplyRebase
+// writes the result. A caller records the plan in between, so that a crash after the branch
+// moved is finished by FinishRebase instead of leaving a branch its record does not know.
+func PlanRebase(ctx context.Context, wt Worktree, reviewTree, onto string) (RebaseResult, error) {
+	tx, err := newReviewTx(wt)
+	if err != nil {
+		return RebaseResult{}, err
+	}
+	defer tx.close()
+	return planRebase(ctx, wt, tx, reviewTree, onto)
+}
+
+// ApplyRebase is the second half of Rebase: it writes what PlanRebase planned for the same
+// worktree and reviewed tree.
+func ApplyRebase(ctx context.Context, wt Worktree, reviewTree string, res RebaseResult) (RebaseResult, error) {
+	if err := checkRebaseInput(wt, reviewTree, res.Onto, res.Tree); err != nil {
+		return RebaseResult{}, err
+	}
+	if res.From != wt.Base {
+		return RebaseResult{}, badInput("ApplyRebase: the plan starts at %s, the worktree's base is %s", res.From, wt.Base)
 	}
 	if err := CheckHead(ctx, wt); err != nil {
 		return RebaseResult{}, err
 	}
-	admin, err := wt.adminDir()
+	tx, err := newReviewTx(wt)
 	if err != nil {
+		return RebaseResult{}, err
+	}
+	defer tx.close()
+	return applyRebase(ctx, wt, tx, reviewTree, res)
+}
+
+func checkRebaseInput(wt Worktree, hashes ...string) error {
+	for _, h := range append([]string{wt.Base}, hashes...) {
+		if !hex40.MatchString(h) {
+			return badInput("Rebase: %q is not a 40-hex object name", h)
+		}
+	}
+	if !filepath.IsAbs(wt.Path) || !filepath.IsAbs(wt.CommonDir) {
+		return badInput("Rebase needs a worktree with an absolute path and common directory")
+	}
+	return nil
+}
+
+func planRebase(ctx context.Context, wt Worktree, tx *reviewTx, reviewTree, onto string) (RebaseResult, error) {
+	if err := checkRebaseInput(wt, reviewTree, onto); err != nil {
+		return RebaseResult{}, err
+	}
+	if err := CheckHead(ctx, wt); err != nil {
 		return RebaseResult{}, err
 	}
 	repo := inRepository(wt.CommonDir)
@@ -53,11 +102,6 @@ func Rebase(ctx context.Context, wt Worktree, reviewTree, onto string) (RebaseRe
 		}
 		return RebaseResult{}, wrap(CodeInternal, ReasonGitFailed, err)
 	}
-	tx, err := newReviewTx(wt)
-	if err != nil {
-		return RebaseResult{}, err
-	}
-	defer tx.close()
 	bare := tx.view.bare()
 	out, err := gitCmd{at: bare, args: []string{"commit-tree", reviewTree, "-p", wt.Base, "-m", "reasonixctl: reviewed change"}, env: rebaseIdentity}.
 		must(ctx, CodeInternal, ReasonGitFailed)
@@ -90,7 +134,16 @@ func Rebase(ctx context.Context, wt Worktree, reviewTree, onto string) (RebaseRe
 		}
 		res.Conflicts = sortedUnique(res.Conflicts)
 	}
+	return res, nil
+}
 
+func applyRebase(ctx context.Context, wt Worktree, tx *reviewTx, reviewTree string, res RebaseResult) (RebaseResult, error) {
+	admin, err := wt.adminDir()
+	if err != nil {
+		return RebaseResult{}, err
+	}
+	repo := inRepository(wt.CommonDir)
+	onto := res.Onto
 	// The files: from the reviewed tree to the merged one, through the view. The disposable
 	// index holds the reviewed tree with the files' stat data, so a two-tree read-tree refuses a
 	// file that differs from it instead of overwriting it.
@@ -116,11 +169,46 @@ func Rebase(ctx context.Context, wt Worktree, reviewTree, onto string) (RebaseRe
 		return RebaseResult{}, err
 	}
 	// The worktree's own index is the new base, written from the repository's side.
-	forgetCreatedIndex(wt.Path)
-	if _, err := git(ctx, CodeInternal, ReasonGitFailed, inAdminDir(admin), "read-tree", onto); err != nil {
-		return res, err
+	return res, rebaseIndex(ctx, wt.Path, admin, onto)
+}
+
+// rebaseIndex makes the worktree's own index the tree of onto, the branch's new commit.
+func rebaseIndex(ctx context.Context, path, admin, onto string) error {
+	forgetCreatedIndex(path)
+	_, err := git(ctx, CodeInternal, ReasonGitFailed, inAdminDir(admin), "read-tree", onto)
+	return err
+}
+
+// FinishRebase finishes a rebase that ApplyRebase may have begun for wt (at its base, res.From)
+// when the process died before its caller recorded the result. It reports whether the task
+// branch moved: at res.Onto, the files were written before the branch moved, and the index is
+// written again (it was the last step); at res.From, nothing was written but perhaps the files,
+// and the branch stays. A branch anywhere else, or the worktree on another branch, is
+// head_moved or wrong_branch.
+func FinishRebase(ctx context.Context, wt Worktree, res RebaseResult) (moved bool, err error) {
+	if err := checkRebaseInput(wt, res.From, res.Onto); err != nil {
+		return false, err
 	}
-	return res, nil
+	if err := CheckLink(wt); err != nil {
+		return false, err
+	}
+	l, err := headOf(ctx, wt)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case l[1] != wt.Ref():
+		return false, newErr(CodeOwnershipAmbiguous, ReasonWrongBranch, "the worktree is on %s, not %s", strings.TrimPrefix(l[1], "refs/heads/"), BranchPrefix+wt.Task)
+	case l[0] == res.From:
+		return false, nil
+	case l[0] != res.Onto:
+		return false, newErr(CodeOwnershipAmbiguous, ReasonHeadMoved, "the task branch is at %s, neither the base %s nor the rebase's %s", l[0], res.From, res.Onto)
+	}
+	admin, err := wt.adminDir()
+	if err != nil {
+		return false, err
+	}
+	return true, rebaseIndex(ctx, wt.Path, admin, res.Onto)
 }
 
 // HasConflictMarkers reports whether content holds a line that opens or closes a conflict as

@@ -125,3 +125,50 @@ func TestRebaseRefusesAWorktreeChangedSinceTheReview(t *testing.T) {
 	_, err = gitx.Rebase(ctx, wt, rev.Tree, other)
 	wantCode(t, err, gitx.CodeInvalidRequest, gitx.ReasonBadRef)
 }
+
+// The two halves of Rebase with a crash between them: FinishRebase says the branch has not
+// moved before ApplyRebase, and after it that the branch moved (writing the index again, which
+// a crash may have cut short); a branch moved anywhere else is head_moved.
+func TestFinishRebaseTellsWhereTheBranchIs(t *testing.T) {
+	src, _, wt := rebaseRepo(t)
+	write(t, filepath.Join(wt.Path, "a.txt"), "one\nTWO\nthree\n", 0o644)
+	rev, err := gitx.BuildReview(ctx, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(src, "c.txt"), "sea\n", 0o644)
+	sh(t, src, "add", "-A")
+	sh(t, src, "commit", "-q", "-m", "more")
+	head := sh(t, src, "rev-parse", "HEAD")
+	plan, err := gitx.PlanRebase(ctx, wt, rev.Tree, head)
+	if err != nil || plan.From != wt.Base || plan.Onto != head || len(plan.Conflicts) != 0 {
+		t.Fatalf("plan: %+v %v", plan, err)
+	}
+	if moved, err := gitx.FinishRebase(ctx, wt, plan); err != nil || moved {
+		t.Fatalf("before the apply: moved %v, %v", moved, err)
+	}
+	if _, err := gitx.ApplyRebase(ctx, wt, rev.Tree, plan); err != nil {
+		t.Fatal(err)
+	}
+	// The index as a crash before its last step would have left it.
+	sh(t, wt.Path, "read-tree", plan.From)
+	if moved, err := gitx.FinishRebase(ctx, wt, plan); err != nil || !moved {
+		t.Fatalf("after the apply: moved %v, %v", moved, err)
+	}
+	if st := sh(t, wt.Path, "status", "--porcelain"); st != "M a.txt" {
+		t.Fatalf("status after FinishRebase: %q", st)
+	}
+	moved := wt
+	moved.Base = head
+	sh(t, wt.Path, "commit", "-q", "-am", "the worker's own commit")
+	if _, err := gitx.FinishRebase(ctx, moved, plan); !strings.Contains(errString(err), gitx.ReasonHeadMoved) {
+		t.Fatalf("a branch moved elsewhere: %v", err)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
