@@ -89,8 +89,8 @@ func realWorkerMCP(t *testing.T, state string) (*mcpSession, []int) {
 }
 
 type proc struct {
-	pid, pgid int
-	cmdline   string
+	pid, pgid    int
+	cwd, cmdline string
 }
 
 // processesUnder lists the live processes (not zombies, not being killed) whose working
@@ -113,7 +113,7 @@ func processesUnder(state string) []proc {
 		}
 		if pgid := groupOf(pid); pgid > 0 {
 			cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			out = append(out, proc{pid: pid, pgid: pgid, cmdline: strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")})
+			out = append(out, proc{pid: pid, pgid: pgid, cwd: cwd, cmdline: strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")})
 		}
 	}
 	return out

@@ -693,27 +693,9 @@ func soakSourceFingerprint(t *testing.T, repo string) string {
 // survivors lists live processes working inside the state directory (workers and verifiers run
 // in task worktrees there). A process already dying of a signal does not count.
 func survivors(state string) []string {
-	real, err := filepath.EvalSymlinks(state)
-	if err != nil {
-		real = state
-	}
-	entries, _ := os.ReadDir("/proc")
 	var out []string
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		if err != nil || (cwd != real && !strings.HasPrefix(cwd, real+"/")) {
-			continue
-		}
-		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
-		if err != nil || dying(string(status)) {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out = append(out, fmt.Sprintf("pid %d in %s: %s", pid, cwd, strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")))
+	for _, p := range processesUnder(state) {
+		out = append(out, fmt.Sprintf("pid %d in %s: %s", p.pid, p.cwd, p.cmdline))
 	}
 	return out
 }
