@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"reasonixctl/core/gitx"
 	"reasonixctl/sandbox"
 	"reasonixctl/store"
 )
@@ -155,6 +156,7 @@ func (e *Engine) Close() error {
 			// A stuck worker must not keep the state directory locked for ever.
 			e.log.Warn("closing with work still in flight", "grace", closeGrace)
 		}
+		gitx.ReleaseTxDirs()
 		err = e.store.Close()
 	})
 	return err
