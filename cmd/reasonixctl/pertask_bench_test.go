@@ -21,7 +21,8 @@ import (
 // made before the clock starts (a checkout exists before someone delegates in it). Besides
 // ns/op (the mean) it reports the median per task, of delegate and of finalize, and the server's
 // CPU per task (user+sys of the reasonixctl process from /proc, its own threads only;
-// cpu-children-ms/task is what its git, verification and worker processes used).
+// cpu-children-ms/task is what its git, verification and worker processes used), and its peak
+// resident memory (the larger of the two processes' when attached to serve).
 //
 // REASONIXCTL_BENCH_BIN=<path> measures another build of reasonixctl with the same driver and
 // the same fake worker (BENCHMARKS.md, "Per task through MCP", compares releases that way).
@@ -87,6 +88,10 @@ func benchPerTask(b *testing.B, attached bool) {
 	}
 	b.StopTimer()
 	own1, kids1 := cpuOf(b, pids)
+	peak := 0
+	for _, pid := range pids {
+		peak = max(peak, procStatusKB(b, pid, "VmHWM:"))
+	}
 	c.close(b)
 	n := float64(b.N)
 	b.ReportMetric(median(tasks), "ms-median")
@@ -94,6 +99,7 @@ func benchPerTask(b *testing.B, attached bool) {
 	b.ReportMetric(median(finalizes), "ms-finalize")
 	b.ReportMetric(float64((own1-own0).Microseconds())/1000/n, "cpu-ms/task")
 	b.ReportMetric(float64((kids1-kids0).Microseconds())/1000/n, "cpu-children-ms/task")
+	b.ReportMetric(float64(peak)/1024, "MB-peak-rss")
 }
 
 func settledRepo(b *testing.B) string {
