@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // A review transaction's private folder (its view, disposable index and exclusions) costs a
@@ -12,12 +13,23 @@ import (
 // (its review, the review's drift check, finalize's drift check, the commit). On this project's
 // disk creating an inode costs ≈ 0.5 ms of CPU, so a folder whose layout is intact is kept for
 // the next transaction, which rewrites every file of the layout in place (BENCHMARKS.md, "Per
-// task through MCP").
-const maxKeptTxDirs = 4
+// task through MCP"). A folder is kept for txDirIdle at most, so a process that ends without
+// ReleaseTxDirs (killed, or never closing an engine) leaves no more behind than the folders of
+// its last two seconds.
+const (
+	maxKeptTxDirs = 4
+	txDirIdle     = 2 * time.Second
+)
 
 var txDirs struct {
-	mu   sync.Mutex
-	free []string
+	mu     sync.Mutex
+	free   []keptTxDir // the most recently kept last
+	expiry *time.Timer // set while anything is kept
+}
+
+type keptTxDir struct {
+	dir string
+	at  time.Time
 }
 
 // txDirLayout is what a folder holds between transactions: the exclusions and the view (see
@@ -37,7 +49,7 @@ var txScratch = map[string]bool{"index": true, "COMMIT_EDITMSG": true, "git/info
 func takeTxDir() (dir string, reused bool, err error) {
 	txDirs.mu.Lock()
 	if n := len(txDirs.free); n > 0 {
-		dir = txDirs.free[n-1]
+		dir = txDirs.free[n-1].dir
 		txDirs.free = txDirs.free[:n-1]
 		txDirs.mu.Unlock()
 		return dir, true, nil
@@ -63,12 +75,39 @@ func putTxDir(dir string) {
 	}
 	txDirs.mu.Lock()
 	if len(txDirs.free) < maxKeptTxDirs {
-		txDirs.free = append(txDirs.free, dir)
+		txDirs.free = append(txDirs.free, keptTxDir{dir: dir, at: time.Now()})
+		if txDirs.expiry == nil {
+			txDirs.expiry = time.AfterFunc(txDirIdle, expireTxDirs)
+		}
 		txDirs.mu.Unlock()
 		return
 	}
 	txDirs.mu.Unlock()
 	os.RemoveAll(dir)
+}
+
+// expireTxDirs removes the folders kept for txDirIdle or longer, and comes back for the rest.
+func expireTxDirs() {
+	now := time.Now()
+	txDirs.mu.Lock()
+	var old []string
+	fresh := txDirs.free[:0]
+	for _, k := range txDirs.free {
+		if now.Sub(k.at) >= txDirIdle {
+			old = append(old, k.dir)
+		} else {
+			fresh = append(fresh, k)
+		}
+	}
+	txDirs.free = fresh
+	txDirs.expiry = nil
+	if len(fresh) > 0 {
+		txDirs.expiry = time.AfterFunc(txDirIdle-now.Sub(fresh[0].at), expireTxDirs)
+	}
+	txDirs.mu.Unlock()
+	for _, dir := range old {
+		os.RemoveAll(dir)
+	}
 }
 
 func onlyLayout(dir string) bool {
@@ -93,9 +132,13 @@ func ReleaseTxDirs() {
 	txDirs.mu.Lock()
 	free := txDirs.free
 	txDirs.free = nil
+	if txDirs.expiry != nil {
+		txDirs.expiry.Stop()
+		txDirs.expiry = nil
+	}
 	txDirs.mu.Unlock()
-	for _, dir := range free {
-		os.RemoveAll(dir)
+	for _, k := range free {
+		os.RemoveAll(k.dir)
 	}
 }
 

@@ -5,7 +5,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
+
+// TestMain removes the transaction folders the tests leave kept: no engine closes here.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	ReleaseTxDirs()
+	os.Exit(code)
+}
 
 func txTestWorktree(t *testing.T) Worktree {
 	repo := t.TempDir()
@@ -94,5 +102,32 @@ func TestHasPattern(t *testing.T) {
 		if got := hasPattern([]byte(in)); got != want {
 			t.Errorf("hasPattern(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+// A folder kept for txDirIdle is removed; a younger one stays.
+func TestTxDirExpires(t *testing.T) {
+	ReleaseTxDirs()
+	t.Cleanup(ReleaseTxDirs)
+	wt := txTestWorktree(t)
+	a, _ := newReviewTx(wt)
+	b, _ := newReviewTx(wt)
+	a.close()
+	b.close()
+	txDirs.mu.Lock()
+	txDirs.free[0].at = time.Now().Add(-txDirIdle)
+	txDirs.mu.Unlock()
+	expireTxDirs()
+	if _, err := os.Stat(a.dir); !os.IsNotExist(err) {
+		t.Fatalf("a folder kept for the idle time is still there: %v", err)
+	}
+	if _, err := os.Stat(b.dir); err != nil {
+		t.Fatalf("a folder kept just now was removed: %v", err)
+	}
+	txDirs.mu.Lock()
+	pending := txDirs.expiry != nil
+	txDirs.mu.Unlock()
+	if !pending {
+		t.Fatal("no expiry is pending for the folder still kept")
 	}
 }
