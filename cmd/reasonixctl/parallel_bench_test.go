@@ -96,6 +96,8 @@ type parallelMCP struct {
 	next   int
 	wait   map[int]chan json.RawMessage
 	done   chan struct{}
+	// afterDelegate, when set, is called as delegate's answer arrives (sequential use only).
+	afterDelegate func()
 }
 
 type rpcReply struct {
@@ -105,9 +107,13 @@ type rpcReply struct {
 }
 
 func startParallelMCP(b *testing.B, bin, state string) *parallelMCP {
-	cmd := exec.Command(filepath.Join(bin, "reasonixctl"), "--mcp")
-	cmd.Env = append(os.Environ(), "CODEX_REASONIX_STATE_DIR="+state, "REASONIX_BIN="+filepath.Join(bin, "fake-reasonix"),
-		"GIT_AUTHOR_NAME=Bench", "GIT_AUTHOR_EMAIL=bench@example.com")
+	return startParallelMCPCmd(b, exec.Command(filepath.Join(bin, "reasonixctl"), "--mcp"),
+		append(os.Environ(), "CODEX_REASONIX_STATE_DIR="+state, "REASONIX_BIN="+filepath.Join(bin, "fake-reasonix"),
+			"GIT_AUTHOR_NAME=Bench", "GIT_AUTHOR_EMAIL=bench@example.com"))
+}
+
+func startParallelMCPCmd(b *testing.B, cmd *exec.Cmd, env []string) *parallelMCP {
+	cmd.Env = env
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	c := &parallelMCP{cmd: cmd, in: in, stderr: &strings.Builder{}, wait: map[int]chan json.RawMessage{}, done: make(chan struct{})}
@@ -189,6 +195,9 @@ func (c *parallelMCP) tool(name string, args map[string]any, meta map[string]any
 
 func (c *parallelMCP) delegateAndFinalize(id, repo string) error {
 	res, err := c.tool("reasonix_delegate", map[string]any{"task_id": id, "contract": e2eContract}, codexMeta(repo, true))
+	if c.afterDelegate != nil {
+		c.afterDelegate()
+	}
 	if err != nil {
 		return err
 	}

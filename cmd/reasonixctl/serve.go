@@ -22,7 +22,12 @@ import (
 	"reasonixctl/tui"
 )
 
-const mcpMemoryLimit = 16 << 20
+// mcpMemoryLimit is --mcp's soft memory limit. The runtime counts its own metadata and stacks
+// against it, ≈ 9 MiB here, and an owning server keeps ≈ 7 MiB of heap live while a task runs:
+// at 16 MiB that left about 1 MiB between collections, so the collector ran after every MiB
+// allocated (≈ 8 times a task, a third of its CPU). At 24 MiB the collector's own pacing
+// decides again (BENCHMARKS.md, "Per task through MCP").
+const mcpMemoryLimit = 24 << 20
 
 // runMCP serves the core over MCP on stdin/stdout. The tools are listed before the state
 // directory is opened, so Codex sees them at once.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"reasonixctl/core"
+	"reasonixctl/core/gitx"
 	"reasonixctl/sandbox"
 	"reasonixctl/store"
 )
@@ -160,6 +161,7 @@ func (e *Engine) Close() error {
 			// A stuck worker must not keep the state directory locked for ever.
 			e.log.Warn("closing with work still in flight", "grace", closeGrace)
 		}
+		gitx.ReleaseTxDirs()
 		err = e.store.Close()
 	})
 	return err

@@ -64,24 +64,39 @@ type reviewTx struct {
 }
 
 func newReviewTx(wt Worktree) (*reviewTx, error) {
-	dir, err := os.MkdirTemp("", "reasonixctl-git-")
-	if err != nil {
-		return nil, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "temporary folder", Err: err}
+	for {
+		dir, reused, err := takeTxDir()
+		if err != nil {
+			return nil, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "temporary folder", Err: err}
+		}
+		tx, err := layOutTx(dir, wt)
+		if err == nil {
+			return tx, nil
+		}
+		os.RemoveAll(dir)
+		if !reused {
+			return nil, err
+		}
+		// A kept folder that cannot be written again (a cleaner removed it): take another.
 	}
+}
+
+// layOutTx writes every file of a transaction's folder, which may be a kept one (takeTxDir):
+// nothing of an earlier transaction's is read.
+func layOutTx(dir string, wt Worktree) (*reviewTx, error) {
 	tx := &reviewTx{dir: dir, index: filepath.Join(dir, "index"), exclude: filepath.Join(dir, "exclude")}
 	// An exclude pattern hides only untracked files: tracked changes under .reasonix still show.
-	if err := os.WriteFile(tx.exclude, []byte("/"+ReasonixDir+"/\n"), 0o600); err != nil {
-		tx.close()
+	if err := writeIfChanged(tx.exclude, []byte("/"+ReasonixDir+"/\n"), 0o600); err != nil {
 		return nil, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "temporary file", Err: err}
 	}
+	var err error
 	if tx.view, err = newView(dir, wt, wt.Base); err != nil {
-		tx.close()
 		return nil, err
 	}
 	return tx, nil
 }
 
-func (tx *reviewTx) close() { os.RemoveAll(tx.dir) }
+func (tx *reviewTx) close() { putTxDir(tx.dir) }
 
 // cmd runs git over the worktree through the view, against the disposable index, with the
 // .reasonix exclusion.

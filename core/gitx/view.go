@@ -42,21 +42,38 @@ type view struct {
 // newView lays out a view in dir (a private temporary folder) for wt, its HEAD detached at head.
 func newView(dir string, wt Worktree, head string) (view, error) {
 	v := view{gitDir: filepath.Join(dir, "git"), objects: filepath.Join(wt.CommonDir, "objects"), worktree: wt.Path}
-	exclude := readBounded(filepath.Join(wt.CommonDir, "info", "exclude"), maxExcludeBytes)
-	for _, d := range []string{"info", "refs/heads", "refs/tags"} {
-		if err := os.MkdirAll(filepath.Join(v.gitDir, filepath.FromSlash(d)), 0o700); err != nil {
+	files := map[string][]byte{"HEAD": []byte(head + "\n"), "config": []byte(viewConfig), "info/attributes": []byte(neutralAttributes)}
+	// A repository's info/exclude as git init writes it holds only comments: nothing to copy.
+	if exclude := readBounded(filepath.Join(wt.CommonDir, "info", "exclude"), maxExcludeBytes); hasPattern(exclude) {
+		files["info/exclude"] = exclude
+	}
+	// Each directory and file costs a journaled metadata update, twice with the removal, and a
+	// view is laid out several times per task: only what git needs. Git takes a directory with
+	// HEAD, refs and (here through GIT_OBJECT_DIRECTORY) objects for a repository; the view's
+	// HEAD is always detached, so refs stays empty.
+	for _, d := range []string{"info", "refs"} {
+		if err := os.MkdirAll(filepath.Join(v.gitDir, d), 0o700); err != nil {
 			return view{}, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "private git directory", Err: err}
 		}
 	}
-	for name, content := range map[string][]byte{
-		"HEAD": []byte(head + "\n"), "config": []byte(viewConfig),
-		"info/attributes": []byte(neutralAttributes), "info/exclude": exclude,
-	} {
-		if err := os.WriteFile(filepath.Join(v.gitDir, filepath.FromSlash(name)), content, 0o600); err != nil {
+	for name, content := range files {
+		if err := writeIfChanged(filepath.Join(v.gitDir, filepath.FromSlash(name)), content, 0o600); err != nil {
 			return view{}, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "private git directory", Err: err}
 		}
 	}
 	return v, nil
+}
+
+// hasPattern reports whether an exclude file has a line git reads as a pattern: one that is
+// neither empty nor a comment ("#…"; "\#…" is a pattern). A line of blanks counts as one, as
+// it did when every file was copied.
+func hasPattern(exclude []byte) bool {
+	for line := range bytes.Lines(exclude) {
+		if t := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r")); len(t) > 0 && t[0] != '#' {
+			return true
+		}
+	}
+	return false
 }
 
 // setHead detaches the view's HEAD at commit: status then compares the index with it.

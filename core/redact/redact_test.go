@@ -206,3 +206,15 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+// IsSecretKey answers the same for a key it remembers as for one it matches afresh, whatever the
+// case, and a long key is matched each time.
+func TestIsSecretKeyRemembered(t *testing.T) {
+	long := strings.Repeat("x", maxRememberedKeyLen) + "_token"
+	for _, k := range []string{"api_key", "API-KEY", "tokenizer", "my_token", "password", "name", long} {
+		first, again := IsSecretKey(k), IsSecretKey(k)
+		if want := secretKey.MatchString(k); first != want || again != want {
+			t.Errorf("IsSecretKey(%q) = %v then %v, want %v", k, first, again, want)
+		}
+	}
+}
