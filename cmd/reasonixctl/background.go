@@ -89,17 +89,23 @@ func waitIdle(ctx context.Context, e *engine.Engine, srv *remote.Server, idle ti
 	every := min(max(idle/8, 10*time.Millisecond), 30*time.Second)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
-	busySince := time.Now()
+	// Idleness is counted from the first tick that finds nothing to do, not from the last that
+	// found something: the client may have stayed until just before this tick, so serve never
+	// exits before a whole idle time has passed without one (at most idle+every after it left).
+	idleSince := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return "signal"
 		case now := <-tick.C:
 			if srv.Clients() > 0 || working(ctx, e) {
-				busySince = now
+				idleSince = time.Time{}
 				continue
 			}
-			if now.Sub(busySince) >= idle {
+			if idleSince.IsZero() {
+				idleSince = now
+			}
+			if now.Sub(idleSince) >= idle {
 				return fmt.Sprintf("no working task and no client for %s", idle)
 			}
 		}
