@@ -304,6 +304,10 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
+	case key.Matches(msg, k.Search) && t == nil:
+		// A search typed before the first task arrives would otherwise vanish without a word,
+		// and the letters after it act as the dashboard's keys.
+		m.setStatus("no task yet: / searches a task's events or diff once one is selected", false, "")
 	case key.Matches(msg, k.Help):
 		m.push(&helpDialog{})
 	case key.Matches(msg, k.Up):

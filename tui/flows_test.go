@@ -612,3 +612,11 @@ func TestKeysArrivingTogetherNeverAnswer(t *testing.T) {
 	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionAllow})
 	h.requireView("answered ia-1: allow once")
 }
+
+// A search typed before any task is selected says why nothing opened.
+func TestSearchWithoutATaskSaysSo(t *testing.T) {
+	h := newHarness(t, scenario(), 100, 30)
+	h.list().selected = ""
+	h.press("/")
+	h.requireView("no task yet: / searches")
+}
