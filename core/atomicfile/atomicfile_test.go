@@ -112,3 +112,45 @@ func TestNoOtherWriteThenRename(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestWriteFileNoSyncStillReplacesWhole(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.json")
+	for _, s := range []string{"one", "two"} {
+		if err := WriteFile(p, []byte(s), Options{NoSync: true, Pattern: ".r.*.tmp"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != "two" {
+		t.Fatalf("%q %v", b, err)
+	}
+	onlyFiles(t, dir, "r.json")
+}
+
+// Only the guard's active-task records, which the engine rewrites from the store at start-up
+// and whose reader denies on a torn one, skip the syncs.
+func TestNoSyncOnlyForMirrors(t *testing.T) {
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || strings.HasPrefix(filepath.Base(p), "atomicfile") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(filepath.Join("..", ".."), p)
+		if strings.Contains(string(b), "NoSync: true") && rel != filepath.Join("core", "guard", "active.go") {
+			t.Errorf("%s skips the syncs of atomicfile.WriteFile", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"sync"
@@ -39,22 +40,24 @@ func (x *activeIndex) init() {
 // the task's active-task record up to date, then wakes waiters, so that whoever sees a state
 // through the engine finds the guard already following it.
 func (e *Engine) changed(id string) {
-	e.syncActive(id, nil)
+	e.syncActive(id, nil, nil)
 	e.changes.notify(id)
 }
 
-// changedTo is changed after an update that left the task as r: when the guard already sees r
-// as it is, nothing is read again. That is safe against concurrent updates because each
-// commit's own call compares its result, and the last commit's result is the latest state.
-func (e *Engine) changedTo(id string, r *taskRecord) {
-	e.syncActive(id, r)
+// changedTo is changed after an update that left the task as r, stored as enc: when the guard
+// already sees r as it is, nothing is read again. That is safe against concurrent updates
+// because each commit's own call compares its result, and the last commit's result is the
+// latest state.
+func (e *Engine) changedTo(id string, r *taskRecord, enc []byte) {
+	e.syncActive(id, r, enc)
 	e.changes.notify(id)
 }
 
 // syncActive re-reads the task as committed and rewrites its repository's record when what the
 // guard sees changed. Reading under the index lock, after the commit, means the last sync of
-// concurrent updates always writes the latest committed state.
-func (e *Engine) syncActive(id string, committed *taskRecord) {
+// concurrent updates always writes the latest committed state. When the stored bytes are still
+// committedEnc, the caller's committed record is that state and is not decoded again.
+func (e *Engine) syncActive(id string, committed *taskRecord, committedEnc []byte) {
 	x := &e.active
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -68,6 +71,8 @@ func (e *Engine) syncActive(id string, committed *taskRecord) {
 	case err != nil:
 		e.log.Warn("active-task record not updated: reading the task failed", "task", id, "err", err)
 		return
+	case committed != nil && committedEnc != nil && bytes.Equal(b, committedEnc):
+		r = committed
 	default:
 		if r, err = decodeRecord(b); err != nil {
 			// Keep what the guard has: an unreadable record must not release the repository.

@@ -55,6 +55,7 @@ func (e *Engine) load(id string) (*taskRecord, error) {
 // allowed. Waiters are woken after the commit.
 func (e *Engine) update(id string, fn func(r *taskRecord) ([]newEvent, error)) (*taskRecord, error) {
 	var out *taskRecord
+	var enc []byte // out as stored
 	_, err := e.store.Update(id, func(cur []byte, exists bool) ([]byte, []store.NewEvent, error) {
 		if !exists {
 			return nil, nil, core.Errorf(core.CodeTaskNotFound, nil, "Unknown task: %s", id)
@@ -70,15 +71,17 @@ func (e *Engine) update(id string, fn func(r *taskRecord) ([]newEvent, error)) (
 		out = r
 		if len(evs) == 0 && bytes.Equal(r.encode(), cur) {
 			// Nothing changed: no write, and updated_at keeps meaning "last change".
+			enc = cur
 			return nil, nil, nil
 		}
 		r.UpdatedAt = e.now()
-		return r.encode(), encodeEvents(evs), nil
+		enc = r.encode()
+		return enc, encodeEvents(evs), nil
 	})
 	if err != nil {
 		return nil, e.storeError(id, err)
 	}
-	e.changedTo(id, out)
+	e.changedTo(id, out, enc)
 	return out, nil
 }
 
