@@ -2,8 +2,6 @@
 // never part of it, and a crash after a replacement keeps the new content: the data is written
 // to a temporary file beside the target, synced, renamed over the target, and the directory is
 // synced so that the rename itself is on disk. Every file reasonixctl replaces goes through it.
-// A file that is only a mirror, rewritten from durable state at start-up, may skip the syncs
-// (Options.NoSync): the replacement stays whole for readers, only a power loss can undo it.
 package atomicfile
 
 import (
@@ -29,11 +27,6 @@ type Options struct {
 	ModTime time.Time
 	// MkdirAll creates the target's directory (mode 0700) when missing.
 	MkdirAll bool
-	// NoSync skips syncing the data and the directory. Readers still see the old content or
-	// the new one whole; after a power loss the file may hold the old content, or be empty or
-	// torn (the rename can reach the disk before the data). Only for a file its writer
-	// rewrites from durable state when it starts, and whose readers fail closed on bad content.
-	NoSync bool
 }
 
 // WriteFile replaces path with data. On failure path is unchanged and no temporary file is left.
@@ -71,7 +64,7 @@ func WriteFile(path string, data []byte, o Options) (err error) {
 	if err == nil && o.Lock == "" {
 		err = f.Chmod(perm) // CreateTemp makes 0600 whatever the umask allows
 	}
-	if err == nil && !o.NoSync {
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -85,9 +78,6 @@ func WriteFile(path string, data []byte, o Options) (err error) {
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return err
-	}
-	if o.NoSync {
-		return nil
 	}
 	return syncDir(dir)
 }

@@ -127,10 +127,9 @@ func ReadActive(stateDir string) ([]ActiveRepo, error) {
 }
 
 // WriteActive replaces the record of a.RepositoryID atomically (a temporary file renamed over
-// it), or removes it when a lists no task. It does not fsync (atomicfile.Options.NoSync): it
-// runs on every state change, and the store, not the record, is what must survive a power loss.
-// A record torn or lost by one is rewritten from the store when the engine starts again (a
-// torn one reads as corrupt until then, and the hook denies).
+// it), or removes it when a lists no task. It does not fsync: it runs on every state change,
+// and a record torn by a power loss is rewritten when the engine starts again (until then it
+// reads as corrupt, and the hook denies).
 func WriteActive(stateDir string, a ActiveRepo) error {
 	path := ActivePath(stateDir, a.RepositoryID)
 	if len(a.Tasks) == 0 {
@@ -147,7 +146,7 @@ func WriteActive(stateDir string, a ActiveRepo) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, append(b, '\n'), atomicfile.Options{Pattern: "." + a.RepositoryID + ".*.tmp", MkdirAll: true, NoSync: true})
+	return atomicfile.WriteFile(path, append(b, '\n'), atomicfile.Options{Pattern: "." + a.RepositoryID + ".*.tmp", MkdirAll: true})
 }
 
 // RemoveStale deletes every record (and leftover temporary file) whose repository is not in

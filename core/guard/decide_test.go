@@ -5,9 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"reasonixctl/core/gitx"
 )
@@ -256,18 +254,9 @@ func BenchmarkDecide(b *testing.B) {
 func BenchmarkWriteActive(b *testing.B) {
 	f := newFixture(b)
 	rec := f.activate(b)
-	before := processCPU()
 	for b.Loop() {
 		if err := WriteActive(f.state, rec); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64((processCPU()-before).Microseconds())/float64(b.N), "cpu-µs/op")
-}
-
-// processCPU is the user and system time this process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
