@@ -127,9 +127,9 @@ func ReadActive(stateDir string) ([]ActiveRepo, error) {
 }
 
 // WriteActive replaces the record of a.RepositoryID atomically (a temporary file renamed over
-// it), or removes it when a lists no task. It does not fsync: it runs on every state change,
-// and a record torn by a power loss is rewritten when the engine starts again (until then it
-// reads as corrupt, and the hook denies).
+// it, file and folder synced, as every replaced file is), or removes it when a lists no task.
+// The engine rewrites every record when it starts, and a record that still reads as corrupt
+// makes the hook deny.
 func WriteActive(stateDir string, a ActiveRepo) error {
 	path := ActivePath(stateDir, a.RepositoryID)
 	if len(a.Tasks) == 0 {
