@@ -144,6 +144,9 @@ type process struct {
 	exited  chan struct{}
 	waitErr error
 	forget  func()
+	// stderrRead closes when the worker's stderr is read to its end, so that the worker's Done
+	// comes after what it last wrote there (the crash it explains) is in the ring.
+	stderrRead chan struct{}
 }
 
 func spawn(path string, args []string, dir string, env []string, track func(int) func()) (*process, *os.File, *os.File, *stderrRing, error) {
@@ -175,11 +178,12 @@ func spawn(path string, args []string, dir string, env []string, track func(int)
 	}
 	closeAll(inR, outW, errW)
 	ring := &stderrRing{}
+	p := &process{cmd: cmd, exited: make(chan struct{}), forget: forget, stderrRead: make(chan struct{})}
 	go func() {
 		_, _ = io.Copy(ring, errR)
 		_ = errR.Close()
+		close(p.stderrRead)
 	}()
-	p := &process{cmd: cmd, exited: make(chan struct{}), forget: forget}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
@@ -230,4 +234,9 @@ func (p *process) stop() {
 	// Descendants that ignored SIGTERM outlive the leader; the group id stays theirs.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	p.forget()
+	// A descendant outside the group may hold stderr open: its last lines are not waited for.
+	select {
+	case <-p.stderrRead:
+	case <-time.After(killGrace):
+	}
 }
