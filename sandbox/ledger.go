@@ -95,15 +95,7 @@ func liveGroups() map[int]bool {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(stat[i+1:]) // state, ppid, pgrp, …
+		f := statFields(e.Name()) // state, ppid, pgrp, …
 		if len(f) < 3 || f[0][0] == 'Z' || f[0][0] == 'X' {
 			continue
 		}
@@ -133,19 +125,25 @@ func killPending(status []byte) bool {
 	return false
 }
 
+// statFields are the fields of /proc/PID/stat from the third (the state) on, or nil when there
+// is no such process. The command name may hold spaces and parentheses: fields start after the
+// last ')'.
+func statFields(pid string) [][]byte {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return nil
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil
+	}
+	return bytes.Fields(b[i+1:])
+}
+
 // startTime is the process's start time in clock ticks since boot (field 22 of /proc/PID/stat),
 // or "" when there is no such process.
 func startTime(pid int) string {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return ""
-	}
-	// The command name may hold spaces and parentheses: fields start after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return ""
-	}
-	fields := bytes.Fields(b[i+1:])
+	fields := statFields(strconv.Itoa(pid))
 	const startField = 22 - 3 // fields 1 and 2 precede ')'; field 3 is fields[0]
 	if len(fields) <= startField {
 		return ""
