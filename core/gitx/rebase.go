@@ -21,7 +21,7 @@ var rebaseIdentity = []string{
 	"GIT_COMMITTER_NAME=reasonixctl", "GIT_COMMITTER_EMAIL=rebase@reasonixctl.invalid", "GIT_COMMITTER_DATE=@0 +0000",
 }
 
-// Rebase moves a task's worktree from its base to onto, a commit that descends from the base:
+// A rebase moves a task's worktree from its base to onto, a commit that descends from the base:
 // the change from the base to reviewTree (what the worktree holds) is merged onto onto the way
 // `git cherry-pick` would, the worktree's files become the merged tree — a file the merge could
 // not settle holds conflict markers, the side of onto first — and the task branch and the
@@ -30,23 +30,11 @@ var rebaseIdentity = []string{
 // branch by compare-and-swap in the repository and the index from the repository's side. A file
 // that no longer holds what reviewTree says refuses the rebase (tree_moved) before anything is
 // written. The merged objects go to the repository's store; nothing else of it changes.
-func Rebase(ctx context.Context, wt Worktree, reviewTree, onto string) (RebaseResult, error) {
-	tx, err := newReviewTx(wt)
-	if err != nil {
-		return RebaseResult{}, err
-	}
-	defer tx.close()
-	res, err := planRebase(ctx, wt, tx, reviewTree, onto)
-	if err != nil {
-		return RebaseResult{}, err
-	}
-	return applyRebase(ctx, wt, tx, reviewTree, res)
-}
-
-// PlanRebase is the first half of Rebase: the checks and the merge, whose objects go to the
-// repository's store; nothing of the worktree, its branch or its index changes. ApplyRebase
-// writes the result. A caller records the plan in between, so that a crash after the branch
-// moved is finished by FinishRebase instead of leaving a branch its record does not know.
+//
+// PlanRebase is its first half: the checks and the merge, whose objects go to the repository's
+// store; nothing of the worktree, its branch or its index changes. ApplyRebase writes the result.
+// A caller records the plan in between, so that a crash after the branch moved is finished by
+// FinishRebase instead of leaving a branch its record does not know.
 func PlanRebase(ctx context.Context, wt Worktree, reviewTree, onto string) (RebaseResult, error) {
 	tx, err := newReviewTx(wt)
 	if err != nil {
@@ -56,7 +44,7 @@ func PlanRebase(ctx context.Context, wt Worktree, reviewTree, onto string) (Reba
 	return planRebase(ctx, wt, tx, reviewTree, onto)
 }
 
-// ApplyRebase is the second half of Rebase: it writes what PlanRebase planned for the same
+// ApplyRebase is the second half of a rebase: it writes what PlanRebase planned for the same
 // worktree and reviewed tree.
 func ApplyRebase(ctx context.Context, wt Worktree, reviewTree string, res RebaseResult) (RebaseResult, error) {
 	if err := checkRebaseInput(wt, reviewTree, res.Onto, res.Tree); err != nil {

@@ -1,6 +1,7 @@
 package gitx_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,15 @@ import (
 
 	"reasonixctl/core/gitx"
 )
+
+// rebase plans and applies in one go, as the engine does with its record between the two.
+func rebase(ctx context.Context, wt gitx.Worktree, reviewTree, onto string) (gitx.RebaseResult, error) {
+	plan, err := gitx.PlanRebase(ctx, wt, reviewTree, onto)
+	if err != nil {
+		return gitx.RebaseResult{}, err
+	}
+	return gitx.ApplyRebase(ctx, wt, reviewTree, plan)
+}
 
 // rebaseRepo is a checkout whose config defines a filter and a merge driver that would leave a
 // file behind if git ran them, and a task worktree on it.
@@ -56,7 +66,7 @@ func TestRebaseWritesConflictMarkersAndMovesTheBase(t *testing.T) {
 	head := sh(t, src, "rev-parse", "HEAD")
 	status := sh(t, src, "status", "--porcelain")
 
-	res, err := gitx.Rebase(ctx, wt, rev.Tree, head)
+	res, err := rebase(ctx, wt, rev.Tree, head)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +122,7 @@ func TestRebaseRefusesAWorktreeChangedSinceTheReview(t *testing.T) {
 	head := sh(t, src, "rev-parse", "HEAD")
 	write(t, filepath.Join(wt.Path, "a.txt"), "one\nTWO, later\nthree\n", 0o644)
 
-	_, err = gitx.Rebase(ctx, wt, rev.Tree, head)
+	_, err = rebase(ctx, wt, rev.Tree, head)
 	wantCode(t, err, gitx.CodeOwnershipAmbiguous, gitx.ReasonTreeMoved)
 	if b, _ := os.ReadFile(filepath.Join(wt.Path, "a.txt")); string(b) != "one\nTWO, later\nthree\n" {
 		t.Fatalf("a.txt was overwritten: %q", b)
@@ -122,11 +132,11 @@ func TestRebaseRefusesAWorktreeChangedSinceTheReview(t *testing.T) {
 	}
 	// A commit that does not descend from the base is refused too.
 	other := sh(t, src, "commit-tree", sh(t, src, "rev-parse", "HEAD^{tree}"), "-m", "unrelated")
-	_, err = gitx.Rebase(ctx, wt, rev.Tree, other)
+	_, err = rebase(ctx, wt, rev.Tree, other)
 	wantCode(t, err, gitx.CodeInvalidRequest, gitx.ReasonBadRef)
 }
 
-// The two halves of Rebase with a crash between them: FinishRebase says the branch has not
+// The two halves of a rebase with a crash between them: FinishRebase says the branch has not
 // moved before ApplyRebase, and after it that the branch moved (writing the index again, which
 // a crash may have cut short); a branch moved anywhere else is head_moved.
 func TestFinishRebaseTellsWhereTheBranchIs(t *testing.T) {
