@@ -2,15 +2,12 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"reasonixctl/core/remote"
 )
 
 // BenchmarkMCPStartupAttachedToServe is BenchmarkMCPStartup with CODEX_REASONIX_OWNER=serve
@@ -29,20 +26,7 @@ func BenchmarkMCPStartupAttachedToServe(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer func() { serve.Process.Signal(os.Interrupt); serve.Wait() }()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	for {
-		c, err := remote.Dial(ctx, state, remote.RoleCLI)
-		if err == nil {
-			c.Close()
-			break
-		}
-		select {
-		case <-ctx.Done():
-			b.Fatalf("serve never answered: %v", err)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	waitServe(b, state)
 	var firstCall time.Duration
 	for b.Loop() {
 		cmd := exec.Command(filepath.Join(bin, "reasonixctl"), "--mcp")

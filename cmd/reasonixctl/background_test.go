@@ -246,7 +246,7 @@ func TestServeExitsWhenIdle(t *testing.T) {
 }
 
 // dialUntil attaches to the owner of state once it answers, or fails at ctx's deadline.
-func dialUntil(t *testing.T, ctx context.Context, state string) *remote.Client {
+func dialUntil(t testing.TB, ctx context.Context, state string) *remote.Client {
 	t.Helper()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()

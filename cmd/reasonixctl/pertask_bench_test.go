@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"reasonixctl/core/remote"
 )
 
 // BenchmarkMCPPerTask runs tasks one after another through one `reasonixctl --mcp` on real
@@ -118,21 +116,11 @@ func median(ds []time.Duration) float64 {
 	return float64(m.Microseconds()) / 1000
 }
 
+// waitServe returns once the serve on state answers on its socket.
 func waitServe(b *testing.B, state string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	for {
-		c, err := remote.Dial(ctx, state, remote.RoleCLI)
-		if err == nil {
-			c.Close()
-			return
-		}
-		select {
-		case <-ctx.Done():
-			b.Fatalf("serve never answered: %v", err)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	dialUntil(b, ctx, state).Close()
 }
 
 // cpuOf sums the user+sys time of the processes (all their threads) and of their waited-for
