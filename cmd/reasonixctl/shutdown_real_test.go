@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -198,25 +197,7 @@ func TestRealWorkerSigtermThenSigkillLikeCodex(t *testing.T) {
 				t.Fatal(err)
 			}
 			s, groups := realWorkerMCP(t, state)
-			exited := make(chan error, 1)
-			go func() { exited <- s.cmd.Wait() }()
-			start := time.Now()
-			if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				t.Fatal(err)
-			}
-			killed := false
-			select {
-			case err := <-exited:
-				if err != nil {
-					t.Fatalf("exit after SIGTERM: %v", err)
-				}
-				t.Logf("reasonixctl --mcp exited %v after SIGTERM (real worker mid-turn)", time.Since(start).Round(100*time.Microsecond))
-			case <-time.After(tc.grace):
-				_ = s.cmd.Process.Signal(syscall.SIGKILL)
-				<-exited
-				killed = true
-				t.Logf("still running %v after SIGTERM: killed, as Codex would", tc.grace)
-			}
+			killed := endLikeCodex(t, s.cmd, tc.grace) // the real worker is mid-turn
 			if tc.name == "patient" && killed {
 				t.Fatalf("no exit within %v of SIGTERM", tc.grace)
 			}

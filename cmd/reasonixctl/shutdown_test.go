@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -25,30 +26,37 @@ const codexGrace = 50 * time.Millisecond
 // grace is wall-clock time on a machine other test packages share), the SIGKILL must cost
 // nothing: the next start says nothing alarming and finds the task as it was.
 // BenchmarkShutdownAfterTask measures the time itself.
-func TestSigtermThenSigkillLikeCodexFindsTheServerGone(t *testing.T) {
-	state := t.TempDir()
-	s := finishedTaskServer(t, state, "grace-1")
+// endLikeCodex sends cmd SIGTERM and, when it has not exited within grace, SIGKILL, as Codex
+// ends its MCP servers; it returns once cmd has exited, saying whether it had to be killed.
+func endLikeCodex(t *testing.T, cmd *exec.Cmd, grace time.Duration) (killed bool) {
+	t.Helper()
 	exited := make(chan error, 1)
-	go func() { exited <- s.cmd.Wait() }()
+	go func() { exited <- cmd.Wait() }()
 	start := time.Now()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	killed := false
 	select {
 	case err := <-exited:
 		if err != nil {
 			t.Fatalf("exit after SIGTERM: %v", err)
 		}
-		t.Logf("exited %v after SIGTERM", time.Since(start))
-		if _, err := os.Stat(filepath.Join(state, "owner.json")); !os.IsNotExist(err) {
-			t.Fatalf("owner.json left behind: %v", err)
-		}
-	case <-time.After(codexGrace):
-		_ = s.cmd.Process.Signal(syscall.SIGKILL)
+		t.Logf("exited %v after SIGTERM", time.Since(start).Round(100*time.Microsecond))
+		return false
+	case <-time.After(grace):
+		_ = cmd.Process.Signal(syscall.SIGKILL)
 		<-exited
-		killed = true
-		t.Logf("still running %v after SIGTERM: killed, as Codex would", codexGrace)
+		t.Logf("still running %v after SIGTERM: killed, as Codex would", grace)
+		return true
+	}
+}
+
+func TestSigtermThenSigkillLikeCodexFindsTheServerGone(t *testing.T) {
+	state := t.TempDir()
+	s := finishedTaskServer(t, state, "grace-1")
+	killed := endLikeCodex(t, s.cmd, codexGrace)
+	if _, err := os.Stat(filepath.Join(state, "owner.json")); !killed && !os.IsNotExist(err) {
+		t.Fatalf("owner.json left behind: %v", err)
 	}
 	if left := survivors(state); len(left) > 0 {
 		t.Fatalf("processes left: %v", left)
