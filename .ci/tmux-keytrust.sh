@@ -9,7 +9,7 @@
 #      again with i after esc.
 #  (c) On that prompt, open for seconds, `xa` arriving in one read answers nothing; `a` alone
 #      allows once.
-#  (b) A question opens; `2` at +0.3 s (in the key grace) and `2` again at +1.0 s answer
+#  (b) A question opens; `2` at +0.3 s (in the key grace) and `2` again at +1.6 s answer
 #      nothing and select option 2; enter answers with it, and the status names option 2.
 # The worker's record of the requests (reasonix_inspect) holds exactly those two answers.
 # Sleeps only pace the keys as a person would; states are waited for by polling the screen.
@@ -173,7 +173,7 @@ wait_record 1 "permission resolved allow allow_once supervisor" 10
 wait_for "The worker asks" 60
 sleep 0.3
 keys 2
-sleep 0.7
+sleep 1.3
 keys 2
 wait_for "› 2 beta" 5
 sleep 1

@@ -54,6 +54,16 @@ func TestDialogStackKeepsWhatIsItsOwn(t *testing.T) {
 	if got := s.key(keyMsg("a"), k, at); got != stackToTop {
 		t.Fatalf("a key after a pause: %d", got)
 	}
+
+	// Typing a word at two keys a second as a prompt opens under it: no key of the word reaches
+	// the prompt.
+	s.remove(s.top())
+	s.push(newPromptDialog("t", permissionIA("ia-2")), epoch)
+	for i, at := 0, epoch.Add(200*time.Millisecond); i < 6; i, at = i+1, at.Add(500*time.Millisecond) {
+		if got := s.key(keyMsg("make a"[i:i+1]), k, at); got != stackTook {
+			t.Fatalf("key %d of a word typed at 2 keys/s, %v after the prompt opened, reached it", i, at.Sub(epoch))
+		}
+	}
 }
 
 // A dialog taking text keeps ?, pgup and pgdown as text.

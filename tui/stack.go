@@ -10,8 +10,10 @@ import (
 // Key grace of a newly opened prompt: keys are ignored for graceQuiet after it opens, and the
 // grace starts again while keys keep arriving, for as long as they do. Keys typed for
 // something else as a prompt appears — however long the typing goes on — therefore never
-// answer it: the person pauses, reads, and then answers.
-const graceQuiet = 500 * time.Millisecond
+// answer it: the person pauses, reads, and then answers. A second: someone typing a word at two
+// keys a second (a slow typist's pace) leaves half-second gaps, and a key ending such a gap
+// answered the prompt that had opened under the word.
+const graceQuiet = time.Second
 
 // dialogStack is the dialogs on screen; the top one has the keys (key decides what the stack
 // keeps for itself). It also owns the key grace of prompts, so no dialog can be answered by
