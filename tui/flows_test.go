@@ -12,6 +12,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"reasonixctl/core"
 )
@@ -619,4 +621,18 @@ func TestSearchWithoutATaskSaysSo(t *testing.T) {
 	h.list().selected = ""
 	h.press("/")
 	h.requireView("no task yet: / searches")
+}
+
+// The spinner of a running task, in the summary's "now" line and after the tabs, is drawn by
+// the terminal, never printed as its colour codes (sanitizing is for what a task says, not for
+// the dashboard's own styling).
+func TestSummarySpinnerIsDrawnNotPrinted(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.ANSI256)
+	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii) })
+	h := newHarness(t, scenario(), 160, 45)
+	h.list().selected = "docs-typo"
+	h.requireView("now")
+	if v := h.view(); strings.Contains(v, "␛") {
+		t.Fatalf("the summary prints escape codes as text:\n%s", v)
+	}
 }

@@ -340,7 +340,9 @@ func (m *Model) viewSummary(w, h int) string {
 		add("risks", fmt.Sprintf("⚠ %d file(s) hide or disguise characters: %s", len(names), strings.Join(names, ", ")))
 	}
 	if w := m.waitLabel(*tv); w != "" {
-		add("now", w)
+		// The spinner is styled and the rest is ours (a state, an age): sanitizing it, as add
+		// does with what a task says, would print the spinner's colour codes as text.
+		lines = append(lines, " "+t.Dim.Render(padRight("now", 11))+w)
 	}
 	add("reason", tv.Reason)
 	if tv.State == core.StatePaused {
@@ -397,10 +399,11 @@ func (m *Model) viewDetail(w, h int) string {
 	if tv.Phase != "" {
 		info += " (" + tv.Phase + ")"
 	}
+	info = sanitizeLine(info)
 	if wl := m.waitLabel(*tv); wl != "" {
-		info += " " + wl
+		info += " " + wl // the styled spinner: the dashboard's own, drawn, not sanitized
 	}
-	bar += t.Dim.Render(ansi.Truncate(sanitizeLine(info), max(w-lipgloss.Width(bar), 0), "…"))
+	bar += t.Dim.Render(ansi.Truncate(info, max(w-lipgloss.Width(bar), 0), "…"))
 	return fixBlock(bar+"\n"+m.tabPane().view(w, h), w, h+1)
 }
 
