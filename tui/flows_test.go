@@ -93,7 +93,7 @@ func TestPromptAllowOnceAndDeny(t *testing.T) {
 			h := newHarness(t, scenario(), 80, 24)
 			h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-9")))
 			h.press("i")
-			h.clk.advance(500 * time.Millisecond)
+			h.clk.advance(graceQuiet)
 			h.press(tc.key)
 			h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRespond, InteractionID: "ia-9", Decision: tc.decision})
 		})
@@ -106,23 +106,24 @@ func TestKeysInTheGracePeriodAreSwallowed(t *testing.T) {
 	h.requireView("Permission requested", "keys paused")
 	// Someone typing for another purpose just as the prompt appears must not answer it: the
 	// grace restarts while keys keep arriving.
-	h.clk.advance(400 * time.Millisecond)
+	typing := graceQuiet * 4 / 5 // the gap between two keys of someone typing
+	h.clk.advance(typing)
 	h.press("a", "S", "d")
-	h.clk.advance(400 * time.Millisecond)
+	h.clk.advance(typing)
 	h.press("a")
-	h.clk.advance(499 * time.Millisecond)
+	h.clk.advance(graceQuiet - time.Millisecond)
 	h.press("d")
 	h.requireControls()
 	h.requireView("Permission requested")
 	// ...for as long as the typing goes on, past 1.5 s too: typing meant for something else
 	// never reaches the prompt.
 	for range 4 {
-		h.clk.advance(400 * time.Millisecond)
+		h.clk.advance(typing)
 		h.press("a")
 	}
 	h.requireControls()
 	// A pause, and the person answers.
-	h.clk.advance(500 * time.Millisecond)
+	h.clk.advance(graceQuiet)
 	if strings.Contains(h.view(), "keys paused") {
 		t.Fatal("the grace cue outlives the grace")
 	}
