@@ -146,7 +146,7 @@ func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := prepareCache(s.CacheDir); err != nil {
+	if err := prepareCache(s); err != nil {
 		return Result{}, &Error{Code: CodeInternal, Message: "preparing the cache directory", Err: err}
 	}
 	env = withEnv(env, toolchainEnv(s))

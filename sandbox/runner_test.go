@@ -41,6 +41,11 @@ func helper(mode string, args []string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
+	case "mkdir":
+		if err := os.MkdirAll(args[0], 0o700); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	case "connect":
 		c, err := net.DialTimeout("tcp", args[0], 2*time.Second)
 		if err != nil {

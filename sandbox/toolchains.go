@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -139,13 +140,27 @@ func projectSetsCargoTarget(worktree string) bool {
 	return false
 }
 
-// prepareCache creates the cache layout; bubblewrap needs every mount point to exist.
-func prepareCache(dir string) error {
-	if dir == "" {
+// preparedCacheDirs are the parts of the cache layout made before a run. Every toolchain
+// creates its own cache folder on first use, but a missing HOME or TMPDIR fails commands
+// outright (go's work directory, mktemp), so those two exist. The rest is left to the
+// toolchains: each folder made is an inode per task, and most tasks use one toolchain or none.
+var preparedCacheDirs = []string{cacheLayout["HOME"], cacheLayout["TMPDIR"]}
+
+// prepareCache creates the cache directory with a home and a temporary folder, and the mount
+// points of the dependency caches bound inside it: bubblewrap needs a bind's destination to
+// exist.
+func prepareCache(s Spec) error {
+	if s.CacheDir == "" {
 		return nil
 	}
-	for _, sub := range cacheLayout {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+	dirs := slices.Clone(preparedCacheDirs)
+	for _, b := range dependencyBinds(s) {
+		if rel, err := filepath.Rel(s.CacheDir, b.Dst); err == nil && strictlyWithin(b.Dst, s.CacheDir) {
+			dirs = append(dirs, rel)
+		}
+	}
+	for _, sub := range dirs {
+		if err := os.MkdirAll(filepath.Join(s.CacheDir, sub), 0o700); err != nil {
 			return err
 		}
 	}

@@ -37,6 +37,22 @@ func TestToolchainEnvironmentPointsAtThePrivateCache(t *testing.T) {
 	if res := run(t, r, s); !res.Passed() {
 		t.Fatalf("cache not writable: %s", res.Stderr)
 	}
+	// Only a home and a temporary folder are made beforehand; a toolchain makes its own
+	// cache folder, as it does outside.
+	for _, sub := range preparedCacheDirs {
+		if fi, err := os.Stat(filepath.Join(cache, sub)); err != nil || !fi.IsDir() {
+			t.Errorf("%s not prepared: %v", sub, err)
+		}
+	}
+	gocache := filepath.Join(cache, cacheLayout["GOCACHE"])
+	if _, err := os.Lstat(gocache); !os.IsNotExist(err) {
+		t.Errorf("GOCACHE made before any toolchain asked for it: %v", err)
+	}
+	s = helperSpec(t, wt, "mkdir", filepath.Join(gocache, "00"))
+	s.CacheDir = cache
+	if res := run(t, r, s); !res.Passed() {
+		t.Fatalf("a toolchain cannot make its cache folder: %s", res.Stderr)
+	}
 	// With the network granted, fetching is allowed again.
 	s = helperSpec(t, wt, "env")
 	s.CacheDir, s.Network = cache, true

@@ -26,8 +26,9 @@ type languageRepo struct {
 	committed map[string]string
 	installed map[string]string // written after the commit, ignored by git
 	verify    [][]string
-	// lockfile writes and stages the project's lock file, which its users commit.
-	lockfile func(t *testing.T, dir string)
+	// prepare does what the project's user has done before delegating: its lock file written
+	// and staged, its dependencies downloaded into the user's caches.
+	prepare func(t *testing.T, dir string)
 }
 
 func languageRepos() []languageRepo {
@@ -43,6 +44,14 @@ func languageRepos() []languageRepo {
 				"m_test.go": "package m\n\nimport \"testing\"\n\nfunc TestID(t *testing.T) {\n\tif len(ID()) != 36 {\n\t\tt.Fatal(ID())\n\t}\n}\n",
 			},
 			verify: [][]string{{"go", "vet", "./..."}, {"go", "test", "./..."}},
+			prepare: func(t *testing.T, dir string) {
+				// Into the module cache the sandbox shows read-only; a fresh machine has none.
+				cmd := exec.Command("go", "mod", "download")
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("go mod download (the module proxy must be reachable): %v\n%s", err, out)
+				}
+			},
 		},
 		{
 			name:  "node package tested with node --test",
@@ -86,7 +95,7 @@ func languageRepos() []languageRepo {
 				"src/lib.rs": "pub fn add(a: u32, b: u32) -> u32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(1, 2), 3); }\n}\n",
 			},
 			verify: [][]string{{"cargo", "test", "--offline"}},
-			lockfile: func(t *testing.T, dir string) {
+			prepare: func(t *testing.T, dir string) {
 				cmd := exec.Command("cargo", "generate-lockfile", "--offline")
 				cmd.Dir = dir
 				if out, err := cmd.CombinedOutput(); err != nil {
@@ -123,8 +132,8 @@ func TestVerificationWorksOnRealProjects(t *testing.T) {
 				writeFile(t, filepath.Join(h.repo, name), []byte(body))
 				git(t, h.repo, "add", name)
 			}
-			if lr.lockfile != nil {
-				lr.lockfile(t, h.repo)
+			if lr.prepare != nil {
+				lr.prepare(t, h.repo)
 			}
 			git(t, h.repo, "commit", "-q", "-m", "project")
 			for name, body := range lr.installed {
