@@ -124,6 +124,7 @@ type Store struct {
 	// to wait for those in flight, so badger is never used after it is closed.
 	mu     sync.RWMutex
 	closed atomic.Bool
+	syncs  atomic.Uint64 // commits that waited for the disk
 
 	tasksMu sync.Mutex
 	tasks   map[string]*taskState
@@ -428,9 +429,16 @@ func (s *Store) List() ([]Record, error) {
 // fn may run more than once if badger reports a conflict, so it must not have side effects and
 // must not call the Store.
 //
-// Update is durable: it returns after the commit is on disk. Append is not (see there).
+// Update is durable: it returns after the commit is on disk. Append and UpdateUnsynced are not.
 func (s *Store) Update(taskID string, fn func(cur []byte, exists bool) (next []byte, events []NewEvent, err error)) ([]Event, error) {
 	return s.update(taskID, !s.opts.noSync, fn)
+}
+
+// UpdateUnsynced is Update without waiting for the disk, for record changes as cheap to lose as
+// Append's events: a power failure loses at most the changes since the last synced commit,
+// never one from the middle, because the next Update's sync makes every earlier commit durable.
+func (s *Store) UpdateUnsynced(taskID string, fn func(cur []byte, exists bool) (next []byte, events []NewEvent, err error)) ([]Event, error) {
+	return s.update(taskID, false, fn)
 }
 
 func (s *Store) update(taskID string, sync bool, fn func(cur []byte, exists bool) (next []byte, events []NewEvent, err error)) ([]Event, error) {
@@ -462,6 +470,7 @@ func (s *Store) update(taskID string, sync bool, fn func(cur []byte, exists bool
 			if err := s.db.Sync(); err != nil {
 				return nil, fmt.Errorf("store: sync task %q: %w", taskID, err)
 			}
+			s.syncs.Add(1)
 		}
 		// Published under the task lock, so subscribers see each task's events in order.
 		s.broker.publish(events)
@@ -565,6 +574,10 @@ func seqOf(id string, key []byte) (uint64, error) {
 func (s *Store) Append(taskID string, events ...NewEvent) ([]Event, error) {
 	return s.update(taskID, false, func([]byte, bool) ([]byte, []NewEvent, error) { return nil, events, nil })
 }
+
+// Syncs is how many commits have waited for the disk since Open: each costs a flush, the
+// dearest step of a commit.
+func (s *Store) Syncs() uint64 { return s.syncs.Load() }
 
 // LastSeq returns the task's highest journal sequence, 0 if it has no events.
 func (s *Store) LastSeq(taskID string) (uint64, error) {

@@ -563,3 +563,39 @@ func TestCloseReturnsWhenTheDirectoryWasDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Only Update waits for the disk; UpdateUnsynced commits as it does, in the journal's order,
+// and the next Update's single flush covers it.
+func TestOnlyUpdateWaitsForTheDisk(t *testing.T) {
+	s := openTest(t)
+	if _, err := s.Update("t1", increment); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Syncs(); got != 1 {
+		t.Fatalf("syncs after one Update = %d, want 1", got)
+	}
+	for range 5 {
+		if _, err := s.UpdateUnsynced("t1", increment); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Append("t1", NewEvent{Type: "note"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Syncs(); got != 1 {
+		t.Fatalf("UpdateUnsynced or Append waited for the disk: %d syncs", got)
+	}
+	rec, err := s.Get("t1")
+	if err != nil || string(rec) != `{"n":6}` {
+		t.Fatalf("record after unsynced updates = %s, %v", rec, err)
+	}
+	if _, err := s.Update("t1", increment); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Syncs(); got != 2 {
+		t.Fatalf("syncs = %d, want 2", got)
+	}
+	if evs, err := s.Journal("t1", 1, 100); err != nil || len(evs) != 8 || evs[7].Seq != 8 {
+		t.Fatalf("journal = %d events, %v", len(evs), err)
+	}
+}

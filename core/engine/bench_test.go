@@ -36,6 +36,7 @@ func BenchmarkTaskBridgeTime(b *testing.B) {
 	}
 	b.ResetTimer()
 	var execs int64
+	syncs := h.e.store.Syncs()
 	took := make([]time.Duration, 0, b.N)
 	for i := range b.N {
 		repo := repos[i]
@@ -58,6 +59,7 @@ func BenchmarkTaskBridgeTime(b *testing.B) {
 	slices.Sort(took)
 	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "ms-median")
 	b.ReportMetric(float64(execs)/float64(b.N), "git-execs/task")
+	b.ReportMetric(float64(h.e.store.Syncs()-syncs)/float64(b.N), "store-flushes/task")
 }
 
 // BenchmarkParallelTasks32 runs 32 tasks on 32 repositories at once, each delegated and

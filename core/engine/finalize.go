@@ -179,7 +179,9 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 		return e.backToReview(ctx, id, err)
 	}
 	results, failed := e.judgeFailures(ctx, r, c, results, req.ExcusedChecks)
-	_, _ = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+	// Unsynced, like the staging phase below: nothing acts on either before the synced
+	// "committing", and a finalize cut short by a crash verifies again.
+	_, _ = e.updateUnsynced(id, func(r *taskRecord) ([]newEvent, error) {
 		r.Verification = results
 		evs := make([]newEvent, len(results))
 		for i, v := range results {
@@ -203,7 +205,7 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 	if err != nil {
 		return e.backToReview(ctx, id, err)
 	}
-	_, _ = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+	_, _ = e.updateUnsynced(id, func(r *taskRecord) ([]newEvent, error) {
 		ev, err := setState(r, core.StateVerifying, "staging", "")
 		return []newEvent{ev}, err
 	})

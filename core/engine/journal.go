@@ -51,12 +51,26 @@ func (e *Engine) load(id string) (*taskRecord, error) {
 }
 
 // update applies fn to the task's current record and commits the result with fn's events in
-// one transaction. fn receives a private copy; returning nil events and an unchanged record is
-// allowed. Waiters are woken after the commit.
+// one synced transaction. fn receives a private copy; returning nil events and an unchanged
+// record is allowed. Waiters are woken after the commit.
 func (e *Engine) update(id string, fn func(r *taskRecord) ([]newEvent, error)) (*taskRecord, error) {
+	return e.commit(id, e.store.Update, fn)
+}
+
+// updateUnsynced is update without waiting for the disk, for changes nothing outside the store
+// acts on before the task's next synced update: a worker's status and usage, and progress
+// between two steps that are synced. A power failure loses them as if it had come just before
+// them. Each synced update costs a disk flush, and a worker reports its status many times a turn.
+func (e *Engine) updateUnsynced(id string, fn func(r *taskRecord) ([]newEvent, error)) (*taskRecord, error) {
+	return e.commit(id, e.store.UpdateUnsynced, fn)
+}
+
+type storeUpdate func(id string, fn func(cur []byte, exists bool) ([]byte, []store.NewEvent, error)) ([]store.Event, error)
+
+func (e *Engine) commit(id string, storeUpdate storeUpdate, fn func(r *taskRecord) ([]newEvent, error)) (*taskRecord, error) {
 	var out *taskRecord
 	var enc []byte // out as stored
-	_, err := e.store.Update(id, func(cur []byte, exists bool) ([]byte, []store.NewEvent, error) {
+	_, err := storeUpdate(id, func(cur []byte, exists bool) ([]byte, []store.NewEvent, error) {
 		if !exists {
 			return nil, nil, core.Errorf(core.CodeTaskNotFound, nil, "Unknown task: %s", id)
 		}

@@ -369,7 +369,7 @@ func (e *Engine) resetDenials(id string) {
 
 // applyStatus records the worker's status snapshot when it is newer than the last one.
 func (e *Engine) applyStatus(id string, st acp.Status) {
-	_, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
+	_, err := e.updateUnsynced(id, func(r *taskRecord) ([]newEvent, error) {
 		if st.Sequence != 0 && st.Sequence <= r.WorkerSequence {
 			return nil, nil
 		}
