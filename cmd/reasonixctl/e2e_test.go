@@ -14,12 +14,24 @@ import (
 	"time"
 )
 
+// builtDir is where buildBinaries put its binaries, removed when the tests end: 35 MB a run.
+var builtDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
+}
+
 // buildBinaries builds reasonixctl and the fake worker once per test binary run.
 var buildBinaries = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "reasonixctl-e2e-")
 	if err != nil {
 		return "", err
 	}
+	builtDir = dir
 	for _, pkg := range []string{"./", "../fake-reasonix"} {
 		out := filepath.Join(dir, filepath.Base(filepath.Clean(pkg)))
 		if pkg == "./" {
