@@ -17,8 +17,13 @@ trap cleanup EXIT
 git worktree add -q --detach "$tmp/old" "$old"
 (cd "$tmp/old" && CGO_ENABLED=0 go build -o "$tmp/reasonixctl-old" ./cmd/reasonixctl)
 go test -c -o "$tmp/bench.test" ./cmd/reasonixctl
+# The builds leave tens of megabytes to write back, and the first runs would pay for that
+# flush in their own syncs: write it out, and run each build once unmeasured.
+sync
 cd cmd/reasonixctl
 run() { "$tmp/bench.test" -test.run '^$' -test.bench "$1" -test.benchtime "${tasks}x" | grep '^Benchmark'; }
+REASONIXCTL_BENCH_BIN="$tmp/reasonixctl-old" run 'MCPPerTask$' >/dev/null
+run 'MCPPerTask$' >/dev/null
 for r in $(seq "$rounds"); do
   echo "== round $r, load $(cut -d' ' -f1-3 /proc/loadavg)"
   printf '%s\t' "$old"; REASONIXCTL_BENCH_BIN="$tmp/reasonixctl-old" run 'MCPPerTask$'
