@@ -3,7 +3,6 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -14,25 +13,28 @@ type Bind struct {
 	Src, Dst string
 }
 
-// cacheLayout is where a command's toolchains keep their caches inside Spec.CacheDir. The
-// sandbox has no HOME of the user's, so every toolchain is pointed here instead; nothing in it
-// is ever part of a commit.
+// cacheLayout is where a command's toolchains keep their caches inside Spec.CacheDir, which is
+// also the command's HOME: the sandbox has no HOME of the user's, so every toolchain is pointed
+// here instead; nothing in it is ever part of a commit. Each toolchain makes its own folder on
+// first use, so a task's cache costs one directory until something fills it.
 var cacheLayout = map[string]string{
-	"HOME":                "home",
+	"HOME":                "",
 	"XDG_CACHE_HOME":      "xdg-cache",
 	"XDG_CONFIG_HOME":     "xdg-config",
 	"XDG_DATA_HOME":       "xdg-data",
 	"GOCACHE":             "go-build",
-	"GOTMPDIR":            "tmp",
-	"TMPDIR":              "tmp",
-	"TMP":                 "tmp",
-	"TEMP":                "tmp",
 	"npm_config_cache":    "npm",
 	"PIP_CACHE_DIR":       "pip",
 	"CARGO_HOME":          "cargo-home",
 	"CARGO_TARGET_DIR":    "cargo-target",
 	"PYTHONPYCACHEPREFIX": "pycache",
 }
+
+// scratchDir is where temporary files go: the sandbox's private /tmp, which ends with the
+// command, so nothing of one run's scratch reaches the next.
+const scratchDir = "/tmp"
+
+var scratchEnv = []string{"TMPDIR", "TMP", "TEMP", "GOTMPDIR"}
 
 // toolchainEnv is the environment that points toolchains at the private cache and keeps them
 // offline: the Go module cache and cargo's registry of the user are visible read-only, and
@@ -44,6 +46,9 @@ func toolchainEnv(s Spec) map[string]string {
 	}
 	for k, sub := range cacheLayout {
 		env[k] = filepath.Join(s.CacheDir, sub)
+	}
+	for _, k := range scratchEnv {
+		env[k] = scratchDir
 	}
 	if projectSetsCargoTarget(s.Worktree) {
 		delete(env, "CARGO_TARGET_DIR")
@@ -140,27 +145,20 @@ func projectSetsCargoTarget(worktree string) bool {
 	return false
 }
 
-// preparedCacheDirs are the parts of the cache layout made before a run. Every toolchain
-// creates its own cache folder on first use, but a missing HOME or TMPDIR fails commands
-// outright (go's work directory, mktemp), so those two exist. The rest is left to the
-// toolchains: each folder made is an inode per task, and most tasks use one toolchain or none.
-var preparedCacheDirs = []string{cacheLayout["HOME"], cacheLayout["TMPDIR"]}
-
-// prepareCache creates the cache directory with a home and a temporary folder, and the mount
-// points of the dependency caches bound inside it: bubblewrap needs a bind's destination to
-// exist.
+// prepareCache creates the cache directory, and the mount points of the dependency caches bound
+// inside it: bubblewrap needs a bind's destination to exist.
 func prepareCache(s Spec) error {
 	if s.CacheDir == "" {
 		return nil
 	}
-	dirs := slices.Clone(preparedCacheDirs)
+	dirs := []string{s.CacheDir}
 	for _, b := range dependencyBinds(s) {
-		if rel, err := filepath.Rel(s.CacheDir, b.Dst); err == nil && strictlyWithin(b.Dst, s.CacheDir) {
-			dirs = append(dirs, rel)
+		if strictlyWithin(b.Dst, s.CacheDir) {
+			dirs = append(dirs, b.Dst)
 		}
 	}
-	for _, sub := range dirs {
-		if err := os.MkdirAll(filepath.Join(s.CacheDir, sub), 0o700); err != nil {
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
 		}
 	}

@@ -28,22 +28,22 @@ func TestToolchainEnvironmentPointsAtThePrivateCache(t *testing.T) {
 			t.Errorf("%s=%q, want %q", k, env[k], want)
 		}
 	}
+	for _, k := range scratchEnv {
+		if env[k] != "/tmp" {
+			t.Errorf("%s=%q, want the sandbox's own /tmp", k, env[k])
+		}
+	}
 	if env["GOPROXY"] != "off" || env["GOTOOLCHAIN"] != "local" || env["CARGO_NET_OFFLINE"] != "true" {
 		t.Errorf("not offline: GOPROXY=%q GOTOOLCHAIN=%q CARGO_NET_OFFLINE=%q", env["GOPROXY"], env["GOTOOLCHAIN"], env["CARGO_NET_OFFLINE"])
 	}
 	// The cache is writable from inside.
-	s = helperSpec(t, wt, "write", filepath.Join(cache, "home", "probe"))
+	s = helperSpec(t, wt, "write", filepath.Join(cache, "probe"))
 	s.CacheDir = cache
 	if res := run(t, r, s); !res.Passed() {
 		t.Fatalf("cache not writable: %s", res.Stderr)
 	}
-	// Only a home and a temporary folder are made beforehand; a toolchain makes its own
-	// cache folder, as it does outside.
-	for _, sub := range preparedCacheDirs {
-		if fi, err := os.Stat(filepath.Join(cache, sub)); err != nil || !fi.IsDir() {
-			t.Errorf("%s not prepared: %v", sub, err)
-		}
-	}
+	// Only the cache directory is made beforehand; a toolchain makes its own cache folder, as
+	// it does outside, and scratch files go to the sandbox's /tmp.
 	gocache := filepath.Join(cache, cacheLayout["GOCACHE"])
 	if _, err := os.Lstat(gocache); !os.IsNotExist(err) {
 		t.Errorf("GOCACHE made before any toolchain asked for it: %v", err)
@@ -52,6 +52,11 @@ func TestToolchainEnvironmentPointsAtThePrivateCache(t *testing.T) {
 	s.CacheDir = cache
 	if res := run(t, r, s); !res.Passed() {
 		t.Fatalf("a toolchain cannot make its cache folder: %s", res.Stderr)
+	}
+	s = helperSpec(t, wt, "write", "/tmp/scratch")
+	s.CacheDir = cache
+	if res := run(t, r, s); !res.Passed() {
+		t.Fatalf("no scratch space: %s", res.Stderr)
 	}
 	// With the network granted, fetching is allowed again.
 	s = helperSpec(t, wt, "env")

@@ -183,7 +183,7 @@ func TestVerificationWorksOnRealProjects(t *testing.T) {
 			if files != "NOTES.md" {
 				t.Fatalf("commit holds %q", files)
 			}
-			if _, err := os.Stat(filepath.Join(h.e.taskCacheDir("lang"), "home")); err != nil {
+			if _, err := os.Stat(h.e.taskCacheDir("lang")); err != nil {
 				t.Fatalf("no private cache: %v", err)
 			}
 		})
