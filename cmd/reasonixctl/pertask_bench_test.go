@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -72,6 +73,9 @@ func benchPerTask(b *testing.B, attached bool) {
 	// A checkout younger than 100 ms makes the collision checkpoints run git (RELIABILITY.md):
 	// let the last one settle, as a real checkout has.
 	time.Sleep(150 * time.Millisecond)
+	// What the previous run left to write back (its folders removed, its repositories made)
+	// would otherwise be flushed by this run's first syncs.
+	syscall.Sync()
 	var tasks, delegates, finalizes []time.Duration
 	own0, kids0 := cpuOf(b, pids)
 	b.ResetTimer()
