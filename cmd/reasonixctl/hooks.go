@@ -371,7 +371,7 @@ func hooksStatus(stdout, stderr io.Writer) int {
 	}
 	for _, r := range repos {
 		for _, t := range r.Tasks {
-			fmt.Fprintf(stdout, "Guarding %s: task %s (%s) owns %s\n", r.Root, t.TaskID, t.State, strings.Join(t.WriteScope, ", "))
+			fmt.Fprintf(stdout, "Guarding %s: task %s owns %s\n", r.Root, t.TaskID, strings.Join(t.WriteScope, ", "))
 		}
 	}
 	return 0

@@ -24,7 +24,7 @@ func BenchmarkHookProcess(b *testing.B) {
 	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
 	common := filepath.Join(repo, ".git")
 	if err := guard.WriteActive(state, guard.ActiveRepo{RepositoryID: gitx.RepoID(repo, common), Root: repo, CommonDir: common,
-		Tasks: []guard.ActiveTask{{TaskID: "bench", State: "running", WriteScope: []string{"src/**", "go.mod"}}}}); err != nil {
+		Tasks: []guard.ActiveTask{{TaskID: "bench", WriteScope: []string{"src/**", "go.mod"}}}}); err != nil {
 		b.Fatal(err)
 	}
 	for _, name := range []string{"patch-in-scope", "bash-read"} {

@@ -171,7 +171,7 @@ func TestHookAnswersInCodexFormat(t *testing.T) {
 	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
 	common := filepath.Join(repo, ".git")
 	if err := guard.WriteActive(state, guard.ActiveRepo{RepositoryID: gitx.RepoID(repo, common), Root: repo, CommonDir: common,
-		Tasks: []guard.ActiveTask{{TaskID: "t1", State: "running", WriteScope: []string{"src/**"}}}}); err != nil {
+		Tasks: []guard.ActiveTask{{TaskID: "t1", WriteScope: []string{"src/**"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	if code, out := hookRun(t, state, recorded(t, "bash-read", repo)); code != 0 || out != "" {

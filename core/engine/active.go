@@ -106,8 +106,7 @@ func (x *activeIndex) current(r *taskRecord) bool {
 		return false
 	}
 	ent, ok := x.repos[repoID].tasks[r.TaskID]
-	return ok && ent.contractHash == r.ContractHash && ent.task.State == string(r.State) &&
-		ent.task.Worktree == r.Worktree && ent.task.Branch == r.Branch
+	return ok && ent.contractHash == r.ContractHash && ent.task.Worktree == r.Worktree && ent.task.Branch == r.Branch
 }
 
 // isActive reports whether the task still owns its write scope in the source checkout.
@@ -137,10 +136,9 @@ func (x *activeIndex) put(e *Engine, r *taskRecord) bool {
 		}
 	}
 	ent := activeEntry{contractHash: r.ContractHash, task: guard.ActiveTask{
-		TaskID: r.TaskID, State: string(r.State), WriteScope: scope, Worktree: r.Worktree, Branch: r.Branch,
+		TaskID: r.TaskID, WriteScope: scope, Worktree: r.Worktree, Branch: r.Branch,
 	}}
-	if had && old.contractHash == ent.contractHash && old.task.State == ent.task.State &&
-		old.task.Worktree == ent.task.Worktree && old.task.Branch == ent.task.Branch {
+	if had && old.contractHash == ent.contractHash && old.task.Worktree == ent.task.Worktree && old.task.Branch == ent.task.Branch {
 		return false
 	}
 	ar.tasks[r.TaskID] = ent

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"reasonixctl/core"
 	"reasonixctl/core/guard"
@@ -43,10 +44,52 @@ func TestActiveRecordsFollowTheTaskAndGuideTheGuard(t *testing.T) {
 	if got.Root != h.repo || got.RepositoryID != res.RepositoryID || len(got.Tasks) != 1 {
 		t.Fatalf("record %+v", got)
 	}
-	if tk := got.Tasks[0]; tk.TaskID != "guarded" || tk.State != string(core.StateReviewRequired) ||
+	if tk := got.Tasks[0]; tk.TaskID != "guarded" ||
 		strings.Join(tk.WriteScope, ",") != "result.txt" || tk.Worktree != res.Worktree || tk.Branch != res.Branch {
 		t.Fatalf("task %+v", tk)
 	}
+	// The record follows the task's claim, not its steps: a repair round (review, running,
+	// review again) leaves the file as it was.
+	path := guard.ActivePath(h.state, res.RepositoryID)
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := "Once more."
+	if _, err := h.e.Control(t.Context(), core.ControlRequest{TaskID: "guarded", Action: core.ActionSteer, Message: &msg}); err != nil {
+		t.Fatal(err)
+	}
+	// Back in review once a state change follows the steer (the tree is unchanged, so there is
+	// no new review_ready).
+	roundEnded := func() bool {
+		steered := false
+		for _, ev := range h.journal("guarded") {
+			switch {
+			case ev.Type == core.EventSteered:
+				steered = true
+			case steered && ev.Type == core.EventStateChanged:
+				return true
+			}
+		}
+		return false
+	}
+	if _, timedOut, err := h.e.waitFor(t.Context(), "guarded", 30*time.Second, func(r *taskRecord) bool {
+		return r.State == core.StateReviewRequired && roundEnded()
+	}); err != nil || timedOut {
+		var types []string
+		for _, ev := range h.journal("guarded") {
+			types = append(types, ev.Type)
+		}
+		t.Fatalf("no second review: %v %v", err, types)
+	}
+	if after, err := os.Stat(path); err != nil || !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatalf("the record was rewritten for a repair round: %v", err)
+	}
+	d, err := h.e.Get(t.Context(), "guarded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.TaskView = d.View
 
 	if d := guard.Decide(h.state, hookInput("apply_patch", patchResult, h.repo)); d.Allow || !strings.Contains(d.Reason, "guarded") {
 		t.Fatalf("in-scope patch: %+v", d)

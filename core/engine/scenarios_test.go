@@ -638,7 +638,7 @@ func TestVerifierSeesNoHomeAndNoSecrets(t *testing.T) {
 	d, _ := h.e.Get(context.Background(), "env-home")
 	log, _ := os.ReadFile(d.Verification[0].LogPath)
 	userHome, _ := os.UserHomeDir()
-	if want := filepath.Join(h.e.taskCacheDir("env-home"), "home"); !strings.Contains(string(log), want) || strings.Contains(string(log), "\n"+userHome+"\n") {
+	if want := h.e.taskCacheDir("env-home"); !strings.Contains(string(log), want+"\n") || strings.Contains(string(log), "\n"+userHome+"\n") {
 		t.Fatalf("HOME inside the sandbox is not the private one %s:\n%s", want, log)
 	}
 }

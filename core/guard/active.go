@@ -13,18 +13,21 @@ import (
 	"reasonixctl/core/gitx"
 )
 
-// ActiveVersion is the schema of an active-task record. The hook refuses any other version, so
-// a newer engine beside an older hook fails closed.
-const ActiveVersion = 1
+// ActiveVersion is the schema of an active-task record. The hook refuses any newer version, so
+// a newer engine beside an older hook fails closed. Version 1 records also named each task's
+// state; they are read as version 2, the state ignored (an owner started before an upgrade
+// still writes them).
+const ActiveVersion = 2
 
 // ActiveDirName is the directory under the state directory that holds one record per
 // repository with active tasks.
 const ActiveDirName = "active"
 
-// ActiveTask is one task that owns part of a repository until it ends.
+// ActiveTask is one task that owns part of a repository until it ends. It names no state: a
+// record is written when a task claims its scope and when that claim changes, not at every
+// step, so a state in it would be stale by the next step.
 type ActiveTask struct {
 	TaskID     string   `json:"task_id"`
-	State      string   `json:"state"`
 	WriteScope []string `json:"write_scope"` // repository-relative globs of the contract
 	Worktree   string   `json:"worktree"`
 	Branch     string   `json:"branch"`
@@ -67,7 +70,7 @@ func (a *ActiveRepo) check(path string) error {
 		return &CorruptError{Path: path, Why: fmt.Sprintf(format, args...)}
 	}
 	switch {
-	case a.Version != ActiveVersion:
+	case a.Version != ActiveVersion && a.Version != 1:
 		return bad("schema version %d, this reasonixctl reads %d", a.Version, ActiveVersion)
 	case !repoIDPattern.MatchString(a.RepositoryID):
 		return bad("repository id %q is malformed", a.RepositoryID)
@@ -81,8 +84,8 @@ func (a *ActiveRepo) check(path string) error {
 		return bad("it lists no task")
 	}
 	for _, t := range a.Tasks {
-		if t.TaskID == "" || t.State == "" {
-			return bad("a task has no id or state")
+		if t.TaskID == "" {
+			return bad("a task has no id")
 		}
 	}
 	return nil

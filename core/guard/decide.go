@@ -157,8 +157,8 @@ func decidePatch(body, cwd string, repos []ActiveRepo) Decision {
 		for _, t := range repo.Tasks {
 			for _, pat := range t.WriteScope {
 				if contract.Match(pat, rel) {
-					return deny("reasonixctl: %s is in the write scope (%s) of active task %s (%s) in %s; Codex must not edit it while the task owns it. "+
-						"Review and finalize or cancel the task first, or patch only files outside its write scope.", rel, pat, t.TaskID, t.State, repo.Root)
+					return deny("reasonixctl: %s is in the write scope (%s) of active task %s in %s; Codex must not edit it while the task owns it. "+
+						"Review and finalize or cancel the task first (reasonix_inspect shows where it stands), or patch only files outside its write scope.", rel, pat, t.TaskID, repo.Root)
 				}
 			}
 		}
@@ -216,7 +216,7 @@ func realPath(p string) string {
 func describeTasks(ts []ActiveTask) string {
 	parts := make([]string, 0, len(ts))
 	for _, t := range ts {
-		parts = append(parts, fmt.Sprintf("%s (%s)", t.TaskID, t.State))
+		parts = append(parts, t.TaskID)
 	}
 	if len(parts) == 1 {
 		return "reasonixctl task " + parts[0]

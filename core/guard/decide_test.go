@@ -37,7 +37,7 @@ func (f fixture) activate(t testing.TB) ActiveRepo {
 	t.Helper()
 	common := filepath.Join(f.repo, ".git")
 	rec := ActiveRepo{RepositoryID: gitx.RepoID(f.repo, common), Root: f.repo, CommonDir: common,
-		Tasks: []ActiveTask{{TaskID: "guarded-1", State: "running", WriteScope: []string{"src/**"},
+		Tasks: []ActiveTask{{TaskID: "guarded-1", WriteScope: []string{"src/**"},
 			Worktree: "/state/worktrees/x/guarded-1", Branch: "reasonix/guarded-1"}}}
 	if err := WriteActive(f.state, rec); err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestDecideFromRecordedInputs(t *testing.T) {
 		{"bash-write", false, "unsafe_read_command"},
 		{"bash-redirect", false, "redirection"},
 		{"bash-git-commit", false, "git_mutation"},
-		{"patch-in-scope", false, "src/main.go is in the write scope (src/**) of active task guarded-1 (running)"},
+		{"patch-in-scope", false, "src/main.go is in the write scope (src/**) of active task guarded-1 in"},
 		{"patch-add-in-scope", false, "src/new/feature.go"},
 		{"patch-move-into-scope", false, "src/notes.md"},
 		{"patch-absolute-in-scope", false, "src/main.go"},
@@ -135,7 +135,7 @@ func TestDecideFailsClosedOnCorruptState(t *testing.T) {
 	path := ActivePath(f.state, rec.RepositoryID)
 	for name, content := range map[string]string{
 		"truncated":      `{"version":1,"repository_id":`,
-		"future version": strings.Replace(mustRead(t, path), `"version": 1`, `"version": 9`, 1),
+		"future version": strings.Replace(mustRead(t, path), `"version": 2`, `"version": 3`, 1),
 		"wrong identity": strings.Replace(mustRead(t, path), f.repo, f.repo+"-elsewhere", 1),
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -165,6 +165,26 @@ func TestDecideFailsClosedOnCorruptState(t *testing.T) {
 	// Unreadable input is refused as well.
 	if d := Decide(f.state, []byte("{not json")); d.Allow {
 		t.Fatal("malformed input allowed")
+	}
+}
+
+// A record written by an owner started before the upgrade (version 1, naming each task's state)
+// still guards: the state is ignored.
+func TestDecideReadsVersionOneRecords(t *testing.T) {
+	f := newFixture(t)
+	rec := f.activate(t)
+	path := ActivePath(f.state, rec.RepositoryID)
+	v1 := strings.Replace(mustRead(t, path), `"version": 2`, `"version": 1`, 1)
+	v1 = strings.Replace(v1, `"task_id": "guarded-1",`, `"task_id": "guarded-1", "state": "running",`, 1)
+	if !strings.Contains(v1, `"state": "running"`) || !strings.Contains(v1, `"version": 1`) {
+		t.Fatalf("not a version 1 record: %s", v1)
+	}
+	if err := os.WriteFile(path, []byte(v1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := Decide(f.state, input(t, "patch-in-scope", f.repo))
+	if d.Allow || !strings.Contains(d.Reason, "active task guarded-1") {
+		t.Fatalf("decision %+v", d)
 	}
 }
 
