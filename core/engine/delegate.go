@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"reasonixctl/core"
@@ -457,8 +458,36 @@ func gitError(err error) error {
 	return core.Errorf(core.CodeInternalError, details, "%s", ge.Error())
 }
 
+// storedContracts remembers the contracts parsed from stored records: a task's contract is
+// parsed at each of its checkpoints and views, and it is the same bytes every time. A parsed
+// contract is shared between its callers, who only read it.
+var storedContracts struct {
+	mu    sync.Mutex
+	byRaw map[string]*contract.Contract
+}
+
+// maxStoredContracts bounds the memo; it is emptied when full (a contract is at most 64 KiB).
+const maxStoredContracts = 32
+
+// parseStoredContract parses a record's contract. The result is shared: never change it.
 func parseStoredContract(raw json.RawMessage) (*contract.Contract, error) {
-	return contract.Parse(raw)
+	storedContracts.mu.Lock()
+	c, ok := storedContracts.byRaw[string(raw)]
+	storedContracts.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	c, err := contract.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	storedContracts.mu.Lock()
+	if storedContracts.byRaw == nil || len(storedContracts.byRaw) >= maxStoredContracts {
+		storedContracts.byRaw = make(map[string]*contract.Contract, maxStoredContracts)
+	}
+	storedContracts.byRaw[string(raw)] = c
+	storedContracts.mu.Unlock()
+	return c, nil
 }
 
 // discard undoes a task whose worker never started — its worktree, its branch (still at the

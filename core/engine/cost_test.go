@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"reasonixctl/acp/acptest"
@@ -46,5 +48,38 @@ func TestWorkerStatusAddsNoDiskFlushes(t *testing.T) {
 	}
 	if usage == nil || usage.PromptTokens < 40*100 {
 		t.Fatalf("usage of the unsynced reports not committed: %+v", usage)
+	}
+}
+
+// A stored contract is parsed once for all its checkpoints; an unparseable one is refused each
+// time, never remembered.
+func TestStoredContractIsParsedOnce(t *testing.T) {
+	a, err := parseStoredContract([]byte(happyContract))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := parseStoredContract([]byte(happyContract))
+	if err != nil || a != b {
+		t.Fatalf("parsed again: %p %p %v", a, b, err)
+	}
+	other := strings.Replace(happyContract, "Create result.txt", "Create result.txt again", 1)
+	if c, err := parseStoredContract([]byte(other)); err != nil || c == a || c.Objective != "Create result.txt again" {
+		t.Fatalf("another contract answered with the first: %+v %v", c, err)
+	}
+	for range 2 {
+		if _, err := parseStoredContract([]byte(`{"schema_version": 1}`)); err == nil {
+			t.Fatal("an invalid contract parsed")
+		}
+	}
+	for i := range maxStoredContracts + 1 {
+		if _, err := parseStoredContract([]byte(strings.Replace(happyContract, "Create", "Create "+strconv.Itoa(i), 1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	storedContracts.mu.Lock()
+	n := len(storedContracts.byRaw)
+	storedContracts.mu.Unlock()
+	if n > maxStoredContracts {
+		t.Fatalf("%d contracts remembered, at most %d", n, maxStoredContracts)
 	}
 }
