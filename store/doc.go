@@ -7,7 +7,10 @@
 // RecordSchemaVersion; ev/<id>/<big-endian seq> is the journal, seq 1, 2, 3... per task;
 // meta/cursor-key holds the pagination-cursor secret; del/<id> marks a delete in progress.
 //
-// Every commit is synced (SyncWrites): a record change and its events land together or not at
-// all, and survive power loss once Update returns. Subscribers get events from an in-process
-// broker fed after each commit, because badger's own subscriptions have no history.
+// A commit writes a record change and its events together or not at all. Update returns once
+// the commit is on disk; Append and UpdateUnsynced return before, for what is as cheap to lose
+// as streamed text, and the next Update's flush makes them durable too: the log is written in
+// order, so a power failure loses at most a tail of commits, never one from the middle.
+// Subscribers get events from an in-process broker fed after each commit, because badger's own
+// subscriptions have no history.
 package store
