@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 
 	"reasonixctl/core"
@@ -12,7 +13,8 @@ import (
 // process owning the state directory writes the draft and runs the base checks, whichever
 // process the dashboard is. The checks run as the dashboard always ran them (sandboxed, no
 // network), and the draft goes under the state directory: a task starts only from a clean
-// checkout. Drafting's errors are returned as they are, as `contract init` reports them.
+// checkout. A checkout that cannot be drafted for is invalid_request, with the words `contract
+// init` would print; a draft that cannot be stored is internal_error.
 func (e *Engine) DraftContract(ctx context.Context, req core.DraftRequest) (core.DraftResult, error) {
 	if !filepath.IsAbs(req.Dir) {
 		// Relative to which process? The dashboard may be another one, in another directory.
@@ -24,11 +26,14 @@ func (e *Engine) DraftContract(ctx context.Context, req core.DraftRequest) (core
 		d, checked, err = baseline.DraftChecked(ctx, baseline.Options{StateDir: e.cfg.StateDir, Dir: req.Dir})
 	}
 	if err != nil {
-		return core.DraftResult{}, err
+		if ce := (*core.Error)(nil); errors.As(err, &ce) {
+			return core.DraftResult{}, ce
+		}
+		return core.DraftResult{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"dir": req.Dir}, "%w", err)
 	}
 	path, err := baseline.WriteDraft(e.cfg.StateDir, d, e.now())
 	if err != nil {
-		return core.DraftResult{}, err
+		return core.DraftResult{}, core.Errorf(core.CodeInternalError, nil, "storing the draft: %w", err)
 	}
 	return core.DraftResult{Path: path, Draft: d, Checked: checked}, nil
 }

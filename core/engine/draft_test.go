@@ -51,3 +51,18 @@ func TestDraftContractWritesUnderTheStateDirectory(t *testing.T) {
 	_, err = h.e.DraftContract(t.Context(), core.DraftRequest{Dir: "."})
 	mustCode(t, err, core.CodeInvalidRequest)
 }
+
+// A folder that does not exist, or a relative one, is the request's fault, in words the
+// dashboard can show as they are.
+func TestDraftContractRefusesAFolderItCannotRead(t *testing.T) {
+	h := newHarness(t, &acptest.Scenario{Name: "never", Turns: []acptest.Turn{{Summary: "must not run"}}})
+	for _, dir := range []string{filepath.Join(t.TempDir(), "missing"), "relative/dir"} {
+		_, err := h.e.DraftContract(t.Context(), core.DraftRequest{Dir: dir})
+		if e := mustCode(t, err, core.CodeInvalidRequest); e.Message == "" {
+			t.Fatalf("%s: no words for the dashboard", dir)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(h.state, "drafts")); len(entries) != 0 {
+		t.Fatalf("a draft was stored for a refused request: %v", entries)
+	}
+}
