@@ -44,6 +44,10 @@ type Service interface {
 	// VerificationLog returns up to limit bytes of the log of verification id of the task's
 	// last finalize attempt, from offset. The log is returned as stored (already redacted).
 	VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (LogPage, error)
+	// DraftContract drafts a contract from the repository's toolchains (as `reasonixctl contract
+	// init` does), optionally checking its commands on HEAD, and writes it under the state
+	// directory, never into the repository.
+	DraftContract(ctx context.Context, req DraftRequest) (DraftResult, error)
 	// SetAsker installs (or, with nil, removes) the Asker consulted about a task's permission
 	// when no supervisor is attached.
 	SetAsker(a Asker)

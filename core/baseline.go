@@ -1,24 +1,8 @@
 package core
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
-	"time"
-
-	"reasonixctl/core/atomicfile"
-	"reasonixctl/core/contract"
-	"reasonixctl/core/gitx"
-	"reasonixctl/core/redact"
-	"reasonixctl/sandbox"
 )
 
 // Baseline statuses: how a verification command fares on the base commit, before the change.
@@ -29,7 +13,7 @@ const (
 )
 
 // BaselineResult is one verification command run on a base commit's files, in the same sandbox
-// and with the same cache as finalize runs it.
+// and with the same cache as finalize runs it (package core/baseline runs it).
 type BaselineResult struct {
 	Status   string `json:"status"` // passed | failed | unknown
 	Base     string `json:"base"`   // the commit it ran on
@@ -43,146 +27,43 @@ type BaselineResult struct {
 // PreExisting reports whether the command also fails before the change.
 func (b *BaselineResult) PreExisting() bool { return b != nil && b.Status == BaselineFailed }
 
-// baselineTailLines is how much of a baseline's output a result quotes.
-const baselineTailLines = 20
-
-// BaseRun runs verification commands on the files of one base commit, exported once (lazily)
-// into a private folder under the state directory through a gitx view: nothing of the person's
-// checkout or of any worktree is read or written, and no file a worker wrote is there.
-// Results that passed or failed are cached per command and base under <state>/baseline, so a
-// command runs there at most once; an unknown one is tried again next time.
-type BaseRun struct {
-	Runner    *sandbox.Runner
-	StateDir  string
-	RepoRoot  string // the person's checkout: its dependency folders are bound read-only
-	CommonDir string
-	Base      string
-	CacheDir  string
-	Network   bool
-
-	once    sync.Once
-	tree    string
-	treeErr error
+// BaseCheck is one verification command run on the checkout's HEAD commit.
+type BaseCheck struct {
+	ID       string          `json:"id"`
+	Argv     []string        `json:"argv"`
+	Cwd      string          `json:"cwd"`
+	Baseline *BaselineResult `json:"baseline"`
 }
 
-// Close removes the base commit's files, if Run exported them.
-func (b *BaseRun) Close() {
-	if b.tree != "" {
-		removeTree(filepath.Dir(b.tree))
+// FirstFailingLines is the first n lines of what a command printed on the base commit (its
+// log without the header), for a person deciding about it.
+func FirstFailingLines(b *BaselineResult, n int) string {
+	if b == nil {
+		return ""
 	}
-}
-
-// removeTree removes a base tree a check ran in, folders it made unwritable included; links
-// are removed, never followed.
-func removeTree(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
+	if b.Status == BaselineUnknown {
+		return b.Reason
 	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	os.RemoveAll(dir)
-}
-
-func (b *BaseRun) export(ctx context.Context) (string, error) {
-	b.once.Do(func() {
-		parent := filepath.Join(b.StateDir, "baseline", "trees")
-		if err := os.MkdirAll(parent, 0o700); err != nil {
-			b.treeErr = err
-			return
-		}
-		dir, err := os.MkdirTemp(parent, "base-")
-		if err != nil {
-			b.treeErr = err
-			return
-		}
-		tree := filepath.Join(dir, "tree")
-		if err := os.Mkdir(tree, 0o700); err != nil {
-			os.RemoveAll(dir)
-			b.treeErr = err
-			return
-		}
-		if err := gitx.ExportTree(ctx, b.CommonDir, b.Base, tree); err != nil {
-			os.RemoveAll(dir)
-			b.treeErr = err
-			return
-		}
-		b.tree = tree
-	})
-	return b.tree, b.treeErr
-}
-
-// baselineKey names a command on a base: its argv, cwd, timeout and network, the base, and the
-// checkout whose dependency folders it sees.
-func baselineKey(repoRoot, base string, v contract.Verification, network bool) string {
-	argv, _ := json.Marshal(v.Argv)
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%d\x00%v", repoRoot, base, argv, v.Cwd, v.TimeoutSeconds, network))
-	return hex.EncodeToString(sum[:])[:32]
-}
-
-// Run runs v on the base (or returns its cached result). c is the contract v belongs to, for
-// the dependency folders of its commands' directories.
-func (b *BaseRun) Run(ctx context.Context, c *contract.Contract, v contract.Verification) *BaselineResult {
-	dir := filepath.Join(b.StateDir, "baseline")
-	key := baselineKey(b.RepoRoot, b.Base, v, b.Network)
-	resultPath := filepath.Join(dir, key+".json")
-	if raw, err := os.ReadFile(resultPath); err == nil {
-		var cached BaselineResult
-		if json.Unmarshal(raw, &cached) == nil && cached.Base == b.Base && (cached.Status == BaselinePassed || cached.Status == BaselineFailed) {
-			return &cached
+	text := b.LogTail
+	if b.LogPath != "" {
+		if raw, err := os.ReadFile(b.LogPath); err == nil {
+			text = string(raw)
 		}
 	}
-	unknown := func(format string, args ...any) *BaselineResult {
-		return &BaselineResult{Status: BaselineUnknown, Base: b.Base, Reason: fmt.Sprintf(format, args...)}
-	}
-	tree, err := b.export(ctx)
-	if err != nil {
-		return unknown("the base commit's files could not be exported: %v", err)
-	}
-	timeout := time.Duration(v.TimeoutSeconds) * time.Second
-	if timeout <= 0 {
-		timeout = time.Duration(contract.DefaultVerifyTimeout) * time.Second
-	}
-	res, err := b.Runner.Run(ctx, sandbox.Spec{
-		Argv: v.Argv, Dir: filepath.Join(tree, filepath.FromSlash(v.Cwd)), Worktree: tree, RepoRoot: b.RepoRoot,
-		Timeout: timeout, MaxOutput: VerificationLogMax, CacheDir: b.CacheDir,
-		Binds: DependencyBinds(b.RepoRoot, tree, c, nil), Network: b.Network,
-	})
-	if err != nil {
-		var se *sandbox.Error
-		if errors.As(err, &se) && se.Code == sandbox.CodeUnavailable {
-			return unknown("the sandbox is unavailable: %s", se.Message)
+	var out []string
+	for i, l := range strings.Split(text, "\n") {
+		if i < 4 && (strings.HasPrefix(l, "$ ") || strings.HasPrefix(l, "cwd: ") || strings.HasPrefix(l, "base: ") || strings.HasPrefix(l, "exit: ")) {
+			continue
 		}
-		return unknown("it could not run: %v", err)
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		out = append(out, strings.TrimRight(l, "\r "))
+		if len(out) == n {
+			break
+		}
 	}
-	switch {
-	case res.TimedOut:
-		return unknown("it did not finish within %s on the base commit", timeout)
-	case res.Truncated:
-		return unknown("its output exceeded the limit on the base commit")
-	case res.ExitCode == 126 || res.ExitCode == 127:
-		// The shell's and bubblewrap's "cannot execute" and "not found": the toolchain is missing,
-		// which says nothing about the code.
-		return unknown("the command could not start (exit %d: not found or not executable): %s", res.ExitCode,
-			firstLines(redact.Secrets(string(res.Stderr)), 3))
-	}
-	text := CheckLog(v, fmt.Sprintf("base: %s\nexit: %d", b.Base, res.ExitCode), res)
-	code := res.ExitCode
-	out := &BaselineResult{Status: BaselineFailed, Base: b.Base, ExitCode: &code, LogPath: filepath.Join(dir, key+".log")}
-	if res.Passed() {
-		out.Status = BaselinePassed
-	}
-	if err := os.WriteFile(out.LogPath, text, 0o600); err != nil {
-		out.LogPath = ""
-	}
-	out.LogTail = TailOf(string(text), baselineTailLines, 2048)
-	if raw, err := json.Marshal(out); err == nil {
-		_ = atomicfile.WriteFile(resultPath, raw, atomicfile.Options{})
-	}
-	return out
+	return strings.Join(out, "\n")
 }
 
 // TailOf is the last lines of text, at most maxBytes, trailing blank lines dropped.
@@ -199,19 +80,4 @@ func TailOf(text string, lines, maxBytes int) string {
 		}
 	}
 	return out
-}
-
-// firstLines is the first n non-blank lines of text.
-func firstLines(text string, n int) string {
-	var out []string
-	for _, l := range strings.Split(text, "\n") {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		out = append(out, strings.TrimRight(l, "\r "))
-		if len(out) == n {
-			break
-		}
-	}
-	return strings.Join(out, "\n")
 }

@@ -1,106 +1,49 @@
 package core
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"time"
-
-	"reasonixctl/core/gitx"
-	"reasonixctl/core/scaffold"
 )
 
-// ContractDraft is a contract drafted from a repository's toolchains: its verification
-// commands found and allowed, the fields a person still decides left as TODO text.
-type ContractDraft = scaffold.Draft
-
-// DraftContract drafts a contract for the repository holding dir, as `reasonixctl contract init`
-// does.
-func DraftContract(dir string) (ContractDraft, error) {
-	return scaffold.New(scaffold.Options{Dir: dir})
+// ContractDraft is a contract drafted from a repository's toolchains (package core/scaffold
+// drafts it): its verification commands found and allowed, the fields a person still decides
+// left as TODO text.
+type ContractDraft struct {
+	Root         string       `json:"root"`         // the repository root the commands run from
+	JSON         []byte       `json:"json"`         // the contract, indented, fields in reading order
+	Checks       []DraftCheck `json:"checks"`       // the verification commands it holds
+	Skipped      []string     `json:"skipped"`      // commands found but refused by the policy, with why
+	Placeholders []string     `json:"placeholders"` // fields a person still has to fill in
 }
 
-// DraftDir is where drafts for the repository at root live: a folder of its own under the
-// state directory, never the checkout, which a task needs clean.
-func DraftDir(stateDir, root string) string {
-	sum := sha256.Sum256([]byte(root))
-	name := filepath.Base(root)
-	if name == "" || name == "." || name == string(filepath.Separator) {
-		name = "repository"
-	}
-	return filepath.Join(stateDir, "drafts", name+"-"+hex.EncodeToString(sum[:])[:12])
+// DraftCheck is one verification command found in the repository.
+type DraftCheck struct {
+	ID        string   `json:"id"`        // verification id, e.g. "go-test"
+	Argv      []string `json:"argv"`      // exact argv, run from Cwd
+	Cwd       string   `json:"cwd"`       // repository-relative, "." for the root
+	Source    string   `json:"source"`    // the file that declares it, e.g. "go.mod"
+	Tools     []string `json:"tools"`     // executables it needs on PATH
+	Criterion string   `json:"criterion"` // id of the automated criterion it proves
+	Proves    string   `json:"proves"`    // the criterion's requirement
 }
 
-// WriteDraft writes a draft's contract into DraftDir under a new name (contract-<time>.json,
-// never replacing a file) and returns its path. `contract init` and the dashboard's new-task
-// form both write here.
-func WriteDraft(stateDir string, d ContractDraft, now time.Time) (string, error) {
-	dir := DraftDir(stateDir, d.Root)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	stamp := now.UTC().Format("20060102-150405")
-	for i := 1; i < 1000; i++ {
-		name := "contract-" + stamp + ".json"
-		if i > 1 {
-			name = fmt.Sprintf("contract-%s-%d.json", stamp, i)
-		}
-		path := filepath.Join(dir, name)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, os.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, err = f.Write(d.JSON)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(path)
-			return "", err
-		}
-		return path, nil
-	}
-	return "", fmt.Errorf("%s holds too many drafts from %s", dir, stamp)
+// DraftRequest asks for a contract drafted from the repository holding Dir.
+type DraftRequest struct {
+	// Dir is the checkout (or a folder inside it), absolute: the service may run elsewhere.
+	Dir string `json:"dir"`
+	// Check runs each command found on the checkout's HEAD first, sandboxed, and leaves out those
+	// that fail there (as `contract init --check`).
+	Check bool `json:"check,omitempty"`
 }
 
-// CheckDraftOutput refuses to write a contract at path inside the checkout at root unless git
-// ignores it there: a contract file that git sees makes the checkout dirty, and a task starts
-// only from a clean one. The error says how to ignore it.
-func CheckDraftOutput(ctx context.Context, root, path string) error {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return err
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return nil // not a directory we can resolve: no checkout to keep clean
-	}
-	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
-	if err != nil {
-		return nil // the folder does not exist: writing will fail on its own
-	}
-	target := filepath.Join(dir, filepath.Base(abs))
-	rel, err := filepath.Rel(realRoot, target)
-	if err != nil || !filepath.IsLocal(rel) {
-		return nil // outside the checkout
-	}
-	ignored, err := gitx.IgnoredInCheckout(ctx, realRoot, target)
-	if err != nil || !ignored {
-		slash := filepath.ToSlash(rel)
-		return Errorf(CodeInvalidRequest, map[string]any{"reason": "inside_checkout", "path": target},
-			"%s is inside the checkout %s and git does not ignore it: a task starts only from a clean checkout. "+
-				"Leave out -o (drafts go under the state directory), use -o - for stdout, or ignore the file first: "+
-				"echo '/%s' >> %s", target, realRoot, strings.ReplaceAll(slash, "'", `'\''`), filepath.Join(realRoot, ".git", "info", "exclude"))
-	}
-	return nil
+// DraftResult is a drafted contract and where it was written: under the state directory, never
+// into the checkout, which a task needs clean.
+type DraftResult struct {
+	Path  string        `json:"path"`
+	Draft ContractDraft `json:"draft"`
+	// Checked is what each command found did on HEAD, when the request asked to check.
+	Checked []BaseCheck `json:"checked,omitempty"`
 }
 
 // ContractFileHint says where a contract belongs when one of the paths that make the checkout

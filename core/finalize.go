@@ -1,15 +1,8 @@
 package core
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
-
-	"reasonixctl/core/contract"
-	"reasonixctl/core/redact"
-	"reasonixctl/sandbox"
 )
 
 // Limits of finalize: the bytes of a verification log kept, the secret scanner's time, the
@@ -28,22 +21,6 @@ func DefaultCommitMessage(taskID, objective string) string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(line)
-}
-
-// CheckLog is a verification command's log as it is kept: the command, its directory, a status
-// line, then its output with secrets redacted, at most verificationLogMax bytes.
-func CheckLog(v contract.Verification, status string, res sandbox.Result) []byte {
-	argvJSON, _ := json.Marshal(v.Argv)
-	var log bytes.Buffer
-	fmt.Fprintf(&log, "$ %s\ncwd: %s\n%s\n", argvJSON, v.Cwd, status)
-	log.WriteString(redact.Secrets(string(res.Stdout)))
-	log.WriteString("\n")
-	log.WriteString(redact.Secrets(string(res.Stderr)))
-	text := log.Bytes()
-	if len(text) > VerificationLogMax {
-		text = text[:VerificationLogMax]
-	}
-	return text
 }
 
 // ShellWords renders argv for a person to read and paste into a POSIX shell: a word made only

@@ -93,6 +93,10 @@ func (f *fakeService) ApplyToCheckout(context.Context, string, bool) (core.Apply
 	return core.ApplyResult{}, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
 }
 
+func (f *fakeService) DraftContract(context.Context, core.DraftRequest) (core.DraftResult, error) {
+	return core.DraftResult{}, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
+}
+
 func (f *fakeService) VerificationLog(context.Context, string, string, int64, int64) (core.LogPage, error) {
 	return core.LogPage{}, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
 }

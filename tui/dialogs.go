@@ -652,7 +652,7 @@ func nonEmpty(ss ...string) []string {
 func (d *newTaskDialog) drafted(msg draftMsg) {
 	d.note = ""
 	if msg.err != nil {
-		d.err = "drafting a contract failed: " + msg.err.Error()
+		d.err = "drafting a contract failed: " + core.AsError(msg.err).Message
 		return
 	}
 	d.inputs[0].SetValue(msg.path)

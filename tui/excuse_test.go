@@ -4,12 +4,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/core/baseline"
 	"reasonixctl/core/doctor"
 )
 
@@ -90,14 +92,20 @@ func TestNewTaskFormDraftLeavesOutChecksFailingOnHEAD(t *testing.T) {
 	state := t.TempDir()
 	clk := &clock{t: epoch}
 	f := scenario()
+	e := openEngine(t, state)
+	t.Cleanup(func() { _ = e.Close() })
+	f.onDraft = e.DraftContract
 	m := newModel(t.Context(), f, Options{StateDir: state, Now: clk.Now, Dir: repo, CheckDrafts: true})
 	h := &harness{t: t, m: m, svc: f, clk: clk}
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 40})
 	h.run(m.Init())
 	h.press("n", "ctrl+d")
+	if got := f.draftLog(); !slices.Equal(got, []core.DraftRequest{{Dir: repo, Check: true}}) {
+		t.Fatalf("draft requests %+v", got)
+	}
 	d := h.stack().top().(*newTaskDialog)
 	path := d.inputs[0].Value()
-	if filepath.Dir(path) != core.DraftDir(state, repo) {
+	if filepath.Dir(path) != baseline.DraftDir(state, repo) {
 		t.Fatalf("draft at %q", path)
 	}
 	raw, err := os.ReadFile(path)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -43,6 +44,9 @@ type fakeService struct {
 	reads []uint64
 	// listErr fails List, as calls fail while an attached dashboard's owner is gone.
 	listErr error
+	// drafts are the DraftContract requests; onDraft answers them (a real engine's, or canned).
+	drafts  []core.DraftRequest
+	onDraft func(context.Context, core.DraftRequest) (core.DraftResult, error)
 }
 
 var _ core.Service = (*fakeService)(nil)
@@ -179,6 +183,23 @@ func (f *fakeService) ApplyToCheckout(context.Context, string, bool) (core.Apply
 
 func (f *fakeService) VerificationLog(context.Context, string, string, int64, int64) (core.LogPage, error) {
 	return core.LogPage{}, errNotScripted
+}
+
+func (f *fakeService) DraftContract(ctx context.Context, req core.DraftRequest) (core.DraftResult, error) {
+	f.mu.Lock()
+	f.drafts = append(f.drafts, req)
+	draft := f.onDraft
+	f.mu.Unlock()
+	if draft == nil {
+		return core.DraftResult{}, errNotScripted
+	}
+	return draft(ctx, req)
+}
+
+func (f *fakeService) draftLog() []core.DraftRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.drafts)
 }
 
 func (f *fakeService) SetAsker(core.Asker) {}

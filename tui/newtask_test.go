@@ -1,10 +1,14 @@
 package tui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
 )
@@ -76,4 +80,32 @@ func TestNewTaskConflictSaysTheIDIsTaken(t *testing.T) {
 	if d := h.stack().top().(*newTaskDialog); d.inputs[2].Value() != "old-task" {
 		t.Fatalf("the form lost the id: %q", d.inputs[2].Value())
 	}
+}
+
+// The form's ctrl+d asks the service for the draft, with the check the dashboard was started
+// with, and takes the service's answer in: the dashboard drafts nothing and runs no check itself.
+func TestNewTaskFormDraftsThroughTheService(t *testing.T) {
+	f := scenario()
+	const path = "/state/drafts/app-0123456789ab/contract-20250101-120000.json"
+	f.onDraft = func(_ context.Context, req core.DraftRequest) (core.DraftResult, error) {
+		return core.DraftResult{
+			Path:  path,
+			Draft: core.ContractDraft{Root: req.Dir, Checks: []core.DraftCheck{{ID: "go-vet", Argv: []string{"go", "vet", "./..."}}}, Placeholders: []string{"objective"}},
+			Checked: []core.BaseCheck{{ID: "go-test", Argv: []string{"go", "test", "./..."},
+				Baseline: &core.BaselineResult{Status: core.BaselineFailed, LogTail: "--- FAIL: TestParse"}}},
+		}, nil
+	}
+	clk := &clock{t: epoch}
+	m := newModel(t.Context(), f, Options{StateDir: "/state", Now: clk.Now, Dir: "/src/app", CheckDrafts: true})
+	h := &harness{t: t, m: m, svc: f, clk: clk}
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.run(m.Init())
+	h.press("n", "ctrl+d")
+	if got := f.draftLog(); !slices.Equal(got, []core.DraftRequest{{Dir: "/src/app", Check: true}}) {
+		t.Fatalf("draft requests %+v", got)
+	}
+	if d := h.stack().top().(*newTaskDialog); d.inputs[0].Value() != path {
+		t.Fatalf("contract field %q", d.inputs[0].Value())
+	}
+	h.requireView("drafted", "go vet ./...", "Left out, failing on HEAD already: go-test")
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -130,26 +131,22 @@ func (m *Model) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
 	}
 }
 
-// draftContract drafts a contract for the repository (as `reasonixctl contract init` does) into
-// the state directory, never into the repository, whose checkout must stay clean.
+// draftContract asks the service to draft a contract for the repository (as `reasonixctl
+// contract init` does) into the state directory, never into the repository, whose checkout must
+// stay clean.
 func (m *Model) draftContract(dir string) tea.Cmd {
-	state := m.opts.StateDir
-	now := m.now()
-	check, ctx := m.opts.CheckDrafts, m.ctx
+	req := core.DraftRequest{Dir: dir, Check: m.opts.CheckDrafts}
+	// The service may be another process, in another directory.
+	if abs, err := filepath.Abs(dir); err == nil {
+		req.Dir = abs
+	}
+	ctx := m.ctx
 	return func() tea.Msg {
-		d, err := core.DraftContract(dir)
-		var checked []core.BaseCheck
-		if check && err == nil {
-			d, checked, err = core.DraftContractChecked(ctx, core.BaseCheckOptions{StateDir: state, Dir: dir})
-		}
+		res, err := m.svc.DraftContract(ctx, req)
 		if err != nil {
 			return draftMsg{err: err}
 		}
-		path, err := core.WriteDraft(state, d, now)
-		if err != nil {
-			return draftMsg{err: err}
-		}
-		return draftMsg{path: path, draft: d, checked: checked}
+		return draftMsg{path: res.Path, draft: res.Draft, checked: res.Checked}
 	}
 }
 

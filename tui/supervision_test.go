@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/baseline"
 )
 
 // A request arriving while the cancel confirmation is open neither opens over it nor takes
@@ -313,6 +314,9 @@ func TestNewTaskFormDraftsAContract(t *testing.T) {
 	state := t.TempDir()
 	clk := &clock{t: epoch}
 	f := scenario()
+	e := openEngine(t, state)
+	t.Cleanup(func() { _ = e.Close() })
+	f.onDraft = e.DraftContract
 	m := newModel(t.Context(), f, Options{StateDir: state, Now: clk.Now, Dir: repo})
 	h := &harness{t: t, m: m, svc: f, clk: clk}
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
@@ -320,13 +324,16 @@ func TestNewTaskFormDraftsAContract(t *testing.T) {
 	h.press("n", "ctrl+s")
 	h.requireView("contract is empty", "ctrl+d to draft one")
 	h.press("ctrl+d")
+	if got := f.draftLog(); len(got) != 1 || got[0] != (core.DraftRequest{Dir: repo}) {
+		t.Fatalf("draft requests %+v", got)
+	}
 	d := h.stack().top().(*newTaskDialog)
 	path := d.inputs[0].Value()
 	if !strings.HasPrefix(path, filepath.Join(state, "drafts")) {
 		t.Fatalf("draft path %q is not in the state directory", path)
 	}
 	// The same per-repository place `contract init` writes to.
-	if want := core.DraftDir(state, repo); filepath.Dir(path) != want {
+	if want := baseline.DraftDir(state, repo); filepath.Dir(path) != want {
 		t.Fatalf("draft in %s, want %s", filepath.Dir(path), want)
 	}
 	raw, err := os.ReadFile(path)

@@ -249,3 +249,7 @@ func (a *attachment) ReviewFile(ctx context.Context, taskID, path string) ([]byt
 func (a *attachment) CherryPickPreview(ctx context.Context, taskID string) (core.CherryPickPreview, error) {
 	return through(a, func(s core.Service) (core.CherryPickPreview, error) { return s.CherryPickPreview(ctx, taskID) })
 }
+
+func (a *attachment) DraftContract(ctx context.Context, req core.DraftRequest) (core.DraftResult, error) {
+	return through(a, func(s core.Service) (core.DraftResult, error) { return s.DraftContract(ctx, req) })
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonixctl/core"
+	"reasonixctl/core/baseline"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/policy"
 	"reasonixctl/core/scaffold"
@@ -181,7 +182,7 @@ first run of a Go or Rust project builds its toolchain's cache and takes a minut
 				if err != nil {
 					return err
 				}
-				path, err := core.WriteDraft(state, d, time.Now())
+				path, err := baseline.WriteDraft(state, d, time.Now())
 				if err != nil {
 					fmt.Fprintln(stderr, "reasonixctl contract init:", err)
 					return exitCode(1)
@@ -189,7 +190,7 @@ first run of a Go or Rust project builds its toolchain's cache and takes a minut
 				fmt.Fprintln(stdout, path)
 				fmt.Fprintf(stderr, "Wrote %s (drafts for this repository live in %s, outside the checkout).\n", path, filepath.Dir(path))
 			default:
-				if err := core.CheckDraftOutput(context.Background(), d.Root, output); err != nil {
+				if err := baseline.CheckDraftOutput(context.Background(), d.Root, output); err != nil {
 					fmt.Fprintln(stderr, "reasonixctl contract init:", core.AsError(err).Message)
 					return exitCode(1)
 				}

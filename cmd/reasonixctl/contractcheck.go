@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"reasonixctl/core"
+	"reasonixctl/core/baseline"
 	"reasonixctl/core/contract"
 )
 
@@ -29,7 +30,7 @@ func checkOnBase(dir string, c *contract.Contract, w io.Writer) (string, []core.
 	if len(c.Verification) > 0 {
 		fmt.Fprintf(w, "Running %d verification command(s) on the checkout's HEAD, sandboxed as finalize runs them (the first Go or Rust build fills the cache and can take minutes)…\n", len(c.Verification))
 	}
-	return core.CheckOnBase(ctx, core.BaseCheckOptions{
+	return baseline.CheckHEAD(ctx, baseline.Options{
 		StateDir: state, Dir: dir, AllowUnsandboxed: os.Getenv("CODEX_REASONIX_ALLOW_UNSANDBOXED") == "true",
 		Network: os.Getenv("CODEX_REASONIX_NETWORK") == "on",
 	}, c)

@@ -11,6 +11,7 @@ import (
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
+	"reasonixctl/core/baseline"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/doctor"
 	"reasonixctl/sandbox"
@@ -166,7 +167,7 @@ func TestFailureCausedByTheChangeCannotBeExcused(t *testing.T) {
 func TestBaselineThatCannotRunIsUnknown(t *testing.T) {
 	repo := newRepo(t)
 	state := t.TempDir()
-	b := &core.BaseRun{
+	b := &baseline.Commit{
 		Runner: &sandbox.Runner{Bwrap: "/nonexistent/bwrap"}, StateDir: state, RepoRoot: repo,
 		CommonDir: filepath.Join(repo, ".git"), Base: git(t, repo, "rev-parse", "HEAD"), CacheDir: t.TempDir(),
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"reasonixctl/core"
+	"reasonixctl/core/baseline"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/redact"
@@ -75,7 +76,7 @@ func validateExcuses(c *contract.Contract, excuses []core.ExcusedCheck, msg stri
 // saying whether it fails before the change too, or an excuse for a command that does not
 // fail before the change (verification_failed, reason not_excusable).
 func (e *Engine) judgeFailures(ctx context.Context, r *taskRecord, c *contract.Contract, results []core.VerificationResult, excuses []core.ExcusedCheck) ([]core.VerificationResult, error) {
-	var base *core.BaseRun
+	var base *baseline.Commit
 	defer func() {
 		if base != nil {
 			base.Close()

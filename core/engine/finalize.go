@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"reasonixctl/core"
+	"reasonixctl/core/baseline"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/redact"
@@ -311,7 +312,7 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 			}
 			return nil, core.Errorf(core.CodeVerificationFailed, map[string]any{"verification": v.ID}, "verification %s could not run: %w", v.ID, err)
 		}
-		text := core.CheckLog(v, fmt.Sprintf("exit: %d timeout: %v", res.ExitCode, res.TimedOut), res)
+		text := baseline.CheckLog(v, fmt.Sprintf("exit: %d timeout: %v", res.ExitCode, res.TimedOut), res)
 		logPath := e.verificationLogPath(r.TaskID, v.ID)
 		if err := os.WriteFile(logPath, text, 0o600); err != nil {
 			return nil, core.Errorf(core.CodeInternalError, nil, "verification log: %w", err)

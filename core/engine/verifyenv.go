@@ -3,7 +3,7 @@ package engine
 import (
 	"path/filepath"
 
-	"reasonixctl/core"
+	"reasonixctl/core/baseline"
 	"reasonixctl/core/contract"
 	"reasonixctl/sandbox"
 )
@@ -19,5 +19,5 @@ func (e *Engine) taskCacheDir(id string) string {
 // A folder of the worktree's own there wins, unless the review left it out (hidden): then the
 // checks get the source's copy, never the worker's.
 func verificationBinds(r *taskRecord, c *contract.Contract, hidden []string) []sandbox.Bind {
-	return core.DependencyBinds(r.RepoRoot, r.Worktree, c, hidden)
+	return baseline.DependencyBinds(r.RepoRoot, r.Worktree, c, hidden)
 }

@@ -50,6 +50,7 @@ type Client struct {
 	send       *connect.Client[taskRequest, core.TaskView]
 	reviewFile *connect.Client[fileRequest, fileReply]
 	preview    *connect.Client[taskRequest, core.CherryPickPreview]
+	draft      *connect.Client[core.DraftRequest, core.DraftResult]
 	prune      *connect.Client[pruneRequest, pruneReply]
 	supervise  *connect.Client[superviseRequest, superviseReply]
 	questions  *connect.Client[questionsRequest, questionFrame]
@@ -156,6 +157,7 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 	c.send = connect.NewClient[taskRequest, core.TaskView](c.hc, base+procSend, opts...)
 	c.reviewFile = connect.NewClient[fileRequest, fileReply](c.hc, base+procReviewFile, opts...)
 	c.preview = connect.NewClient[taskRequest, core.CherryPickPreview](c.hc, base+procPreview, opts...)
+	c.draft = connect.NewClient[core.DraftRequest, core.DraftResult](c.hc, base+procDraft, opts...)
 	c.prune = connect.NewClient[pruneRequest, pruneReply](c.hc, base+procPrune, opts...)
 	c.supervise = connect.NewClient[superviseRequest, superviseReply](c.hc, base+procSupervise, opts...)
 	c.questions = connect.NewClient[questionsRequest, questionFrame](c.hc, base+procQuestions, opts...)
@@ -423,6 +425,16 @@ func (c *Client) CherryPickPreview(ctx context.Context, taskID string) (core.Che
 	res, err := unaryCall(c, ctx, c.preview, &taskRequest{TaskID: taskID})
 	if err != nil {
 		return core.CherryPickPreview{}, err
+	}
+	return *res, nil
+}
+
+// DraftContract implements core.Service through the owner, which writes the draft under its
+// state directory and runs the checks.
+func (c *Client) DraftContract(ctx context.Context, req core.DraftRequest) (core.DraftResult, error) {
+	res, err := unaryCall(c, ctx, c.draft, &req)
+	if err != nil {
+		return core.DraftResult{}, err
 	}
 	return *res, nil
 }

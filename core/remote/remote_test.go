@@ -78,6 +78,16 @@ func TestEveryMethodRoundTrips(t *testing.T) {
 	}
 	_, err = c.SendComments(ctx, "no-such-task")
 	mustCode(t, err, core.CodeTaskNotFound)
+	// The dashboard's draft: written by the owner under its state directory.
+	dr, err := c.DraftContract(ctx, core.DraftRequest{Dir: o.repo})
+	if err != nil || !strings.HasPrefix(dr.Path, o.dir+string(os.PathSeparator)) || len(dr.Draft.JSON) == 0 || dr.Draft.Root == "" {
+		t.Fatalf("draft %v %+v", err, dr)
+	}
+	if raw, err := os.ReadFile(dr.Path); err != nil || string(raw) != string(dr.Draft.JSON) {
+		t.Fatalf("draft file %v:\n%s\nwant\n%s", err, raw, dr.Draft.JSON)
+	}
+	_, err = c.DraftContract(ctx, core.DraftRequest{Dir: "relative/dir"})
+	mustCode(t, err, core.CodeInvalidRequest)
 
 	rev := res.ReviewRevision
 	v, err := c.Control(ctx, core.ControlRequest{TaskID: "round", Action: core.ActionFinalize, ReviewSummary: "fine",

@@ -286,6 +286,10 @@ func (s *Server) routes() http.Handler {
 		p, err := s.e.CherryPickPreview(ctx, r.TaskID)
 		return &p, err
 	}))
+	mux.Handle(unary(s, procDraft, opts, func(ctx context.Context, r *core.DraftRequest) (*core.DraftResult, error) {
+		res, err := s.e.DraftContract(ctx, *r)
+		return &res, err
+	}))
 	mux.Handle(unary(s, procApply, opts, func(ctx context.Context, r *archiveRequest) (*core.ApplyResult, error) {
 		res, err := s.e.ApplyToCheckout(ctx, r.TaskID, r.Apply)
 		return &res, err

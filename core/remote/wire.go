@@ -46,6 +46,7 @@ const (
 	procPreview    = service + "CherryPickPreview"
 	procSupervise  = service + "Supervise"
 	procApply      = service + "ApplyToCheckout"
+	procDraft      = service + "DraftContract"
 )
 
 // Info describes the process that owns a state directory and serves its socket.

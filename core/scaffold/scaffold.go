@@ -1,8 +1,8 @@
 // Package scaffold drafts a TaskContractV1 for a repository: the verification commands its
 // toolchains declare (go.mod, package.json, pyproject.toml or setup.cfg, Cargo.toml, a Makefile),
 // one acceptance criterion per command, and clearly marked placeholders for what only a person
-// can decide. The command line (`contract init`), the dashboard and `doctor` share it, so they
-// agree on what a repository's checks are.
+// can decide. The command line (`contract init`), the dashboard (through core/baseline) and
+// `doctor` share it, so they agree on what a repository's checks are.
 package scaffold
 
 import (
@@ -20,6 +20,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"reasonixctl/core"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/policy"
 )
@@ -35,16 +36,9 @@ const (
 	WriteScopePlaceholder = contract.ScopePlaceholderPrefix + "the-write-scope/**"
 )
 
-// Check is one verification command found in the repository.
-type Check struct {
-	ID        string   // verification id, e.g. "go-test"
-	Argv      []string // exact argv, run from Cwd
-	Cwd       string   // repository-relative, "." for the root
-	Source    string   // the file that declares it, e.g. "go.mod"
-	Tools     []string // executables it needs on PATH
-	Criterion string   // id of the automated criterion it proves
-	Proves    string   // the criterion's requirement
-}
+// Check is one verification command found in the repository. It is core's type, so that a
+// draft travels to a front end as it is.
+type Check = core.DraftCheck
 
 // Options says what is known about the task already.
 type Options struct {
@@ -58,14 +52,8 @@ type Options struct {
 	Keep func(Check) bool
 }
 
-// Draft is a drafted contract.
-type Draft struct {
-	Root         string   // the repository root the commands run from
-	JSON         []byte   // the contract, indented, fields in reading order
-	Checks       []Check  // the verification commands it holds
-	Skipped      []string // commands found but refused by the policy, with why
-	Placeholders []string // fields a person still has to fill in
-}
+// Draft is a drafted contract, as core's type.
+type Draft = core.ContractDraft
 
 // Detect finds the repository's verification commands. Each is one the policy allows as a
 // contract's verification command; the others are returned in skipped with the reason.

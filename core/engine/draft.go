@@ -1,0 +1,39 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+
+	"reasonixctl/core"
+	"reasonixctl/core/baseline"
+)
+
+// DraftContract implements core.Service: the dashboard's new-task form drafts here, so that the
+// process owning the state directory writes the draft and runs the base checks, whichever
+// process the dashboard is. The checks run as the dashboard always ran them (sandboxed, no
+// network), and the draft goes under the state directory: a task starts only from a clean
+// checkout. A checkout that cannot be drafted for is invalid_request, with the words `contract
+// init` would print; a draft that cannot be stored is internal_error.
+func (e *Engine) DraftContract(ctx context.Context, req core.DraftRequest) (core.DraftResult, error) {
+	if !filepath.IsAbs(req.Dir) {
+		// Relative to which process? The dashboard may be another one, in another directory.
+		return core.DraftResult{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"dir": req.Dir}, "the directory to draft for must be absolute, not %q", req.Dir)
+	}
+	d, err := baseline.DraftContract(req.Dir)
+	var checked []core.BaseCheck
+	if req.Check && err == nil {
+		d, checked, err = baseline.DraftChecked(ctx, baseline.Options{StateDir: e.cfg.StateDir, Dir: req.Dir})
+	}
+	if err != nil {
+		if ce := (*core.Error)(nil); errors.As(err, &ce) {
+			return core.DraftResult{}, ce
+		}
+		return core.DraftResult{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"dir": req.Dir}, "%w", err)
+	}
+	path, err := baseline.WriteDraft(e.cfg.StateDir, d, e.now())
+	if err != nil {
+		return core.DraftResult{}, core.Errorf(core.CodeInternalError, nil, "storing the draft: %w", err)
+	}
+	return core.DraftResult{Path: path, Draft: d, Checked: checked}, nil
+}
