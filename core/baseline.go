@@ -50,11 +50,20 @@ func FirstFailingLines(b *BaselineResult, n int) string {
 			text = string(raw)
 		}
 	}
-	var out []string
-	for i, l := range strings.Split(text, "\n") {
-		if i < 4 && (strings.HasPrefix(l, "$ ") || strings.HasPrefix(l, "cwd: ") || strings.HasPrefix(l, "base: ") || strings.HasPrefix(l, "exit: ")) {
-			continue
+	lines := strings.Split(text, "\n")
+	for i := range min(4, len(lines)) {
+		// The log's own header: what ran, where, on which base, how it ended.
+		if l := lines[i]; strings.HasPrefix(l, "$ ") || strings.HasPrefix(l, "cwd: ") || strings.HasPrefix(l, "base: ") || strings.HasPrefix(l, "exit: ") {
+			lines[i] = ""
 		}
+	}
+	return FirstLines(strings.Join(lines, "\n"), n)
+}
+
+// FirstLines is the first n non-blank lines of text, without trailing spaces.
+func FirstLines(text string, n int) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}

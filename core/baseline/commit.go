@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -149,7 +148,7 @@ func (b *Commit) Run(ctx context.Context, c *contract.Contract, v contract.Verif
 		// The shell's and bubblewrap's "cannot execute" and "not found": the toolchain is missing,
 		// which says nothing about the code.
 		return unknown("the command could not start (exit %d: not found or not executable): %s", res.ExitCode,
-			firstLines(redact.Secrets(string(res.Stderr)), 3))
+			core.FirstLines(redact.Secrets(string(res.Stderr)), 3))
 	}
 	text := CheckLog(v, fmt.Sprintf("base: %s\nexit: %d", b.Base, res.ExitCode), res)
 	code := res.ExitCode
@@ -165,19 +164,4 @@ func (b *Commit) Run(ctx context.Context, c *contract.Contract, v contract.Verif
 		_ = atomicfile.WriteFile(resultPath, raw, atomicfile.Options{})
 	}
 	return out
-}
-
-// firstLines is the first n non-blank lines of text.
-func firstLines(text string, n int) string {
-	var out []string
-	for _, l := range strings.Split(text, "\n") {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		out = append(out, strings.TrimRight(l, "\r "))
-		if len(out) == n {
-			break
-		}
-	}
-	return strings.Join(out, "\n")
 }
