@@ -65,12 +65,14 @@ func (e *Engine) updateUnsynced(id string, fn func(r *taskRecord) ([]newEvent, e
 	return e.commit(id, e.store.UpdateUnsynced, fn)
 }
 
-type storeUpdate func(id string, fn func(cur []byte, exists bool) ([]byte, []store.NewEvent, error)) ([]store.Event, error)
+// storeWrite is store.Update or store.UpdateUnsynced.
+type storeWrite func(id string, fn func(cur []byte, exists bool) ([]byte, []store.NewEvent, error)) ([]store.Event, error)
 
-func (e *Engine) commit(id string, storeUpdate storeUpdate, fn func(r *taskRecord) ([]newEvent, error)) (*taskRecord, error) {
+// commit is update and updateUnsynced, with write deciding whether the commit waits for the disk.
+func (e *Engine) commit(id string, write storeWrite, fn func(r *taskRecord) ([]newEvent, error)) (*taskRecord, error) {
 	var out *taskRecord
 	var enc []byte // out as stored
-	_, err := storeUpdate(id, func(cur []byte, exists bool) ([]byte, []store.NewEvent, error) {
+	_, err := write(id, func(cur []byte, exists bool) ([]byte, []store.NewEvent, error) {
 		if !exists {
 			return nil, nil, core.Errorf(core.CodeTaskNotFound, nil, "Unknown task: %s", id)
 		}
