@@ -122,6 +122,9 @@ func startParallelMCPCmd(b *testing.B, cmd *exec.Cmd, env []string) *parallelMCP
 		b.Fatal(err)
 	}
 	c.pid = cmd.Process.Pid
+	// A benchmark that fails before close leaves a server behind, and an older build measured
+	// against this one may not end with its input: it would load every run after it.
+	b.Cleanup(func() { cmd.Process.Kill() }) // os.ErrProcessDone once close has waited
 	go func() {
 		defer close(c.done)
 		sc := bufio.NewScanner(out)
