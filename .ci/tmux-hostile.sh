@@ -85,6 +85,9 @@ wait_for "1 one ␛]52;c;cGxhbnRlZA==␇␛]0;pwned␇" 10
 sleep 2
 keys 1 # selects the option; enter answers with it
 wait_for "› 1 one" 10
+# Option 1 was selected already, so the screen cannot tell that the 1 has been read: leave the
+# gap a person leaves. Two keys within 12 ms are one burst, and a burst never answers.
+sleep 0.3
 keys Enter
 
 for _ in $(seq 10); do
@@ -156,7 +159,9 @@ bad = {b"\x1b]52;": "OSC 52", b"\x1b]0;": "OSC 0", b"\x1b]2;": "OSC 2", b"\x1b]8
 found = [name for seq, name in bad.items() if seq in raw]
 if found:
     sys.exit("tmux-hostile: reached the terminal: " + ", ".join(found))
-if "␛]52;c;cGxhbnRlZA==".encode() not in raw:
+# The glyphs are drawn in their own colour, so the text is looked for with colours taken out.
+import re
+if "␛]52;c;cGxhbnRlZA==".encode() not in re.sub(rb"\x1b\[[0-9;]*m", b"", raw):
     sys.exit("tmux-hostile: the planted text was never shown")
 PY
 [ "$fail" = 0 ] || exit 1
