@@ -106,7 +106,13 @@ func (x *activeIndex) current(r *taskRecord) bool {
 		return false
 	}
 	ent, ok := x.repos[repoID].tasks[r.TaskID]
-	return ok && ent.contractHash == r.ContractHash && ent.task.Worktree == r.Worktree && ent.task.Branch == r.Branch
+	return ok && ent.follows(r)
+}
+
+// follows reports whether the entry says what r claims: its contract (the write scope), its
+// worktree and its branch. Nothing else of a task is in the guard's record.
+func (ent activeEntry) follows(r *taskRecord) bool {
+	return ent.contractHash == r.ContractHash && ent.task.Worktree == r.Worktree && ent.task.Branch == r.Branch
 }
 
 // isActive reports whether the task still owns its write scope in the source checkout.
@@ -124,6 +130,9 @@ func (x *activeIndex) put(e *Engine, r *taskRecord) bool {
 	}
 	x.repo[r.TaskID] = r.RepoID
 	old, had := ar.tasks[r.TaskID]
+	if had && old.follows(r) {
+		return false
+	}
 	scope := old.task.WriteScope
 	if !had || old.contractHash != r.ContractHash {
 		scope = nil
@@ -135,13 +144,9 @@ func (x *activeIndex) put(e *Engine, r *taskRecord) bool {
 			scope = []string{"**"}
 		}
 	}
-	ent := activeEntry{contractHash: r.ContractHash, task: guard.ActiveTask{
+	ar.tasks[r.TaskID] = activeEntry{contractHash: r.ContractHash, task: guard.ActiveTask{
 		TaskID: r.TaskID, WriteScope: scope, Worktree: r.Worktree, Branch: r.Branch,
 	}}
-	if had && old.contractHash == ent.contractHash && old.task.Worktree == ent.task.Worktree && old.task.Branch == ent.task.Branch {
-		return false
-	}
-	ar.tasks[r.TaskID] = ent
 	return true
 }
 

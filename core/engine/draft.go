@@ -20,13 +20,18 @@ func (e *Engine) DraftContract(ctx context.Context, req core.DraftRequest) (core
 		// Relative to which process? The dashboard may be another one, in another directory.
 		return core.DraftResult{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"dir": req.Dir}, "the directory to draft for must be absolute, not %q", req.Dir)
 	}
-	d, err := baseline.DraftContract(req.Dir)
+	var d core.ContractDraft
 	var checked []core.BaseCheck
-	if req.Check && err == nil {
+	var err error
+	if req.Check {
+		// DraftChecked drafts first and fails as DraftContract would: no draft made twice.
 		d, checked, err = baseline.DraftChecked(ctx, baseline.Options{StateDir: e.cfg.StateDir, Dir: req.Dir})
+	} else {
+		d, err = baseline.DraftContract(req.Dir)
 	}
 	if err != nil {
-		if ce := (*core.Error)(nil); errors.As(err, &ce) {
+		var ce *core.Error
+		if errors.As(err, &ce) {
 			return core.DraftResult{}, ce
 		}
 		return core.DraftResult{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"dir": req.Dir}, "%w", err)
