@@ -41,7 +41,7 @@ func CheckHEAD(ctx context.Context, o Options, c *contract.Contract) (string, []
 	if err != nil {
 		return "", nil, core.Errorf(core.CodeNotGitRepository, nil, "%s: %w", dir, err)
 	}
-	cache := filepath.Join(o.StateDir, "cache", "base-"+src.ID)
+	cache := CacheDir(o.StateDir, src.ID)
 	if err := os.MkdirAll(cache, 0o700); err != nil {
 		return "", nil, core.Errorf(core.CodeInternalError, nil, "cache: %w", err)
 	}

@@ -24,6 +24,13 @@ import (
 	"reasonixctl/sandbox"
 )
 
+// CacheDir is the toolchain cache of base runs in the repository repoID: base commits only, so
+// that no worker's code — which runs with its task's cache as HOME — can plant what makes a
+// check fail on the base and a new failure look pre-existing.
+func CacheDir(stateDir, repoID string) string {
+	return filepath.Join(stateDir, "baseline", "cache", repoID)
+}
+
 // baselineTailLines is how much of a baseline's output a result quotes.
 const baselineTailLines = 20
 
@@ -96,11 +103,15 @@ func (b *Commit) export(ctx context.Context) (string, error) {
 	return b.tree, b.treeErr
 }
 
+// baselineKeyVersion is part of every result's key. 2: base runs stopped sharing a task's cache,
+// which its worker's code could have written, so results cached before are not trusted.
+const baselineKeyVersion = 2
+
 // baselineKey names a command on a base: its argv, cwd, timeout and network, the base, and the
 // checkout whose dependency folders it sees.
 func baselineKey(repoRoot, base string, v contract.Verification, network bool) string {
 	argv, _ := json.Marshal(v.Argv)
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%d\x00%v", repoRoot, base, argv, v.Cwd, v.TimeoutSeconds, network))
+	sum := sha256.Sum256(fmt.Appendf(nil, "%d\x00%s\x00%s\x00%s\x00%s\x00%d\x00%v", baselineKeyVersion, repoRoot, base, argv, v.Cwd, v.TimeoutSeconds, network))
 	return hex.EncodeToString(sum[:])[:32]
 }
 
