@@ -16,7 +16,7 @@ const maxHideMounts = 20000
 // an empty tmpfs into which everything else it holds is bound again, writable as before
 // (symbolic links re-created as links, other special files left out). Parents are handled before
 // their descendants, so a hidden path deeper down is hidden inside what its ancestors re-bound.
-func hideMounts(worktree string, hidden []string) ([]string, error) {
+func hideMounts(worktree string, hidden []string, readOnly bool) ([]string, error) {
 	hide := map[string]bool{}
 	for _, h := range hidden {
 		rel := filepath.Clean(filepath.FromSlash(h))
@@ -52,6 +52,10 @@ func hideMounts(worktree string, hidden []string) ([]string, error) {
 		}
 		return strings.Compare(a, b)
 	})
+	bind := "--bind"
+	if readOnly {
+		bind = "--ro-bind"
+	}
 	var args []string
 	for _, p := range order {
 		entries, err := os.ReadDir(p)
@@ -72,8 +76,11 @@ func hideMounts(worktree string, hidden []string) ([]string, error) {
 				}
 				args = append(args, "--symlink", target, c)
 			case t.IsDir() || t.IsRegular():
-				args = append(args, "--bind", c, c)
+				args = append(args, bind, c, c)
 			}
+		}
+		if readOnly {
+			args = append(args, "--remount-ro", p)
 		}
 		if len(args) > 3*maxHideMounts {
 			return nil, invalid("too many entries beside the %d paths to hide; remove ignored files from the worktree", len(hidden))

@@ -8,11 +8,13 @@ import (
 
 var (
 	credentialDirs  = []string{".ssh", ".gnupg", ".aws", ".config", ".codex", ".kube", ".docker", ".password-store", "Library/Keychains"}
-	credentialFiles = []string{".netrc", ".npmrc", ".yarnrc", ".gitconfig", ".git-credentials"}
+	credentialFiles = []string{".netrc", ".npmrc", ".yarnrc", ".gitconfig", ".git-credentials", ".cargo/credentials", ".cargo/credentials.toml", ".pypirc"}
 )
 
-// DefaultHidden returns the credential folders and files hidden from sandboxed commands: the
-// specification's list under the running user's HOME and under /root, plus /root itself.
+// DefaultHidden returns the credential folders and files masked wherever a sandboxed command is
+// shown a folder that holds them (a toolchain's root under a home, a checkout): the
+// specification's list under the running user's HOME and under /root, plus /root itself. Homes
+// themselves are never shown (privatePlaces).
 func DefaultHidden() (dirs, files []string) {
 	homes := []string{"/root"}
 	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) && filepath.Clean(h) != "/root" {
@@ -44,32 +46,6 @@ func resolveExisting(p string) string {
 		return ""
 	}
 	return r
-}
-
-// toolchainDir returns the top-level folder to re-expose so that an executable living under a
-// hidden place (/tmp or a hidden folder such as /root) still runs: for /tmp/go/bin/go that is
-// /tmp/go. It returns "" when the executable is not hidden, or when re-exposing would uncover a
-// credential folder.
-func toolchainDir(exe string, hiddenDirs []string) string {
-	roots := append([]string{"/tmp"}, hiddenDirs...)
-	for _, root := range roots {
-		if !strictlyWithin(exe, root) {
-			continue
-		}
-		first, _, _ := strings.Cut(strings.TrimPrefix(exe, root+"/"), "/")
-		top := filepath.Join(root, first)
-		if top == exe {
-			// The executable sits directly in the hidden root; expose only that file.
-			top = exe
-		}
-		for _, d := range hiddenDirs {
-			if d != root && within(top, d) {
-				return ""
-			}
-		}
-		return top
-	}
-	return ""
 }
 
 // lookPath resolves argv0 against the command's PATH the way the command itself will.

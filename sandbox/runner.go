@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -38,6 +39,10 @@ type Spec struct {
 	// view of the worktree, though they stay on disk (files and folders the review left out of
 	// the commit, so that a check proves only what is committed). Needs the sandbox.
 	Hidden []string
+	// ReadOnly binds the worktree read-only: a check reads the reviewed tree and cannot change it
+	// (its outputs go to the cache, HOME and /tmp). Hidden paths are then left out without any
+	// writable place in their stead.
+	ReadOnly bool
 	// Network lets the command reach the network; off unless the task was delegated with it.
 	Network   bool
 	Timeout   time.Duration // zero means DefaultTimeout
@@ -65,7 +70,11 @@ type Runner struct {
 	AllowUnsandboxed bool   // run directly when no engine works (explicit opt-in only)
 	HideDirs         []string
 	HideFiles        []string // with HideDirs nil, DefaultHidden is used
-	Logger           *slog.Logger
+	// Private are places no toolchain bind may show, not even as an ancestor of what it needs:
+	// the state directory, whose socket drives every task. The user's home, /root, /run and the
+	// host's /tmp are always private.
+	Private []string
+	Logger  *slog.Logger
 	// Ledger, when set, records each command's process group while it runs, so that the next
 	// owner can end it if this process is killed.
 	Ledger *Ledger
@@ -124,8 +133,9 @@ func probe(bwrap string) Probe {
 	p.Executable = exe
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "--ro-bind", "/", "/", "--unshare-user", "--unshare-ipc",
-		"--unshare-net", "--unshare-uts", "--unshare-pid", "--", "/bin/true")
+	args := append([]string{"--die-with-parent", "--new-session", "--unshare-all"}, systemMounts()...)
+	args = append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--", "/bin/true")
+	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Env = []string{"PATH=" + defaultPath}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		p.Detail = fmt.Sprintf("bubblewrap probe failed: %v: %.300s", err, out)
@@ -172,6 +182,36 @@ func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
 	created := missingMountPoints(append(dependencyBinds(s), s.Binds...), s.Worktree)
 	defer removeEmpty(created)
 	return r.execute(ctx, s, p.Executable, append([]string{p.Executable}, args...), env, true)
+}
+
+// Confine returns the command line (bubblewrap's path first) that runs s.Argv in the sandbox,
+// for a process its caller starts, feeds and stops itself: a worker that lives for a whole task.
+// The view is Run's; the environment is the caller's to give (s.Env["PATH"], else ours, is the
+// PATH whose toolchains are shown); Timeout, MaxOutput and CacheDir's toolchain variables do not
+// apply. Without a working bubblewrap it fails with CodeUnavailable: a worker is never run
+// unconfined by this call.
+func (r *Runner) Confine(s Spec) ([]string, error) {
+	pathEnv := s.Env["PATH"]
+	if pathEnv == "" {
+		pathEnv = os.Getenv("PATH")
+	}
+	s.Env = nil
+	s, err := normalise(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareCache(s); err != nil {
+		return nil, &Error{Code: CodeInternal, Message: "preparing the cache directory", Err: err}
+	}
+	p := r.Probe()
+	if !p.Available {
+		return nil, &Error{Code: CodeUnavailable, Message: p.Detail}
+	}
+	args, err := r.bwrapArgs(s, pathEnv)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{p.Executable}, args...), nil
 }
 
 func normalise(s Spec) (Spec, error) {
@@ -248,86 +288,60 @@ func existingDir(what, p string) (string, error) {
 	return rp, nil
 }
 
-// bwrapArgs builds the mount plan. Order matters: hidden places first, then the private /tmp,
-// then the readable binds (which may re-expose something hidden, so the hidden places inside
-// them are hidden again), then the writable worktree.
+// bwrapArgs builds the mount plan from an allow-list: an empty root, the system directories,
+// the toolchains the command's PATH resolves to, what the Spec names, and nothing else — no home,
+// no state directory, no /run, no host /tmp, so no socket of the host's is reachable by path. The
+// command starts in a new session without a controlling terminal and in every namespace bubblewrap
+// can make (user, ipc, pid, uts, cgroup, and network unless the Spec asks for it).
+//
+// Order matters: the read-only views, then the masks of what they must not show, then the
+// writable worktree and cache, the hidden paths inside the worktree, and the dependency folders
+// read-only inside it.
 func (r *Runner) bwrapArgs(s Spec, pathEnv string) ([]string, error) {
 	hideDirs, hideFiles := r.hidden()
-	var dirs, files []string
-	for _, d := range hideDirs {
-		if rd := resolveExisting(d); rd != "" {
-			dirs = append(dirs, rd)
-		}
+	private := r.privatePlaces()
+	args := []string{"--die-with-parent", "--new-session", "--unshare-all"}
+	if s.Network {
+		args = append(args, "--share-net")
 	}
-	for _, f := range hideFiles {
-		if rf := resolveExisting(f); rf != "" {
-			files = append(files, rf)
-		}
-	}
-	args := []string{"--die-with-parent", "--unshare-user", "--unshare-ipc"}
-	if !s.Network {
-		args = append(args, "--unshare-net")
-	}
-	args = append(args, "--unshare-uts", "--unshare-pid", "--unshare-cgroup-try", "--ro-bind", "/", "/")
-	hide := func(keep func(string) bool) {
-		for _, d := range dirs {
-			if keep(d) {
-				args = append(args, "--tmpfs", d)
-			}
-		}
-		for _, f := range files {
-			if keep(f) {
-				args = append(args, "--ro-bind", "/dev/null", f)
-			}
-		}
-	}
-	hide(func(p string) bool { return !within(p, "/tmp") })
-	args = append(args, "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev")
+	args = append(args, systemMounts()...)
+	args = append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp")
 
-	binds := []string{}
+	shown := toolchainBinds(lookPath(s.Argv[0], pathEnv, s.Dir), pathEnv, s.Worktree, private)
 	if s.RepoRoot != "" {
-		binds = append(binds, s.RepoRoot)
+		shown = append(shown, s.RepoRoot)
 	}
-	binds = append(binds, s.ExtraReadOnly...)
-	if exe := lookPath(s.Argv[0], pathEnv, s.Dir); exe != "" {
-		for _, p := range []string{exe, resolveExisting(exe)} {
-			if top := toolchainDir(p, dirs); p != "" && top != "" {
-				binds = append(binds, top)
-			}
-		}
-	}
-	for _, b := range binds {
+	shown = append(shown, s.ExtraReadOnly...)
+	for _, b := range shown {
 		args = append(args, "--ro-bind", b, b)
 	}
-	args = append(args, "--bind", s.Worktree, s.Worktree)
-	binds = append(binds, s.Worktree)
+	// A checkout or an extra folder may hold the state directory or the user's credentials.
+	args = append(args, maskedWithin(shown, append(slices.Clone(hideDirs), private...), hideFiles)...)
+
+	tree := "--bind"
+	if s.ReadOnly {
+		tree = "--ro-bind"
+	}
+	args = append(args, tree, s.Worktree, s.Worktree)
 	if s.CacheDir != "" {
 		args = append(args, "--bind", s.CacheDir, s.CacheDir)
-		binds = append(binds, s.CacheDir)
 	}
-	masks, err := hideMounts(s.Worktree, s.Hidden)
+	masks, err := hideMounts(s.Worktree, s.Hidden, s.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
 	args = append(args, masks...)
 	// A command may change the worktree's files, never its link to the repository: a rewritten
 	// .git would point reasonixctl's own git at a repository of the command's making.
-	if link := filepath.Join(s.Worktree, ".git"); isPlainFileOrDir(link) {
+	if link := filepath.Join(s.Worktree, ".git"); !s.ReadOnly && isPlainFileOrDir(link) {
 		args = append(args, "--ro-bind", link, link)
 	}
 	// After the writable binds, so that a dependency folder can sit read-only inside them.
 	for _, b := range append(dependencyBinds(s), s.Binds...) {
 		args = append(args, "--ro-bind", b.Src, b.Dst)
-		binds = append(binds, b.Dst)
 	}
-	hide(func(p string) bool {
-		for _, b := range binds {
-			if strictlyWithin(p, b) {
-				return true
-			}
-		}
-		return false
-	})
+	// The root bubblewrap builds is a tmpfs; nothing is written there but into the places above.
+	args = append(args, "--remount-ro", "/")
 	return append(append(args, "--chdir", s.Dir, "--"), s.Argv...), nil
 }
 
