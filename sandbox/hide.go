@@ -16,12 +16,15 @@ const maxHideMounts = 20000
 // an empty tmpfs into which everything else it holds is bound again, writable as before
 // (symbolic links re-created as links, other special files left out). Parents are handled before
 // their descendants, so a hidden path deeper down is hidden inside what its ancestors re-bound.
-func hideMounts(worktree string, hidden []string, readOnly bool) ([]string, error) {
+//
+// With readOnly everything is bound read-only and each tmpfs is made read-only by remounts, which
+// the caller applies last: after the dependency folders are bound into them.
+func hideMounts(worktree string, hidden []string, readOnly bool) (args, remounts []string, err error) {
 	hide := map[string]bool{}
 	for _, h := range hidden {
 		rel := filepath.Clean(filepath.FromSlash(h))
 		if h == "" || filepath.IsAbs(rel) || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, invalid("hidden path %q must be inside the worktree", h)
+			return nil, nil, invalid("hidden path %q must be inside the worktree", h)
 		}
 		hide[filepath.Join(worktree, rel)] = true
 	}
@@ -56,7 +59,6 @@ func hideMounts(worktree string, hidden []string, readOnly bool) ([]string, erro
 	if readOnly {
 		bind = "--ro-bind"
 	}
-	var args []string
 	for _, p := range order {
 		entries, err := os.ReadDir(p)
 		if err != nil {
@@ -80,11 +82,11 @@ func hideMounts(worktree string, hidden []string, readOnly bool) ([]string, erro
 			}
 		}
 		if readOnly {
-			args = append(args, "--remount-ro", p)
+			remounts = append(remounts, "--remount-ro", p)
 		}
 		if len(args) > 3*maxHideMounts {
-			return nil, invalid("too many entries beside the %d paths to hide; remove ignored files from the worktree", len(hidden))
+			return nil, nil, invalid("too many entries beside the %d paths to hide; remove ignored files from the worktree", len(hidden))
 		}
 	}
-	return args, nil
+	return args, remounts, nil
 }

@@ -81,3 +81,52 @@ func TestHiddenPathsMustStayInsideTheWorktree(t *testing.T) {
 		}
 	}
 }
+
+// A read-only tree is what a check reads: it cannot change a file, add one, or remove one; what
+// is hidden is absent; a dependency folder is bound where the tree has none; and the command still
+// writes its scratch to /tmp and its cache.
+func TestReadOnlyTreeCannotBeChanged(t *testing.T) {
+	r := requireSandbox(t)
+	root, repo, wt := dirs(t)
+	for p, content := range map[string]string{"status.txt": "bad\n", "pkg/a.go": "package a\n", "pkg/planted.py": "x\n", ".git": "gitdir: /x\n"} {
+		full := filepath.Join(wt, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(filepath.Join(wt, "empty"), 0o755)
+	os.MkdirAll(filepath.Join(repo, "node_modules", "dep"), 0o755)
+	os.WriteFile(filepath.Join(repo, "node_modules", "dep", "index.js"), []byte("dep\n"), 0o644)
+	cache := filepath.Join(root, "cache")
+	script := `echo good > status.txt 2>/dev/null && echo CHANGED
+rm -f pkg/a.go 2>/dev/null; test -e pkg/a.go || echo REMOVED
+touch new.txt 2>/dev/null && echo ADDED
+touch pkg/new.txt 2>/dev/null && echo ADDED-IN-A-LAID-OUT-FOLDER
+for p in pkg/planted.py empty .git; do test -e "$p" && echo "SEEN $p"; done
+cat node_modules/dep/index.js
+echo scratch > /tmp/x && cat /tmp/x
+echo cached > "$HOME/c" && cat "$HOME/c"`
+	res := run(t, r, Spec{
+		Argv: []string{"/bin/sh", "-c", script}, Worktree: wt, Timeout: 30 * time.Second, ReadOnly: true, CacheDir: cache,
+		Hidden: []string{"pkg/planted.py", "empty", ".git"},
+		Binds:  []Bind{{Src: filepath.Join(repo, "node_modules"), Dst: filepath.Join(wt, "node_modules")}},
+	})
+	out := string(res.Stdout)
+	for _, bad := range []string{"CHANGED", "REMOVED", "ADDED", "SEEN"} {
+		if strings.Contains(out, bad) {
+			t.Fatalf("%s:\n%s\n%s", bad, out, res.Stderr)
+		}
+	}
+	for _, want := range []string{"dep\n", "scratch\n", "cached\n"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("stdout lacks %q:\n%s\n%s", want, out, res.Stderr)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(wt, "status.txt")); string(b) != "bad\n" {
+		t.Fatalf("status.txt on disk: %q", b)
+	}
+	if _, err := os.Lstat(filepath.Join(wt, "node_modules")); err == nil {
+		t.Fatal("the dependency folder's mount point was left in the worktree")
+	}
+}

@@ -162,8 +162,8 @@ func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
 	env = withEnv(env, toolchainEnv(s))
 	p := r.Probe()
 	if !p.Available {
-		if len(s.Hidden) > 0 {
-			return Result{}, &Error{Code: CodeUnavailable, Message: p.Detail + "; without the sandbox the command would see files outside the review"}
+		if len(s.Hidden) > 0 || s.ReadOnly {
+			return Result{}, &Error{Code: CodeUnavailable, Message: p.Detail + "; without the sandbox the command would see files outside the review and could change the reviewed ones"}
 		}
 		if !r.AllowUnsandboxed {
 			return Result{}, &Error{Code: CodeUnavailable, Message: p.Detail}
@@ -179,8 +179,10 @@ func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	created := missingMountPoints(append(dependencyBinds(s), s.Binds...), s.Worktree)
-	defer removeEmpty(created)
+	if !s.ReadOnly {
+		created := missingMountPoints(append(dependencyBinds(s), s.Binds...), s.Worktree)
+		defer removeEmpty(created)
+	}
 	return r.execute(ctx, s, p.Executable, append([]string{p.Executable}, args...), env, true)
 }
 
@@ -326,7 +328,14 @@ func (r *Runner) bwrapArgs(s Spec, pathEnv string) ([]string, error) {
 	if s.CacheDir != "" {
 		args = append(args, "--bind", s.CacheDir, s.CacheDir)
 	}
-	masks, err := hideMounts(s.Worktree, s.Hidden, s.ReadOnly)
+	deps := append(dependencyBinds(s), s.Binds...)
+	hidden := s.Hidden
+	if s.ReadOnly {
+		// A read-only tree cannot take a mount point: the folder that gets one is laid out
+		// afresh like the folder of a hidden path.
+		hidden = append(slices.Clone(hidden), mountPointsIn(deps, s.Worktree)...)
+	}
+	masks, remounts, err := hideMounts(s.Worktree, hidden, s.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -337,9 +346,10 @@ func (r *Runner) bwrapArgs(s Spec, pathEnv string) ([]string, error) {
 		args = append(args, "--ro-bind", link, link)
 	}
 	// After the writable binds, so that a dependency folder can sit read-only inside them.
-	for _, b := range append(dependencyBinds(s), s.Binds...) {
+	for _, b := range deps {
 		args = append(args, "--ro-bind", b.Src, b.Dst)
 	}
+	args = append(args, remounts...)
 	// The root bubblewrap builds is a tmpfs; nothing is written there but into the places above.
 	args = append(args, "--remount-ro", "/")
 	return append(append(args, "--chdir", s.Dir, "--"), s.Argv...), nil

@@ -203,3 +203,14 @@ func removeEmpty(dirs []string) {
 		_ = os.Remove(d)
 	}
 }
+
+// mountPointsIn lists the bind destinations inside the worktree, relative to it.
+func mountPointsIn(binds []Bind, worktree string) []string {
+	var out []string
+	for _, b := range binds {
+		if rel, err := filepath.Rel(worktree, b.Dst); err == nil && strictlyWithin(b.Dst, worktree) {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
+}

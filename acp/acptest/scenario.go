@@ -66,6 +66,10 @@ type Step struct {
 	Garbage string `json:"garbage,omitempty"`
 	// Fail ends the turn with a JSON-RPC error for the prompt, like a failed model call.
 	Fail string `json:"fail,omitempty"`
+	// Spawn starts the command with /bin/sh -c in the session's cwd and does not wait for it:
+	// it stays in the worker's process group after the turn, as a watcher or server a real
+	// worker leaves running would. Nothing is reported to the client.
+	Spawn string `json:"spawn,omitempty"`
 
 	DelayMS int `json:"delay_ms,omitempty"`
 	// Permission overrides whether a write, edit or shell step asks: "" follows the worker's
@@ -187,7 +191,7 @@ func (st *Step) problem() string {
 	actions := 0
 	for _, set := range []bool{st.Text != "", st.Thought != "", st.Plan != nil, st.Write != nil, st.Edit != nil,
 		st.Read != "", st.Shell != nil, st.Ask != nil, st.Usage != nil, st.WaitSteer, st.Hang, st.Freeze,
-		st.Crash != nil, st.Flood != 0, st.Garbage != "", st.Fail != ""} {
+		st.Crash != nil, st.Flood != 0, st.Garbage != "", st.Fail != "", st.Spawn != ""} {
 		if set {
 			actions++
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -296,8 +297,22 @@ func (p *player) step(st Step) error {
 		_ = p.a.conn.writeLine([]byte(st.Garbage))
 	case st.Fail != "":
 		return &turnFailure{reason: st.Fail}
+	case st.Spawn != "":
+		p.spawn(st.Spawn)
 	}
 	return p.ctxErr()
+}
+
+// spawn starts command in the background, in the worker's process group, and reaps it when it
+// ends.
+func (p *player) spawn(command string) {
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Dir = p.s.cwd
+	if err := cmd.Start(); err != nil {
+		p.a.log.Warn("acptest: spawn failed", "command", command, "err", err)
+		return
+	}
+	go func() { _ = cmd.Wait() }()
 }
 
 func (p *player) waitSteer() error {

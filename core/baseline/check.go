@@ -46,7 +46,7 @@ func CheckHEAD(ctx context.Context, o Options, c *contract.Contract) (string, []
 		return "", nil, core.Errorf(core.CodeInternalError, nil, "cache: %w", err)
 	}
 	b := &Commit{
-		Runner:   &sandbox.Runner{AllowUnsandboxed: o.AllowUnsandboxed, Logger: o.Logger},
+		Runner:   &sandbox.Runner{AllowUnsandboxed: o.AllowUnsandboxed, Logger: o.Logger, Private: []string{o.StateDir}},
 		StateDir: o.StateDir, RepoRoot: src.Root, CommonDir: src.CommonDir, Base: src.Base, CacheDir: cache, Network: o.Network,
 	}
 	defer b.Close()

@@ -104,8 +104,10 @@ func (b *Commit) export(ctx context.Context) (string, error) {
 }
 
 // baselineKeyVersion is part of every result's key. 2: base runs stopped sharing a task's cache,
-// which its worker's code could have written, so results cached before are not trusted.
-const baselineKeyVersion = 2
+// which its worker's code could have written, so results cached before are not trusted. 3: base
+// runs read their tree read-only, as the task's checks do, so that a failure is compared like
+// for like.
+const baselineKeyVersion = 3
 
 // baselineKey names a command on a base: its argv, cwd, timeout and network, the base, and the
 // checkout whose dependency folders it sees.
@@ -139,7 +141,7 @@ func (b *Commit) Run(ctx context.Context, c *contract.Contract, v contract.Verif
 		timeout = time.Duration(contract.DefaultVerifyTimeout) * time.Second
 	}
 	res, err := b.Runner.Run(ctx, sandbox.Spec{
-		Argv: v.Argv, Dir: filepath.Join(tree, filepath.FromSlash(v.Cwd)), Worktree: tree, RepoRoot: b.RepoRoot,
+		Argv: v.Argv, Dir: filepath.Join(tree, filepath.FromSlash(v.Cwd)), Worktree: tree, ReadOnly: true,
 		Timeout: timeout, MaxOutput: core.VerificationLogMax, CacheDir: b.CacheDir,
 		Binds: DependencyBinds(b.RepoRoot, tree, c, nil), Network: b.Network,
 	})

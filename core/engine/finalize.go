@@ -172,6 +172,12 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 	if err != nil {
 		return err
 	}
+	// No writer exists while the reviewed tree is checked and committed.
+	thaw, err := e.freezeWorker(id)
+	if err != nil {
+		return e.backToReview(ctx, id, err)
+	}
+	defer thaw()
 	if err := e.judgeReviewed(ctx, r, c); err != nil {
 		return e.backToReview(ctx, id, err)
 	}
@@ -265,16 +271,48 @@ func exitText(code *int) string {
 	return fmt.Sprint(*code)
 }
 
-// sandbox is the runner for verification, the secret scanner and hooks.
+// sandbox is the runner for verification, the secret scanner and hooks. The state directory is
+// private to it: its socket drives every task.
 func (e *Engine) sandbox() *sandbox.Runner {
-	return &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log, Ledger: e.procs}
+	return &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log, Ledger: e.procs, Private: []string{e.cfg.StateDir}}
+}
+
+// suspender is a worker whose processes can be stopped and started again.
+type suspender interface {
+	Suspend() (resume func(), err error)
+}
+
+// freezeWorker stops every process of the task's worker, if it has one, until thaw: the worker
+// and whatever it left running cannot change the worktree while finalize checks and commits it.
+// A worker that cannot be frozen is ended instead; a later steer starts a fresh one.
+func (e *Engine) freezeWorker(id string) (thaw func(), err error) {
+	t := e.liveTask(id)
+	if t == nil {
+		return func() {}, nil
+	}
+	t.mu.Lock()
+	w := t.worker
+	t.mu.Unlock()
+	if w == nil {
+		return func() {}, nil
+	}
+	if s, ok := any(w).(suspender); ok {
+		resume, err := s.Suspend()
+		if err == nil {
+			return resume, nil
+		}
+		e.log.Warn("the worker could not be frozen for finalize; ending it", "task", id, "err", err)
+	}
+	e.detachThis(t)
+	return func() {}, nil
 }
 
 // verify runs every verification command in the sandbox and keeps each log as evidence. The
-// commands see exactly the reviewed tree: a worktree that drifted from it since the review is
-// refused before anything runs, and what the review left out (ignored files, .reasonix) is
-// absent from their view of the worktree, so no file that is not committed can make a check
-// pass. What the commands write stays in the worktree and is never committed.
+// commands read exactly the reviewed tree: the worker is frozen (finalizeTx), a worktree that
+// drifted from the review is refused before anything runs, everything on disk that is not an
+// entry of the tree is absent from their view, and the tree is read-only to them, so no file
+// that is not committed — nor a file swapped while they run — can make a check pass. They
+// write their outputs to their cache, HOME and /tmp.
 func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract) ([]core.VerificationResult, error) {
 	if len(c.Verification) == 0 {
 		return nil, nil
@@ -290,7 +328,13 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 		return nil, core.Errorf(core.CodeOwnershipAmbiguous, map[string]any{"reason": gitx.ReasonTreeMoved, "paths": limitStrings(outside.Drift, 50)},
 			"the worktree changed after the review (%s); review the new snapshot and finalize again", strings.Join(limitStrings(outside.Drift, 10), ", "))
 	}
-	hidden := gitx.IgnoredRoots(outside.Ignored)
+	// The drift check proved the entries of the reviewed tree hold its bytes; everything else on
+	// disk — ignored, a nested .git, an empty folder, the .git link — is left out of the checks'
+	// view, so that they read exactly the tree the commit records.
+	hidden, err := gitx.NotInTree(ctx, r.RepoCommonDir, r.ReviewTreeHash, r.Worktree)
+	if err != nil {
+		return nil, core.Errorf(core.CodeInternalError, nil, "listing what the review leaves out: %w", err)
+	}
 	runner := e.sandbox()
 	logDir := filepath.Join(e.cfg.StateDir, "verification", r.TaskID)
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
@@ -301,9 +345,9 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 		started := e.now()
 		res, err := runner.Run(ctx, sandbox.Spec{
 			Argv: v.Argv, Dir: filepath.Join(r.Worktree, filepath.FromSlash(v.Cwd)), Worktree: r.Worktree,
-			RepoRoot: r.RepoRoot, Timeout: time.Duration(v.TimeoutSeconds) * time.Second, MaxOutput: core.VerificationLogMax,
+			Timeout: time.Duration(v.TimeoutSeconds) * time.Second, MaxOutput: core.VerificationLogMax,
 			CacheDir: e.taskCacheDir(r.TaskID), Binds: verificationBinds(r, c, hidden), Network: r.Network,
-			Hidden: hidden,
+			Hidden: hidden, ReadOnly: true,
 		})
 		if err != nil {
 			var se *sandbox.Error
@@ -412,7 +456,7 @@ func (e *Engine) externalScan(ctx context.Context, r *taskRecord) error {
 	}
 	runner := e.sandbox()
 	res, err := runner.Run(ctx, sandbox.Spec{
-		Argv: append(slices.Clone(e.cfg.SecretScannerArgv), r.ChangedFiles...), Worktree: r.Worktree, RepoRoot: r.RepoRoot, Timeout: core.ScannerTimeout,
+		Argv: append(slices.Clone(e.cfg.SecretScannerArgv), r.ChangedFiles...), Worktree: r.Worktree, ReadOnly: true, Timeout: core.ScannerTimeout,
 	})
 	if err != nil || !res.Passed() {
 		return core.Errorf(core.CodeSecretDetected, nil, "the secret scanner refused the change")
