@@ -59,4 +59,9 @@ func TestImportsGoOneWay(t *testing.T) {
 			}
 		}
 	}
+	// The state directory's check is a leaf, so that every layer can make it: store (which
+	// must not import core), core/remote, core/doctor and the command line.
+	if got := load("reasonixctl/core/statedir"); len(got) > 0 {
+		t.Errorf("reasonixctl/core/statedir imports %v", got)
+	}
 }

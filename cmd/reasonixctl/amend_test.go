@@ -16,7 +16,7 @@ import (
 // `task amend` drops and adds checks of a task in review through the engine's Control, as
 // reasonix_control amend_checks does; a bad request is a usage error.
 func TestTaskAmend(t *testing.T) {
-	state := t.TempDir()
+	state := privateDir(t)
 	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
 	repo := testRepo(t)
 	open := func() *engine.Engine {

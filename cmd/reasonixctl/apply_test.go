@@ -14,8 +14,7 @@ import (
 // changes nothing, --apply lands the commit on the checkout's branch, a dirty checkout is
 // refused with what to do.
 func TestTaskApplyThroughTheOwner(t *testing.T) {
-	state := t.TempDir()
-	os.Chmod(state, 0o700)
+	state := privateDir(t)
 	finishedTaskServer(t, state, "land-1")
 	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
 

@@ -18,8 +18,7 @@ func BenchmarkMCPStartupAttachedToServe(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	state := b.TempDir()
-	os.Chmod(state, 0o700)
+	state := privateDir(b)
 	serve := exec.Command(filepath.Join(bin, "reasonixctl"), "serve")
 	serve.Env = append(os.Environ(), "CODEX_REASONIX_STATE_DIR="+state)
 	if err := serve.Start(); err != nil {

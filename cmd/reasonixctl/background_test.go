@@ -104,8 +104,7 @@ func inspectState(t *testing.T, s *mcpSession, id string, args map[string]any) s
 // middle of its turn; a new --mcp attaches to the same owner and finds the task still running,
 // steers it, and sees it reach review.
 func TestServeKeepsTasksRunningWhenCodexExits(t *testing.T) {
-	state := t.TempDir()
-	os.Chmod(state, 0o700) // as reasonixctl creates it; t.TempDir's is 0755, which serve refuses
+	state := privateDir(t)
 	t.Cleanup(func() { stopServe(t, state) })
 	scenario := filepath.Join(t.TempDir(), "steer.json")
 	script := `{"name": "steer", "turns": [{"steps": [{"text": "Working."}, {"wait_steer": true},
@@ -150,8 +149,7 @@ func TestServeKeepsTasksRunningWhenCodexExits(t *testing.T) {
 
 // A second serve on a directory that is owned exits with who holds it.
 func TestSecondServeSaysWhoOwnsTheDirectory(t *testing.T) {
-	state := t.TempDir()
-	os.Chmod(state, 0o700) // as reasonixctl creates it; t.TempDir's is 0755, which serve refuses
+	state := privateDir(t)
 	t.Cleanup(func() { stopServe(t, state) })
 	bin, err := buildBinaries()
 	if err != nil {
@@ -200,8 +198,7 @@ func TestSecondServeSaysWhoOwnsTheDirectory(t *testing.T) {
 // serve exits by itself once it has had no working task and no client for its idle time, and
 // not while a client is attached.
 func TestServeExitsWhenIdle(t *testing.T) {
-	state := t.TempDir()
-	os.Chmod(state, 0o700) // as reasonixctl creates it; t.TempDir's is 0755, which serve refuses
+	state := privateDir(t)
 	bin, err := buildBinaries()
 	if err != nil {
 		t.Fatal(err)
@@ -290,8 +287,7 @@ func TestServeSettingsAreChecked(t *testing.T) {
 // background owner, which has no form to show: the --mcp attached to it asks Codex's user
 // (elicitation/create) and the answer is recorded as theirs.
 func TestServeAsksThroughTheAttachedCodex(t *testing.T) {
-	state := t.TempDir()
-	os.Chmod(state, 0o700)
+	state := privateDir(t)
 	t.Cleanup(func() { stopServe(t, state) })
 	scenario := filepath.Join(t.TempDir(), "ask.json")
 	script := `{"name": "ask", "turns": [{"steps": [{"shell": {"command": "make lint", "output": "fine"}, "permission": "ask"},

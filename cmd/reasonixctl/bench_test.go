@@ -22,7 +22,7 @@ func BenchmarkMCPStartup(b *testing.B) {
 	}
 	var rssList, rssOpen, listBytes int
 	for b.Loop() {
-		state := b.TempDir()
+		state := privateDir(b)
 		cmd := exec.Command(filepath.Join(bin, "reasonixctl"), "--mcp")
 		cmd.Env = append(os.Environ(), "CODEX_REASONIX_STATE_DIR="+state)
 		in, _ := cmd.StdinPipe()

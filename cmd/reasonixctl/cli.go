@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"reasonixctl/core/statedir"
 )
 
 // exitCode is what a command returns once it has said what went wrong itself: the process exits
@@ -36,6 +38,11 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	var code exitCode
 	if errors.As(err, &code) {
 		return int(code)
+	}
+	if errors.Is(err, statedir.ErrUnsafe) {
+		// Not a command line to correct: the message names the fix.
+		fmt.Fprintln(stderr, "reasonixctl:", err)
+		return 1
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), err)
 	printUsage(stderr, cmd)

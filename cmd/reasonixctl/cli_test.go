@@ -67,7 +67,7 @@ func TestVersionAndUsageErrors(t *testing.T) {
 }
 
 func TestContractInit(t *testing.T) {
-	t.Setenv("CODEX_REASONIX_STATE_DIR", t.TempDir())
+	t.Setenv("CODEX_REASONIX_STATE_DIR", privateDir(t))
 	repo := t.TempDir()
 	files := map[string]string{"go.mod": "module example.com/m\n", "Makefile": "check:\n\tgo vet ./...\n"}
 	for name, content := range files {

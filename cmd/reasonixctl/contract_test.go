@@ -125,7 +125,7 @@ func TestContractLintRefusesPlaceholders(t *testing.T) {
 // Without -o a draft goes to a folder of the repository's own under the state directory, the
 // checkout stays clean, and -o inside the checkout is refused unless git ignores the file.
 func TestContractInitKeepsTheCheckoutClean(t *testing.T) {
-	state := t.TempDir()
+	state := privateDir(t)
 	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
 	repo := t.TempDir()
 	gitIn := func(args ...string) string {

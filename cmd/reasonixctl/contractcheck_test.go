@@ -53,7 +53,7 @@ func needSandboxAnd(t *testing.T, tools ...string) {
 // `contract init --check` keeps go test, drops go vet and quotes vet's first lines.
 func TestContractInitCheckDropsWhatFailsOnTheBase(t *testing.T) {
 	needSandboxAnd(t, "go")
-	state := t.TempDir()
+	state := privateDir(t)
 	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
 	repo := committedRepo(t, map[string]string{
 		"go.mod":    "module example.com/m\n\ngo 1.22\n",
@@ -97,7 +97,7 @@ func mustInit(t *testing.T, repo string) string {
 // A Python project whose tests pass on the base: lint --check passes.
 func TestContractLintCheckPassesWhatPassesOnTheBase(t *testing.T) {
 	needSandboxAnd(t, "python3")
-	t.Setenv("CODEX_REASONIX_STATE_DIR", t.TempDir())
+	t.Setenv("CODEX_REASONIX_STATE_DIR", privateDir(t))
 	repo := committedRepo(t, map[string]string{
 		"pyproject.toml": "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n",
 		"test_calc.py":   "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 2, 3)\n",

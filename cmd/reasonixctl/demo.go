@@ -16,6 +16,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/doctor"
 	"reasonixctl/core/engine"
+	"reasonixctl/core/statedir"
 	"reasonixctl/tui"
 )
 
@@ -106,6 +107,10 @@ func runDemo(stdout, stderr io.Writer) int {
 		return 1
 	}
 	state := filepath.Join(root, "state")
+	if err := statedir.Ensure(state); err != nil {
+		fmt.Fprintln(stderr, "reasonixctl demo:", err)
+		return 1
+	}
 	log, closeLog, err := openLog(state, false)
 	if err != nil {
 		fmt.Fprintln(stderr, "reasonixctl demo:", err)

@@ -47,7 +47,9 @@ func askOwner(ctx context.Context, dir string) (doctor.OwnerAnswer, error) {
 }
 
 func runDoctor(asJSON bool, stdout, stderr io.Writer) int {
-	dir, err := stateDir()
+	// Unchecked: the doctor reports what is wrong with the directory (doctor.Run checks it as
+	// every mode does) and reads nothing in one it refuses.
+	dir, err := stateDirPath()
 	if err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1

@@ -55,7 +55,29 @@ type mcpSession struct {
 	nextID int
 }
 
+// startMCP starts reasonixctl --mcp on stateDir and, when the test ends, checks that it exits
+// once stdin closes without writing to stderr. stateDir is made 0700 first, as reasonixctl makes
+// its own: t.TempDir's are 0755, which every mode refuses.
 func startMCP(t testing.TB, stateDir string, extraEnv ...string) *mcpSession {
+	t.Helper()
+	if err := os.Chmod(stateDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s, stderr := spawnMCP(t, stateDir, extraEnv...)
+	t.Cleanup(func() {
+		if _, ok := s.exit(20 * time.Second); !ok {
+			t.Errorf("reasonixctl --mcp did not exit after stdin closed")
+		}
+		if stderr.Len() > 0 {
+			t.Errorf("reasonixctl --mcp wrote to stderr: %s", stderr.String())
+		}
+	})
+	return s
+}
+
+// spawnMCP starts reasonixctl --mcp on stateDir as it is, returning the session and what the
+// process writes to stderr.
+func spawnMCP(t testing.TB, stateDir string, extraEnv ...string) (*mcpSession, *strings.Builder) {
 	t.Helper()
 	bin, err := buildBinaries()
 	if err != nil {
@@ -69,8 +91,8 @@ func startMCP(t testing.TB, stateDir string, extraEnv ...string) *mcpSession {
 	cmd.Env = append(cmd.Env, extraEnv...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -83,21 +105,23 @@ func startMCP(t testing.TB, stateDir string, extraEnv ...string) *mcpSession {
 		}
 		close(s.lines)
 	}()
-	t.Cleanup(func() {
-		in.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			t.Errorf("reasonixctl --mcp did not exit after stdin closed")
-		}
-		if stderr.Len() > 0 {
-			t.Errorf("reasonixctl --mcp wrote to stderr: %s", stderr.String())
-		}
-	})
-	return s
+	return s, stderr
+}
+
+// exit closes stdin and waits up to d for the process to exit, killing it if it does not;
+// ok says whether it exited by itself.
+func (s *mcpSession) exit(d time.Duration) (code int, ok bool) {
+	s.in.Close()
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case <-done:
+		return s.cmd.ProcessState.ExitCode(), true
+	case <-time.After(d):
+		s.cmd.Process.Kill()
+		<-done
+		return -1, false
+	}
 }
 
 func (s *mcpSession) send(v any) {
@@ -313,12 +337,16 @@ func jsonEqual(a string, b json.RawMessage) bool {
 	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal(b, &y) == nil && fmt.Sprint(x) == fmt.Sprint(y)
 }
 
+// A second process that cannot attach to the owner (its socket gone) names the owner.
 func TestSecondProcessNamesTheOwner(t *testing.T) {
 	state := t.TempDir()
 	s := startMCP(t, state)
 	s.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "e2e", "version": "1"}})
 	// A tool call makes the first process open the state directory.
 	s.tool("reasonix_inspect", map[string]any{"task_id": "none"}, nil)
+	if err := os.Remove(filepath.Join(state, "owner.sock")); err != nil {
+		t.Fatal(err)
+	}
 	bin, _ := buildBinaries()
 	cmd := exec.Command(filepath.Join(bin, "reasonixctl"), "task", "list")
 	cmd.Env = append(os.Environ(), "CODEX_REASONIX_STATE_DIR="+state)

@@ -312,13 +312,13 @@ func TestGitBoundaryRewrittenGitIsRefused(t *testing.T) {
 	}
 }
 
-// A verification command may write the worktree's files but not its .git: a test that rewrites
-// it fails to, and the commit lands in the real repository.
+// A verification command cannot rewrite, remove or move the worktree's .git — it is absent from
+// the read-only reviewed tree the check reads — and the commit lands in the real repository.
 func TestGitBoundaryVerificationCannotRewriteGit(t *testing.T) {
 	b := newBoundary(t, []string{"result.txt"}, [][]string{{"make", "check"}}, withMakefile(`check:
 	@-mkdir -p .reasonix/g && git init -q --bare .reasonix/g
 	@-printf 'gitdir: %s/.reasonix/g\n' "$$PWD" > .git && echo RE""WROTE
-	@-rm -f .git && echo RE""MOVED
+	@-rm .git && echo RE""MOVED
 	@-mv .git .git.old && echo MO""VED
 	@test -f result.txt
 `))

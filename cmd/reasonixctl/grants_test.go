@@ -17,7 +17,7 @@ func grantsCmd(args []string, out, errb *bytes.Buffer) int {
 // grants list shows a grant, policy explain says it allows the command (and only for its
 // repository), revoke removes it, and an unknown id is a usage error that changes nothing.
 func TestGrantsListRevokeAndPolicyExplain(t *testing.T) {
-	state := t.TempDir()
+	state := privateDir(t)
 	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
 	repo, other := testRepo(t), testRepo(t)
 	src, err := gitx.OpenSource(t.Context(), repo, "HEAD")

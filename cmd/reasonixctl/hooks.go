@@ -16,6 +16,7 @@ import (
 	"reasonixctl/core/atomicfile"
 	"reasonixctl/core/doctor"
 	"reasonixctl/core/guard"
+	"reasonixctl/core/statedir"
 )
 
 // The Codex hook reasonixctl installs: a PreToolUse command hook for Codex's shell and patch
@@ -96,6 +97,8 @@ func runPreToolUse(dir string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		if dir == "" {
 			dir, err = stateDir()
+		} else {
+			err = statedir.Ensure(dir)
 		}
 		if err != nil {
 			d.Reason = "reasonixctl guard: no state directory, so active tasks cannot be checked: " + err.Error()
@@ -121,8 +124,13 @@ func hookCommand() (string, error) {
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
 	}
-	dir, err := stateDir()
+	dir, err := stateDirPath()
 	if err != nil {
+		return "", err
+	}
+	// The hook refuses a directory every mode refuses, and so would deny every call; checked
+	// without creating it, so that the doctor, which asks for this line too, changes nothing.
+	if err := statedir.Check(dir); err != nil {
 		return "", err
 	}
 	return core.ShellWords([]string{exe}) + " " + hookSubcommand + " " + core.ShellWords([]string{"--state-dir", dir}), nil

@@ -20,7 +20,7 @@ func BenchmarkHookProcess(b *testing.B) {
 		b.Fatal(err)
 	}
 	repo, _ := filepath.EvalSymlinks(b.TempDir())
-	state := b.TempDir()
+	state := privateDir(b)
 	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
 	common := filepath.Join(repo, ".git")
 	if err := guard.WriteActive(state, guard.ActiveRepo{RepositoryID: gitx.RepoID(repo, common), Root: repo, CommonDir: common,

@@ -31,7 +31,7 @@ const otherHooks = `{
 
 func hooksEnv(t *testing.T) (codexHome, state string) {
 	t.Helper()
-	codexHome, state = t.TempDir(), t.TempDir()
+	codexHome, state = t.TempDir(), privateDir(t)
 	t.Setenv("CODEX_HOME", codexHome)
 	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
 	return codexHome, state
@@ -166,7 +166,7 @@ func recorded(t testing.TB, name, cwd string) []byte {
 }
 
 func TestHookAnswersInCodexFormat(t *testing.T) {
-	repo, state := t.TempDir(), t.TempDir()
+	repo, state := t.TempDir(), privateDir(t)
 	repo, _ = filepath.EvalSymlinks(repo)
 	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
 	common := filepath.Join(repo, ".git")
@@ -205,7 +205,7 @@ func TestInstalledHookBesideRunningOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo, state, home := testRepo(t), t.TempDir(), t.TempDir()
+	repo, state, home := testRepo(t), privateDir(t), t.TempDir()
 	install := exec.Command(filepath.Join(bin, "reasonixctl"), "hooks", "install", "--user", "--apply")
 	install.Env = append(os.Environ(), "CODEX_HOME="+home, "CODEX_REASONIX_STATE_DIR="+state)
 	if out, err := install.CombinedOutput(); err != nil {

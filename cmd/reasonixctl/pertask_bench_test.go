@@ -42,8 +42,7 @@ func benchPerTask(b *testing.B, attached bool) {
 		bin = alt
 	}
 	fake := filepath.Join(dir, "fake-reasonix")
-	state := b.TempDir()
-	os.Chmod(state, 0o700)
+	state := privateDir(b)
 	env := append(os.Environ(), "CODEX_REASONIX_STATE_DIR="+state, "REASONIX_BIN="+fake,
 		"GIT_AUTHOR_NAME=Bench", "GIT_AUTHOR_EMAIL=bench@example.com")
 	var pids []int

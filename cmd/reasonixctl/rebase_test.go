@@ -12,8 +12,7 @@ import (
 // whose result.txt conflicts with a commit made since is moved onto the new HEAD and a repair
 // round starts; without an owner the command refuses, since the round's worker would end with it.
 func TestTaskRebaseThroughTheOwner(t *testing.T) {
-	state := t.TempDir()
-	os.Chmod(state, 0o700)
+	state := privateDir(t)
 	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
 	if code, _, errOut := runCmd(taskCmd, "rebase", "rb-1"); code != 1 || !strings.Contains(errOut, "no reasonixctl owns the state directory") {
 		t.Fatalf("without an owner: %d %q", code, errOut)

@@ -37,7 +37,6 @@ func doctorOwnerCheck(t *testing.T) doctor.Check {
 func TestTaskCommandsBesideAnOwner(t *testing.T) {
 	seedTasks(t)
 	state := os.Getenv("CODEX_REASONIX_STATE_DIR")
-	os.Chmod(state, 0o700) // as reasonixctl creates it; t.TempDir's is 0755, which Serve refuses
 	if c := doctorOwnerCheck(t); c.Status != doctor.CheckOK || !strings.Contains(c.Detail, "no reasonixctl owns") {
 		t.Fatalf("doctor without an owner: %+v", c)
 	}

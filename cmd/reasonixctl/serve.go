@@ -17,6 +17,7 @@ import (
 	"reasonixctl/core/doctor"
 	"reasonixctl/core/engine"
 	"reasonixctl/core/remote"
+	"reasonixctl/core/statedir"
 	"reasonixctl/mcp"
 	"reasonixctl/store"
 	"reasonixctl/tui"
@@ -43,14 +44,17 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 2
 	}
-	dir, log, closeLog, code := stateAndLog(stderr, logStderr)
-	if code != 0 {
-		return code
-	}
-	defer closeLog()
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	dir, log, closer, err := openState(logStderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "reasonixctl:", err)
+		if errors.Is(err, statedir.ErrUnsafe) {
+			return refusedMCP(ctx, err, s, logStderr, stdout, stderr)
+		}
+		return 1
+	}
+	defer closer.Close()
 	// Codex follows SIGTERM with SIGKILL about 50 ms later. The owner record goes first, so that
 	// a shutdown cut short (a worker's process group can take longer to end) leaves none behind;
 	// it is removed only while it names this process.
@@ -82,6 +86,25 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// refusedMCP serves MCP over a state directory every mode refuses. Codex still gets its tools at
+// once, as ARCHITECTURE.md promises, and each tool call fails with the refusal and its fix,
+// where Codex shows it, rather than with a server that died before saying anything; nothing in
+// the directory is opened, not even the log. It exits 1 when Codex closes the session.
+func refusedMCP(ctx context.Context, refusal error, s settings, logStderr bool, stdout, stderr io.Writer) int {
+	ce := core.Errorf(core.CodeInternalError, nil, "reasonixctl refuses its state directory, so no tool can run: %w", refusal)
+	ce.NextAction = core.NextFixRequest // the message names the fix
+	var log *slog.Logger
+	if logStderr {
+		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	open := func(context.Context) (core.Service, error) { return nil, ce }
+	srv := mcp.NewServer(open, mcp.Options{Version: version, Logger: log, Network: s.network, AskUser: s.askUser})
+	if err := srv.ServeStdio(ctx, os.Stdin, stdout); err != nil {
+		fmt.Fprintln(stderr, "reasonixctl: mcp server stopped:", err)
+	}
+	return 1
 }
 
 // runDashboard runs the core in-process under the dashboard. Permissions the policy does not

@@ -97,7 +97,7 @@ func TestSoakKillNine(t *testing.T) {
 	}
 	s := &soak{
 		t: t, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), bin: bin,
-		repo: testRepo(t), state: t.TempDir(), expected: map[string]time.Duration{},
+		repo: testRepo(t), state: privateDir(t), expected: map[string]time.Duration{},
 		landed: map[string]int{},
 	}
 	scenario := filepath.Join(t.TempDir(), "soak-scenario.json")

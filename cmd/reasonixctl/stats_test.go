@@ -43,7 +43,7 @@ func TestStatsCommand(t *testing.T) {
 
 // While another process owns the state directory, stats says which one instead of waiting.
 func TestStatsNamesTheOwner(t *testing.T) {
-	state := t.TempDir()
+	state := privateDir(t)
 	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
 	e, err := engine.Open(engine.Config{StateDir: state, Mode: "mcp"})
 	if err != nil {

@@ -36,7 +36,7 @@ const taskTestContract = `{
 // finished, which the restart leaves paused. It returns the completed task's view.
 func seedTasks(t *testing.T) core.TaskView {
 	t.Helper()
-	state := t.TempDir()
+	state := privateDir(t)
 	t.Setenv("CODEX_REASONIX_STATE_DIR", state)
 	repo := testRepo(t)
 	var scn *acptest.Scenario
@@ -143,7 +143,7 @@ func TestTaskArchiveAndPrune(t *testing.T) {
 }
 
 func TestTaskUsageErrors(t *testing.T) {
-	t.Setenv("CODEX_REASONIX_STATE_DIR", t.TempDir())
+	t.Setenv("CODEX_REASONIX_STATE_DIR", privateDir(t))
 	for _, args := range [][]string{
 		nil,
 		{"bogus"},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"reasonixctl/acp"
+	"reasonixctl/core/statedir"
 	"reasonixctl/sandbox"
 	"reasonixctl/store"
 )
@@ -66,7 +67,8 @@ func Run(ctx context.Context, o Options) []Check {
 		provider, keyVar = providerChecks(ctx, path, o.EnvAllow)
 		checks = append(checks, provider...)
 	}
-	checks = append(checks, envCheck(o.EnvAllow), sandboxCheck(), stateCheck(o.StateDir), ownerCheck(ctx, o))
+	state := stateCheck(o.StateDir)
+	checks = append(checks, envCheck(o.EnvAllow), sandboxCheck(), state, ownerCheck(ctx, o, state))
 	if o.RepoDir != "" {
 		checks = append(checks, toolchainCheck(o.RepoDir))
 	}
@@ -111,15 +113,14 @@ func sandboxCheck() Check {
 	return Check{"sandbox", CheckOK, p.Engine + " at " + p.Executable}
 }
 
+// stateCheck is statedir.Check, the check every mode makes before it opens the directory, in
+// its words.
 func stateCheck(dir string) Check {
-	fi, err := os.Stat(dir)
-	switch {
-	case os.IsNotExist(err):
-		return Check{"state_directory", CheckOK, dir + " (created on first use, mode 0700)"}
-	case err != nil:
+	if err := statedir.Check(dir); err != nil {
 		return Check{"state_directory", CheckFail, err.Error()}
-	case fi.Mode().Perm()&0o077 != 0:
-		return Check{"state_directory", CheckFail, fmt.Sprintf("%s has mode %04o: run chmod 700 %s", dir, fi.Mode().Perm(), dir)}
+	}
+	if _, err := os.Lstat(dir); os.IsNotExist(err) {
+		return Check{"state_directory", CheckOK, dir + " (created on first use, mode 0700)"}
 	}
 	return Check{"state_directory", CheckOK, dir}
 }
@@ -128,8 +129,12 @@ func stateCheck(dir string) Check {
 const ownerAskTimeout = 5 * time.Second
 
 // ownerCheck says who owns the state directory and whether its socket answers: while another
-// process owns it, the task commands run through that socket.
-func ownerCheck(ctx context.Context, o Options) Check {
+// process owns it, the task commands run through that socket. In a directory the state check
+// refused it reads nothing, as no mode would.
+func ownerCheck(ctx context.Context, o Options, state Check) Check {
+	if state.Status == CheckFail {
+		return Check{"owner", CheckWarn, "not checked: nothing in a refused state directory is read (see state_directory)"}
+	}
 	info := store.CurrentOwner(o.StateDir)
 	if info == nil {
 		return Check{"owner", CheckOK, "no reasonixctl owns the state directory; commands open it directly"}

@@ -2,11 +2,14 @@ package doctor
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"reasonixctl/core/statedir"
 )
 
 func checkMap(checks []Check) map[string]Check {
@@ -166,6 +169,36 @@ func TestStateDirectoryCheck(t *testing.T) {
 	os.Mkdir(private, 0o700)
 	if got := stateCheck(private); got.Status != CheckOK {
 		t.Errorf("0700: %+v", got)
+	}
+	// The same words as every mode's refusal, fix included.
+	if got := stateCheck(open); got.Detail != statedir.Check(open).Error() || !strings.Contains(got.Detail, "chmod 700 "+open) {
+		t.Errorf("0755: %+v", got)
+	}
+}
+
+// A state directory someone else owns is refused in the words every mode uses, and nothing in it
+// is read: not its owner record, not its socket.
+func TestForeignStateDirectoryIsNotRead(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a directory owned by another uid")
+	}
+	dir := filepath.Join(t.TempDir(), "theirs")
+	os.Mkdir(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "owner.json"), fmt.Appendf(nil, `{"pid": %d, "mode": "mcp"}`, os.Getpid()), 0o600)
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	state := stateCheck(dir)
+	if state.Status != CheckFail || state.Detail != statedir.Check(dir).Error() || !strings.Contains(state.Detail, "owned by uid 65534") ||
+		!strings.Contains(state.Detail, "unset CODEX_REASONIX_STATE_DIR") {
+		t.Fatalf("state: %+v", state)
+	}
+	ask := func(context.Context, string) (OwnerAnswer, error) {
+		t.Fatal("the owner's socket was dialled")
+		return OwnerAnswer{}, nil
+	}
+	if got := ownerCheck(context.Background(), Options{StateDir: dir, AskOwner: ask}, state); got.Status != CheckWarn || strings.Contains(got.Detail, "owned by") {
+		t.Fatalf("owner: %+v", got)
 	}
 }
 

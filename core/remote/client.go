@@ -13,6 +13,7 @@ import (
 	"connectrpc.com/connect"
 
 	"reasonixctl/core"
+	"reasonixctl/core/statedir"
 	"reasonixctl/store"
 )
 
@@ -96,12 +97,10 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 		return nil, err
 	}
 	if !ours {
-		if fi, err := os.Stat(dir); err == nil {
-			if why := dirProblem(dir, fi); why != "" {
-				// An owner refuses to serve a socket here: say why rather than that none runs.
-				return nil, core.Errorf(core.CodeReasonixUnavailable, map[string]any{"path": path},
-					"no reasonixctl can serve %s to other processes: %s", dir, why)
-			}
+		if err := statedir.Check(dir); errors.Is(err, statedir.ErrUnsafe) {
+			// An owner refuses to serve a socket here: say why rather than that none runs.
+			return nil, core.Errorf(core.CodeReasonixUnavailable, map[string]any{"path": path},
+				"no reasonixctl can serve %s to other processes: %v", dir, err)
 		}
 		return nil, core.Errorf(core.CodeReasonixUnavailable, map[string]any{"path": path},
 			"no reasonixctl serves %s (no socket at %s)", dir, path)

@@ -87,7 +87,7 @@ type Server struct {
 
 	ask askRegistry // the clients that ask their person, and who delegated each task (ask.go)
 
-	refused atomic.Int64 // connections closed because the peer was another uid
+	refused atomic.Int64 // connections closed because the peer was another uid or in a sandbox
 	dropped atomic.Int64 // Subscribe streams ended because their peer fell behind
 	streams atomic.Int64 // Subscribe streams open now
 	clients atomic.Int64 // Hello streams open now: the processes attached
@@ -157,6 +157,10 @@ func (s *Server) listen(dir string) error {
 	if err := checkDir(dir); err != nil {
 		return err
 	}
+	ns, err := ownNamespaces()
+	if err != nil {
+		return core.Errorf(core.CodeInternalError, nil, "owner socket: cannot read our own namespaces, so a front end could not be told from a sandboxed process: %w", err)
+	}
 	stale, err := inspectSocket(s.path)
 	if err != nil {
 		return err
@@ -177,7 +181,7 @@ func (s *Server) listen(dir string) error {
 		return core.Errorf(core.CodeInternalError, nil, "owner socket: %w", err)
 	}
 	s.sock, _ = os.Lstat(s.path)
-	s.ln = &peerListener{Listener: ln, uid: os.Getuid(), tune: func(c net.Conn) {
+	s.ln = &peerListener{Listener: ln, uid: os.Getuid(), ns: ns, tune: func(c net.Conn) {
 		if s.tune != nil {
 			s.tune(c)
 		}

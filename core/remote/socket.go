@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"reasonixctl/core"
+	"reasonixctl/core/statedir"
 )
 
 // ErrUnsafeSocket is the cause of every refusal to serve or dial a socket path that someone
@@ -33,32 +34,14 @@ func SocketPath(dir string) string { return filepath.Join(dir, SocketName) }
 // checkDir refuses a state directory that another user owns or could enter: the socket's
 // 0600 mode alone does not stop a process that can replace the file.
 func checkDir(dir string) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return core.Errorf(core.CodeInternalError, nil, "state directory: %w", err)
+	err := statedir.Check(dir)
+	if errors.Is(err, statedir.ErrUnsafe) {
+		return unsafeSocket(dir, "%s", err.Error())
 	}
-	if why := dirProblem(dir, fi); why != "" {
-		return unsafeSocket(dir, "%s", why)
+	if err != nil {
+		return core.Errorf(core.CodeInternalError, nil, "%w", err)
 	}
 	return nil
-}
-
-// dirProblem says why dir, described by fi, is no place for the owner's socket ("" if it is).
-func dirProblem(dir string, fi os.FileInfo) string {
-	if !fi.IsDir() {
-		return fmt.Sprintf("%s is not a directory", dir)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fmt.Sprintf("cannot read the owner of %s", dir)
-	}
-	if int(st.Uid) != os.Getuid() {
-		return fmt.Sprintf("state directory %s belongs to uid %d, not to us (uid %d)", dir, st.Uid, os.Getuid())
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Sprintf("state directory %s has mode %04o; run chmod 700 %s", dir, fi.Mode().Perm(), dir)
-	}
-	return ""
 }
 
 // inspectSocket says whether path holds a socket of ours (true), nothing (false), or something
@@ -120,11 +103,13 @@ func peerUID(c net.Conn) (int, error) {
 	return int(cred.Uid), nil
 }
 
-// peerListener closes every accepted connection whose peer is not our uid before anything is
-// read from it.
+// peerListener closes every accepted connection whose peer is not a front end of ours — another
+// uid, or a process in another mount or pid namespace (a sandbox) — before anything is read from
+// it.
 type peerListener struct {
 	net.Listener
 	uid    int
+	ns     namespaces      // the owner's
 	refuse func(err error) // reports a refused peer
 	tune   func(net.Conn)  // adjusts an accepted connection (tests shrink its buffers)
 }
@@ -135,19 +120,29 @@ func (l *peerListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		uid, err := peerUID(c)
-		if err == nil {
-			err = checkPeer(uid, l.uid)
-		}
-		if err == nil {
-			if l.tune != nil {
-				l.tune(c)
+		if err := l.admit(c); err != nil {
+			c.Close()
+			if l.refuse != nil {
+				l.refuse(err)
 			}
-			return c, nil
+			continue
 		}
-		c.Close()
-		if l.refuse != nil {
-			l.refuse(err)
+		if l.tune != nil {
+			l.tune(c)
 		}
+		return c, nil
 	}
+}
+
+// admit says why the peer of c may not be served, or nil when it may.
+func (l *peerListener) admit(c net.Conn) error {
+	p, err := readPeer(c)
+	defer p.close()
+	if err != nil {
+		return err
+	}
+	if err := checkPeer(p.uid, l.uid); err != nil {
+		return err
+	}
+	return checkNamespaces(p, l.ns)
 }
