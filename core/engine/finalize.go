@@ -313,7 +313,7 @@ func (e *Engine) freezeWorker(id string) (thaw func(), err error) {
 // entry of the tree is absent from their view, and the tree is read-only to them, so no file
 // that is not committed — nor a file swapped while they run — can make a check pass. They
 // write their outputs to their cache, HOME and /tmp.
-func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract) ([]core.VerificationResult, error) {
+func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract) (out []core.VerificationResult, err error) {
 	if len(c.Verification) == 0 {
 		return nil, nil
 	}
@@ -335,12 +335,24 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 	if err != nil {
 		return nil, core.Errorf(core.CodeInternalError, nil, "listing what the review leaves out: %w", err)
 	}
+	hidden = slices.DeleteFunc(hidden, func(p string) bool { return p == ".git" })
+	restoreLink, err := gitx.SetLinkAside(e.worktreeOf(r))
+	if gitx.IsTampered(err) {
+		return nil, e.tampered(r.TaskID, "before_verification", err)
+	}
+	if err != nil {
+		return nil, core.Errorf(core.CodeInternalError, nil, "%w", err)
+	}
+	defer func() {
+		if rerr := restoreLink(); rerr != nil && err == nil {
+			out, err = nil, e.tampered(r.TaskID, "after_verification", rerr)
+		}
+	}()
 	runner := e.sandbox()
 	logDir := filepath.Join(e.cfg.StateDir, "verification", r.TaskID)
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
 		return nil, core.Errorf(core.CodeInternalError, nil, "verification logs: %w", err)
 	}
-	var out []core.VerificationResult
 	for _, v := range c.Verification {
 		started := e.now()
 		res, err := runner.Run(ctx, sandbox.Spec{

@@ -79,6 +79,10 @@ func (e *Engine) recoverTask(ctx context.Context, r *taskRecord) error {
 		e.log.Warn("could not undo an interrupted delegate", "task", r.TaskID, "err", err)
 		why += "; undoing it failed: " + err.Error()
 	case core.StateVerifying:
+		// A finalize cut short while its checks ran left the .git link aside.
+		if err := gitx.RestoreLink(e.worktreeOf(r)); err != nil {
+			e.log.Warn("could not restore the worktree's .git link", "task", r.TaskID, "err", err)
+		}
 		rolledBack, err := gitx.RecoverCommit(ctx, e.worktreeOf(r), r.ReviewTreeHash)
 		if err == nil {
 			return e.recoverToReview(ctx, r, rolledBack)

@@ -122,6 +122,37 @@ func TestRestartDuringVerificationReturnsToReview(t *testing.T) {
 	}
 }
 
+// A finalize killed while its checks ran had set the worktree's .git link aside: the next start
+// writes it back, the task is in review at the same revision, and finalize completes.
+func TestRestartDuringTheChecksRestoresTheGitLink(t *testing.T) {
+	h := newHarness(t, nil)
+	res, err := h.delegate("checking")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.e.update("checking", func(r *taskRecord) ([]newEvent, error) {
+		ev, err := setState(r, core.StateVerifying, "preflight", "")
+		return []newEvent{ev}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := h.e.load("checking")
+	if _, err := gitx.SetLinkAside(h.e.worktreeOf(r)); err != nil {
+		t.Fatal(err)
+	}
+	h.restart()
+	d, _ := h.e.Get(context.Background(), "checking")
+	if d.View.State != core.StateReviewRequired || d.View.ReviewRevision != res.ReviewRevision {
+		t.Fatalf("after restart: %+v", d.View)
+	}
+	if err := gitx.CheckLink(h.e.worktreeOf(r)); err != nil {
+		t.Fatalf("the link was not restored: %v", err)
+	}
+	if fin, err := h.finalize(res.TaskView, "looks-right"); err != nil || fin.State != core.StateCompleted {
+		t.Fatalf("finalize after restart: %v %+v", err, fin)
+	}
+}
+
 // A delegate killed while provisioning is undone at the next start, so the same delegate works.
 func TestRestartDuringProvisioningUndoesTheTask(t *testing.T) {
 	for _, phase := range []string{"creating_worktree", "starting_reasonix"} {
