@@ -14,13 +14,13 @@ cleanup() {
 }
 trap cleanup EXIT
 CGO_ENABLED=0 go build -o "$work/reasonixctl" ./cmd/reasonixctl
-go build -o "$work/fake-reasonix" ./cmd/fake-reasonix
+mkdir -p "$work/bin" && go build -o "$work/bin/fake-reasonix" ./cmd/fake-reasonix
 
 repo="$work/repo"
 git init -q -b main "$repo"
 git -C "$repo" -c user.name=ci -c user.email=ci@example.com commit -q --allow-empty -m base
 base="$(git -C "$repo" rev-parse HEAD)"
-cat > "$work/scenario.json" <<'JSON'
+cat > "$work/bin/scenario.json" <<'JSON'
 {"name": "attach", "turns": [{"steps": [
   {"text": "Checking the lint first."},
   {"shell": {"command": "make lint", "output": "fine\n"}, "permission": "ask"},
@@ -29,8 +29,8 @@ cat > "$work/scenario.json" <<'JSON'
 ], "summary": "Created result.txt containing ok."}]}
 JSON
 
-export CODEX_REASONIX_STATE_DIR="$work/state" REASONIX_BIN="$work/fake-reasonix" \
-  FAKE_REASONIX_SCENARIO="$work/scenario.json" CODEX_REASONIX_ENV_ALLOWLIST='FAKE_REASONIX_*' \
+export CODEX_REASONIX_STATE_DIR="$work/state" REASONIX_BIN="$work/bin/fake-reasonix" \
+  FAKE_REASONIX_SCENARIO="$work/bin/scenario.json" CODEX_REASONIX_ENV_ALLOWLIST='FAKE_REASONIX_*' \
   GIT_AUTHOR_NAME=ci GIT_AUTHOR_EMAIL=ci@example.com GIT_COMMITTER_NAME=ci GIT_COMMITTER_EMAIL=ci@example.com
 
 coproc MCP { "$work/reasonixctl" --mcp 2>"$work/mcp.err"; }
@@ -65,7 +65,7 @@ name=tmux-attach
 for _ in $(seq 100); do [ -S "$work/state/owner.sock" ] && break; sleep 0.1; done
 # A tmux server that is already running gives new sessions its own environment, not ours.
 tmux new-session -d -s "$session" -x 100 -y 30 \
-  "cd $repo && env CODEX_REASONIX_STATE_DIR=$work/state REASONIX_BIN=$work/fake-reasonix REASONIXCTL_THEME=${REASONIXCTL_THEME:-dark} $work/reasonixctl; echo \$? > $work/exit"
+  "cd $repo && env CODEX_REASONIX_STATE_DIR=$work/state REASONIX_BIN=$work/bin/fake-reasonix REASONIXCTL_THEME=${REASONIXCTL_THEME:-dark} $work/reasonixctl; echo \$? > $work/exit"
 wait_for "attached to reasonixctl --mcp" 30
 
 res="$(call tools/call '{"name":"reasonix_delegate","arguments":{"task_id":"codex-1","contract":'"$contract"',"wait_mode":"background"},"_meta":'"$meta"'}')"

@@ -13,7 +13,7 @@ name=tmux-attention
 workspace attention
 
 # One scenario, a turn per task: the objective in each prompt picks it.
-cat > "$work/scenario.json" <<'JSON'
+cat > "$work/bin/scenario.json" <<'JSON'
 {"name": "attention", "turns": [
   {"match": "ATTN-WAIT", "steps": [
     {"text": "Linting first."},
@@ -24,8 +24,8 @@ cat > "$work/scenario.json" <<'JSON'
 ]}
 JSON
 
-export CODEX_REASONIX_STATE_DIR="$work/state" REASONIX_BIN="$work/fake-reasonix" \
-  FAKE_REASONIX_SCENARIO="$work/scenario.json" CODEX_REASONIX_ENV_ALLOWLIST='FAKE_REASONIX_*' \
+export CODEX_REASONIX_STATE_DIR="$work/state" REASONIX_BIN="$work/bin/fake-reasonix" \
+  FAKE_REASONIX_SCENARIO="$work/bin/scenario.json" CODEX_REASONIX_ENV_ALLOWLIST='FAKE_REASONIX_*' \
   GIT_AUTHOR_NAME=ci GIT_AUTHOR_EMAIL=ci@example.com GIT_COMMITTER_NAME=ci GIT_COMMITTER_EMAIL=ci@example.com
 
 coproc MCP { "$work/reasonixctl" --mcp 2>"$work/mcp.err"; }
@@ -81,7 +81,7 @@ call tools/list '{}' >/dev/null
 for _ in $(seq 100); do [ -S "$work/state/owner.sock" ] && break; sleep 0.1; done
 # The dashboard is attached before the permission is asked: the request waits for it.
 tmux new-session -d -s "$session" -x 120 -y 40 \
-  "cd $repo && env CODEX_REASONIX_STATE_DIR=$work/state REASONIX_BIN=$work/fake-reasonix REASONIXCTL_NOTIFY=off $work/reasonixctl; echo \$? > $work/exit"
+  "cd $repo && env CODEX_REASONIX_STATE_DIR=$work/state REASONIX_BIN=$work/bin/fake-reasonix REASONIXCTL_NOTIFY=off $work/reasonixctl; echo \$? > $work/exit"
 wait_for "attached to reasonixctl --mcp" 30
 
 delegate attn-wait ATTN-WAIT wait.txt

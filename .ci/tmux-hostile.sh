@@ -17,7 +17,7 @@ workspace hostile
 base="$(git -C "$repo" rev-parse HEAD)"
 
 # The scenario, with the sequences as raw bytes in every string.
-python3 - "$work/scenario.json" <<'PY'
+python3 - "$work/bin/scenario.json" <<'PY'
 import json, sys
 p = ("\x1b]52;c;cGxhbnRlZA==\x07\x1b]0;pwned\x07\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\"
      "\x1b[2J\x1b[1;1HALLOWED\u009b2J\u202eevil\r")
@@ -32,8 +32,8 @@ scenario = {"name": "hostile", "turns": [{"steps": [
 json.dump(scenario, open(sys.argv[1], "w"))
 PY
 
-export CODEX_REASONIX_STATE_DIR="$work/state" REASONIX_BIN="$work/fake-reasonix" \
-  FAKE_REASONIX_SCENARIO="$work/scenario.json" CODEX_REASONIX_ENV_ALLOWLIST='FAKE_REASONIX_*' \
+export CODEX_REASONIX_STATE_DIR="$work/state" REASONIX_BIN="$work/bin/fake-reasonix" \
+  FAKE_REASONIX_SCENARIO="$work/bin/scenario.json" CODEX_REASONIX_ENV_ALLOWLIST='FAKE_REASONIX_*' \
   GIT_AUTHOR_NAME=ci GIT_AUTHOR_EMAIL=ci@example.com GIT_COMMITTER_NAME=ci GIT_COMMITTER_EMAIL=ci@example.com
 
 coproc MCP { "$work/reasonixctl" --mcp 2>"$work/mcp.err"; }
@@ -66,7 +66,7 @@ for _ in $(seq 100); do [ -S "$work/state/owner.sock" ] && break; sleep 0.1; don
 # The dashboard waits for a line so that pipe-pane records it from its first byte. OSC 52 would
 # reach tmux's buffers (set-clipboard on) and OSC 0 the pane title if they got through.
 tmux new-session -d -s "$session" -x 160 -y 45 \
-  "cd $repo && read -r _ && env CODEX_REASONIX_STATE_DIR=$work/state REASONIX_BIN=$work/fake-reasonix REASONIXCTL_NOTIFY=on $work/reasonixctl; echo \$? > $work/exit"
+  "cd $repo && read -r _ && env CODEX_REASONIX_STATE_DIR=$work/state REASONIX_BIN=$work/bin/fake-reasonix REASONIXCTL_NOTIFY=on $work/reasonixctl; echo \$? > $work/exit"
 tmux set-option -g set-clipboard on
 tmux pipe-pane -O -t "$session" "cat > $work/raw"
 title="$(tmux display-message -p -t "$session" '#{pane_title}')"

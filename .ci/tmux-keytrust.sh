@@ -21,7 +21,7 @@ name=tmux-keytrust
 . .ci/tmux-lib.sh
 workspace keytrust
 
-cat > "$work/scenario.json" <<'JSON'
+cat > "$work/bin/scenario.json" <<'JSON'
 {"name": "keytrust", "turns": [{"steps": [
   {"text": "Reading the data files before the build."},
   {"wait_steer": true},
@@ -32,8 +32,8 @@ cat > "$work/scenario.json" <<'JSON'
 ], "summary": "Built gamma and added the data."}]}
 JSON
 
-export CODEX_REASONIX_STATE_DIR="$work/state" REASONIX_BIN="$work/fake-reasonix" \
-  FAKE_REASONIX_SCENARIO="$work/scenario.json" CODEX_REASONIX_ENV_ALLOWLIST='FAKE_REASONIX_*' \
+export CODEX_REASONIX_STATE_DIR="$work/state" REASONIX_BIN="$work/bin/fake-reasonix" \
+  FAKE_REASONIX_SCENARIO="$work/bin/scenario.json" CODEX_REASONIX_ENV_ALLOWLIST='FAKE_REASONIX_*' \
   GIT_AUTHOR_NAME=ci GIT_AUTHOR_EMAIL=ci@example.com GIT_COMMITTER_NAME=ci GIT_COMMITTER_EMAIL=ci@example.com
 
 fail() { echo "$name: $*" >&2; screen >&2; exit 1; }
@@ -87,7 +87,7 @@ for ia in s.get("sections", {}).get("interactions") or []:
 
 for _ in $(seq 100); do [ -S "$work/state/owner.sock" ] && break; sleep 0.1; done
 tmux new-session -d -s "$session" -x 80 -y 24 \
-  "cd $repo && env CODEX_REASONIX_STATE_DIR=$work/state REASONIX_BIN=$work/fake-reasonix $work/reasonixctl; echo \$? > $work/exit"
+  "cd $repo && env CODEX_REASONIX_STATE_DIR=$work/state REASONIX_BIN=$work/bin/fake-reasonix $work/reasonixctl; echo \$? > $work/exit"
 wait_for "attached to reasonixctl --mcp" 30
 
 res="$(call tools/call '{"name":"reasonix_delegate","arguments":{"task_id":"kt-1","contract":'"$contract"',"wait_mode":"background"},"_meta":'"$meta"'}')"

@@ -38,7 +38,7 @@ workspace() {
   else
     CGO_ENABLED=0 go build -o "$work/reasonixctl" ./cmd/reasonixctl
   fi
-  go build -o "$work/fake-reasonix" ./cmd/fake-reasonix
+  mkdir -p "$work/bin" && go build -o "$work/bin/fake-reasonix" ./cmd/fake-reasonix
   repo="$work/repo"
   git init -q -b main "$repo"
   git -C "$repo" -c user.name=ci -c user.email=ci@example.com commit -q --allow-empty -m base

@@ -96,8 +96,8 @@ func inSystemDirs(p string) bool {
 // names run: for each PATH entry and for argv0's folder (both as written and as resolved), the
 // toolchain's root — the parent of a folder named bin, so that a toolchain finds its libraries
 // beside it (node's lib/node_modules, go's pkg) — or the folder itself when that root would show
-// a private place. The system directories are shown already; a folder inside the worktree is the
-// worktree's.
+// a private place; argv0 alone when even its folder would. The system directories are shown
+// already; a folder inside the worktree is the worktree's.
 func toolchainBinds(argv0Exe, pathEnv, worktree string, private []string) []string {
 	var candidates []string
 	for _, d := range filepath.SplitList(pathEnv) {
@@ -134,6 +134,16 @@ func toolchainBinds(argv0Exe, pathEnv, worktree string, private []string) []stri
 		}
 		out = slices.DeleteFunc(out, func(have string) bool { return strictlyWithin(have, dir) })
 		out = append(out, dir)
+	}
+	// argv0 itself is shown even when its folder cannot be: a program beside a state directory.
+	if argv0Exe != "" {
+		for _, exe := range []string{argv0Exe, resolveExisting(argv0Exe)} {
+			if exe != "" && showsPrivate(filepath.Dir(exe)) && !showsPrivate(exe) && !inSystemDirs(exe) && !within(exe, worktree) {
+				if st, err := os.Stat(exe); err == nil && st.Mode().IsRegular() {
+					add(exe)
+				}
+			}
+		}
 	}
 	for _, c := range candidates {
 		for _, dir := range []string{c, resolveExisting(c)} {

@@ -137,6 +137,15 @@ func TestToolchainBindsNeverShowAPrivatePlace(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("toolchainBinds = %q, want %q", got, want)
 	}
+	// A program in the folder that holds the state directory is shown alone.
+	beside := filepath.Join(home, ".local", "fake-worker")
+	if err := os.WriteFile(beside, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got = toolchainBinds(beside, "/usr/bin", filepath.Join(state, "worktrees", "t"), []string{state, home})
+	if strings.Join(got, "\n") != beside {
+		t.Fatalf("toolchainBinds of a program beside the state directory = %q, want only %s", got, beside)
+	}
 }
 
 func openPTY(t *testing.T) (ptm, pts *os.File) {
