@@ -285,7 +285,7 @@ func (e *Engine) ReviewFile(ctx context.Context, taskID, path string) ([]byte, e
 	}
 	b, ok, err := gitx.FileAt(ctx, r.RepoCommonDir, r.ReviewTreeHash, path, core.CommentFileMax)
 	if err != nil {
-		return nil, core.Errorf(core.CodeInternalError, nil, "reading %s from the review tree: %w", path, err)
+		return nil, wrapError(core.CodeInternalError, err, "reading "+path+" from the review tree")
 	}
 	if !ok {
 		return nil, core.Errorf(core.CodeInvalidRequest, map[string]any{"path": path}, "%s is not a file in the review tree (deleted, or over %d bytes)", path, core.CommentFileMax)
@@ -328,7 +328,7 @@ func (e *Engine) CherryPickPreview(ctx context.Context, taskID string) (core.Che
 	}
 	ap, err := gitx.PreviewApply(ctx, r.RepoRoot, r.BaseCommit, p.Change)
 	if err != nil {
-		return core.CherryPickPreview{}, core.Errorf(core.CodeInternalError, nil, "cherry-pick preview: %w", err)
+		return core.CherryPickPreview{}, wrapError(core.CodeInternalError, err, "cherry-pick preview")
 	}
 	p.Head, p.Clean, p.Conflicts, p.Moved = ap.Head, ap.Clean, nonNil(ap.Conflicts), ap.Moved
 	return p, nil

@@ -433,11 +433,13 @@ func (e *Engine) redelegate(ctx context.Context, req core.DelegateRequest, r *ta
 	return e.waitDelegate(ctx, req, r.TaskID, pauseRev, seq+1)
 }
 
-// gitError maps a gitx error onto the closed code set.
+// gitError maps a gitx error onto the closed code set; an error that has a code already keeps
+// it (wrapError).
 func gitError(err error) error {
 	var ge *gitx.Error
-	if !errors.As(err, &ge) {
-		return core.Errorf(core.CodeInternalError, nil, "git: %w", err)
+	var ce *core.Error
+	if errors.As(err, &ce) || !errors.As(err, &ge) {
+		return wrapError(core.CodeInternalError, err, "git")
 	}
 	var details map[string]any
 	if len(ge.Paths) > 0 {

@@ -144,7 +144,8 @@ func (e *Engine) checkFinalize(r *taskRecord, req core.ControlRequest) (*contrac
 	if err := validateExcuses(c, req.ExcusedChecks, msg); err != nil {
 		return nil, "", err
 	}
-	if *req.ExpectedReviewRevision != r.ReviewRevision || req.ExpectedReviewTreeHash != r.ReviewTreeHash {
+	// A review taken on another base than the task's (a rebase not yet reviewed) binds nothing.
+	if *req.ExpectedReviewRevision != r.ReviewRevision || req.ExpectedReviewTreeHash != r.ReviewTreeHash || reviewedBase(r) != r.BaseCommit {
 		return nil, "", core.Errorf(core.CodeInvalidRequest, map[string]any{
 			"checkpoint": "finalize_start",
 			"expected":   map[string]any{"review_revision": *req.ExpectedReviewRevision, "review_tree_hash": req.ExpectedReviewTreeHash},
@@ -322,7 +323,7 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 		return nil, e.tampered(r.TaskID, "before_verification", err)
 	}
 	if err != nil {
-		return nil, core.Errorf(core.CodeInternalError, nil, "comparing the worktree with the review: %w", err)
+		return nil, wrapError(core.CodeInternalError, err, "comparing the worktree with the review")
 	}
 	if len(outside.Drift) > 0 {
 		return nil, core.Errorf(core.CodeOwnershipAmbiguous, map[string]any{"reason": gitx.ReasonTreeMoved, "paths": limitStrings(outside.Drift, 50)},
@@ -333,7 +334,7 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 	// view, so that they read exactly the tree the commit records.
 	hidden, err := gitx.NotInTree(ctx, r.RepoCommonDir, r.ReviewTreeHash, r.Worktree)
 	if err != nil {
-		return nil, core.Errorf(core.CodeInternalError, nil, "listing what the review leaves out: %w", err)
+		return nil, wrapError(core.CodeInternalError, err, "listing what the review leaves out")
 	}
 	hidden = slices.DeleteFunc(hidden, func(p string) bool { return p == ".git" })
 	restoreLink, err := gitx.SetLinkAside(e.worktreeOf(r))
@@ -341,7 +342,7 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 		return nil, e.tampered(r.TaskID, "before_verification", err)
 	}
 	if err != nil {
-		return nil, core.Errorf(core.CodeInternalError, nil, "%w", err)
+		return nil, wrapError(core.CodeInternalError, err, "setting the worktree's .git link aside")
 	}
 	defer func() {
 		if rerr := restoreLink(); rerr != nil && err == nil {
@@ -536,7 +537,7 @@ func (e *Engine) commitFailed(ctx context.Context, id string, err error) error {
 		return e.backToReview(ctx, id, core.Errorf(core.CodeOwnershipAmbiguous, map[string]any{"reason": ge.Reason},
 			"the worktree changed after review (%s); review the new snapshot and finalize again", ge.Message))
 	}
-	return e.backToReview(ctx, id, core.Errorf(core.CodeCommitFailed, nil, "%w", err))
+	return e.backToReview(ctx, id, wrapError(core.CodeCommitFailed, err, "the commit failed"))
 }
 
 // verificationTailLines is how much of a failed verification's log its error quotes.

@@ -68,7 +68,7 @@ func (e *Engine) rebase(ctx context.Context, id string) (core.TaskView, error) {
 	}
 	p, err := gitx.PreviewApply(ctx, r.RepoRoot, r.BaseCommit, r.ReviewTreeHash)
 	if err != nil {
-		return core.TaskView{}, core.Errorf(core.CodeInternalError, nil, "merge preview: %w", err)
+		return core.TaskView{}, wrapError(core.CodeInternalError, err, "merge preview")
 	}
 	switch {
 	case !p.Moved:
@@ -158,6 +158,9 @@ var errSimulatedCrash = errors.New("simulated crash")
 func recordRebase(r *taskRecord) newEvent {
 	in := r.RebaseIntent
 	r.RebaseIntent = nil
+	// The review stays the one of the old base (a record from before ReviewBase was kept says
+	// so now), so that the next review is a new revision whatever its tree (saveReview).
+	r.ReviewBase = reviewedBase(r)
 	r.BaseCommit = in.Onto
 	r.RebaseConflicts = in.Conflicts
 	r.ContractNote += rebaseNote(gitx.RebaseResult{From: in.From, Onto: in.Onto, Tree: in.Tree, Conflicts: in.Conflicts})

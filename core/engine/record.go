@@ -67,6 +67,10 @@ type taskRecord struct {
 	PauseReasonHash string `json:"pause_reason_hash,omitempty"`
 	ReviewRevision  int    `json:"review_revision"`
 	ReviewTreeHash  string `json:"review_tree_hash,omitempty"`
+	// ReviewBase is the base the current review was captured on (saveReview). A rebase moves
+	// BaseCommit, so the next review is a new revision even if its tree is the same; empty in
+	// records made before it was kept, whose review is on BaseCommit (reviewedBase).
+	ReviewBase string `json:"review_base,omitempty"`
 
 	// ContractRevision counts amendments of the contract's checks in review (AmendChecks);
 	// ContractNote tells the worker of the last one at its next prompt, then is cleared.

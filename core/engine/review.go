@@ -145,8 +145,25 @@ func (r *taskRecord) risks() []string {
 	return out
 }
 
-// saveReview stores a captured review as the task's current one (a new revision when the tree
-// differs or none was captured yet) and applies then to the record in the same transaction.
+// reviewedBase is the base r's current review was captured on.
+func reviewedBase(r *taskRecord) string {
+	if r.ReviewBase == "" {
+		return r.BaseCommit
+	}
+	return r.ReviewBase
+}
+
+// newReview reports whether a review of tree is a new revision of r's: none was captured yet,
+// the tree differs, or the base moved since (a rebase). The binding a finalize names
+// (review_revision, review_tree_hash) thus changes whenever the change it stands for does, the
+// base included: the same tree on a new base is another change, whose diff reverts whatever the
+// new base changed where the tree did not follow it.
+func newReview(r *taskRecord, tree string) bool {
+	return r.ReviewRevision == 0 || r.ReviewTreeHash != tree || reviewedBase(r) != r.BaseCommit
+}
+
+// saveReview stores a captured review as the task's current one (a new revision when newReview
+// says so) and applies then to the record in the same transaction.
 func (e *Engine) saveReview(ctx context.Context, id string, rev gitx.Review, then func(r *taskRecord) ([]newEvent, error)) error {
 	sum := sha256.Sum256(rev.Diff)
 	diffSHA := hex.EncodeToString(sum[:])
@@ -160,10 +177,11 @@ func (e *Engine) saveReview(ctx context.Context, id string, rev gitx.Review, the
 	}
 	_, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
 		var evs []newEvent
-		if r.ReviewTreeHash != rev.Tree || r.ReviewRevision == 0 {
+		if newReview(r, rev.Tree) {
 			r.ReviewRevision++
 			evs = append(evs, applyChecked(r, checked, core.FormatTime(e.now()))...)
 			r.ReviewTreeHash = rev.Tree
+			r.ReviewBase = r.BaseCommit
 			r.ChangedFiles = rev.Paths()
 			r.DiffStat = diffStat(rev)
 			r.DiffSHA256 = diffSHA
