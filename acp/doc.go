@@ -3,7 +3,9 @@
 // knows nothing of tasks.
 //
 // Start launches the worker binary with the confinement flags it advertises, in its own process
-// group and with an allowlisted environment; Connect speaks to an in-process worker over pipes.
+// group and with an allowlisted environment, inside a sandbox when LaunchConfig.Confine makes
+// one; Connect speaks to an in-process worker over pipes. Worker.Suspend stops every process a
+// started worker runs until it is resumed (a no-op for an in-process worker).
 // Both check the Reasonix extensions at initialize (status and status_update schema 1, steer)
 // and fail with *IncompatibleError naming what is missing.
 //

@@ -41,11 +41,20 @@ type LaunchConfig struct {
 	// returns is called once the group has been killed. The caller keeps the groups of a process
 	// that may die without stopping them (see sandbox.Ledger).
 	Track func(pgid int) (forget func())
+	// Confine, when set, puts every process Start runs — `BIN acp --help` and the worker — in a
+	// sandbox: it gets the command line (the resolved binary first) and the environment Start
+	// would use, and returns the ones to run instead, the sandbox's own executable first. That
+	// executable must run the command in a pid namespace of its own that ends with it
+	// (bubblewrap's --unshare-pid and --die-with-parent), since the worker's process is then the
+	// sandbox's outermost one: its group is the one tracked and killed, and everything the worker
+	// starts stays below it, where Suspend and Close find it. Nil runs the binary as it is.
+	Confine func(argv, env []string) ([]string, []string, error)
 }
 
 // Start launches `BIN acp` with the supervisor flags the binary advertises, in its own process
-// group with an allowlisted environment, and initializes it. ctx bounds the start and handshake
-// only; the process lives until Close or failure.
+// group with an allowlisted environment (inside the sandbox cfg.Confine makes, when set), and
+// initializes it. ctx bounds the start and handshake only; the process lives until Close or
+// failure.
 func Start(ctx context.Context, cfg LaunchConfig) (*Worker, error) {
 	bin := cfg.Bin
 	if bin == "" {
@@ -59,13 +68,19 @@ func Start(ctx context.Context, cfg LaunchConfig) (*Worker, error) {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	env := childEnv(os.Environ(), cfg.EnvAllow, cfg.Env)
-	flags, err := advertisedFlags(ctx, path, env)
+	flags, err := advertisedFlags(ctx, path, env, cfg.Dir, cfg.Confine)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s acp --help: %w", ErrUnavailable, path, err)
 	}
 	args := append([]string{"acp"}, supervisorArgs(flags, cfg.Network)...)
+	argv := append([]string{path}, args...)
+	if cfg.Confine != nil {
+		if argv, env, err = cfg.Confine(argv, env); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+	}
 
-	proc, stdout, stdin, ring, err := spawn(path, args, cfg.Dir, env, cfg.Track)
+	proc, stdout, stdin, ring, err := spawn(argv, cfg.Dir, env, cfg.Track, cfg.Confine != nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
@@ -105,8 +120,9 @@ var (
 	helpFlagsRe = regexp.MustCompile(`(?m)^\s*--?([a-zA-Z][a-zA-Z0-9-]*)`)
 )
 
-// advertisedFlags reads `BIN acp --help` once per binary (path, size and mtime).
-func advertisedFlags(ctx context.Context, path string, env []string) (map[string]bool, error) {
+// advertisedFlags reads `BIN acp --help` once per binary (path, size and mtime), in the sandbox
+// confine makes when it is set (with dir, the worker's directory, as its working directory).
+func advertisedFlags(ctx context.Context, path string, env []string, dir string, confine func(argv, env []string) ([]string, []string, error)) (map[string]bool, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -117,9 +133,23 @@ func advertisedFlags(ctx context.Context, path string, env []string) (map[string
 	}
 	ctx, cancel := context.WithTimeout(ctx, helpTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "acp", "--help")
+	argv := []string{path, "acp", "--help"}
+	cwd := os.TempDir()
+	if confine != nil {
+		var err error
+		if argv, env, err = confine(argv, env); err != nil {
+			return nil, err
+		}
+		cwd = dir
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = env
-	cmd.Dir = os.TempDir()
+	cmd.Dir = cwd
+	if confine != nil {
+		// A sandbox's pid namespace ends with its outermost process, which the context kills,
+		// and which dies with us.
+		cmd.SysProcAttr = groupLeaderAttr()
+	}
 	// The help output of a Go flag set exits 0 on some versions and 2 on others: only the
 	// text matters, unless the command could not run at all.
 	out, err := cmd.CombinedOutput()
@@ -147,9 +177,15 @@ type process struct {
 	// stderrRead closes when the worker's stderr is read to its end, so that the worker's Done
 	// comes after what it last wrote there (the crash it explains) is in the ring.
 	stderrRead chan struct{}
+	// confined: cmd is a sandbox whose pid namespace holds the worker and everything it starts
+	// (LaunchConfig.Confine).
+	confined bool
+
+	mu     sync.Mutex
+	frozen *freeze // the processes Suspend stopped, until they are continued
 }
 
-func spawn(path string, args []string, dir string, env []string, track func(int) func()) (*process, *os.File, *os.File, *stderrRing, error) {
+func spawn(argv []string, dir string, env []string, track func(int) func(), confined bool) (*process, *os.File, *os.File, *stderrRing, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -164,7 +200,7 @@ func spawn(path string, args []string, dir string, env []string, track func(int)
 		closeAll(inR, inW, outR, outW)
 		return nil, nil, nil, nil, err
 	}
-	cmd := exec.Command(path, args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = groupLeaderAttr()
@@ -178,7 +214,7 @@ func spawn(path string, args []string, dir string, env []string, track func(int)
 	}
 	closeAll(inR, outW, errW)
 	ring := &stderrRing{}
-	p := &process{cmd: cmd, exited: make(chan struct{}), forget: forget, stderrRead: make(chan struct{})}
+	p := &process{cmd: cmd, exited: make(chan struct{}), forget: forget, stderrRead: make(chan struct{}), confined: confined}
 	go func() {
 		_, _ = io.Copy(ring, errR)
 		_ = errR.Close()
@@ -221,17 +257,28 @@ func (p *process) exitCause(readErr error) error {
 	}
 }
 
-// stop asks the process group to end, kills it after killGrace and reaps the leader.
+// stop asks the process group to end, kills it after killGrace and reaps the leader. A confined
+// worker is asked through its own processes: SIGTERM to the sandbox's outermost process would
+// end it at once, and with it (--die-with-parent, the pid namespace) everything inside by
+// SIGKILL, with no chance for the worker to end cleanly. A suspended worker is continued after
+// the SIGTERM, so that it can act on it.
 func (p *process) stop() {
 	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	if p.confined {
+		signalInside(pgid, syscall.SIGTERM)
+	} else {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	}
+	p.thaw()
 	select {
 	case <-p.exited:
 	case <-time.After(killGrace):
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		<-p.exited
 	}
-	// Descendants that ignored SIGTERM outlive the leader; the group id stays theirs.
+	// Descendants that ignored SIGTERM outlive the leader; the group id stays theirs. A
+	// confined worker's sandbox ends with its outermost process: the pid namespace's first
+	// process dies with it (--die-with-parent), and the kernel kills the rest of the namespace.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	p.forget()
 	// A descendant outside the group may hold stderr open: its last lines are not waited for.

@@ -56,6 +56,7 @@ func helperAgent() int {
 		case "initialize":
 			reply(m.ID, testInitResult)
 		case "session/new":
+			startTicker(mode)
 			if mode == "stubborn" {
 				child := exec.Command("sleep", "300")
 				if err := child.Start(); err == nil {
@@ -81,6 +82,22 @@ func helperAgent() int {
 		time.Sleep(time.Hour) // outlive the end of stdin: only SIGKILL ends this
 	}
 	return 0
+}
+
+// startTicker leaves a process behind that appends a line to $ACP_HELPER_TICK every 10 ms: in
+// mode "ticker" a child of the worker, in its process group; in mode "orphan" one that left both
+// (its parent exits, it runs in a session of its own), as a daemonised process does.
+func startTicker(mode string) {
+	const loop = `while :; do echo tick >> "$ACP_HELPER_TICK"; sleep 0.01; done`
+	switch mode {
+	case "ticker":
+		_ = exec.Command("/bin/sh", "-c", loop).Start()
+	case "orphan":
+		_ = exec.Command("/bin/sh", "-c", `setsid /bin/sh -c "$0" </dev/null >/dev/null 2>&1 &`, loop).Run()
+	case "spawner":
+		// A shell that starts programs without pause: dash starts each with vfork.
+		_ = exec.Command("/bin/sh", "-c", `while :; do /bin/true; echo tick >> "$ACP_HELPER_TICK"; done`).Start()
+	}
 }
 
 func startHelper(t *testing.T, mode string) (*Worker, string) {

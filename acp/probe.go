@@ -44,7 +44,7 @@ func ProbeBinary(ctx context.Context, bin string) (BinaryInfo, error) {
 		return info, fmt.Errorf("%w: %s --version: %w", ErrUnavailable, path, err)
 	}
 	info.Version, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
-	flags, err := advertisedFlags(ctx, path, env)
+	flags, err := advertisedFlags(ctx, path, env, "", nil)
 	if err != nil {
 		return info, fmt.Errorf("%w: %s acp --help: %w", ErrUnavailable, path, err)
 	}

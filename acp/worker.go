@@ -347,7 +347,23 @@ func dataSuffix(data any) string {
 // Info returns what the worker advertised at initialize.
 func (w *Worker) Info() WorkerInfo { return w.info }
 
-// Pid is the worker process id, 0 for a worker connected over pipes.
+// Suspend stops every process the worker runs (SIGSTOP) — the worker, the commands it started,
+// whatever they left running in the background — and returns once each of them is stopped, so
+// that nothing of the worker's can change a file until resume is called; resume continues them
+// (SIGCONT), once, however often it is called. A confined worker (LaunchConfig.Confine) keeps
+// every process it starts below its sandbox's outermost one, which the pid namespace makes
+// certain. An unconfined worker's process that left both its parent and its process group is
+// not found. For a worker connected over pipes, or one that has exited, both do nothing.
+// Close continues a suspended worker itself, after asking it to end.
+func (w *Worker) Suspend() (resume func(), err error) {
+	if w.proc == nil {
+		return func() {}, nil
+	}
+	return w.proc.suspend()
+}
+
+// Pid is the worker process id, 0 for a worker connected over pipes. For a confined worker it is
+// the sandbox's outermost process.
 func (w *Worker) Pid() int {
 	if w.proc == nil {
 		return 0

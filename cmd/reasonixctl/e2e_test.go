@@ -88,7 +88,7 @@ func spawnMCP(t testing.TB, stateDir string, extraEnv ...string) (*mcpSession, *
 		"CODEX_REASONIX_STATE_DIR="+stateDir,
 		"REASONIX_BIN="+filepath.Join(bin, "fake-reasonix"),
 		"GIT_AUTHOR_NAME=E2E", "GIT_AUTHOR_EMAIL=e2e@example.com")
-	cmd.Env = append(cmd.Env, extraEnv...)
+	cmd.Env = append(cmd.Env, workerVisible(t, bin, extraEnv)...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	stderr := &strings.Builder{}
@@ -106,6 +106,38 @@ func spawnMCP(t testing.TB, stateDir string, extraEnv ...string) (*mcpSession, *
 		close(s.lines)
 	}()
 	return s, stderr
+}
+
+// workerVisible returns env with the fake worker's scenario file (FAKE_REASONIX_SCENARIO) copied
+// beside the fake worker's binary: the worker runs in a sandbox that shows its own folder, never
+// the test's temporary folders under /tmp.
+func workerVisible(t testing.TB, bin string, env []string) []string {
+	t.Helper()
+	out := make([]string, len(env))
+	copy(out, env)
+	for i, kv := range out {
+		path, ok := strings.CutPrefix(kv, "FAKE_REASONIX_SCENARIO=")
+		if !ok || filepath.Dir(path) == bin {
+			continue
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.CreateTemp(bin, "scenario-*.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(f.Name()) })
+		if _, err := f.Write(raw); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = "FAKE_REASONIX_SCENARIO=" + f.Name()
+	}
+	return out
 }
 
 // exit closes stdin and waits up to d for the process to exit, killing it if it does not;

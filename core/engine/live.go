@@ -19,10 +19,24 @@ import (
 type WorkerSpec struct {
 	TaskID   string
 	Worktree string
-	Network  bool
+	// Network is the task's network authority, for the commands the worker runs; the worker
+	// itself always reaches its model endpoint.
+	Network bool
 	// Track records the worker's process group until it is killed, so that the next owner can
 	// end it after a crash (see acp.LaunchConfig.Track).
 	Track func(pgid int) (forget func())
+	// StateDir is the state directory, which nothing in the worker's sandbox may see.
+	StateDir string
+	// Home is the task's private folder for its worker, under the state directory: the worker's
+	// HOME inside its sandbox (see workerSandbox), kept across the task's workers and removed
+	// when the task is archived.
+	Home string
+	// RepoCommonDir is the repository's git directory, shown read-only so that git works in the
+	// worktree; the person's checkout itself is not shown.
+	RepoCommonDir string
+	// AllowUnsandboxed runs the worker unconfined when bubblewrap does not work
+	// (CODEX_REASONIX_ALLOW_UNSANDBOXED, as for verification); otherwise it does not start.
+	AllowUnsandboxed bool
 }
 
 // WorkerLauncher starts one worker for one task: the real binary (acp.Start) or, for the demo and
@@ -139,7 +153,8 @@ func (e *Engine) startWorker(ctx context.Context, t *liveTask, r *taskRecord) er
 	if e.cfg.Worker == nil {
 		return core.Errorf(core.CodeReasonixUnavailable, nil, "no worker is configured")
 	}
-	w, err := e.cfg.Worker(ctx, WorkerSpec{TaskID: r.TaskID, Worktree: r.Worktree, Network: r.Network, Track: e.procs.Track})
+	w, err := e.cfg.Worker(ctx, WorkerSpec{TaskID: r.TaskID, Worktree: r.Worktree, Network: r.Network, Track: e.procs.Track,
+		StateDir: e.cfg.StateDir, Home: e.workerHome(r.TaskID), RepoCommonDir: r.RepoCommonDir, AllowUnsandboxed: e.cfg.AllowUnsandboxed})
 	if err != nil {
 		return workerError(err)
 	}
@@ -462,11 +477,17 @@ func PipeWorker(serve func(ctx context.Context, r io.Reader, w io.Writer) error)
 	}
 }
 
-// BinaryWorker starts the worker binary (REASONIX_BIN, else reasonix) in the task's worktree.
+// BinaryWorker starts the worker binary (REASONIX_BIN, else reasonix) in the task's worktree,
+// inside the sandbox (workerSandbox).
 func BinaryWorker(bin string, envAllow []string, log *slog.Logger) WorkerLauncher {
 	return func(ctx context.Context, spec WorkerSpec) (*acp.Worker, error) {
+		confine, err := workerSandbox(spec, log)
+		if err != nil {
+			return nil, err
+		}
 		return acp.Start(ctx, acp.LaunchConfig{
 			Bin: bin, Dir: spec.Worktree, Network: spec.Network, EnvAllow: envAllow, Logger: log, Track: spec.Track,
+			Confine: confine,
 		})
 	}
 }

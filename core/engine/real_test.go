@@ -12,7 +12,8 @@ import (
 	"reasonixctl/core"
 )
 
-// realWorker starts the real Reasonix binary against the scripted mock model.
+// realWorker starts the real Reasonix binary against the scripted mock model, in the worker's
+// sandbox as BinaryWorker does.
 func realWorker(t *testing.T, script mockllm.Script) WorkerLauncher {
 	t.Helper()
 	bin := os.Getenv("REASONIX_BIN")
@@ -29,7 +30,11 @@ func realWorker(t *testing.T, script mockllm.Script) WorkerLauncher {
 		t.Fatal(err)
 	}
 	return func(ctx context.Context, spec WorkerSpec) (*acp.Worker, error) {
-		return acp.Start(ctx, acp.LaunchConfig{Bin: bin, Dir: spec.Worktree, Network: spec.Network, Env: env})
+		confine, err := workerSandbox(spec, nil)
+		if err != nil {
+			return nil, err
+		}
+		return acp.Start(ctx, acp.LaunchConfig{Bin: bin, Dir: spec.Worktree, Network: spec.Network, Env: env, Confine: confine})
 	}
 }
 

@@ -81,7 +81,7 @@ func (e *Engine) Archive(ctx context.Context, id string, apply bool) (core.Archi
 		}
 		res.Worktree = r.Worktree
 	}
-	for _, p := range []string{e.reviewDiffPath(id), filepath.Join(e.cfg.StateDir, "verification", id), e.taskCacheDir(id)} {
+	for _, p := range []string{e.reviewDiffPath(id), filepath.Join(e.cfg.StateDir, "verification", id), e.taskCacheDir(id), e.workerDir(id)} {
 		if _, err := os.Lstat(p); err == nil {
 			res.Deleted = append(res.Deleted, p)
 		}

@@ -1,0 +1,110 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// WorkerHome is where a worker's private home is mounted inside its sandbox. The folder itself
+// lives under the state directory; mounted at its real place, its parents would name that
+// directory and list what else it holds (workers, worktrees), so it is shown at a path that names
+// nothing of the host.
+const WorkerHome = "/home/reasonix-worker"
+
+// Home is a worker's private home.
+type Home struct {
+	// Dir is the folder on the host, mounted writable at WorkerHome.
+	Dir string
+	// Shown are host files or folders mounted read-only inside the home, Dst relative to it:
+	// configuration the worker reads and must not change (a change would reach the person's own
+	// sessions, which run outside any sandbox).
+	Shown []Bind
+}
+
+// ConfineWorker returns the command line that runs s.Argv as a task's worker, a process its
+// caller starts, feeds and stops, and the environment variables to set for it. The view is
+// Confine's — the allow-list the checks get: the system directories, the toolchains of
+// s.Env["PATH"], s.ExtraReadOnly, the worktree writable at its place; never the user's home,
+// the state directory (Runner.Private), /run or the host's /tmp — plus:
+//   - home.Dir writable at WorkerHome, with home.Shown read-only inside it;
+//   - the user's Go module cache and rustup toolchains read-only at their places, and cargo's
+//     registry read-only at WorkerHome/.cargo/registry, as the checks see them, so that the
+//     commands the worker runs build offline as the checks do;
+//   - with s.Network, the file /etc/resolv.conf links to when it lies outside the system
+//     directories (systemd-resolved's stub under /run): without it no name resolves.
+//
+// s.CacheDir must be empty: the home is the worker's cache, and a cache bound at its real place
+// would name the state directory.
+func (r *Runner) ConfineWorker(s Spec, home Home) ([]string, map[string]string, error) {
+	if s.CacheDir != "" {
+		return nil, nil, invalid("a worker's cache is its home; CacheDir must be empty")
+	}
+	dir, err := existingDir("worker home", home.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, b := range home.Shown {
+		rel := filepath.Clean(b.Dst)
+		if b.Dst == "" || filepath.IsAbs(rel) || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+			return nil, nil, invalid("%s must be shown inside the worker's home", b.Dst)
+		}
+		if !filepath.IsAbs(b.Src) || resolveExisting(b.Src) == "" {
+			return nil, nil, invalid("%s, to be shown in the worker's home, does not exist", b.Src)
+		}
+	}
+	if s.Network {
+		if target := resolveExisting("/etc/resolv.conf"); target != "" && !inSystemDirs(target) {
+			s.ExtraReadOnly = append(slices.Clone(s.ExtraReadOnly), target)
+		}
+	}
+	argv, err := r.Confine(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The home's mounts go before the root is made read-only: bubblewrap creates each mount
+	// point, and cannot in a read-only root. They come after every other mount, so that nothing
+	// Confine shows covers them.
+	at := -1
+	for i := 1; i+1 < len(argv); i++ {
+		if argv[i] == "--" {
+			break
+		}
+		if argv[i] == "--remount-ro" && argv[i+1] == "/" {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return nil, nil, &Error{Code: CodeInternal, Message: "the sandbox's command line has no read-only root to place the worker's home before"}
+	}
+	env := map[string]string{
+		"HOME":            WorkerHome,
+		"XDG_CONFIG_HOME": filepath.Join(WorkerHome, ".config"),
+		"XDG_CACHE_HOME":  filepath.Join(WorkerHome, ".cache"),
+		"XDG_DATA_HOME":   filepath.Join(WorkerHome, ".local", "share"),
+		"XDG_STATE_HOME":  filepath.Join(WorkerHome, ".local", "state"),
+	}
+	for _, k := range scratchEnv {
+		env[k] = scratchDir
+	}
+	mounts := []string{"--bind", dir, WorkerHome}
+	if mc := userGoModCache(); mc != "" {
+		mounts = append(mounts, "--ro-bind", mc, mc)
+		env["GOMODCACHE"] = mc
+	}
+	if rh := userRustupHome(); rh != "" {
+		mounts = append(mounts, "--ro-bind", rh, rh)
+		env["RUSTUP_HOME"] = rh
+	}
+	if reg := userCargoRegistry(); reg != "" {
+		mounts = append(mounts, "--ro-bind", reg, filepath.Join(WorkerHome, ".cargo", "registry"))
+		env["CARGO_HOME"] = filepath.Join(WorkerHome, ".cargo")
+	}
+	for _, b := range home.Shown {
+		mounts = append(mounts, "--ro-bind", b.Src, filepath.Join(WorkerHome, filepath.Clean(b.Dst)))
+	}
+	out := make([]string, 0, len(argv)+len(mounts))
+	out = append(append(append(out, argv[:at]...), mounts...), argv[at:]...)
+	return out, env, nil
+}
