@@ -421,6 +421,36 @@ type VerificationResult struct {
 	// Excused: the supervisor excused this pre-existing failure at finalize, for ExcuseReason.
 	Excused      bool   `json:"excused,omitempty"`
 	ExcuseReason string `json:"excuseReason,omitempty"`
+	// Failures are the failures the command's output names, each marked pre-existing when the
+	// same failure is on the base commit too, as FailureFormat read them (issue 37). Only a failed
+	// command run at finalize has them.
+	Failures      []CheckFailure `json:"failures,omitempty"`
+	FailureFormat string         `json:"failureFormat,omitempty"`
+}
+
+// Excusable reports whether the supervisor may excuse this failed command: it fails on the
+// base commit too and every failure it shows is one the base shows as well.
+func (v VerificationResult) Excusable() bool {
+	if v.Passed || !v.Baseline.PreExisting() || len(v.Failures) == 0 {
+		return false
+	}
+	for _, f := range v.Failures {
+		if !f.PreExisting {
+			return false
+		}
+	}
+	return true
+}
+
+// NewFailures is how many of v's failures are not on the base commit.
+func (v VerificationResult) NewFailures() int {
+	n := 0
+	for _, f := range v.Failures {
+		if !f.PreExisting {
+			n++
+		}
+	}
+	return n
 }
 
 // AcceptanceEvidence says how one acceptance criterion was proved.

@@ -22,10 +22,47 @@ type BaselineResult struct {
 	LogPath  string `json:"logPath,omitempty"`
 	LogTail  string `json:"logTail,omitempty"` // the last lines of its output
 	Reason   string `json:"reason,omitempty"`  // why it is unknown
+	// Failures are what a failed run's output names, read as FailureFormat says (their
+	// PreExisting is false: they are the base's own); OutputDigest is of its whole output,
+	// normalised, which is what a command with no reporter we read is compared by. Empty when
+	// the output could not be read whole (cut at the log's limit).
+	Failures      []CheckFailure `json:"failures,omitempty"`
+	FailureFormat string         `json:"failureFormat,omitempty"`
+	OutputDigest  string         `json:"outputDigest,omitempty"`
 }
 
-// PreExisting reports whether the command also fails before the change.
+// PreExisting reports whether the command also fails before the change. Whether a failure
+// after the change may be excused depends on which failures it shows: VerificationResult.Excusable.
 func (b *BaselineResult) PreExisting() bool { return b != nil && b.Status == BaselineFailed }
+
+// FailuresKnown reports whether the command fails before the change with failures its
+// toolchain's reporter names (tests, build errors), so that finalize can tell those from the
+// failures a change causes: such a check still proves something, and `contract init --check`
+// keeps it.
+func (b *BaselineResult) FailuresKnown() bool {
+	return b.PreExisting() && len(b.Failures) > 0 && b.FailureFormat != "" && b.FailureFormat != FailureFormatOutput
+}
+
+// CheckFailure is one failure a verification command's output names: a test (its id as the
+// toolchain names it), a build error (its package or file and message), or, for a command
+// with no reporter we read, a failing line of its output.
+type CheckFailure struct {
+	ID      string `json:"id"`
+	Message string `json:"message,omitempty"`
+	// PreExisting: the same failure is on the base commit too. Only such failures can be excused.
+	PreExisting bool `json:"pre_existing"`
+}
+
+// How a command's failures were read (VerificationResult.FailureFormat).
+const (
+	FailureFormatGo       = "go"        // go test / go vet / go build: tests, build and vet errors
+	FailureFormatPytest   = "pytest"    // pytest's short test summary
+	FailureFormatUnittest = "unittest"  // python -m unittest
+	FailureFormatNode     = "node-test" // node --test, TAP or spec reporter
+	FailureFormatCargo    = "cargo"     // cargo test / build: tests and compile errors
+	// FailureFormatOutput: no reporter we read; the whole output, normalised, is compared.
+	FailureFormatOutput = "output"
+)
 
 // BaseCheck is one verification command run on the checkout's HEAD commit.
 type BaseCheck struct {

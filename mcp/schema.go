@@ -436,6 +436,8 @@ func inspectOutputWith(status object) object {
 		kv("baseline", describe(object{kv("type", "object")}, "On the base: status, exit, log.")),
 		kv("excused", describe(boolean, "Fails on the base too.")),
 		kv("excuseReason", describe(plain, "Why excused.")),
+		kv("failures", describe(array(object{kv("type", "object")}, 0, 0), "One per failure: id, message, pre_existing.")),
+		kv("failureFormat", describe(plain, "How read: go, pytest, …, output.")),
 	)
 	evidence := closed([]string{"criterionId", "evidence", "approved", "source"},
 		kv("criterionId", describe(plain, "The criterion.")),

@@ -16,16 +16,20 @@ var excuseKey = bind([]string{"ctrl+x"}, "ctrl+x", "excuse pre-existing failures
 
 // excuseState is the finalize form's excuse: the checks it may excuse, whether it does, and why.
 type excuseState struct {
-	ids    []string // failed checks of the last attempt that fail before the change too
-	on     bool
-	reason textinput.Model
+	ids     []string // failed checks of the last attempt whose every failure is on the base too
+	blocked []string // failed checks that fail on the base too, but with failures the change causes
+	on      bool
+	reason  textinput.Model
 }
 
 func newExcuseState(vs []core.VerificationResult) excuseState {
 	x := excuseState{reason: newInput("why the failure may stand (recorded, and in the commit message)", "", core.MaxExcuseReasonLen)}
 	for _, v := range vs {
-		if !v.Passed && v.Baseline.PreExisting() {
+		switch {
+		case v.Excusable():
 			x.ids = append(x.ids, v.ID)
+		case !v.Passed && v.Baseline.PreExisting():
+			x.blocked = append(x.blocked, v.ID)
 		}
 	}
 	return x
@@ -56,49 +60,66 @@ func (x *excuseState) checks() ([]core.ExcusedCheck, string) {
 }
 
 func (x *excuseState) view(t Theme, width int, focused bool) string {
+	var blocked string
+	if len(x.blocked) > 0 {
+		blocked = "\n" + t.Error.Render(wrapIndent(fmt.Sprintf("Failing before the change too, but with new failures the change causes: %s. Those cannot be excused (checks tab, 4).",
+			sanitizeLine(strings.Join(x.blocked, ", "))), width, 2)) + "\n"
+	}
 	if len(x.ids) == 0 {
-		return ""
+		return blocked
 	}
 	ids := sanitizeLine(strings.Join(x.ids, ", "))
 	if !x.on {
-		return "\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("Failing before the change too: %s. ctrl+x excuses it with a reason.", ids), width, 2)) + "\n"
+		return blocked + "\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("Failing before the change too, with the same failures: %s. ctrl+x excuses it with a reason.", ids), width, 2)) + "\n"
 	}
 	mark := "  "
 	if focused {
 		mark = "› "
 	}
 	x.reason.Width = max(width-12, 10)
-	return "\n" + t.Warn.Render(wrapIndent("Excusing "+ids+" (fails before the change too); the commit names it.", width, 2)) + "\n" +
+	return blocked + "\n" + t.Warn.Render(wrapIndent("Excusing "+ids+" (fails before the change too); the commit names it.", width, 2)) + "\n" +
 		mark + "reason  " + x.reason.View() + "\n"
 }
 
-// baselineLines say, in the checks tab, how the selected failed check fares on the base commit.
+// maxFailureRows is how many of a check's failures the checks tab lists under it.
+const maxFailureRows = 8
+
+// baselineLines say, in the checks tab, how the selected failed check fares on the base commit,
+// then its failures one per line, those the change causes first, each with pre_existing.
 func baselineLines(t Theme, v core.VerificationResult, w int) []string {
 	b := v.Baseline
-	if b == nil || v.Passed {
+	if v.Passed || (b == nil && len(v.Failures) == 0) {
 		return nil
 	}
 	var text string
 	st := t.Warn
-	switch b.Status {
-	case core.BaselineFailed:
-		text = "before the change: ✗ fails too on " + shortHash(b.Base) + " — a pre-existing failure"
+	switch {
+	case b == nil:
+	case b.Status == core.BaselineFailed && v.Excusable():
+		text = "before the change: ✗ fails too on " + shortHash(b.Base) + " — a pre-existing failure, with the same failures"
 		if v.Excused {
 			text += "; excused: " + v.ExcuseReason
 		} else {
 			text += "; ctrl+x in the finalize form excuses it, D drops the check"
 		}
-	case core.BaselinePassed:
+	case b.Status == core.BaselineFailed:
+		text = fmt.Sprintf("before the change: ✗ fails too on %s, but %d failure(s) are new — the change causes them; not excusable (D drops the check)",
+			shortHash(b.Base), v.NewFailures())
+		st = t.Error
+	case b.Status == core.BaselinePassed:
 		text = "before the change: ✓ passes on " + shortHash(b.Base) + " — the change makes it fail (D drops the check)"
 		st = t.Error
 	default:
 		text = "before the change: ? unknown — " + b.Reason
 	}
 	var out []string
-	for _, l := range wrapLines(sanitizeLine(text), max(w-2, 1)) {
-		out = append(out, " "+st.Render(l))
+	if text != "" {
+		for _, l := range wrapLines(sanitizeLine(text), max(w-2, 1)) {
+			out = append(out, " "+st.Render(l))
+		}
 	}
-	if b.Status == core.BaselineFailed && b.LogTail != "" {
+	out = append(out, failureRows(t, v, w)...)
+	if b != nil && b.Status == core.BaselineFailed && b.LogTail != "" && len(v.Failures) == 0 {
 		tail := strings.Split(b.LogTail, "\n")
 		if len(tail) > 3 {
 			tail = tail[len(tail)-3:]
@@ -106,6 +127,36 @@ func baselineLines(t Theme, v core.VerificationResult, w int) []string {
 		for _, l := range tail {
 			out = append(out, " "+t.Dim.Render(ansi.Truncate("  base: "+sanitizeLine(l), max(w-2, 1), "…")))
 		}
+	}
+	return out
+}
+
+// failureRows list a check's failures one per line, new ones first: "✗ pre_existing: false  id —
+// message" in the error colour, "· pre_existing: true   id" dimmed.
+func failureRows(t Theme, v core.VerificationResult, w int) []string {
+	var fresh, known []core.CheckFailure
+	for _, f := range v.Failures {
+		if f.PreExisting {
+			known = append(known, f)
+		} else {
+			fresh = append(fresh, f)
+		}
+	}
+	var out []string
+	for i, f := range append(fresh, known...) {
+		if i == maxFailureRows {
+			out = append(out, " "+t.Dim.Render(fmt.Sprintf("   … and %d more failure(s): the log has them all", len(v.Failures)-i)))
+			break
+		}
+		mark, st := "✗ pre_existing: false ", t.Error
+		if f.PreExisting {
+			mark, st = "· pre_existing: true  ", t.Dim
+		}
+		line := "  " + mark + " " + sanitizeLine(f.ID)
+		if f.Message != "" && f.Message != f.ID && !strings.Contains(f.ID, f.Message) {
+			line += " — " + sanitizeLine(f.Message)
+		}
+		out = append(out, " "+st.Render(ansi.Truncate(line, max(w-2, 1), "…")))
 	}
 	return out
 }
@@ -118,21 +169,35 @@ func shortHash(h string) string {
 }
 
 // droppedNote says which drafted checks were left out because they fail on HEAD already, with
-// their first failing line, and which could not be checked.
+// their first failing line; which were kept although they fail there, their failures named
+// (finalize can excuse exactly those); and which could not be checked.
 func droppedNote(checked []core.BaseCheck) string {
-	var dropped, unknown []string
+	var dropped, kept, unknown []string
 	for _, ch := range checked {
-		switch ch.Baseline.Status {
-		case core.BaselineFailed:
+		switch {
+		case ch.Baseline.FailuresKnown():
+			var names []string
+			for i, f := range ch.Baseline.Failures {
+				if i == 3 {
+					names = append(names, fmt.Sprintf("%d more", len(ch.Baseline.Failures)-i))
+					break
+				}
+				names = append(names, sanitizeLine(f.ID))
+			}
+			kept = append(kept, ch.ID+" ("+strings.Join(names, "; ")+")")
+		case ch.Baseline.Status == core.BaselineFailed:
 			first, _, _ := strings.Cut(core.FirstFailingLines(ch.Baseline, 1), "\n")
 			dropped = append(dropped, ch.ID+" ("+sanitizeLine(first)+")")
-		case core.BaselineUnknown:
+		case ch.Baseline.Status == core.BaselineUnknown:
 			unknown = append(unknown, ch.ID+" ("+sanitizeLine(ch.Baseline.Reason)+")")
 		}
 	}
 	var out string
 	if len(dropped) > 0 {
 		out += " Left out, failing on HEAD already: " + strings.Join(dropped, "; ") + "."
+	}
+	if len(kept) > 0 {
+		out += " Kept, failing on HEAD with known failures that finalize can excuse (and no other): " + strings.Join(kept, "; ") + "."
 	}
 	if len(unknown) > 0 {
 		out += " Not checked, kept: " + strings.Join(unknown, "; ") + "."

@@ -15,26 +15,32 @@ import (
 	"reasonixctl/core/doctor"
 )
 
-// A check that fails before the change too: the checks tab says so with the base's own words,
-// and the finalize form's ctrl+x excuses it with a reason the request carries.
+// A check that fails before the change too, with the same failures: the checks tab says so and
+// lists them one per line, and the finalize form's ctrl+x excuses it with a reason the request
+// carries.
 func TestChecksShowTheBaselineAndTheFormExcusesIt(t *testing.T) {
 	svc := checksScenario()
 	d := svc.details["login-fix"]
 	one := 1
 	d.Verification[0].Baseline = &core.BaselineResult{Status: core.BaselineFailed, Base: "0123456789abcdef0123456789abcdef01234567",
-		ExitCode: &one, LogTail: "login_test.go:42: Login(\"\") = nil, want ErrEmptyUser\nFAIL\x1b]52;c;aGk=\x07\u202e"}
+		ExitCode: &one, LogTail: "login_test.go:42: Login(\"\") = nil, want ErrEmptyUser\nFAIL\x1b]52;c;aGk=\x07\u202e",
+		FailureFormat: core.FailureFormatGo, Failures: []core.CheckFailure{{ID: "example.com/app/internal/auth TestLogin"}}}
+	d.Verification[0].FailureFormat = core.FailureFormatGo
+	d.Verification[0].Failures = []core.CheckFailure{{ID: "example.com/app/internal/auth TestLogin", PreExisting: true,
+		Message: "login_test.go:42: Login(\"\") = nil, want ErrEmptyUser\x1b]52;c;aGk=\x07\u202e"}}
 	svc.details["login-fix"] = d
 	svc.onControl = func(req core.ControlRequest) (core.TaskView, error) { return svc.tasks[0], nil }
-	h := newChecksHarness(t, svc, svc.fakeService, 120, 40, false)
+	h := newChecksHarness(t, svc, svc.fakeService, 200, 40, false)
 	h.press("4")
-	h.requireView("before the change: ✗ fails too on 0123456789ab", "a pre-existing", "base: FAIL")
-	// The base's output is the repository's bytes: nothing in it reaches the terminal as control.
+	h.requireView("before the change: ✗ fails too on 0123456789ab", "a pre-existing failure, with the same failures",
+		"· pre_existing: true   example.com/app/internal/auth TestLogin — login_test.go:42")
+	// The failures are the repository's bytes: nothing in them reaches the terminal as control.
 	if v := h.view(); strings.Contains(v, "\x1b]52") || strings.Contains(v, "\u202e") || strings.Contains(v, "\x07") {
 		t.Fatalf("control sequences from the base's output reached the view: %q", v)
 	}
 
 	h.press("F")
-	h.requireView("Failing before the change too: unit", "ctrl+x excuses it")
+	h.requireView("Failing before the change too, with the same failures: unit", "ctrl+x excuses it")
 	h.typeText("Checked it.")
 	h.press("tab", "space", "tab", "space")
 	h.press("ctrl+x")
@@ -47,6 +53,36 @@ func TestChecksShowTheBaselineAndTheFormExcusesIt(t *testing.T) {
 	got := svc.controls
 	if len(got) != 1 || len(got[0].ExcusedChecks) != 1 || got[0].ExcusedChecks[0] != (core.ExcusedCheck{ID: "unit", Reason: "fails on main since the auth rewrite"}) {
 		t.Fatalf("controls: %+v", got)
+	}
+}
+
+// A check that fails before the change too, but with a failure the base does not have (the
+// change broke the build next to a known failing test): the checks tab lists the new failure
+// first, pre_existing: false, and the form offers no excuse.
+func TestChecksListNewFailuresAndTheFormExcusesNothing(t *testing.T) {
+	svc := checksScenario()
+	d := svc.details["login-fix"]
+	one := 1
+	d.Verification[0].Baseline = &core.BaselineResult{Status: core.BaselineFailed, Base: "0123456789abcdef0123456789abcdef01234567",
+		ExitCode: &one, FailureFormat: core.FailureFormatGo, Failures: []core.CheckFailure{{ID: "example.com/app/internal/auth TestVendorAPI"}}}
+	d.Verification[0].FailureFormat = core.FailureFormatGo
+	d.Verification[0].Failures = []core.CheckFailure{
+		{ID: "example.com/app/internal/auth TestVendorAPI", PreExisting: true},
+		{ID: "example.com/app/internal/auth: login.go: undefined: undefinedSymbol", Message: "undefined: undefinedSymbol"},
+	}
+	svc.details["login-fix"] = d
+	h := newChecksHarness(t, svc, svc.fakeService, 200, 40, false)
+	h.press("4")
+	h.requireView("but 1 failure(s) are new", "not excusable",
+		"✗ pre_existing: false  example.com/app/internal/auth: login.go: undefined: undefinedSymbol",
+		"· pre_existing: true   example.com/app/internal/auth TestVendorAPI")
+	if v := h.view(); strings.Index(v, "pre_existing: false") > strings.Index(v, "pre_existing: true") {
+		t.Fatalf("the new failure is not listed first:\n%s", v)
+	}
+	h.press("F")
+	h.requireView("but with new failures the change causes: unit", "cannot be excused")
+	if v := h.view(); strings.Contains(v, "ctrl+x") {
+		t.Fatalf("the form offers an excuse:\n%s", v)
 	}
 }
 
@@ -66,11 +102,15 @@ func TestChecksSayWhenTheChangeCausedTheFailure(t *testing.T) {
 	}
 }
 
-// With CheckDrafts (the real dashboard), ctrl+d runs the drafted checks on HEAD first and
-// leaves out one that already fails there, saying so: a Python project whose tests fail.
+// With CheckDrafts (the real dashboard), ctrl+d runs the drafted checks on HEAD first: a Python
+// project whose test_add fails keeps its unittest check with that failure named (finalize can
+// excuse exactly it), and a `make check` that fails with output no reporter of ours reads is
+// left out, saying so.
 func TestNewTaskFormDraftLeavesOutChecksFailingOnHEAD(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skipf("python3: %v", err)
+	for _, tool := range []string{"python3", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s: %v", tool, err)
+		}
 	}
 	if !doctor.SandboxAvailable() {
 		t.Fatal("bubblewrap is required for this test")
@@ -79,6 +119,7 @@ func TestNewTaskFormDraftLeavesOutChecksFailingOnHEAD(t *testing.T) {
 	for name, body := range map[string]string{
 		"pyproject.toml": "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n",
 		"test_calc.py":   "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 2, 4, 'off by one upstream')\n",
+		"Makefile":       "check:\n\t@echo 'the linter crashed'; exit 3\n",
 	} {
 		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -109,10 +150,11 @@ func TestNewTaskFormDraftLeavesOutChecksFailingOnHEAD(t *testing.T) {
 		t.Fatalf("draft at %q", path)
 	}
 	raw, err := os.ReadFile(path)
-	if err != nil || strings.Contains(string(raw), `"unittest"`) {
-		t.Fatalf("the failing check is in the draft: %v\n%s", err, raw)
+	if err != nil || !strings.Contains(string(raw), `"unittest"`) || strings.Contains(string(raw), `"make-check"`) {
+		t.Fatalf("the draft: %v\n%s", err, raw)
 	}
-	if !strings.Contains(d.note, "Left out, failing on HEAD already: unittest") {
+	if !strings.Contains(d.note, "Left out, failing on HEAD already: make-check (the linter crashed)") ||
+		!strings.Contains(d.note, "Kept, failing on HEAD with known failures that finalize can excuse (and no other): unittest (test_calc.T.test_add)") {
 		t.Fatalf("note: %s", d.note)
 	}
 }

@@ -104,8 +104,9 @@ func describeError(err error) []string {
 	}
 	for _, k := range e.OtherDetails() {
 		switch k {
-		case "baseline", "pre_existing_failure", "placeholders":
-			// The base commit's output is in the checks tab; the placeholders are the issues.
+		case "baseline", "pre_existing_failure", "placeholders", "failures", "failure_format":
+			// The base commit's output is in the checks tab, and the message lists the failures
+			// one per line; the placeholders are the issues.
 			continue
 		}
 		lines = append(lines, k+": "+compactJSON(e.Details[k]))

@@ -37,8 +37,10 @@ draft still to be replaced ("TODO: ..." texts, the placeholder write scope), whi
 refuses too. Exit 0 when valid, 1 when not.
 
 With --check, each verification command also runs on the HEAD commit of the repository in --dir
-(default: the current directory), in the sandbox finalize uses: one that already fails there
-proves nothing about a change, and is listed with its first failing lines (exit 1).`,
+(default: the current directory), in the sandbox finalize uses. One that already fails there
+with failures its toolchain names (tests, build errors) is listed with them: finalize can
+excuse exactly those and stops at any other. One that fails there otherwise proves nothing
+about a change, and is listed with its first failing lines (exit 1).`,
 		Args: exactArgs(1, "one FILE (or - for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := contract.ReadFile(args[0])
@@ -57,7 +59,7 @@ proves nothing about a change, and is listed with its first failing lines (exit 
 			if err != nil {
 				return err
 			}
-			if failed := reportBaseChecks(stderr, base, checks, "Fails before the change:"); len(failed) > 0 {
+			if failed := reportBaseChecks(stderr, base, checks, "Fails before the change:", "Fails before the change, with known failures:"); len(failed) > 0 {
 				fmt.Fprintf(stderr, "Drop or fix these before delegating: %s.\n", strings.Join(failed, ", "))
 				return done(1)
 			}
@@ -133,9 +135,11 @@ on stdout), so the checkout stays clean: a task starts only from a clean checkou
 it to stdout; -o FILE inside the checkout is refused unless git ignores FILE.
 
 --check runs each command found on the checkout's HEAD commit first, in the sandbox finalize
-uses, and keeps only those that pass there: a check that already fails before any change
-proves nothing about one. The dropped ones are listed with their first failing lines. The
-first run of a Go or Rust project builds its toolchain's cache and takes a minute or more.`,
+uses. One that passes there is kept. One that fails there with failures its toolchain names
+(tests, build errors) is kept, with those failures listed: finalize can excuse exactly those
+and stops at any other. One that fails there otherwise proves nothing about a change and is
+dropped, listed with its first failing lines. The first run of a Go or Rust project builds its
+toolchain's cache and takes a minute or more.`,
 		Example: `  reasonixctl contract init --objective "Fix the date parser" --write 'parser/**'
   reasonixctl contract init --dir ~/src/app -o - > /tmp/contract.json`,
 		Args: cobra.NoArgs,
@@ -158,7 +162,7 @@ first run of a Go or Rust project builds its toolchain's cache and takes a minut
 				if cerr != nil {
 					return cerr
 				}
-				failed := reportBaseChecks(stderr, base, checks, "Dropped")
+				failed := reportBaseChecks(stderr, base, checks, "Dropped", "Kept")
 				if len(failed) > 0 {
 					opts.Keep = func(ch scaffold.Check) bool { return !slices.Contains(failed, ch.ID) }
 					d, err = scaffold.New(opts)
@@ -210,7 +214,7 @@ first run of a Go or Rust project builds its toolchain's cache and takes a minut
 	f.StringArrayVar(&write, "write", nil, "a path or glob the worker may write (repeat for more)")
 	f.StringVarP(&output, "output", "o", "", "write the contract to FILE (- for stdout) instead of the state directory's drafts; inside the checkout only when git ignores FILE")
 	f.BoolVar(&force, "force", false, "with -o: replace an existing file")
-	f.BoolVar(&check, "check", false, "run each command found on the checkout's HEAD, sandboxed, and keep only those that pass")
+	f.BoolVar(&check, "check", false, "run each command found on the checkout's HEAD, sandboxed, and drop those whose failures there cannot be named")
 	cmd.MarkFlagDirname("dir")
 	return cmd
 }

@@ -36,19 +36,39 @@ func checkOnBase(dir string, c *contract.Contract, w io.Writer) (string, []core.
 	}, c)
 }
 
-// reportBaseChecks says, per command, how it fared on the base commit; it returns the ids
-// that failed there.
-func reportBaseChecks(w io.Writer, base string, checks []core.BaseCheck, failedVerb string) (failed []string) {
+// knownFailureLines is how many of a kept check's failures on the base are named.
+const knownFailureLines = 10
+
+// reportBaseChecks says, per command, how it fared on the base commit; it returns the ids that
+// failed there in a way finalize cannot tell from a failure a change causes. A command whose
+// failures there its toolchain names (core.BaselineResult.FailuresKnown) is not returned: its
+// failures are named, and finalize can excuse exactly those and stops at any other.
+func reportBaseChecks(w io.Writer, base string, checks []core.BaseCheck, failedVerb, knownVerb string) (failed []string) {
 	short := base
 	if len(short) > 12 {
 		short = short[:12]
 	}
 	for _, ch := range checks {
 		cmd := core.ShellWords(ch.Argv)
-		switch ch.Baseline.Status {
-		case core.BaselinePassed:
+		switch {
+		case ch.Baseline.Status == core.BaselinePassed:
 			fmt.Fprintf(w, "Passes on %s: %s (%s).\n", short, ch.ID, cmd)
-		case core.BaselineFailed:
+		case ch.Baseline.FailuresKnown():
+			fs := ch.Baseline.Failures
+			fmt.Fprintf(w, "%s %s (%s): it fails on %s, before any change, with %d known failure(s); finalize can excuse exactly these and stops at any other:\n",
+				knownVerb, ch.ID, cmd, short, len(fs))
+			for i, f := range fs {
+				if i == knownFailureLines {
+					fmt.Fprintf(w, "    … and %d more\n", len(fs)-i)
+					break
+				}
+				line := f.ID
+				if f.Message != "" && f.Message != f.ID && !strings.Contains(f.ID, f.Message) {
+					line += ": " + f.Message
+				}
+				fmt.Fprintf(w, "    - %s\n", line)
+			}
+		case ch.Baseline.Status == core.BaselineFailed:
 			failed = append(failed, ch.ID)
 			fmt.Fprintf(w, "%s %s (%s): it fails on %s, before any change:\n", failedVerb, ch.ID, cmd, short)
 			for _, l := range strings.Split(core.FirstFailingLines(ch.Baseline, baseCheckLines), "\n") {

@@ -62,7 +62,11 @@ func TestMCPPreExistingFailureCanBeExcused(t *testing.T) {
 		Error struct {
 			Details struct {
 				PreExisting bool `json:"pre_existing_failure"`
-				Baseline    struct {
+				Failures    []struct {
+					ID          string `json:"id"`
+					PreExisting bool   `json:"pre_existing"`
+				} `json:"failures"`
+				Baseline struct {
 					Status  string `json:"status"`
 					LogTail string `json:"log_tail"`
 				} `json:"baseline"`
@@ -70,6 +74,11 @@ func TestMCPPreExistingFailureCanBeExcused(t *testing.T) {
 		} `json:"error"`
 	}
 	json.Unmarshal([]byte(fin.Content[0].Text), &env)
+	// `test -f` has no reporter we read and prints nothing, here and on the base: its one failure
+	// is its (empty) output, the same on both.
+	if fs := env.Error.Details.Failures; len(fs) != 1 || fs[0].ID != "(no output)" || !fs[0].PreExisting {
+		t.Fatalf("failures: %s", fin.Content[0].Text)
+	}
 	if !env.Error.Details.PreExisting || env.Error.Details.Baseline.Status != "failed" || !strings.Contains(env.Error.Details.Baseline.LogTail, "exit: 1") {
 		t.Fatalf("details: %s", fin.Content[0].Text)
 	}

@@ -58,8 +58,10 @@ func CheckHEAD(ctx context.Context, o Options, c *contract.Contract) (string, []
 }
 
 // DraftChecked drafts a contract for the checkout at o.Dir as `contract init --check` does:
-// every command found runs on HEAD first (CheckHEAD), and those that fail there are left out
-// of the draft. It returns the draft and what each command did on HEAD.
+// every command found runs on HEAD first (CheckHEAD), and those that fail there in a way that
+// cannot be told from a failure a change causes are left out of the draft. One whose failures
+// its toolchain names (BaselineResult.FailuresKnown) is kept: finalize can excuse exactly
+// those and still catches every other. It returns the draft and what each command did on HEAD.
 func DraftChecked(ctx context.Context, o Options) (core.ContractDraft, []core.BaseCheck, error) {
 	d, err := scaffold.New(scaffold.Options{Dir: o.Dir})
 	if err != nil {
@@ -75,7 +77,7 @@ func DraftChecked(ctx context.Context, o Options) (core.ContractDraft, []core.Ba
 	}
 	failed := map[string]bool{}
 	for _, ch := range checks {
-		if ch.Baseline.Status == core.BaselineFailed {
+		if ch.Baseline.Status == core.BaselineFailed && !ch.Baseline.FailuresKnown() {
 			failed[ch.ID] = true
 		}
 	}

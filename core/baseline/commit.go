@@ -19,6 +19,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/atomicfile"
 	"reasonixctl/core/contract"
+	"reasonixctl/core/failures"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/redact"
 	"reasonixctl/sandbox"
@@ -106,8 +107,8 @@ func (b *Commit) export(ctx context.Context) (string, error) {
 // baselineKeyVersion is part of every result's key. 2: base runs stopped sharing a task's cache,
 // which its worker's code could have written, so results cached before are not trusted. 3: base
 // runs read their tree read-only, as the task's checks do, so that a failure is compared like
-// for like.
-const baselineKeyVersion = 3
+// for like. 4: a failed result names its failures (issue 37), which results cached before lack.
+const baselineKeyVersion = 4
 
 // baselineKey names a command on a base: its argv, cwd, timeout and network, the base, and the
 // checkout whose dependency folders it sees.
@@ -169,6 +170,9 @@ func (b *Commit) Run(ctx context.Context, c *contract.Contract, v contract.Verif
 	if res.Passed() {
 		out.Status = core.BaselinePassed
 	}
+	if !res.Passed() {
+		readFailures(out, v, text, failures.Roots{Tree: tree, Cache: b.CacheDir})
+	}
 	if err := os.WriteFile(out.LogPath, text, 0o600); err != nil {
 		out.LogPath = ""
 	}
@@ -177,4 +181,15 @@ func (b *Commit) Run(ctx context.Context, c *contract.Contract, v contract.Verif
 		_ = atomicfile.WriteFile(resultPath, raw, atomicfile.Options{})
 	}
 	return out
+}
+
+// readFailures names the failures of a failed base run, from its log as kept (secrets
+// redacted, like the task's): what finalize compares a change's failures with. A log cut at its
+// limit names none: what it left out could hold any failure.
+func readFailures(out *core.BaselineResult, v contract.Verification, log []byte, roots failures.Roots) {
+	if len(log) >= core.VerificationLogMax {
+		return
+	}
+	rep := failures.Read(v.Argv, LogOutput(log), roots)
+	out.Failures, out.FailureFormat, out.OutputDigest = rep.Failures, rep.Format, rep.Digest
 }

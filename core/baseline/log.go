@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"reasonixctl/core"
 	"reasonixctl/core/contract"
@@ -26,4 +28,31 @@ func CheckLog(v contract.Verification, status string, res sandbox.Result) []byte
 		text = text[:core.VerificationLogMax]
 	}
 	return text
+}
+
+// logStatusRe is a status line of a log's header: finalize's `exit: 1 timeout: false`, a base
+// run's `base: <commit>` and `exit: 1`.
+var logStatusRe = regexp.MustCompile(`^(?:base: [0-9a-f]+|exit: -?\d+(?: timeout: (?:true|false))?)$`)
+
+// LogOutput is what the command printed, from a log CheckLog wrote: its header (the command,
+// its directory, its status lines) taken off.
+func LogOutput(log []byte) string {
+	rest := string(log)
+	take := func(ok func(line string) bool) bool {
+		line, after, found := strings.Cut(rest, "\n")
+		if !found || !ok(line) {
+			return false
+		}
+		rest = after
+		return true
+	}
+	if !take(func(l string) bool { return strings.HasPrefix(l, "$ ") }) || !take(func(l string) bool { return strings.HasPrefix(l, "cwd: ") }) {
+		return string(log)
+	}
+	for range 2 {
+		if !take(logStatusRe.MatchString) {
+			break
+		}
+	}
+	return rest
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -10,6 +11,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/baseline"
 	"reasonixctl/core/contract"
+	"reasonixctl/core/failures"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/redact"
 )
@@ -71,10 +73,12 @@ func validateExcuses(c *contract.Contract, excuses []core.ExcusedCheck, msg stri
 }
 
 // judgeFailures runs each failed command on the base commit (cached per command and base;
-// nothing runs when every command passed), records the result with it, and applies the
-// supervisor's excuses. The error is the first failure that stands: a command not excused,
-// saying whether it fails before the change too, or an excuse for a command that does not
-// fail before the change (verification_failed, reason not_excusable).
+// nothing runs when every command passed), records the result with it, names each failure the
+// command's output shows — a test, a build error, a failing line — marked pre-existing when the
+// base shows the same (judgeCheck), and applies the supervisor's excuses. The error is the first
+// failure that stands: a command not excused, saying which of its failures the change causes,
+// or an excuse for a command whose failures are not all on the base (verification_failed,
+// reason not_excusable).
 func (e *Engine) judgeFailures(ctx context.Context, r *taskRecord, c *contract.Contract, results []core.VerificationResult, excuses []core.ExcusedCheck) ([]core.VerificationResult, error) {
 	var base *baseline.Commit
 	defer func() {
@@ -101,9 +105,10 @@ func (e *Engine) judgeFailures(ctx context.Context, r *taskRecord, c *contract.C
 		} else {
 			v.Baseline = &core.BaselineResult{Status: core.BaselineUnknown, Base: r.BaseCommit, Reason: "not a command of the contract"}
 		}
+		e.judgeCheck(r, v)
 		reason, excused := reasons[v.ID]
 		switch {
-		case excused && v.Baseline.PreExisting():
+		case excused && v.Excusable():
 			v.Excused, v.ExcuseReason = true, reason
 		case excused:
 			if failure == nil {
@@ -114,6 +119,42 @@ func (e *Engine) judgeFailures(ctx context.Context, r *taskRecord, c *contract.C
 		}
 	}
 	return results, failure
+}
+
+// judgeCheck names the failures of a failed command from its log, as its toolchain reports
+// them (package failures), and marks those the base commit's run shows too. A failure is
+// pre-existing only when the base fails with that same failure; the run as a whole must also
+// end as the base's did (same exit status, in time, its output whole), or that difference is a
+// failure of its own that no excuse covers.
+func (e *Engine) judgeCheck(r *taskRecord, v *core.VerificationResult) {
+	raw, err := os.ReadFile(v.LogPath)
+	if err != nil {
+		v.FailureFormat = ""
+		v.Failures = []core.CheckFailure{{ID: "log", Message: "its log could not be read: " + err.Error()}}
+		return
+	}
+	rep := failures.Read(v.Argv, baseline.LogOutput(raw), failures.Roots{Tree: r.Worktree, Cache: e.taskCacheDir(r.TaskID)})
+	v.FailureFormat = rep.Format
+	b := v.Baseline
+	if !b.PreExisting() {
+		v.Failures, _ = failures.Judge(failures.Report{}, rep)
+		return
+	}
+	v.Failures, _ = failures.Judge(failures.Report{Format: b.FailureFormat, Failures: b.Failures, Digest: b.OutputDigest}, rep)
+	var also []core.CheckFailure
+	if b.FailureFormat == "" {
+		also = append(also, core.CheckFailure{ID: "base output cut", Message: "the base commit's output exceeded the log's limit, so its failures are not known"})
+	}
+	if len(raw) >= core.VerificationLogMax {
+		also = append(also, core.CheckFailure{ID: "output cut", Message: "its output exceeded the log's limit: what was cut could hold any failure"})
+	}
+	switch {
+	case v.TimedOut:
+		also = append(also, core.CheckFailure{ID: "timed out", Message: "it did not finish in time; on the base commit it did"})
+	case v.ExitCode != nil && b.ExitCode != nil && *v.ExitCode != *b.ExitCode:
+		also = append(also, core.CheckFailure{ID: "exit status", Message: fmt.Sprintf("it exits %d; on the base commit %d", *v.ExitCode, *b.ExitCode)})
+	}
+	v.Failures = append(v.Failures, also...)
 }
 
 func verificationOf(c *contract.Contract, id string) (contract.Verification, bool) {
@@ -146,13 +187,74 @@ func baselineDetails(b *core.BaselineResult) map[string]any {
 	return d
 }
 
-// BaselineSentence says in words what a command's run on the base commit showed.
-func BaselineSentence(b *core.BaselineResult) string {
+// maxListedFailures is how many failures an error's message lists, one per line (details list
+// up to maxDetailFailures).
+const (
+	maxListedFailures = 20
+	maxDetailFailures = 100
+)
+
+// failureDetails are a command's failures as an error's details list them.
+func failureDetails(v core.VerificationResult) []map[string]any {
+	out := []map[string]any{}
+	for _, f := range newFirst(v.Failures) {
+		if len(out) == maxDetailFailures {
+			break
+		}
+		d := map[string]any{"id": f.ID, "pre_existing": f.PreExisting}
+		if f.Message != "" {
+			d["message"] = f.Message
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// newFirst orders failures the change causes before those on the base too.
+func newFirst(fs []core.CheckFailure) []core.CheckFailure {
+	out := make([]core.CheckFailure, 0, len(fs))
+	for _, f := range fs {
+		if !f.PreExisting {
+			out = append(out, f)
+		}
+	}
+	for _, f := range fs {
+		if f.PreExisting {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// failureLines lists a command's failures one per line, those the change causes first:
+// "- example.com/m TestResult (pre_existing: false): m_test.go:23: result is wrong".
+func failureLines(v core.VerificationResult, n int) string {
+	var b strings.Builder
+	fs := newFirst(v.Failures)
+	for i, f := range fs {
+		if i == n {
+			fmt.Fprintf(&b, "… and %d more (details.failures)\n", len(fs)-n)
+			break
+		}
+		fmt.Fprintf(&b, "- %s (pre_existing: %v)", f.ID, f.PreExisting)
+		if f.Message != "" && f.Message != f.ID {
+			b.WriteString(": " + f.Message)
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// JudgementSentence says in words what the base commit showed of a failed command.
+func JudgementSentence(v core.VerificationResult) string {
+	b := v.Baseline
 	switch {
 	case b == nil:
 		return ""
+	case b.Status == core.BaselineFailed && v.Excusable():
+		return fmt.Sprintf("It fails on the base commit %s too, with the same failures: a pre-existing failure (excusable with a reason).", short(b.Base))
 	case b.Status == core.BaselineFailed:
-		return fmt.Sprintf("It fails on the base commit %s too: a pre-existing failure (excusable with a reason).", short(b.Base))
+		return fmt.Sprintf("It fails on the base commit %s too, but %d of its failures are not there: the change causes them, and they cannot be excused.", short(b.Base), v.NewFailures())
 	case b.Status == core.BaselinePassed:
 		return fmt.Sprintf("It passes on the base commit %s: the change makes it fail.", short(b.Base))
 	}
@@ -167,29 +269,47 @@ func short(commit string) string {
 }
 
 // failureWithBaseline is verificationFailure with what the base commit showed:
-// details.pre_existing_failure (true only when the command fails there too) and
-// details.baseline with its output.
+// details.pre_existing_failure (true only when every failure the command shows is on the base
+// too), details.failures (one per failure, with pre_existing) and details.baseline with the
+// base's output.
 func failureWithBaseline(v core.VerificationResult) error {
 	ce := core.AsError(verificationFailure(v))
 	if v.Baseline == nil {
 		return ce
 	}
-	ce.Details["pre_existing_failure"] = v.Baseline.PreExisting()
+	ce.Details["pre_existing_failure"] = v.Excusable()
 	ce.Details["baseline"] = baselineDetails(v.Baseline)
+	ce.Details["failures"] = failureDetails(v)
+	ce.Details["failure_format"] = v.FailureFormat
 	// The base's output is in details.baseline.log_tail: the message stays short.
-	ce.Message += "\n" + BaselineSentence(v.Baseline)
+	ce.Message += "\n" + JudgementSentence(v)
+	if lines := failureLines(v, maxListedFailures); lines != "" {
+		ce.Message += "\nFailures:\n" + lines
+	}
 	return ce
 }
 
-// notExcusable refuses an excuse for a command that does not fail before the change.
+// notExcusable refuses an excuse for a command whose failures are not all on the base commit.
 func notExcusable(v core.VerificationResult) error {
-	why := "it passes on the base commit, so the change made it fail"
-	if v.Baseline != nil && v.Baseline.Status == core.BaselineUnknown {
+	var why string
+	switch {
+	case v.Baseline != nil && v.Baseline.Status == core.BaselineUnknown:
 		why = "whether it fails before the change is unknown (" + v.Baseline.Reason + ")"
+	case v.Baseline.PreExisting():
+		var fresh []string
+		for _, f := range newFirst(v.Failures) {
+			if !f.PreExisting && len(fresh) < 5 {
+				fresh = append(fresh, f.ID)
+			}
+		}
+		why = fmt.Sprintf("it fails on the base commit too, but %d of its failures are not there (%s), so the change caused them", v.NewFailures(), strings.Join(fresh, "; "))
+	default:
+		why = "it passes on the base commit, so the change made it fail"
 	}
 	return core.Errorf(core.CodeVerificationFailed, map[string]any{
 		"reason": "not_excusable", "verification": v.ID, "pre_existing_failure": false,
 		"baseline": baselineDetails(v.Baseline), "log_path": v.LogPath,
+		"failures": failureDetails(v), "failure_format": v.FailureFormat,
 	}, "verification %s cannot be excused: %s; only a failure that predates the change can be excused", v.ID, why)
 }
 
