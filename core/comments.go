@@ -87,4 +87,8 @@ type CherryPickPreview struct {
 	Clean     bool     `json:"clean"`      // applies without conflicts
 	Conflicts []string `json:"conflicts"`  // conflicting paths
 	Moved     bool     `json:"head_moved"` // HEAD is no longer the task's base commit
+	// Refusal, for a completed task's commit that merges cleanly, is why applying it now would
+	// be refused all the same (task apply's own checks: files in the way, an operation under
+	// way, uncommitted changes, already applied, …); empty when it would apply.
+	Refusal string `json:"refusal,omitempty"`
 }

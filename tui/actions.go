@@ -334,7 +334,9 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Refresh):
 		cmds := []tea.Cmd{m.refreshList()}
 		if t != nil {
-			cmds = append(cmds, m.fetchDetail(t.TaskID))
+			// The apply line too: the person reloads because something moved, and the
+			// preview's own age says nothing about that.
+			cmds = append(cmds, m.fetchDetail(t.TaskID), m.refreshPreview(t.TaskID, true))
 		}
 		return tea.Batch(cmds...)
 	case key.Matches(msg, k.NewTask):

@@ -50,7 +50,7 @@ func (m *Model) onApply(msg applyMsg) tea.Cmd {
 		r := msg.res
 		m.push(&confirmDialog{
 			title: "Apply " + msg.taskID + " to its checkout?",
-			body: fmt.Sprintf("Cherry-pick commit %s onto branch %s of %s (at %s). The merge preview says it applies cleanly; nothing is pushed.\n\n%s",
+			body: fmt.Sprintf("Cherry-pick commit %s onto branch %s of %s (at %s). The dry run says it applies cleanly and nothing of yours is in its way; nothing is pushed.\n\n%s",
 				shortHash(r.Commit), r.Branch, r.Checkout, shortHash(r.Head), r.Command),
 			yes: applyAction{taskID: msg.taskID},
 		})

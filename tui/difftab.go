@@ -100,9 +100,12 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		add(fmt.Sprintf("side by side needs ≥%d columns", sideBySideMin), fmt.Sprintf("side by side ≥%d cols", sideBySideMin), 75)
 	}
 	if p := ti.rv.preview; p != nil && ti.rv.previewErr == "" && cm == nil {
-		if p.Clean {
+		switch {
+		case p.Clean && p.Refusal != "":
+			add("merges onto HEAD "+short(p.Head, 7)+", but apply refuses (see the task)", "apply refuses", 70)
+		case p.Clean:
 			add("applies to HEAD "+short(p.Head, 7), "applies", 70)
-		} else {
+		default:
 			add("conflicts with HEAD "+short(p.Head, 7)+": "+strings.Join(p.Conflicts, ", "), "conflicts with HEAD "+short(p.Head, 7), 70)
 		}
 	}

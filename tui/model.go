@@ -157,8 +157,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.ingest(core.Event(msg)))
 	case resyncMsg:
 		cmds = append(cmds, m.resync(msg.err))
-	case tickMsg, redrawMsg:
-		// Only re-renders: ages, elapsed times and the grace cue read the clock in View.
+	case tickMsg:
+		// Re-renders (ages, elapsed times and the grace cue read the clock in View), and looks
+		// whether the selected task's checkout moved under its apply line.
+		m.graceTimer = false
+		cmds = append(cmds, m.watchCheckout())
+	case redrawMsg:
 		m.graceTimer = false
 	case spinner.TickMsg:
 		if m.anyWaiting() {

@@ -53,6 +53,13 @@ type taskReview struct {
 	previewOf   string // the tree or commit the preview is of
 	previewAt   time.Time
 	previewing  bool
+	// previewStamp is the checkout's stamp read just before the preview was asked
+	// (checkoutwatch.go): a tick that reads another asks the preview again.
+	previewStamp string
+	// previewAgain is a refresh asked while a preview was under way, which may have read the
+	// checkout before it moved: it runs once that one answers.
+	previewAgain bool
+	stamping     bool // a stamp read is under way
 }
 
 // load takes a task's detail: a changed diff is parsed again, and a new review revision starts
@@ -96,6 +103,8 @@ func (m *Model) onResult(msg tea.Msg) tea.Cmd {
 		return m.onCommentsSent(msg)
 	case previewMsg:
 		return m.onPreview(msg)
+	case stampMsg:
+		return m.onStamp(msg)
 	case editorFileMsg:
 		return m.onEditorFile(msg)
 	case editorDoneMsg:
@@ -542,20 +551,28 @@ func formatReviewEvent(ev core.Event) (entryKind, string) {
 
 type previewMsg struct {
 	taskID, of string
+	stamp      string // the checkout's stamp, read before the preview
 	p          core.CherryPickPreview
 	err        error
 }
 
-// previewTTL is how long a cherry-pick preview stands before the next look refreshes it.
+// previewTTL is how long a cherry-pick preview stands before the next look refreshes it,
+// when nothing says the checkout moved (a change the stamp does not see: another worktree
+// committing to the branch of a detached checkout, say).
 const previewTTL = 30 * time.Second
 
 // refreshPreview asks whether the task's change applies to its source checkout's HEAD now,
-// when it is in review or committed and the last answer is missing, for another change or old.
+// when it is in review or committed and the last answer is missing, for another change or old,
+// or force says so (ctrl+r, the checkout's stamp changed, the finalize form opened).
 func (m *Model) refreshPreview(id string, force bool) tea.Cmd {
 	r := m.svc
 	ti := m.task(id)
 	d := ti.detail
-	if d == nil || ti.rv.previewing {
+	if d == nil {
+		return nil
+	}
+	if ti.rv.previewing {
+		ti.rv.previewAgain = ti.rv.previewAgain || force
 		return nil
 	}
 	of := d.View.ReviewTreeHash
@@ -567,26 +584,31 @@ func (m *Model) refreshPreview(id string, force bool) tea.Cmd {
 	if of == "" || (!force && ti.rv.previewOf == of && m.now().Sub(ti.rv.previewAt) < previewTTL) {
 		return nil
 	}
-	ti.rv.previewing = true
+	ti.rv.previewing, ti.rv.previewAgain = true, false
+	root := d.Repository
 	return func() tea.Msg {
+		// The stamp first: a checkout that moves during the preview shows in the next one.
+		stamp := checkoutStamp(root)
 		ctx, cancel := context.WithTimeout(m.ctx, 20*time.Second)
 		defer cancel()
 		p, err := r.CherryPickPreview(ctx, id)
-		return previewMsg{taskID: id, of: of, p: p, err: err}
+		return previewMsg{taskID: id, of: of, stamp: stamp, p: p, err: err}
 	}
 }
 
 func (m *Model) onPreview(msg previewMsg) tea.Cmd {
 	ti := m.task(msg.taskID)
 	ti.rv.previewing = false
-	ti.rv.previewOf, ti.rv.previewAt = msg.of, m.now()
+	ti.rv.previewOf, ti.rv.previewAt, ti.rv.previewStamp = msg.of, m.now(), msg.stamp
 	if msg.err != nil {
 		ti.rv.preview, ti.rv.previewErr = nil, oneLine(msg.err)
-		return nil
+	} else {
+		p := msg.p
+		ti.rv.preview, ti.rv.previewErr = &p, ""
 	}
-	p := msg.p
-	ti.rv.preview, ti.rv.previewErr = &p, ""
-	return nil
+	// Asked again while this one ran, or the task's change is no longer the one previewed
+	// (a detail that arrived meanwhile): once more, now.
+	return m.refreshPreview(msg.taskID, ti.rv.previewAgain)
 }
 
 // previewLine says in one line whether the change applies to the source's HEAD.
@@ -605,6 +627,9 @@ func previewLine(rv *taskReview) string {
 		what = "the commit"
 	}
 	head := short(p.Head, 10)
+	if p.Clean && p.Refusal != "" {
+		return fmt.Sprintf("%s merges cleanly onto %s HEAD %s, but applying it now is refused: %s", what, p.Source, head, p.Refusal)
+	}
 	if p.Clean {
 		if p.Moved {
 			return fmt.Sprintf("%s applies cleanly to %s HEAD %s (moved since the task started)", what, p.Source, head)

@@ -18,9 +18,13 @@ func newTaskApplyCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "apply ID [--apply] [--json]",
 		Short: "cherry-pick a completed task's commit onto its checkout's current branch (a dry run without --apply)",
 		Long: `apply cherry-picks a completed task's commit onto the current branch of the checkout the task
-was started from, when that checkout is clean, on a branch (not a detached HEAD) checked out
-nowhere else, and the merge preview says the commit applies without conflicts. Without --apply
-it only says what would happen. Nothing is ever pushed; the result is journaled on the task.`,
+was started from, when that checkout is clean, has no merge, rebase, am, cherry-pick, revert or
+bisect under way, is on a branch (not a detached HEAD) checked out nowhere else, the merge
+preview says the commit applies without conflicts, and no path it writes holds an ignored or
+untracked file or is (or lies under) a symlink. Without --apply it only says what would happen,
+from the same checks. A cherry-pick that fails once started is undone, and says whether the
+checkout is as it was only after reading it again. Nothing is ever pushed; the result is
+journaled on the task.`,
 		Args:              exactArgs(1, "exactly one task id"),
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {

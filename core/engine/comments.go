@@ -331,5 +331,12 @@ func (e *Engine) CherryPickPreview(ctx context.Context, taskID string) (core.Che
 		return core.CherryPickPreview{}, wrapError(core.CodeInternalError, err, "cherry-pick preview")
 	}
 	p.Head, p.Clean, p.Conflicts, p.Moved = ap.Head, ap.Clean, nonNil(ap.Conflicts), ap.Moved
+	if p.Clean && p.Of == "commit" && r.State == core.StateCompleted {
+		// A commit lands by task apply, which refuses more than conflicts: the line that says
+		// it applies must not be followed by a refusal, so it asks apply's own checks.
+		if _, err := planApply(ctx, r); err != nil {
+			p.Refusal = core.AsError(err).Message
+		}
+	}
 	return p, nil
 }

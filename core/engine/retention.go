@@ -96,7 +96,7 @@ func (e *Engine) Archive(ctx context.Context, id string, apply bool) (core.Archi
 	if _, err := os.Stat(r.RepoCommonDir); present || err == nil {
 		// Also when the folder is gone: git's bookkeeping of the worktree is pruned.
 		if err := gitx.RemoveWorktree(ctx, e.worktreeOf(r)); err != nil {
-			return core.ArchiveResult{}, core.Errorf(core.CodeInternalError, nil, "removing worktree %s: %w", r.Worktree, err)
+			return core.ArchiveResult{}, wrapError(core.CodeInternalError, err, "removing worktree "+r.Worktree)
 		}
 	}
 	for _, p := range res.Deleted {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Checkout is what applying a commit to the person's checkout needs to know of it.
@@ -13,16 +14,23 @@ type Checkout struct {
 	Dirty  []string // uncommitted changes, staged, unstaged or untracked (up to 50)
 	// ElsewhereAt is another worktree of the repository that has Branch checked out too.
 	ElsewhereAt string
+	// InProgress names an operation of the person's under way in the checkout (merge, rebase,
+	// am, cherry-pick, revert, bisect; see ContinueCommand); empty when none is.
+	InProgress string
 }
 
-// ReadCheckout reads root's HEAD, branch and status, and whether its branch is also checked
-// out in another worktree of the repository. It writes nothing.
+// ReadCheckout reads root's HEAD, branch and status, the operation under way in it, and
+// whether its branch is also checked out in another worktree of the repository. It writes
+// nothing.
 func ReadCheckout(ctx context.Context, root string) (Checkout, error) {
 	st, err := sourceStatus(ctx, root, true)
 	if err != nil {
 		return Checkout{}, wrap(CodeInternal, ReasonGitFailed, err)
 	}
 	c := Checkout{Head: st.head, Branch: st.branch, Dirty: limitPaths(st.paths(nil))}
+	if c.InProgress, err = inProgress(ctx, root); err != nil {
+		return Checkout{}, err
+	}
 	if c.Branch == "" {
 		return c, nil
 	}
@@ -50,26 +58,56 @@ func ReadCheckout(ctx context.Context, root string) (Checkout, error) {
 }
 
 // CherryPick applies commit onto root's current branch with `git cherry-pick`, as who as the
-// committer (the commit keeps its author), provided HEAD is still expectHead. It returns the
-// new HEAD. A cherry-pick that stops (a conflict the preview did not foresee) is aborted, so
-// the checkout is left as it was.
-func CherryPick(ctx context.Context, root, commit, expectHead string, who Identity) (string, error) {
-	for _, h := range []string{commit, expectHead} {
+// committer (the commit keeps its author), following plan (PlanApply's, for this commit). It
+// starts only while the checkout is still as planned — HEAD at plan.Head, clean, no operation
+// under way, nothing in the way of the paths it writes — and otherwise refuses, having changed
+// nothing. It returns the new HEAD.
+//
+// A pick that fails once started is undone (restoreAfterPick) and the checkout read again: the
+// error's Reason is ReasonRestored only when it is then as it was, and ReasonNotRestored, with
+// what differs in Paths, otherwise. Nothing of the person's is aborted: a cherry-pick of theirs
+// cannot be under way, since the pick would not have started.
+func CherryPick(ctx context.Context, root, commit string, plan ApplyPlan, who Identity) (string, error) {
+	for _, h := range []string{commit, plan.Head} {
 		if !hex40.MatchString(h) {
 			return "", badInput("CherryPick: %q is not a 40-hex object name", h)
 		}
 	}
-	head, err := git(ctx, CodeNotGitRepository, ReasonBadRef, inCheckout(root), "rev-parse", "--verify", "-q", "HEAD^{commit}")
+	before, err := readCheckoutState(ctx, root)
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(string(head)) != expectHead {
-		return "", newErr(CodeInvalidRequest, ReasonHeadMoved, "the checkout's HEAD moved from %s since it was checked", expectHead[:12])
+	switch {
+	case before.head != plan.Head:
+		return "", newErr(CodeInvalidRequest, ReasonHeadMoved, "the checkout's HEAD moved from %s since it was checked", plan.Head[:12])
+	case before.op != "":
+		return "", newErr(CodeInvalidRequest, ReasonInProgress, "a %s is under way in the checkout", before.op)
+	case before.branch == "":
+		return "", newErr(CodeInvalidRequest, ReasonBadRef, "the checkout's HEAD is detached")
+	case len(before.entries) > 0:
+		return "", &Error{Code: CodeDirtyRepository, Reason: ReasonBadInput, Message: "the checkout has uncommitted changes", Paths: limitPaths(before.status().paths(nil))}
+	}
+	// The last look before writing: the person may have put something in the way since.
+	obs, _, err := obstaclesAt(ctx, root, plan.Added, plan.Changed)
+	if err != nil {
+		return "", err
+	}
+	if len(obs) > 0 {
+		paths := make([]string, len(obs))
+		for i, o := range obs {
+			paths[i] = o.Path
+		}
+		return "", &Error{Code: CodeOwnershipAmbiguous, Reason: ReasonPathsInTheWay, Message: "files of the checkout are in the way", Paths: limitPaths(paths)}
 	}
 	env := []string{"GIT_COMMITTER_NAME=" + who.Name, "GIT_COMMITTER_EMAIL=" + who.Email}
 	if _, err := (gitCmd{at: inCheckout(root), args: []string{"cherry-pick", "--no-rerere-autoupdate", commit}, env: env}).run(ctx); err != nil {
-		_, _ = gitCmd{at: inCheckout(root), args: []string{"cherry-pick", "--abort"}}.run(ctx)
-		return "", wrap(CodeCommitFailed, ReasonGitFailed, err)
+		// The caller's context may be what ended the pick; restoring must run regardless.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), restoreTimeout)
+		defer cancel()
+		if differs := restoreAfterPick(rctx, root, commit, before, plan); len(differs) > 0 {
+			return "", &Error{Code: CodeCommitFailed, Reason: ReasonNotRestored, Message: "the cherry-pick failed and the checkout could not be restored", Paths: differs, Err: err}
+		}
+		return "", &Error{Code: CodeCommitFailed, Reason: ReasonRestored, Message: "the cherry-pick failed; the checkout was restored", Err: err}
 	}
 	out, err := git(ctx, CodeInternal, ReasonGitFailed, inCheckout(root), "rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil {
@@ -77,6 +115,9 @@ func CherryPick(ctx context.Context, root, commit, expectHead string, who Identi
 	}
 	return strings.TrimSpace(string(out)), nil
 }
+
+// restoreTimeout bounds undoing a failed pick.
+const restoreTimeout = 30 * time.Second
 
 // AlreadyApplied reports whether root's HEAD already has commit, or a commit with the same
 // change (by patch id, as `git cherry` compares them), commit's parent being where it started.

@@ -32,6 +32,10 @@ const (
 	ReasonAborted         = "aborted"   // the caller's last check refused the commit
 	ReasonPostcondition   = "postcondition"
 	ReasonGitFailed       = "git_failed"
+	ReasonInProgress      = "in_progress"      // a merge, rebase, cherry-pick, … of the person's is under way
+	ReasonPathsInTheWay   = "paths_in_the_way" // untracked or ignored files or symlinks where an apply writes
+	ReasonRestored        = "restored"         // an apply failed and the checkout was verified to be as before
+	ReasonNotRestored     = "not_restored"     // an apply failed and the checkout still differs (Paths say how)
 )
 
 // Error is every error this package returns.

@@ -26,24 +26,39 @@ type ApplyPreview struct {
 // The merge base is base. git ≥ 2.40 is told so (--merge-base); older versions (merge-tree
 // --write-tree needs 2.38) compute it, which is the same commit while HEAD descends from base.
 func PreviewApply(ctx context.Context, root, base, change string) (ApplyPreview, error) {
+	p, _, err := previewApply(ctx, root, base, change, false)
+	return p, err
+}
+
+// writtenPaths are the paths an apply writes: where the merged tree differs from HEAD's.
+type writtenPaths struct {
+	added   []string // not in HEAD: the apply creates them
+	changed []string // in HEAD: the apply modifies or deletes them
+}
+
+// previewApply is PreviewApply that, with paths, also lists the paths the merged tree changes
+// against HEAD (no rename detection: both sides of a rename are written), read from the
+// temporary object directory before it goes.
+func previewApply(ctx context.Context, root, base, change string, paths bool) (ApplyPreview, writtenPaths, error) {
+	var w writtenPaths
 	for _, h := range []string{base, change} {
 		if !hex40.MatchString(h) {
-			return ApplyPreview{}, badInput("PreviewApply: %q is not a 40-hex object name", h)
+			return ApplyPreview{}, w, badInput("PreviewApply: %q is not a 40-hex object name", h)
 		}
 	}
 	headOut, err := git(ctx, CodeNotGitRepository, ReasonBadRef, inCheckout(root), "rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil {
-		return ApplyPreview{}, err
+		return ApplyPreview{}, w, err
 	}
 	head := strings.TrimSpace(string(headOut))
 	objOut, err := git(ctx, CodeNotGitRepository, ReasonGitFailed, inCheckout(root), "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
-		return ApplyPreview{}, err
+		return ApplyPreview{}, w, err
 	}
 	objects := filepath.Join(strings.TrimSpace(string(objOut)), "objects")
 	tmp, err := os.MkdirTemp("", "reasonixctl-preview-")
 	if err != nil {
-		return ApplyPreview{}, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "temporary object directory", Err: err}
+		return ApplyPreview{}, w, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "temporary object directory", Err: err}
 	}
 	defer os.RemoveAll(tmp)
 	env := []string{
@@ -53,13 +68,13 @@ func PreviewApply(ctx context.Context, root, base, change string) (ApplyPreview,
 	}
 	typ, err := gitCmd{at: inCheckout(root), args: []string{"cat-file", "-t", change}, env: env}.must(ctx, CodeInvalidRequest, ReasonBadRef)
 	if err != nil {
-		return ApplyPreview{}, err
+		return ApplyPreview{}, w, err
 	}
 	commit := change
 	if strings.TrimSpace(string(typ)) == "tree" {
 		out, err := gitCmd{at: inCheckout(root), args: []string{"commit-tree", change, "-p", base, "-m", "preview"}, env: env}.must(ctx, CodeInternal, ReasonGitFailed)
 		if err != nil {
-			return ApplyPreview{}, err
+			return ApplyPreview{}, w, err
 		}
 		commit = strings.TrimSpace(string(out))
 	}
@@ -75,7 +90,22 @@ func PreviewApply(ctx context.Context, root, base, change string) (ApplyPreview,
 	switch {
 	case err == nil:
 		p.Clean = true
-		return p, nil
+		if paths {
+			// The first line of a clean merge is the merged tree, an object of the temporary
+			// directory: what differs from HEAD there is what cherry-pick's checkout writes.
+			ls := lines(out)
+			if len(ls) == 0 || !hex40.MatchString(ls[0]) {
+				return ApplyPreview{}, w, newErr(CodeInternal, ReasonGitFailed, "merge-tree printed no tree")
+			}
+			diff, err := gitCmd{at: inCheckout(root), args: []string{"diff-tree", "-r", "-z", "--no-renames", "--name-status", head, ls[0]}, env: env}.must(ctx, CodeInternal, ReasonGitFailed)
+			if err != nil {
+				return ApplyPreview{}, w, err
+			}
+			if w, err = parseWritten(diff); err != nil {
+				return ApplyPreview{}, w, err
+			}
+		}
+		return p, w, nil
 	case errors.As(err, &ge) && ge.ExitCode == 1:
 		// The first line is the merged tree; the conflicted paths follow, up to a blank line.
 		ls := strings.Split(string(out), "\n")
@@ -90,7 +120,32 @@ func PreviewApply(ctx context.Context, root, base, change string) (ApplyPreview,
 			}
 		}
 		p.Conflicts = sortedUnique(p.Conflicts)
-		return p, nil
+		return p, w, nil
 	}
-	return ApplyPreview{}, wrap(CodeInternal, ReasonGitFailed, err)
+	return ApplyPreview{}, w, wrap(CodeInternal, ReasonGitFailed, err)
+}
+
+// parseWritten reads `diff-tree -r -z --no-renames --name-status`: a status letter, then
+// its path, each NUL-terminated.
+func parseWritten(out []byte) (writtenPaths, error) {
+	var w writtenPaths
+	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if len(f) == 1 && f[0] == "" {
+		return w, nil
+	}
+	if len(f)%2 != 0 {
+		return w, newErr(CodeInternal, ReasonGitFailed, "diff-tree output is malformed")
+	}
+	for i := 0; i < len(f); i += 2 {
+		switch st, path := f[i], f[i+1]; {
+		case st == "A":
+			w.added = append(w.added, path)
+		case st == "M" || st == "D" || st == "T":
+			w.changed = append(w.changed, path)
+		default:
+			return w, newErr(CodeInternal, ReasonGitFailed, "diff-tree status %q for %s", st, path)
+		}
+	}
+	w.added, w.changed = sortedUnique(w.added), sortedUnique(w.changed)
+	return w, nil
 }

@@ -66,11 +66,21 @@ const (
 )
 
 // jsonCodec carries any Go value as encoding/json, replacing Connect's protobuf JSON codec of
-// the same name: the wire types are core's own structs, which already have JSON forms.
+// the same name: the wire types are core's own structs, which already have JSON forms. An
+// empty list is written as [] even under omitempty (keepEmptyLists), so that every message
+// arrives as it was sent: "none" stays "none" rather than becoming "not given".
 type jsonCodec struct{}
 
-func (jsonCodec) Name() string                    { return "json" }
-func (jsonCodec) Marshal(v any) ([]byte, error)   { return json.Marshal(v) }
+func (jsonCodec) Name() string { return "json" }
+
+func (jsonCodec) Marshal(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return keepEmptyLists(b, v)
+}
+
 func (jsonCodec) Unmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 type helloRequest struct {
