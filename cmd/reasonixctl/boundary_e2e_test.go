@@ -129,18 +129,7 @@ func sbScenario(t *testing.T, sc acptest.Scenario) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.CreateTemp(bin, "scenario-*.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Remove(f.Name()) })
-	if _, err := f.Write(raw); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return []string{"FAKE_REASONIX_SCENARIO=" + f.Name(), "CODEX_REASONIX_ENV_ALLOWLIST=FAKE_REASONIX_*"}
+	return []string{"FAKE_REASONIX_SCENARIO=" + scenarioBeside(t, bin, raw), "CODEX_REASONIX_ENV_ALLOWLIST=FAKE_REASONIX_*"}
 }
 
 // sbContract is a contract with one automated criterion ("result", proved by the checks) and

@@ -124,20 +124,26 @@ func workerVisible(t testing.TB, bin string, env []string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := os.CreateTemp(bin, "scenario-*.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.Remove(f.Name()) })
-		if _, err := f.Write(raw); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			t.Fatal(err)
-		}
-		out[i] = "FAKE_REASONIX_SCENARIO=" + f.Name()
+		out[i] = "FAKE_REASONIX_SCENARIO=" + scenarioBeside(t, bin, raw)
 	}
 	return out
+}
+
+// scenarioBeside writes a scenario into bin, the fake worker's folder, for the test's length.
+func scenarioBeside(t testing.TB, bin string, raw []byte) string {
+	t.Helper()
+	f, err := os.CreateTemp(bin, "scenario-*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(f.Name()) })
+	if _, err := f.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
 }
 
 // exit closes stdin and waits up to d for the process to exit, killing it if it does not;
