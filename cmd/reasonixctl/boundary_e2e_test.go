@@ -602,3 +602,74 @@ if __name__ == "__main__":
 	}
 	o.mustRefuse("sb-swap", v, ferr, core.CodeVerificationFailed, base)
 }
+
+// toggler flips status.txt between good and bad without pause for as long as it lives: it needs
+// no sight of the checks, so only the freeze of the worker's processes stops it during finalize.
+const toggler = `python3 - <<'PYEOF'
+import os, time
+deadline = time.time() + 600
+while time.time() < deadline:
+    for word in ("good\n", "bad\n"):
+        with open("status.txt.tmp", "w") as f:
+            f.write(word)
+        os.replace("status.txt.tmp", "status.txt")
+PYEOF
+`
+
+// A process the worker left running flips status.txt while the task is in review. Frozen with
+// the worker for the whole finalize, it cannot flip it while the checks read it: the check reads
+// only the bytes of the reviewed tree, again and again, or finalize refuses a worktree that drifted
+// from the review. Without the freeze the check reads both words.
+func TestBoundaryFrozenWorkerCannotChangeWhatTheChecksRead(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skipf("python3 is not installed here: %v", err)
+	}
+	state, repo := sbStateDir(t), testRepo(t)
+	os.WriteFile(filepath.Join(repo, "read_status.py"), []byte(`import time
+seen = set()
+end = time.time() + 1.0
+while time.time() < end:
+    try:
+        with open("status.txt") as f:
+            seen.add(f.read().strip())
+    except OSError:
+        seen.add("(missing)")
+for word in sorted(seen):
+    print("check read status.txt:", word)
+`), 0o644)
+	gitIn(t, repo, "add", "read_status.py")
+	gitIn(t, repo, "commit", "-q", "-m", "status reader")
+	base := gitIn(t, repo, "rev-parse", "HEAD")
+	scn := sbScenario(t, acptest.Scenario{Turns: []acptest.Turn{{Steps: []acptest.Step{
+		{Write: &acptest.WriteFile{Path: "status.txt", Content: "bad\n"}},
+		{Spawn: toggler},
+	}, Summary: "Wrote status.txt."}}})
+	o := startSBOwner(t, state, repo, nil, scn...)
+	res := o.inReview("sb-toggle", sbContract("SBTOGGLE write status.txt", []string{"status.txt", "status.txt.tmp"}, [][]string{{"python3", "read_status.py"}}))
+	reviewed := gitIn(t, repo, "cat-file", "-p", res.ReviewTreeHash+":status.txt")
+	v, ferr := o.finalize(res)
+	logs := o.checkLogs("sb-toggle")
+	var read []string
+	for _, line := range strings.Split(logs, "\n") {
+		if word, ok := strings.CutPrefix(line, "check read status.txt: "); ok {
+			read = append(read, word)
+		}
+	}
+	if ferr != nil {
+		ce := core.AsError(ferr)
+		if ce.Code != core.CodeOwnershipAmbiguous {
+			t.Fatalf("finalize: %s %s", ce.Code, ce.Message)
+		}
+		// Frozen on the other word: the drift check refused before any check ran.
+		if got := gitIn(t, repo, "rev-parse", "refs/heads/reasonix/sb-toggle"); got != base {
+			t.Fatalf("the branch moved to %s", got)
+		}
+		return
+	}
+	if len(read) != 1 || read[0] != reviewed {
+		t.Fatalf("ATTACK SUCCEEDED: the check read status.txt as %q while the reviewed tree holds %q, and finalize committed %s:\n%s", read, reviewed, v.CommitHash, logs)
+	}
+	if got := gitIn(t, repo, "show", v.CommitHash+":status.txt"); got != reviewed {
+		t.Fatalf("committed %q, reviewed %q", got, reviewed)
+	}
+}
