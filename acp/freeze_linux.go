@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"reasonixctl/sandbox/procstat"
 )
 
 // suspendTimeout bounds how long Suspend waits for every process to stop: a process in an
@@ -54,9 +56,8 @@ func (ts threads) of(pid int) []byte {
 	entries, _ := os.ReadDir(dir)
 	var st []byte
 	for _, e := range entries {
-		b, err := os.ReadFile(dir + "/" + e.Name() + "/stat")
-		if i := bytes.LastIndexByte(b, ')'); err == nil && i >= 0 && i+2 < len(b) {
-			st = append(st, b[i+2])
+		if _, f, ok := procstat.Read(dir + "/" + e.Name() + "/stat"); ok {
+			st = append(st, f[procstat.State][0])
 		}
 	}
 	ts[pid] = st
@@ -107,27 +108,14 @@ func readProcs() map[int]procEntry {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
+		comm, f, ok := procstat.Read("/proc/" + e.Name() + "/stat")
+		if !ok {
 			continue
 		}
-		// The command name may hold spaces and parentheses: the fields start after the last ')'.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(b[i+1:]) // state (field 3), ppid, pgrp, … starttime (field 22)
-		if len(f) < 20 || len(f[0]) == 0 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(string(f[1]))
-		pgrp, _ := strconv.Atoi(string(f[2]))
-		flags, _ := strconv.ParseUint(string(f[6]), 10, 64)
-		comm := ""
-		if j := bytes.IndexByte(b, '('); j >= 0 && j < i {
-			comm = string(b[j+1 : i])
-		}
-		out[pid] = procEntry{comm: comm, state: f[0][0], ppid: ppid, pgrp: pgrp, flags: flags, start: string(f[19])}
+		ppid, _ := strconv.Atoi(string(f[procstat.PPID]))
+		pgrp, _ := strconv.Atoi(string(f[procstat.PGRP]))
+		flags, _ := strconv.ParseUint(string(f[procstat.Flags]), 10, 64)
+		out[pid] = procEntry{comm: comm, state: f[procstat.State][0], ppid: ppid, pgrp: pgrp, flags: flags, start: string(f[procstat.Start])}
 	}
 	return out
 }

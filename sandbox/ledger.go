@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"reasonixctl/sandbox/procstat"
 )
 
 // Ledger records in a directory every process group its owner starts (a worker, a verifier), one
@@ -33,7 +35,7 @@ func (l *Ledger) Track(pid int) (forget func()) {
 	}
 	path := filepath.Join(l.dir, strconv.Itoa(pid))
 	// Losing the entry only loses the clean-up after a crash, so a write error is not fatal.
-	_ = os.WriteFile(path, []byte(startTime(pid)), 0o600)
+	_ = os.WriteFile(path, []byte(procstat.StartTime(pid)), 0o600)
 	return func() { _ = os.Remove(path) }
 }
 
@@ -64,7 +66,7 @@ func (l *Ledger) Reap() ([]int, error) {
 			continue
 		}
 		recorded, _ := os.ReadFile(path)
-		if now := startTime(pid); now == "" || now == string(recorded) {
+		if now := procstat.StartTime(pid); now == "" || now == string(recorded) {
 			// The leader is ours, or gone: a pgid stays reserved while any member of its group
 			// lives, so what answers to -pid is what is left of our group.
 			if err := syscall.Kill(-pid, syscall.SIGKILL); err == nil {
@@ -95,11 +97,11 @@ func liveGroups() map[int]bool {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
 		}
-		f := statFields(e.Name()) // state, ppid, pgrp, …
-		if len(f) < 3 || f[0][0] == 'Z' || f[0][0] == 'X' {
+		_, f, ok := procstat.Read(filepath.Join("/proc", e.Name(), "stat"))
+		if !ok || f[procstat.State][0] == 'Z' || f[procstat.State][0] == 'X' {
 			continue
 		}
-		pgid, err := strconv.Atoi(string(f[2]))
+		pgid, err := strconv.Atoi(string(f[procstat.PGRP]))
 		if err != nil || out[pgid] {
 			continue
 		}
@@ -123,30 +125,4 @@ func killPending(status []byte) bool {
 		}
 	}
 	return false
-}
-
-// statFields are the fields of /proc/PID/stat from the third (the state) on, or nil when there
-// is no such process. The command name may hold spaces and parentheses: fields start after the
-// last ')'.
-func statFields(pid string) [][]byte {
-	b, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
-	if err != nil {
-		return nil
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return nil
-	}
-	return bytes.Fields(b[i+1:])
-}
-
-// startTime is the process's start time in clock ticks since boot (field 22 of /proc/PID/stat),
-// or "" when there is no such process.
-func startTime(pid int) string {
-	fields := statFields(strconv.Itoa(pid))
-	const startField = 22 - 3 // fields 1 and 2 precede ')'; field 3 is fields[0]
-	if len(fields) <= startField {
-		return ""
-	}
-	return string(fields[startField])
 }

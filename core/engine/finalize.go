@@ -278,11 +278,6 @@ func (e *Engine) sandbox() *sandbox.Runner {
 	return &sandbox.Runner{AllowUnsandboxed: e.cfg.AllowUnsandboxed, Logger: e.log, Ledger: e.procs, Private: []string{e.cfg.StateDir}}
 }
 
-// suspender is a worker whose processes can be stopped and started again.
-type suspender interface {
-	Suspend() (resume func(), err error)
-}
-
 // freezeWorker stops every process of the task's worker, if it has one, until thaw: the worker
 // and whatever it left running cannot change the worktree while finalize checks and commits it.
 // A worker that cannot be frozen is ended instead; a later steer starts a fresh one.
@@ -297,13 +292,11 @@ func (e *Engine) freezeWorker(id string) (thaw func(), err error) {
 	if w == nil {
 		return func() {}, nil
 	}
-	if s, ok := any(w).(suspender); ok {
-		resume, err := s.Suspend()
-		if err == nil {
-			return resume, nil
-		}
-		e.log.Warn("the worker could not be frozen for finalize; ending it", "task", id, "err", err)
+	resume, err := w.Suspend()
+	if err == nil {
+		return resume, nil
 	}
+	e.log.Warn("the worker could not be frozen for finalize; ending it", "task", id, "err", err)
 	e.detachThis(t)
 	return func() {}, nil
 }

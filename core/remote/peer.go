@@ -1,7 +1,6 @@
 package remote
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -9,6 +8,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"reasonixctl/sandbox/procstat"
 )
 
 // A front end (a dashboard, --mcp, a subcommand) runs beside the owner, in its mount and pid
@@ -156,21 +157,10 @@ func samePeer(p peer, proc, started string) error {
 	return nil
 }
 
-// startTime is field 22 of /proc/<pid>/stat: when the process started, in clock ticks since
-// boot. The command name before it, in parentheses, may hold spaces and parentheses itself.
+// startTime is when the process whose /proc folder is proc started.
 func startTime(proc string) (string, error) {
-	stat, err := os.ReadFile(proc + "/stat")
-	if err != nil {
-		return "", err
+	if t := procstat.StartTimeAt(proc); t != "" {
+		return t, nil
 	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return "", fmt.Errorf("%s/stat: no command name", proc)
-	}
-	// After the name come field 3 (state) onwards: field 22 is the 20th.
-	fields := bytes.Fields(stat[i+1:])
-	if len(fields) < 20 {
-		return "", fmt.Errorf("%s/stat: %d fields after the command name", proc, len(fields))
-	}
-	return string(fields[19]), nil
+	return "", fmt.Errorf("%s/stat cannot be read", proc)
 }
