@@ -175,7 +175,7 @@ func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
 		r.logger().Warn("running without a sandbox", "argv", s.Argv, "reason", p.Detail)
 		return r.execute(ctx, s, exe, s.Argv, env, false)
 	}
-	args, err := r.bwrapArgs(s, lookupEnv(env, "PATH"))
+	args, err := r.bwrapArgs(s, lookupEnv(env, "PATH"), nil)
 	if err != nil {
 		return Result{}, err
 	}
@@ -192,7 +192,12 @@ func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
 // PATH whose toolchains are shown); Timeout, MaxOutput and CacheDir's toolchain variables do not
 // apply. Without a working bubblewrap it fails with CodeUnavailable: a worker is never run
 // unconfined by this call.
-func (r *Runner) Confine(s Spec) ([]string, error) {
+func (r *Runner) Confine(s Spec) ([]string, error) { return r.confine(s, nil) }
+
+// confine is Confine with last, mounts laid after every other one (so that nothing the view
+// shows covers them) and before the root is made read-only (so that their mount points can be
+// made).
+func (r *Runner) confine(s Spec, last []string) ([]string, error) {
 	pathEnv := s.Env["PATH"]
 	if pathEnv == "" {
 		pathEnv = os.Getenv("PATH")
@@ -209,7 +214,7 @@ func (r *Runner) Confine(s Spec) ([]string, error) {
 	if !p.Available {
 		return nil, &Error{Code: CodeUnavailable, Message: p.Detail}
 	}
-	args, err := r.bwrapArgs(s, pathEnv)
+	args, err := r.bwrapArgs(s, pathEnv, last)
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +304,7 @@ func existingDir(what, p string) (string, error) {
 // Order matters: the read-only views, then the masks of what they must not show, then the
 // writable worktree and cache, the hidden paths inside the worktree, and the dependency folders
 // read-only inside it.
-func (r *Runner) bwrapArgs(s Spec, pathEnv string) ([]string, error) {
+func (r *Runner) bwrapArgs(s Spec, pathEnv string, last []string) ([]string, error) {
 	hideDirs, hideFiles := r.hidden()
 	private := r.privatePlaces()
 	args := []string{"--die-with-parent", "--new-session", "--unshare-all"}
@@ -350,6 +355,7 @@ func (r *Runner) bwrapArgs(s Spec, pathEnv string) ([]string, error) {
 		args = append(args, "--ro-bind", b.Src, b.Dst)
 	}
 	args = append(args, remounts...)
+	args = append(args, last...)
 	// The root bubblewrap builds is a tmpfs; nothing is written there but into the places above.
 	args = append(args, "--remount-ro", "/")
 	return append(append(args, "--chdir", s.Dir, "--"), s.Argv...), nil

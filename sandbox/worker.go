@@ -58,26 +58,6 @@ func (r *Runner) ConfineWorker(s Spec, home Home) ([]string, map[string]string, 
 			s.ExtraReadOnly = append(slices.Clone(s.ExtraReadOnly), target)
 		}
 	}
-	argv, err := r.Confine(s)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The home's mounts go before the root is made read-only: bubblewrap creates each mount
-	// point, and cannot in a read-only root. They come after every other mount, so that nothing
-	// Confine shows covers them.
-	at := -1
-	for i := 1; i+1 < len(argv); i++ {
-		if argv[i] == "--" {
-			break
-		}
-		if argv[i] == "--remount-ro" && argv[i+1] == "/" {
-			at = i
-			break
-		}
-	}
-	if at < 0 {
-		return nil, nil, &Error{Code: CodeInternal, Message: "the sandbox's command line has no read-only root to place the worker's home before"}
-	}
 	env := map[string]string{
 		"HOME":            WorkerHome,
 		"XDG_CONFIG_HOME": filepath.Join(WorkerHome, ".config"),
@@ -104,7 +84,9 @@ func (r *Runner) ConfineWorker(s Spec, home Home) ([]string, map[string]string, 
 	for _, b := range home.Shown {
 		mounts = append(mounts, "--ro-bind", b.Src, filepath.Join(WorkerHome, filepath.Clean(b.Dst)))
 	}
-	out := make([]string, 0, len(argv)+len(mounts))
-	out = append(append(append(out, argv[:at]...), mounts...), argv[at:]...)
-	return out, env, nil
+	argv, err := r.confine(s, mounts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return argv, env, nil
 }
