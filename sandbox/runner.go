@@ -28,9 +28,10 @@ type Spec struct {
 	RepoRoot      string // made readable (it may live under a hidden place such as /tmp)
 	ExtraReadOnly []string
 	Env           map[string]string // added to the allowlisted environment (see BuildEnv)
-	// CacheDir is a private writable directory for the toolchains' caches (HOME, GOCACHE, npm's,
-	// pip's and cargo's): without it Go, npm, pip and cargo fail for want of a home. With it the
-	// user's Go module cache and cargo registry are visible read-only and nothing is fetched.
+	// CacheDir is a private writable directory for the toolchains' build caches (GOCACHE, npm's,
+	// pip's, cargo's target), kept across runs; with it the command also gets a fresh HOME in its
+	// /tmp (freshLayout), the user's Go module cache and cargo registry read-only, and nothing is
+	// fetched.
 	CacheDir string
 	// Binds are read-only mounts, for example a dependency folder of the source checkout at its
 	// place in the worktree.

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,21 +14,29 @@ type Bind struct {
 	Src, Dst string
 }
 
-// cacheLayout is where a command's toolchains keep their caches inside Spec.CacheDir, which is
-// also the command's HOME: the sandbox has no HOME of the user's, so every toolchain is pointed
-// here instead; nothing in it is ever part of a commit. Each toolchain makes its own folder on
-// first use, so a task's cache costs one directory until something fills it.
+// cacheLayout is where a command's toolchains keep their build caches inside Spec.CacheDir,
+// kept across a task's runs so that the first verification's build is not paid again; nothing
+// in it is ever part of a commit. Each toolchain makes its own folder on first use, so a task's
+// cache costs one directory until something fills it.
 var cacheLayout = map[string]string{
-	"HOME":                "",
-	"XDG_CACHE_HOME":      "xdg-cache",
-	"XDG_CONFIG_HOME":     "xdg-config",
-	"XDG_DATA_HOME":       "xdg-data",
-	"GOCACHE":             "go-build",
-	"npm_config_cache":    "npm",
-	"PIP_CACHE_DIR":       "pip",
-	"CARGO_HOME":          "cargo-home",
-	"CARGO_TARGET_DIR":    "cargo-target",
-	"PYTHONPYCACHEPREFIX": "pycache",
+	"XDG_CACHE_HOME":   "xdg-cache",
+	"GOCACHE":          "go-build",
+	"npm_config_cache": "npm",
+	"PIP_CACHE_DIR":    "pip",
+	"CARGO_TARGET_DIR": "cargo-target",
+}
+
+// freshLayout is where the places a toolchain reads its configuration or code from — HOME, the
+// XDG configuration and data folders, cargo's home, Python's bytecode — point: into the
+// sandbox's private /tmp, made anew for every command. In the kept cache a command the worker
+// wrote could leave `go env -w GOFLAGS=-run=^$`, a cargo `runner = "true"` or a planted .pyc for
+// the next check to obey.
+var freshLayout = map[string]string{
+	"HOME":                "/tmp/home",
+	"XDG_CONFIG_HOME":     "/tmp/home/.config",
+	"XDG_DATA_HOME":       "/tmp/home/.local/share",
+	"CARGO_HOME":          "/tmp/home/.cargo",
+	"PYTHONPYCACHEPREFIX": "/tmp/pycache",
 }
 
 // scratchDir is where temporary files go: the sandbox's private /tmp, which ends with the
@@ -47,6 +56,7 @@ func toolchainEnv(s Spec) map[string]string {
 	for k, sub := range cacheLayout {
 		env[k] = filepath.Join(s.CacheDir, sub)
 	}
+	maps.Copy(env, freshLayout)
 	for _, k := range scratchEnv {
 		env[k] = scratchDir
 	}
@@ -85,7 +95,7 @@ func dependencyBinds(s Spec) []Bind {
 		out = append(out, Bind{Src: rh, Dst: rh})
 	}
 	if reg := userCargoRegistry(); reg != "" {
-		out = append(out, Bind{Src: reg, Dst: filepath.Join(s.CacheDir, cacheLayout["CARGO_HOME"], "registry")})
+		out = append(out, Bind{Src: reg, Dst: filepath.Join(freshLayout["CARGO_HOME"], "registry")})
 	}
 	return out
 }

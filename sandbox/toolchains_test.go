@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Toolchains find a home, caches and a temporary directory in the private cache, offline.
@@ -26,6 +27,11 @@ func TestToolchainEnvironmentPointsAtThePrivateCache(t *testing.T) {
 	for k, sub := range cacheLayout {
 		if want := filepath.Join(cache, sub); env[k] != want {
 			t.Errorf("%s=%q, want %q", k, env[k], want)
+		}
+	}
+	for k, want := range freshLayout {
+		if env[k] != want {
+			t.Errorf("%s=%q, want %q, made anew for each command", k, env[k], want)
 		}
 	}
 	for _, k := range scratchEnv {
@@ -63,6 +69,27 @@ func TestToolchainEnvironmentPointsAtThePrivateCache(t *testing.T) {
 	s.CacheDir, s.Network = cache, true
 	if res := run(t, r, s); strings.Contains(string(res.Stdout), "GOPROXY=off") {
 		t.Fatal("GOPROXY=off with the network granted")
+	}
+}
+
+// What one command writes where toolchains read their configuration (go env -w, a cargo config,
+// Python bytecode) is gone for the next: only build caches are kept across a task's runs.
+func TestConfigurationDoesNotOutliveTheCommand(t *testing.T) {
+	r := requireSandbox(t)
+	root, _, wt := dirs(t)
+	cache := filepath.Join(root, "state", "cache")
+	plant := Spec{Argv: []string{"/bin/sh", "-c", `mkdir -p "$XDG_CONFIG_HOME/go" "$CARGO_HOME" "$PYTHONPYCACHEPREFIX" "$GOCACHE" &&
+echo GOFLAGS=-run=^$ > "$XDG_CONFIG_HOME/go/env" && echo planted > "$CARGO_HOME/config.toml" &&
+echo planted > "$PYTHONPYCACHEPREFIX/x.pyc" && echo planted > "$HOME/.npmrc" && echo kept > "$GOCACHE/k"`},
+		Worktree: wt, CacheDir: cache, Timeout: 30 * time.Second}
+	if res := run(t, r, plant); !res.Passed() {
+		t.Fatalf("plant: %s", res.Stderr)
+	}
+	look := plant
+	look.Argv = []string{"/bin/sh", "-c", `for f in "$XDG_CONFIG_HOME/go/env" "$CARGO_HOME/config.toml" "$PYTHONPYCACHEPREFIX/x.pyc" "$HOME/.npmrc"; do test -e "$f" && echo "KEPT $f"; done; cat "$GOCACHE/k"`}
+	res := run(t, r, look)
+	if out := string(res.Stdout); strings.Contains(out, "KEPT") || !strings.Contains(out, "kept") {
+		t.Fatalf("after a command planted its configuration:\n%s%s", out, res.Stderr)
 	}
 }
 
