@@ -314,6 +314,10 @@ func (r *Runner) bwrapArgs(s Spec, pathEnv string, last []string) ([]string, err
 	}
 	args = append(args, systemMounts()...)
 	args = append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp")
+	if s.CacheDir != "" {
+		// The fresh home a command with a cache gets (freshLayout) exists, as a home does.
+		args = append(args, "--dir", freshLayout["HOME"])
+	}
 
 	shown := toolchainBinds(lookPath(s.Argv[0], pathEnv, s.Dir), pathEnv, s.Worktree, private)
 	if s.RepoRoot != "" {
