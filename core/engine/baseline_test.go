@@ -163,22 +163,22 @@ func TestFailureCausedByTheChangeCannotBeExcused(t *testing.T) {
 	}
 }
 
-// The worker's code runs in verification with its task's cache as HOME; the base run must not
-// see what it left there, or a test the change broke by planting a file could make the base fail
+// The worker's code runs in verification with its task's kept cache (XDG_CACHE_HOME, GOCACHE…);
+// the base run must not see what it left there, or a test the change broke by planting a file could make the base fail
 // too and the failure look pre-existing, and excusable.
 func TestBaseRunDoesNotSeeWhatTheChangePlanted(t *testing.T) {
 	needTools(t, "python3")
 	scn := &acptest.Scenario{Name: "plant", Turns: []acptest.Turn{{
 		Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "NOTES.md", Content: "checked\n"}},
 			{Write: &acptest.WriteFile{Path: "test_new.py", Content: "import os, unittest\n\nclass N(unittest.TestCase):\n    def test_new(self):\n" +
-				"        open(os.path.join(os.environ['HOME'], 'planted'), 'w').close()\n        self.fail('broken by the change')\n"}}},
+				"        os.makedirs(os.environ['XDG_CACHE_HOME'], exist_ok=True)\n        open(os.path.join(os.environ['XDG_CACHE_HOME'], 'planted'), 'w').close()\n        self.fail('broken by the change')\n"}}},
 		Summary: "Wrote a test.",
 	}}}
 	h := newHarness(t, scn)
 	commitFiles(t, h.repo, map[string]string{
 		"pyproject.toml": "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n",
 		"test_calc.py": "import os, unittest\n\nclass T(unittest.TestCase):\n    def test_home(self):\n" +
-			"        self.assertFalse(os.path.exists(os.path.join(os.environ['HOME'], 'planted')))\n",
+			"        self.assertFalse(os.path.exists(os.path.join(os.environ['XDG_CACHE_HOME'], 'planted')))\n",
 	})
 	res, err := h.delegate("plant", func(r *core.DelegateRequest) {
 		r.Contract = []byte(strings.Replace(string(languageContract([][]string{{"python3", "-m", "unittest"}})), `"write_scope":["NOTES.md"]`, `"write_scope":["NOTES.md","test_new.py"]`, 1))
@@ -188,8 +188,8 @@ func TestBaseRunDoesNotSeeWhatTheChangePlanted(t *testing.T) {
 	}
 	_, err = finalizeWith(h, res.TaskView, nil, "reads-well")
 	e := mustCode(t, err, core.CodeVerificationFailed)
-	if _, err := os.Stat(filepath.Join(h.e.taskCacheDir("plant"), "planted")); err != nil {
-		t.Fatalf("the change's test planted nothing in its HOME: %v", err)
+	if _, err := os.Stat(filepath.Join(h.e.taskCacheDir("plant"), "xdg-cache", "planted")); err != nil {
+		t.Fatalf("the change's test planted nothing in its cache: %v", err)
 	}
 	if e.Details["pre_existing_failure"] != false || !strings.Contains(e.Message, "passes on the base commit") {
 		t.Fatalf("the base run saw the planted file: details %+v\n%s", e.Details, e.Message)

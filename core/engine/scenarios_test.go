@@ -638,7 +638,8 @@ func TestVerifierSeesNoHomeAndNoSecrets(t *testing.T) {
 	d, _ := h.e.Get(context.Background(), "env-home")
 	log, _ := os.ReadFile(d.Verification[0].LogPath)
 	userHome, _ := os.UserHomeDir()
-	if want := h.e.taskCacheDir("env-home"); !strings.Contains(string(log), want+"\n") || strings.Contains(string(log), "\n"+userHome+"\n") {
+	// A home of its own, made anew in the sandbox's /tmp for each command.
+	if want := "/tmp/home"; !strings.Contains(string(log), "\n"+want+"\n") || strings.Contains(string(log), "\n"+userHome+"\n") {
 		t.Fatalf("HOME inside the sandbox is not the private one %s:\n%s", want, log)
 	}
 }
