@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"reasonixctl/core/safetext"
 )
 
 // Trojan Source (CVE-2021-42574): text whose rendering differs from its bytes. A change that adds
@@ -45,27 +47,13 @@ type SourceRisk struct {
 	Text string `json:"text"`
 }
 
-// HiddenRune reports whether r is a character that changes how text around it renders without
-// being seen: a bidi embedding, override, isolate or mark (U+202A–U+202E, U+2066–U+2069,
-// U+200E, U+200F, U+061C), a zero-width space or joiner (U+200B–U+200D), the word joiner U+2060
-// or the BOM U+FEFF. kind says which ("bidi control" or "zero-width").
-func HiddenRune(r rune) (kind string, hidden bool) {
-	switch {
-	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
-		return "bidi control", true
-	case r >= 0x200B && r <= 0x200D, r == 0x2060, r == 0xFEFF:
-		return "zero-width", true
-	}
-	return "", false
-}
-
 // hiddenFindings describes the hidden characters and mixed-script identifiers in one line of
 // text, or nothing.
 func hiddenFindings(s string) []string {
 	var out []string
 	seen := map[rune]bool{}
 	for _, r := range s {
-		if kind, ok := HiddenRune(r); ok && !seen[r] {
+		if kind, ok := safetext.Hidden(r); ok && !seen[r] {
 			seen[r] = true
 			out = append(out, fmt.Sprintf("%s U+%04X", kind, r))
 		}

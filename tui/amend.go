@@ -4,6 +4,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // dropCheckKey, in the checks tab of a task in review, drops the selected check from the task's
@@ -18,7 +19,7 @@ func (m *Model) dropCheck(ti *taskInfo, id string) {
 	}
 	taskID := ti.detail.View.TaskID
 	m.push(&confirmDialog{
-		title: "Drop " + sanitizeLine(id) + " from " + taskID + "'s contract?",
+		title: "Drop " + safetext.Line(id) + " from " + taskID + "'s contract?",
 		body: "Finalize will no longer run it; a criterion only it proved becomes one you approve at finalize. " +
 			"The contract gets a new revision, and the worker is told at its next prompt.",
 		yes: dropCheckAction{taskID: taskID, check: id},

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // The answering rules live here, and only here: every answer to a worker's request passes
@@ -94,16 +95,16 @@ func answerText(ia core.Interaction, decision, optionID, answer string, grant bo
 		return "deny"
 	}
 	if answer != "" {
-		return strconv.Quote(clip(sanitizeLine(answer), 60))
+		return strconv.Quote(clip(safetext.Line(answer), 60))
 	}
 	if ia.Kind == core.InteractionInput {
 		for i, o := range r.Options {
 			if o.OptionID == optionID {
-				return fmt.Sprintf("option %d %s", i+1, strconv.Quote(clip(sanitizeLine(o.Name), 60)))
+				return fmt.Sprintf("option %d %s", i+1, strconv.Quote(clip(safetext.Line(o.Name), 60)))
 			}
 		}
 		if optionID != "" {
-			return "option " + strconv.Quote(clip(sanitizeLine(optionID), 40))
+			return "option " + strconv.Quote(clip(safetext.Line(optionID), 40))
 		}
 		return "answered"
 	}
@@ -122,7 +123,7 @@ func answerText(ia core.Interaction, decision, optionID, answer string, grant bo
 				return "allow once"
 			}
 		}
-		return "allow (" + clip(sanitizeLine(optionID), 40) + ")"
+		return "allow (" + clip(safetext.Line(optionID), 40) + ")"
 	}
 	return "allow once"
 }

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // applyMsg is the answer of an apply to the checkout: a dry run (which opens the confirmation)
@@ -45,7 +46,7 @@ func (m *Model) runApply(id string, apply bool) tea.Cmd {
 func (m *Model) onApply(msg applyMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
-		m.push(&noticeDialog{title: "Cannot apply " + msg.taskID + " to its checkout", lines: []string{sanitizeLine(oneLine(msg.err))}, isErr: true})
+		m.push(&noticeDialog{title: "Cannot apply " + msg.taskID + " to its checkout", lines: []string{safetext.Line(oneLine(msg.err))}, isErr: true})
 	case msg.dry:
 		r := msg.res
 		m.push(&confirmDialog{

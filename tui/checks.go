@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // maxCheckLogBytes bounds how much of one verification log the dashboard holds. Verification
@@ -212,7 +213,7 @@ func (cs *checksState) key(msg tea.KeyMsg, k KeyMap, n int, lg *checkLog) (took,
 		case tea.KeyCtrlU:
 			cs.setQuery("", lg)
 		case tea.KeyRunes, tea.KeySpace:
-			cs.setQuery(s.query+sanitize(string(msg.Runes)), lg)
+			cs.setQuery(s.query+safetext.Sanitize(string(msg.Runes)), lg)
 		case tea.KeyCtrlC:
 			return false, false
 		}
@@ -345,7 +346,7 @@ func hardWrap(line string, w int, dst []string) []string {
 
 // wrapLog splits a log into display lines of at most w columns.
 func wrapLog(text string, w int) []string {
-	text = sanitize(strings.TrimRight(text, "\n"))
+	text = safetext.Sanitize(strings.TrimRight(text, "\n"))
 	var out []string
 	for _, l := range strings.Split(text, "\n") {
 		out = hardWrap(l, max(w, 1), out)
@@ -434,8 +435,8 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		if i == cs.sel {
 			mark = "› "
 		}
-		row := fmt.Sprintf("%s%-12s %s  %-8s %7s  %s", mark, checkStatus(v), padRight(ansi.Truncate(sanitizeLine(v.ID), idW, "…"), idW), exit,
-			checkDuration(v), sanitizeLine(core.ShellWords(v.Argv)))
+		row := fmt.Sprintf("%s%-12s %s  %-8s %7s  %s", mark, checkStatus(v), padRight(ansi.Truncate(safetext.Line(v.ID), idW, "…"), idW), exit,
+			checkDuration(v), safetext.Line(core.ShellWords(v.Argv)))
 		row = ansi.Truncate(row, w-1, "…")
 		st := t.Good
 		if !v.Passed {
@@ -456,7 +457,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		bodyH--
 	}
 	bodyH = max(bodyH, 1)
-	info := " log " + sanitizeLine(v.ID)
+	info := " log " + safetext.Line(v.ID)
 	switch {
 	case lg == nil || lg.loading:
 		lines = append(lines, t.Dim.Render(ansi.Truncate(info+" · reading…", w, "…")))
@@ -468,7 +469,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 			msg = describeError(lg.err)
 		}
 		for _, m := range msg {
-			for _, l := range wrapLines(sanitize(m), w-2) {
+			for _, l := range wrapLines(safetext.Sanitize(m), w-2) {
 				lines = append(lines, t.Error.Render(" "+l))
 			}
 		}
@@ -493,7 +494,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		info += fmt.Sprintf(" · first %s shown", humanBytes(maxCheckLogBytes))
 	}
 	lines = append(lines, t.Dim.Render(ansi.Truncate(info, w, "…")),
-		t.Dim.Render(" "+ansi.TruncateLeft(sanitizeLine(v.LogPath), max(textWidth(sanitizeLine(v.LogPath))-(w-2), 0), "…")))
+		t.Dim.Render(" "+ansi.TruncateLeft(safetext.Line(v.LogPath), max(textWidth(safetext.Line(v.LogPath))-(w-2), 0), "…")))
 	cs.refreshMatches(lg)
 	s := &cs.search
 	curLine := -1

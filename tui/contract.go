@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // The contract tab: the contract and its evidence, a viewport that pages.
@@ -20,7 +21,7 @@ func (m *Model) viewContract(ti *taskInfo, w, h int) string {
 	}
 	var lines []string
 	add := func(s string) {
-		lines = append(lines, wrapLines(sanitize(s), w-2)...)
+		lines = append(lines, wrapLines(safetext.Sanitize(s), w-2)...)
 	}
 	head := func(s string) { lines = append(lines, t.Title.Render(s)) }
 	head("Objective")

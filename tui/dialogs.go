@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // dialog is one layer of the dialog stack. It handles the keys while it is on top and returns
@@ -87,7 +88,7 @@ func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 }
 
 func (d *confirmDialog) view(t Theme, k KeyMap, width int) (string, string) {
-	return t.Warn.Render(sanitizeLine(d.title)) + "\n\n" + wrapIndent(sanitize(d.body), width, 0), keyLines(t, width, k.Yes, k.No)
+	return t.Warn.Render(safetext.Line(d.title)) + "\n\n" + wrapIndent(safetext.Sanitize(d.body), width, 0), keyLines(t, width, k.Yes, k.No)
 }
 
 func (d *confirmDialog) capturing() bool { return false }
@@ -197,16 +198,16 @@ func (d *steerDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 
 func (d *steerDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	d.input.Width = max(width-4, 10)
-	note := t.Dim.Render(wrapIndent(sanitize(d.note), width, 0))
+	note := t.Dim.Render(wrapIndent(safetext.Sanitize(d.note), width, 0))
 	if d.moved {
-		note = t.Warn.Render(wrapIndent("The task moved on while you typed. "+sanitize(d.note), width, 0))
+		note = t.Warn.Render(wrapIndent("The task moved on while you typed. "+safetext.Sanitize(d.note), width, 0))
 	}
-	s := t.Title.Render(sanitizeLine(d.title)) + "\n" + note + "\n\n" + "> " + d.input.View()
+	s := t.Title.Render(safetext.Line(d.title)) + "\n" + note + "\n\n" + "> " + d.input.View()
 	if d.sending {
 		s += "\n" + t.Dim.Render("sending…")
 	}
 	if d.err != "" {
-		s += "\n" + t.Error.Render(wrapIndent(sanitize(d.err), width, 0))
+		s += "\n" + t.Error.Render(wrapIndent(safetext.Sanitize(d.err), width, 0))
 	}
 	enter := bind(nil, "enter", "send")
 	if d.waits {
@@ -365,7 +366,7 @@ func (f *finalizeDialog) submit(k KeyMap) dialogResult {
 
 func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	var b strings.Builder
-	b.WriteString(t.Title.Render("Finalize "+sanitizeLine(f.taskID)) + "\n")
+	b.WriteString(t.Title.Render("Finalize "+safetext.Line(f.taskID)) + "\n")
 	b.WriteString(t.Dim.Render(fmt.Sprintf("review revision %d · tree %s", f.revision, f.tree)) + "\n\n")
 	f.summary.Width = max(width-12, 10)
 	mark := func(i int) string {
@@ -385,7 +386,7 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		if f.ticked[i] {
 			box = "[x]"
 		}
-		b.WriteString(mark(i+1) + box + " " + sanitizeLine(c.ID) + ": " + wrapIndent(sanitize(c.Requirement), width, len(c.ID)+8) + "\n")
+		b.WriteString(mark(i+1) + box + " " + safetext.Line(c.ID) + ": " + wrapIndent(safetext.Sanitize(c.Requirement), width, len(c.ID)+8) + "\n")
 	}
 	f.message.Width = max(width-12, 10)
 	b.WriteString("\n" + mark(len(f.criteria)+1) + "commit  " + f.message.View() + "\n")
@@ -397,16 +398,16 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		b.WriteString("\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("⚠ Risks: the change hides or disguises characters (shown as ⟨U+…⟩ markers in the diff). %s %s: I read these lines and the change is still right.",
 			box, k.AckRisks.Help().Key), width, 2)) + "\n")
 		for _, r := range f.risks {
-			line := sanitizeLine(r.Text) // the files beyond those listed
+			line := safetext.Line(r.Text) // the files beyond those listed
 			if r.Path != "" {
-				line = sanitizeLine(r.Path) + ": " + riskLines(r)
+				line = safetext.Line(r.Path) + ": " + riskLines(r)
 			}
 			b.WriteString(t.Warn.Render(wrapIndent("  "+line, width, 4)) + "\n")
 		}
 	}
 	b.WriteString(f.excuse.view(t, width, f.focus == len(f.criteria)+2))
 	if len(f.unreviewed) > 0 {
-		b.WriteString("\n" + t.Warn.Render(wrapIndent(sanitize(fmt.Sprintf("Not marked reviewed (%d): %s", len(f.unreviewed), strings.Join(f.unreviewed, ", "))), width, 2)) + "\n")
+		b.WriteString("\n" + t.Warn.Render(wrapIndent(safetext.Sanitize(fmt.Sprintf("Not marked reviewed (%d): %s", len(f.unreviewed), strings.Join(f.unreviewed, ", "))), width, 2)) + "\n")
 	}
 	if f.rv != nil {
 		if line := previewLine(f.rv); line != "" {
@@ -414,11 +415,11 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 			if f.rv.preview == nil || !f.rv.preview.Clean {
 				st = t.Warn
 			}
-			b.WriteString("\n" + st.Render(wrapIndent(sanitize(line), width, 2)) + "\n")
+			b.WriteString("\n" + st.Render(wrapIndent(safetext.Sanitize(line), width, 2)) + "\n")
 		}
 	}
 	if f.err != "" {
-		b.WriteString("\n" + t.Error.Render(wrapIndent(sanitize(f.err), width, 0)))
+		b.WriteString("\n" + t.Error.Render(wrapIndent(safetext.Sanitize(f.err), width, 0)))
 	}
 	keys := []key.Binding{k.FocusNext, hint(k.Toggle, "tick"), k.Submit, bind(nil, "esc", "cancel")}
 	if len(f.risks) > 0 {
@@ -573,10 +574,10 @@ func (d *newTaskDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		b.WriteString(mark + padRight(label, 9) + value + "\n")
 	}
 	if d.note != "" {
-		b.WriteString("\n" + t.Good.Render(wrapIndent(sanitize(d.note), width, 0)))
+		b.WriteString("\n" + t.Good.Render(wrapIndent(safetext.Sanitize(d.note), width, 0)))
 	}
 	if d.err != "" {
-		b.WriteString("\n" + t.Error.Render(wrapIndent(sanitize(d.err), width, 0)))
+		b.WriteString("\n" + t.Error.Render(wrapIndent(safetext.Sanitize(d.err), width, 0)))
 	}
 	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, k.FocusNext, bind(nil, "ctrl+s", "start"),
 		bind(nil, "ctrl+d", "draft contract"), bind(nil, "ctrl+e", "edit it"), bind(nil, "esc", "cancel"))
@@ -614,17 +615,17 @@ func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		st = t.Error
 	}
 	var b strings.Builder
-	b.WriteString(st.Render(sanitizeLine(d.title)) + "\n")
+	b.WriteString(st.Render(safetext.Line(d.title)) + "\n")
 	lines := d.lines
 	if d.ownerGone && d.err != nil {
 		lines = withNext(lines, ownerGoneNext(d.stateDir))
 	}
 	for _, l := range lines {
-		b.WriteString("\n" + wrapIndent(sanitize(l), width, 2))
+		b.WriteString("\n" + wrapIndent(safetext.Sanitize(l), width, 2))
 	}
 	if d.command != "" {
 		// Never wrapped, so it copies as one line.
-		b.WriteString("\n" + sanitizeLine(d.command))
+		b.WriteString("\n" + safetext.Line(d.command))
 	}
 	keys := []key.Binding{k.Dismiss}
 	if d.command != "" {
@@ -636,7 +637,7 @@ func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 func (d *noticeDialog) capturing() bool { return false }
 
 // minWidth is how wide the dialog must be to show the command unwrapped.
-func (d *noticeDialog) minWidth() int { return lipgloss.Width(sanitizeLine(d.command)) }
+func (d *noticeDialog) minWidth() int { return lipgloss.Width(safetext.Line(d.command)) }
 
 func nonEmpty(ss ...string) []string {
 	var out []string

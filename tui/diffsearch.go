@@ -7,6 +7,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"reasonixctl/core/safetext"
 )
 
 // The diff's find: / opens a search line under the diff and every key typed moves the
@@ -103,7 +105,7 @@ func (p diffTab) searchKey(ti *taskInfo, msg tea.KeyMsg) bool {
 		case tea.KeyCtrlU:
 			m.setDiffQuery(ti, "")
 		case tea.KeyRunes, tea.KeySpace:
-			m.setDiffQuery(ti, s.query+sanitizeLine(string(msg.Runes)))
+			m.setDiffQuery(ti, s.query+safetext.Line(string(msg.Runes)))
 		case tea.KeyCtrlC:
 			return false
 		}

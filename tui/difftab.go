@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // The diff tab: its layout, its view, the selected line and its keys. The review's comments,
@@ -110,12 +111,12 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		}
 	}
 	for i := range parts {
-		parts[i].long, parts[i].short = sanitizeLine(parts[i].long), sanitizeLine(parts[i].short)
+		parts[i].long, parts[i].short = safetext.Line(parts[i].long), safetext.Line(parts[i].short)
 	}
 	posStyle := t.Dim
 	if r := ti.fileRisk(f.name); r != "" {
 		// First, so no width cuts it off: the file hides characters, shown as markers below.
-		parts = append([]posPart{{long: "⚠ " + sanitizeLine(r) + " (F asks you to acknowledge)", keep: 100}}, parts...)
+		parts = append([]posPart{{long: "⚠ " + safetext.Line(r) + " (F asks you to acknowledge)", keep: 100}}, parts...)
 		posStyle = t.Warn
 	}
 	fileLine := func(i, width int) string {
@@ -131,7 +132,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		if n := counts[df.name]; n > 0 {
 			stats += fmt.Sprintf(" ●%d", n)
 		}
-		shown := sanitizeLine(df.name)
+		shown := safetext.Line(df.name)
 		if ti.fileRisk(df.name) != "" {
 			stats += " ⚠"
 		}

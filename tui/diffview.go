@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/sourcegraph/go-diff/diff"
+
+	"reasonixctl/core/safetext"
 )
 
 // diffLine is one line of the review diff. kind is 'F' (file header), '@' (hunk header), '+',
@@ -61,7 +63,7 @@ func parseReviewDiff(text string) *diffDoc {
 			if l != "" && strings.ContainsRune("+-@\\", rune(l[0])) {
 				k = l[0]
 			}
-			f.lines = append(f.lines, diffLine{kind: k, text: sanitize(l), pair: -1})
+			f.lines = append(f.lines, diffLine{kind: k, text: safetext.Sanitize(l), pair: -1})
 		}
 		doc.files = []diffFile{f}
 		return doc
@@ -78,7 +80,7 @@ func buildFile(fd *diff.FileDiff) diffFile {
 	f.added, f.deleted = int(st.Added+st.Changed), int(st.Deleted+st.Changed)
 	f.labels = fileLabels(fd, f.name)
 	f.generated = generatedName(f.name)
-	header := diffLine{kind: 'F', text: sanitizeLine(f.name), pair: -1}
+	header := diffLine{kind: 'F', text: safetext.Line(f.name), pair: -1}
 	if len(f.labels) > 0 {
 		header.text += "  [" + strings.Join(f.labels, ", ") + "]"
 	}
@@ -88,7 +90,7 @@ func buildFile(fd *diff.FileDiff) diffFile {
 		f.hunks = append(f.hunks, len(f.lines))
 		hdr := fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.OrigStartLine, h.OrigLines, h.NewStartLine, h.NewLines)
 		if h.Section != "" {
-			hdr += " " + sanitizeLine(h.Section)
+			hdr += " " + safetext.Line(h.Section)
 		}
 		f.lines = append(f.lines, diffLine{kind: '@', text: hdr, pair: -1})
 		oldNo, newNo := h.OrigStartLine, h.NewStartLine
@@ -98,7 +100,7 @@ func buildFile(fd *diff.FileDiff) diffFile {
 				k = l[0]
 				l = l[1:]
 			}
-			dl := diffLine{kind: k, text: sanitize(l), pair: -1}
+			dl := diffLine{kind: k, text: safetext.Sanitize(l), pair: -1}
 			switch k {
 			case '-':
 				dl.oldNo = oldNo
@@ -107,7 +109,7 @@ func buildFile(fd *diff.FileDiff) diffFile {
 				dl.newNo = newNo
 				newNo++
 			case '\\':
-				dl.text = "\\" + sanitize(l)
+				dl.text = "\\" + safetext.Sanitize(l)
 			default:
 				dl.kind = ' '
 				dl.oldNo, dl.newNo = oldNo, newNo
@@ -121,7 +123,7 @@ func buildFile(fd *diff.FileDiff) diffFile {
 		if !f.generated && h.NewStartLine <= 1 && generatedHeader(f.lines[f.hunks[len(f.hunks)-1]:]) {
 			f.generated = true
 			f.labels = append(f.labels, "generated")
-			f.lines[0].text = sanitizeLine(f.name) + "  [" + strings.Join(f.labels, ", ") + "]"
+			f.lines[0].text = safetext.Line(f.name) + "  [" + strings.Join(f.labels, ", ") + "]"
 		}
 	}
 	f.numW = len(strconv.Itoa(int(maxNo)))
@@ -310,10 +312,10 @@ func fileLabels(fd *diff.FileDiff, name string) []string {
 		}
 	}
 	if renameFrom != "" {
-		out = append(out, "renamed from "+sanitizeLine(renameFrom))
+		out = append(out, "renamed from "+safetext.Line(renameFrom))
 	}
 	if oldMode != "" && newMode != "" {
-		out = append(out, "mode "+sanitizeLine(oldMode)+" → "+sanitizeLine(newMode))
+		out = append(out, "mode "+safetext.Line(oldMode)+" → "+safetext.Line(newMode))
 	}
 	if hasBinary(fd) {
 		out = append(out, "binary")

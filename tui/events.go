@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // entryKind picks the style of an event entry.
@@ -208,9 +209,9 @@ func (p *eventsPane) add(ev core.Event) {
 	p.version++
 	switch ev.Type {
 	case core.EventAgentMessage:
-		p.addMessage(sanitize(textOf(ev)))
+		p.addMessage(safetext.Sanitize(textOf(ev)))
 	case core.EventAgentThought:
-		p.addThought(sanitize(textOf(ev)))
+		p.addThought(safetext.Sanitize(textOf(ev)))
 	case core.EventToolCall:
 		d, _ := core.DataOf[core.ToolCallData](ev)
 		p.addTool(d)
@@ -222,20 +223,20 @@ func (p *eventsPane) add(ev core.Event) {
 			details[i] = capText(details[i], maxDetailBytes)
 		}
 		p.interrupt()
-		p.push(&entry{kind: permissionKind(d.Decision), cat: catDecision, label: sanitizeLine(label), head: sanitizeLine(capText(head, maxHeadBytes)),
+		p.push(&entry{kind: permissionKind(d.Decision), cat: catDecision, label: safetext.Line(label), head: safetext.Line(capText(head, maxHeadBytes)),
 			expandable: true, details: details})
 	case core.EventUsage:
 		// Usage reports replace each other and do not interrupt a message or reasoning: they
 		// arrive whenever the worker counts, often mid-sentence.
 		kind, text := formatEvent(ev)
 		if p.usage != nil && p.last() == p.usage {
-			p.setPlain(p.usage, sanitize(text))
+			p.setPlain(p.usage, safetext.Sanitize(text))
 		} else {
-			p.usage = p.push(plainEntry(kind, sanitize(text)))
+			p.usage = p.push(plainEntry(kind, safetext.Sanitize(text)))
 		}
 	default:
 		kind, text := formatEvent(ev)
-		text = sanitize(capText(text, maxPlainBytes))
+		text = safetext.Sanitize(capText(text, maxPlainBytes))
 		if strings.TrimSpace(text) == "" {
 			return
 		}
@@ -401,7 +402,7 @@ func (p *eventsPane) addTool(d core.ToolCallData) {
 }
 
 func (p *eventsPane) setToolHead(e *entry) {
-	e.head = sanitizeLine(toolHeader(e.tool))
+	e.head = safetext.Line(toolHeader(e.tool))
 	e.kind = kindTool
 	if e.tool.Status == "failed" {
 		e.kind = kindDeny
@@ -456,7 +457,7 @@ func (p *eventsPane) wrapAll(e *entry) {
 			if e.tool != nil {
 				texts = toolDetail(e.tool)
 			}
-			e.paras = []*para{{text: []byte(sanitize(strings.Join(texts, "\n")))}}
+			e.paras = []*para{{text: []byte(safetext.Sanitize(strings.Join(texts, "\n")))}}
 		}
 	}
 	e.lines, e.nonEmpty = 0, 0

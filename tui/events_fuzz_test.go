@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 var fuzzTypes = []string{
@@ -147,7 +148,7 @@ func FuzzStreamedTextWrapsAsWhole(f *testing.F) {
 	f.Add("  indented\n    code line\nback  to   prose with  spaces", []byte{5, 1}, uint8(9), uint8(7))
 	f.Add("averyveryverylongwordthatneverends and then some", []byte{3}, uint8(6), uint8(4))
 	f.Fuzz(func(t *testing.T, text string, cuts []byte, first, rest uint8) {
-		text = sanitize(text)
+		text = safetext.Sanitize(text)
 		fw, rw := 1+int(first)%120, 1+int(rest)%120
 		var streamed para
 		s := text

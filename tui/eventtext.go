@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // maxBlankRun bounds a run of blanks a paragraph keeps: more spaces than the widest pane are
@@ -438,7 +439,7 @@ func toolArg(input any) string {
 	for _, k := range toolArgKeys {
 		if v, ok := fields[k].(string); ok {
 			line, _, _ := strings.Cut(strings.TrimSpace(v), "\n")
-			if line = sanitizeLine(line); line != "" {
+			if line = safetext.Line(line); line != "" {
 				return ansi.Truncate(line, maxToolArg, "…")
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // excuseKey, in the finalize form, excuses the last attempt's pre-existing failures: checks that
@@ -63,12 +64,12 @@ func (x *excuseState) view(t Theme, width int, focused bool) string {
 	var blocked string
 	if len(x.blocked) > 0 {
 		blocked = "\n" + t.Error.Render(wrapIndent(fmt.Sprintf("Failing before the change too, but with new failures the change causes: %s. Those cannot be excused (checks tab, 4).",
-			sanitizeLine(strings.Join(x.blocked, ", "))), width, 2)) + "\n"
+			safetext.Line(strings.Join(x.blocked, ", "))), width, 2)) + "\n"
 	}
 	if len(x.ids) == 0 {
 		return blocked
 	}
-	ids := sanitizeLine(strings.Join(x.ids, ", "))
+	ids := safetext.Line(strings.Join(x.ids, ", "))
 	if !x.on {
 		return blocked + "\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("Failing before the change too, with the same failures: %s. ctrl+x excuses it with a reason.", ids), width, 2)) + "\n"
 	}
@@ -114,7 +115,7 @@ func baselineLines(t Theme, v core.VerificationResult, w int) []string {
 	}
 	var out []string
 	if text != "" {
-		for _, l := range wrapLines(sanitizeLine(text), max(w-2, 1)) {
+		for _, l := range wrapLines(safetext.Line(text), max(w-2, 1)) {
 			out = append(out, " "+st.Render(l))
 		}
 	}
@@ -125,7 +126,7 @@ func baselineLines(t Theme, v core.VerificationResult, w int) []string {
 			tail = tail[len(tail)-3:]
 		}
 		for _, l := range tail {
-			out = append(out, " "+t.Dim.Render(ansi.Truncate("  base: "+sanitizeLine(l), max(w-2, 1), "…")))
+			out = append(out, " "+t.Dim.Render(ansi.Truncate("  base: "+safetext.Line(l), max(w-2, 1), "…")))
 		}
 	}
 	return out
@@ -152,9 +153,9 @@ func failureRows(t Theme, v core.VerificationResult, w int) []string {
 		if f.PreExisting {
 			mark, st = "· pre_existing: true  ", t.Dim
 		}
-		line := "  " + mark + " " + sanitizeLine(f.ID)
+		line := "  " + mark + " " + safetext.Line(f.ID)
 		if f.Message != "" && f.Message != f.ID && !strings.Contains(f.ID, f.Message) {
-			line += " — " + sanitizeLine(f.Message)
+			line += " — " + safetext.Line(f.Message)
 		}
 		out = append(out, " "+st.Render(ansi.Truncate(line, max(w-2, 1), "…")))
 	}
@@ -182,14 +183,14 @@ func droppedNote(checked []core.BaseCheck) string {
 					names = append(names, fmt.Sprintf("%d more", len(ch.Baseline.Failures)-i))
 					break
 				}
-				names = append(names, sanitizeLine(f.ID))
+				names = append(names, safetext.Line(f.ID))
 			}
 			kept = append(kept, ch.ID+" ("+strings.Join(names, "; ")+")")
 		case ch.Baseline.Status == core.BaselineFailed:
 			first, _, _ := strings.Cut(core.FirstFailingLines(ch.Baseline, 1), "\n")
-			dropped = append(dropped, ch.ID+" ("+sanitizeLine(first)+")")
+			dropped = append(dropped, ch.ID+" ("+safetext.Line(first)+")")
 		case ch.Baseline.Status == core.BaselineUnknown:
-			unknown = append(unknown, ch.ID+" ("+sanitizeLine(ch.Baseline.Reason)+")")
+			unknown = append(unknown, ch.ID+" ("+safetext.Line(ch.Baseline.Reason)+")")
 		}
 	}
 	var out string

@@ -9,6 +9,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/policy"
+	"reasonixctl/core/safetext"
 )
 
 // grantable reports whether a permission request can be allowed for the repository: a command
@@ -88,17 +89,17 @@ func (d *grantsDialog) view(t Theme, k KeyMap, width int) (string, string) {
 			mark = "› "
 		}
 		line := fmt.Sprintf("%s%s  %s", mark, g.ID, g.Describe())
-		b.WriteString("\n" + short(sanitizeLine(line), max(width, 20)))
-		b.WriteString("\n" + t.Dim.Render(short(sanitizeLine(fmt.Sprintf("    %s · from task %s · %s", g.Repository, g.TaskID, g.CreatedAt)), max(width, 20))))
+		b.WriteString("\n" + short(safetext.Line(line), max(width, 20)))
+		b.WriteString("\n" + t.Dim.Render(short(safetext.Line(fmt.Sprintf("    %s · from task %s · %s", g.Repository, g.TaskID, g.CreatedAt)), max(width, 20))))
 	}
 	if d.confirm && d.sel < len(d.grants) {
-		b.WriteString("\n\n" + t.Pending.Render("Revoke "+sanitizeLine(d.grants[d.sel].ID)+"? y revokes, any other key keeps it."))
+		b.WriteString("\n\n" + t.Pending.Render("Revoke "+safetext.Line(d.grants[d.sel].ID)+"? y revokes, any other key keeps it."))
 	}
 	if d.msg != "" {
-		b.WriteString("\n\n" + t.Dim.Render(short(sanitizeLine(d.msg), max(width, 20))))
+		b.WriteString("\n\n" + t.Dim.Render(short(safetext.Line(d.msg), max(width, 20))))
 	}
 	if d.err != "" {
-		b.WriteString("\n\n" + t.Error.Render(sanitizeLine(d.err)))
+		b.WriteString("\n\n" + t.Error.Render(safetext.Line(d.err)))
 	}
 	return b.String(), keyLines(t, width, hint(k.Down, "next"), hint(k.Up, "previous"), hint(k.Deny, "revoke"), hint(k.Dismiss, "close"))
 }

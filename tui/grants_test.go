@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // R in a permission prompt for a command the policy asks about allows it and asks for a
@@ -55,7 +56,7 @@ func TestGrantsViewListsAndRevokes(t *testing.T) {
 	if strings.Contains(body, "\x1b[31m") {
 		t.Fatal("a grant's argv reached the terminal with its escape sequence")
 	}
-	if got := sanitizeLine("a\u202eb\u200bc\u009bd\ne"); strings.ContainsAny(got, "\u202e\u200b\u009b\n") || !strings.Contains(got, "⟨U+202E⟩") {
+	if got := safetext.Line("a\u202eb\u200bc\u009bd\ne"); strings.ContainsAny(got, "\u202e\u200b\u009b\n") || !strings.Contains(got, "⟨U+202E⟩") {
 		t.Fatalf("sanitizeLine: %q", got)
 	}
 	key := func(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }

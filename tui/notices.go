@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 func commitNotice(taskID, hash, branch, integration string) *noticeDialog {
@@ -128,4 +129,4 @@ func snapshotText(s core.ReviewSnapshot) string {
 
 // oneLine is an error as one line to draw (errors quote paths, worker text and other foreign
 // strings).
-func oneLine(err error) string { return sanitizeLine(err.Error()) }
+func oneLine(err error) string { return safetext.Line(err.Error()) }

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // promptDialog answers one pending interaction. A permission is answered by `a` allow once,
@@ -120,14 +121,14 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	if d.ia.Kind == core.InteractionInput {
 		title = "The worker asks"
 	}
-	b.WriteString(t.Pending.Render(title) + t.Dim.Render(sanitizeLine("  task "+d.taskID+" · "+d.ia.ID)))
+	b.WriteString(t.Pending.Render(title) + t.Dim.Render(safetext.Line("  task "+d.taskID+" · "+d.ia.ID)))
 	if d.others > 0 {
 		b.WriteString(t.Dim.Render(fmt.Sprintf(" · %d more waiting", d.others)))
 	}
 	b.WriteString("\n")
 	field := func(name, value string) {
 		if value != "" {
-			b.WriteString("\n" + t.Dim.Render(padRight(name, 9)) + wrapIndent(sanitize(value), width, 9))
+			b.WriteString("\n" + t.Dim.Render(padRight(name, 9)) + wrapIndent(safetext.Sanitize(value), width, 9))
 		}
 	}
 	if d.lastWords != "" {
@@ -155,9 +156,9 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		b.WriteString("\n")
 	}
 	for i, o := range opts {
-		line := t.HelpKey.Render(fmt.Sprintf("%d", i+1)) + " " + sanitizeLine(o.Name)
+		line := t.HelpKey.Render(fmt.Sprintf("%d", i+1)) + " " + safetext.Line(o.Name)
 		if i == d.selected {
-			line = t.Selected.Render("› " + fmt.Sprintf("%d", i+1) + " " + sanitizeLine(o.Name))
+			line = t.Selected.Render("› " + fmt.Sprintf("%d", i+1) + " " + safetext.Line(o.Name))
 		} else {
 			line = "  " + line
 		}
@@ -167,7 +168,7 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		b.WriteString("\n\n" + t.HelpKey.Render("answer ") + d.input.View())
 	}
 	if d.err != "" {
-		b.WriteString("\n\n" + t.Error.Render(sanitize(d.err)))
+		b.WriteString("\n\n" + t.Error.Render(safetext.Sanitize(d.err)))
 	}
 	if d.answering {
 		return b.String(), keyLines(t, width, bind(nil, "enter", "send"), bind(nil, "esc", "back"))

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 const (
@@ -211,9 +212,9 @@ func (rp *replayView) key(msg tea.KeyMsg, k KeyMap) replayStep {
 func replayLine(ev core.Event, titles map[string]string) (entryKind, string) {
 	switch ev.Type {
 	case core.EventAgentMessage:
-		return kindAgent, agentLabel + sanitizeLine(textOf(ev))
+		return kindAgent, agentLabel + safetext.Line(textOf(ev))
 	case core.EventAgentThought:
-		return kindThought, "think  " + sanitizeLine(textOf(ev))
+		return kindThought, "think  " + safetext.Line(textOf(ev))
 	case core.EventToolCall:
 		d, _ := core.DataOf[core.ToolCallData](ev)
 		k := kindTool
@@ -223,14 +224,14 @@ func replayLine(ev core.Event, titles map[string]string) (entryKind, string) {
 		if d.Title == "" {
 			d.Title = titles[d.ToolCallID]
 		}
-		return k, "tool   " + sanitizeLine(toolHeader(&d))
+		return k, "tool   " + safetext.Line(toolHeader(&d))
 	case core.EventPermissionDecided:
 		d, _ := core.DataOf[core.PermissionData](ev)
 		label, head := permissionHeader(d)
-		return permissionKind(d.Decision), sanitizeLine(label + head)
+		return permissionKind(d.Decision), safetext.Line(label + head)
 	}
 	kind, text := formatEvent(ev)
-	return kind, sanitizeLine(text)
+	return kind, safetext.Line(text)
 }
 
 // sinceStart renders d as +m:ss or +h:mm:ss.
@@ -246,12 +247,12 @@ func sinceStart(d time.Duration) string {
 // view draws the replay in w×h: where it stands, the task as it was there, and the
 // events around that point.
 func (rp *replayView) view(t Theme, w, h int) string {
-	title := " Replay " + sanitizeLine(rp.taskID)
+	title := " Replay " + safetext.Line(rp.taskID)
 	switch {
 	case rp.loading:
 		return fixBlock(t.Title.Render(title)+"\n"+t.Dim.Render(" reading the journal…"), w, h)
 	case rp.err != nil:
-		return fixBlock(t.Title.Render(title)+"\n"+t.Error.Render(ansi.Truncate(" reading the journal failed: "+sanitizeLine(oneLine(rp.err)), w, "…"))+
+		return fixBlock(t.Title.Render(title)+"\n"+t.Error.Render(ansi.Truncate(" reading the journal failed: "+safetext.Line(oneLine(rp.err)), w, "…"))+
 			"\n"+t.Dim.Render(" esc leaves the replay"), w, h)
 	case len(rp.events) == 0:
 		return fixBlock(t.Title.Render(title)+"\n"+t.Dim.Render(" the journal is empty · esc leaves the replay"), w, h)
@@ -289,7 +290,7 @@ func (rp *replayView) view(t Theme, w, h int) string {
 func replayState(t Theme, s core.ReplaySnapshot, w int) []string {
 	var lines []string
 	add := func(label, value string, st lipgloss.Style) {
-		for i, l := range wrapLines(sanitize(value), max(w-11, 10)) {
+		for i, l := range wrapLines(safetext.Sanitize(value), max(w-11, 10)) {
 			if i == 0 {
 				lines = append(lines, " "+t.Dim.Render(padRight(label, 9))+st.Render(l))
 			} else {
@@ -341,7 +342,7 @@ func replayState(t Theme, s core.ReplaySnapshot, w int) []string {
 	} else {
 		lines = append(lines, " "+t.Dim.Render("diff stat"))
 		for _, l := range strings.Split(strings.TrimRight(s.DiffStat, "\n"), "\n") {
-			lines = append(lines, " "+ansi.Truncate(sanitize(l), w-2, "…"))
+			lines = append(lines, " "+ansi.Truncate(safetext.Sanitize(l), w-2, "…"))
 		}
 	}
 	return lines

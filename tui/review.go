@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // The review side of the diff view: a selected line, comments on lines sent back as one repair,
@@ -366,14 +367,14 @@ func (d *commentDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		title = "Edit the comment on " + d.where
 	}
 	var b strings.Builder
-	b.WriteString(t.Title.Render(sanitizeLine(title)) + "\n")
+	b.WriteString(t.Title.Render(safetext.Line(title)) + "\n")
 	for _, q := range d.quote {
-		b.WriteString(t.Dim.Render("  │ "+sanitizeLine(q)) + "\n")
+		b.WriteString(t.Dim.Render("  │ "+safetext.Line(q)) + "\n")
 	}
 	d.input.Width = max(width-4, 10)
 	b.WriteString("\n> " + d.input.View())
 	if d.err != "" {
-		b.WriteString("\n" + t.Error.Render(sanitize(d.err)))
+		b.WriteString("\n" + t.Error.Render(safetext.Sanitize(d.err)))
 	}
 	keys := []key.Binding{bind(nil, "enter", "save")}
 	if d.editing {
@@ -490,7 +491,7 @@ func (d *sendCommentsDialog) view(t Theme, k KeyMap, width int) (string, string)
 	var b strings.Builder
 	b.WriteString(t.Warn.Render(fmt.Sprintf("Send %d comment(s) as repair round %d/%d?", len(d.lines), d.round, core.MaxRepairRounds)) + "\n\n")
 	for _, l := range d.lines {
-		b.WriteString("• " + sanitizeLine(l) + "\n")
+		b.WriteString("• " + safetext.Line(l) + "\n")
 	}
 	b.WriteString("\n" + wrapIndent("The worker gets them in one message, each at its path:line with the lines it quotes, and the task returns to review.", width, 0))
 	return b.String(), keyLines(t, width, k.Yes, k.No)

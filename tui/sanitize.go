@@ -3,83 +3,18 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // Nothing the worker or the repository wrote reaches the terminal as a control: every string
 // that did not come from reasonixctl itself passes through sanitize before it is laid out, and
 // styles are applied to what sanitize returns, so lipgloss is the only source of escape
 // sequences in a frame. guardFrame then checks each frame on its way out (see View).
-
-// tabWidth is the number of columns a tab in worker or repository text expands to.
-const tabWidth = 4
-
-// sanitize makes text from the worker or the repository safe and honest to draw:
-//   - newlines (and CRLF) stay, tabs expand to spaces;
-//   - other C0 controls and DEL become their control pictures (ESC is ␛, CR ␍, BEL ␇), so an
-//     escape sequence shows as inert text instead of acting;
-//   - C1 controls (U+0080–U+009F), line and paragraph separators, bidi controls, zero-width and
-//     other invisible format characters become a visible marker such as ⟨U+202E⟩, drawn in
-//     the warning colour, so the reviewer sees the bytes rather than their effect;
-//   - invalid UTF-8 becomes U+FFFD.
-func sanitize(s string) string {
-	if plainText(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		switch {
-		case r == utf8.RuneError && n <= 1:
-			b.WriteRune(utf8.RuneError)
-		case r == '\n':
-			b.WriteByte('\n')
-		case r == '\t':
-			b.WriteString(strings.Repeat(" ", tabWidth))
-		case r == '\r' && i < len(s) && s[i] == '\n':
-			// A CRLF line end is a line end; a bare CR, which would overwrite the line, shows.
-		case r < 0x20:
-			b.WriteRune(0x2400 + r) // ␀ … ␟
-		case r == 0x7f:
-			b.WriteRune('␡')
-		case hiddenRune(r):
-			b.WriteString(marker(r))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// sanitizeLine is sanitize for a one-line field: line breaks become spaces.
-func sanitizeLine(s string) string { return strings.ReplaceAll(sanitize(s), "\n", " ") }
-
-// plainText reports whether s is printable ASCII and newlines, which sanitize returns as is.
-func plainText(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\n') || c >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// hiddenRune reports the characters sanitize shows as a marker: C1 controls, separators, and
-// format characters (bidi controls, zero-width characters, the BOM, tag characters, …), which
-// a terminal either obeys or draws as nothing.
-func hiddenRune(r rune) bool {
-	if _, ok := core.HiddenRune(r); ok {
-		return true
-	}
-	return (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
-}
 
 // notification is the bell and OSC 9 desktop notification for a task that starts needing the
 // person: waiting for an answer (to ia, when its request is known) or ready to finalize. The
@@ -91,13 +26,10 @@ func notification(taskID string, a attention, ia *core.Interaction) string {
 	case a == attnReady:
 		text = "is ready to finalize"
 	case ia != nil:
-		text += ": " + ansi.Truncate(sanitizeLine(describeRequest(ia.Request).what), 120, "…")
+		text += ": " + ansi.Truncate(safetext.Line(describeRequest(ia.Request).what), 120, "…")
 	}
-	return fmt.Sprintf("\a\x1b]9;reasonixctl: %s %s\x07", sanitizeLine(taskID), text)
+	return fmt.Sprintf("\a\x1b]9;reasonixctl: %s %s\x07", safetext.Line(taskID), text)
 }
-
-// marker is how sanitize shows a hidden character.
-func marker(r rune) string { return fmt.Sprintf("⟨U+%04X⟩", r) }
 
 // guardFrame is the last step of every frame: it paints the markers sanitize left in the
 // warning colour (open and close are the style's codes; after a marker the styles in force
@@ -152,8 +84,8 @@ func guardFrame(frame, open, close string) string {
 			switch {
 			case r == utf8.RuneError && n <= 1:
 				b.WriteRune(utf8.RuneError)
-			case hiddenRune(r):
-				b.WriteString(marker(r))
+			case safetext.Marked(r):
+				b.WriteString(safetext.Marker(r))
 			case r == '⟨' && markerAt(frame[i:]) > 0:
 				n = markerAt(frame[i:])
 				if open == "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // hostilePieces are what an attacker plants: every C0 control, DEL, every C1 control (as
@@ -223,7 +224,7 @@ func checkFrame(t *testing.T, where, frame string) {
 				bad = "invalid UTF-8"
 			}
 			for _, r := range seq {
-				if (r >= 0x80 && r < 0xa0) || hiddenRune(r) || (r < 0x20 && r != '\n') || r == 0x7f {
+				if (r >= 0x80 && r < 0xa0) || safetext.Marked(r) || (r < 0x20 && r != '\n') || r == 0x7f {
 					bad = fmt.Sprintf("hidden character U+%04X", r)
 				}
 			}
@@ -363,19 +364,19 @@ func TestSanitizeShowsWhatItReplaces(t *testing.T) {
 		"tag\U000E0041":                   "tag⟨U+E0041⟩",
 		"日本 🙂 ünï":                        "日本 🙂 ünï",
 	} {
-		if got := sanitize(in); got != want {
-			t.Errorf("sanitize(%q) = %q, want %q", in, got, want)
+		if got := safetext.Sanitize(in); got != want {
+			t.Errorf("safetext.Sanitize(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := sanitizeLine("a\nb"); got != "a b" {
+	if got := safetext.Line("a\nb"); got != "a b" {
 		t.Errorf("sanitizeLine = %q", got)
 	}
 	// Every character sanitize keeps is visible or a plain space or newline.
 	for r := rune(0); r < 0x30000; r++ {
-		out := sanitize(string(r))
+		out := safetext.Sanitize(string(r))
 		for _, o := range out {
-			if o != '\n' && o != ' ' && (unicode.IsControl(o) || unicode.Is(unicode.Cf, o) || hiddenRune(o)) {
-				t.Fatalf("sanitize(U+%04X) keeps U+%04X", r, o)
+			if o != '\n' && o != ' ' && (unicode.IsControl(o) || unicode.Is(unicode.Cf, o) || safetext.Marked(o)) {
+				t.Fatalf("safetext.Sanitize(U+%04X) keeps U+%04X", r, o)
 			}
 		}
 	}
@@ -404,16 +405,16 @@ func FuzzSanitize(f *testing.F) {
 	}
 	f.Add("x" + strings.Join(hostilePieces(), "y"))
 	f.Fuzz(func(t *testing.T, s string) {
-		out := sanitize(s)
+		out := safetext.Sanitize(s)
 		if !utf8.ValidString(out) {
-			t.Fatalf("sanitize(%q) = %q is not valid UTF-8", s, out)
+			t.Fatalf("safetext.Sanitize(%q) = %q is not valid UTF-8", s, out)
 		}
 		for _, r := range out {
-			if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || hiddenRune(r)) {
-				t.Fatalf("sanitize(%q) keeps U+%04X", s, r)
+			if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || safetext.Marked(r)) {
+				t.Fatalf("safetext.Sanitize(%q) keeps U+%04X", s, r)
 			}
 		}
-		if again := sanitize(out); again != out {
+		if again := safetext.Sanitize(out); again != out {
 			t.Fatalf("sanitize is not idempotent on %q: %q then %q", s, out, again)
 		}
 		checkFrame(t, "sanitize", out)

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // category is what the events filter sorts an entry under.
@@ -131,7 +132,7 @@ func (p *eventsPane) searchKey(msg tea.KeyMsg, k EventKeys) bool {
 		case tea.KeyCtrlU:
 			p.setQuery("")
 		case tea.KeyRunes, tea.KeySpace:
-			p.setQuery(s.query + sanitize(string(msg.Runes)))
+			p.setQuery(s.query + safetext.Sanitize(string(msg.Runes)))
 		case tea.KeyCtrlC:
 			return false
 		}
@@ -395,7 +396,7 @@ func (s *paneSearch) bar(t Theme, w int, scope string) string {
 	}
 	if s.seeking {
 		line := fmt.Sprintf(" /%s  searching older events… (before event %d) · esc stops", s.query, s.seekTo+1)
-		return t.Warn.Render(ansi.Truncate(sanitizeLine(line), w, "…"))
+		return t.Warn.Render(ansi.Truncate(safetext.Line(line), w, "…"))
 	}
 	return searchBar(t, w, s.typing, s.query, len(s.needle) > 0, len(s.matches), cur, s.wrapped, scope)
 }
@@ -445,7 +446,7 @@ func searchBar(t Theme, w int, typing bool, query string, active bool, matches, 
 	if where == "no match" {
 		st = t.Error
 	}
-	return st.Render(ansi.Truncate(sanitizeLine(line), w, "…"))
+	return st.Render(ansi.Truncate(safetext.Line(line), w, "…"))
 }
 
 // typing says whether the pane takes every key as text.

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // taskList is the list of tasks and which one is selected. The root keeps the tasks in
@@ -163,9 +164,9 @@ func (m *Model) viewList(rows int) string {
 		} else {
 			repo = filepath.Base(repo)
 		}
-		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, padRight(ansi.Truncate(sanitizeLine(tv.TaskID), idW, "…"), idW),
-			badge, sanitizeLine(string(tv.WorkerLane)), m.age(tv, ti), pend, tokens)
-		line := fixed + ansi.Truncate(sanitizeLine(repo), max(w-lipgloss.Width(fixed), 0), "…")
+		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, padRight(ansi.Truncate(safetext.Line(tv.TaskID), idW, "…"), idW),
+			badge, safetext.Line(string(tv.WorkerLane)), m.age(tv, ti), pend, tokens)
+		line := fixed + ansi.Truncate(safetext.Line(repo), max(w-lipgloss.Width(fixed), 0), "…")
 		if tv.TaskID == m.list.selected {
 			line = t.Selected.Render(padRight(ansi.Strip(line), w))
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // contractView is the part of a task contract the dashboard shows; the engine owns validation.
@@ -97,7 +98,7 @@ func humanInt(n int64) string {
 func formatCost(v float64, currency *string) string {
 	cur := "USD"
 	if currency != nil && *currency != "" {
-		cur = sanitizeLine(*currency)
+		cur = safetext.Line(*currency)
 	}
 	if cur == "USD" {
 		return fmt.Sprintf("$%.4f", v)

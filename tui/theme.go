@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // Theme is every style the dashboard draws with, kept as data so that a test or a future setting
@@ -159,7 +160,7 @@ var badgeText = map[core.State]string{
 func (t Theme) badge(s core.State) string {
 	label, ok := badgeText[s]
 	if !ok {
-		label = sanitizeLine(string(s))
+		label = safetext.Line(string(s))
 	}
 	st, ok := t.Badges[s]
 	if !ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 )
 
 // The smallest terminal the dashboard draws in; below it a message says so.
@@ -98,7 +99,7 @@ func (m *Model) viewHeader() string {
 	if n := m.list.resumable(); n > 0 {
 		right = append(right, fmt.Sprintf("%d resumable (r)", n))
 	}
-	left = sanitizeLine(left) // the state directory, the worker's version, the owner's name
+	left = safetext.Line(left) // the state directory, the worker's version, the owner's name
 	rightText := ""
 	if len(right) > 0 {
 		rightText = strings.Join(right, " · ") + " "
@@ -109,11 +110,11 @@ func (m *Model) viewHeader() string {
 		if isErr {
 			st = t.Error
 		}
-		return line1 + "\n" + st.Render(padRight(ansi.Truncate(" "+sanitizeLine(msg), m.width, "…"), m.width))
+		return line1 + "\n" + st.Render(padRight(ansi.Truncate(" "+safetext.Line(msg), m.width, "…"), m.width))
 	}
 
 	// What needs the person comes first; fitBetween cuts the usage before the counts.
-	stats := " " + attentionCounts(m.list.tasks, &m.requests) + "  │  " + sanitizeLine(m.usageHeader()) // the worker names the currency
+	stats := " " + attentionCounts(m.list.tasks, &m.requests) + "  │  " + safetext.Line(m.usageHeader()) // the worker names the currency
 	scope := "active tasks "
 	if m.list.showAll {
 		scope = "all tasks "
@@ -310,12 +311,12 @@ func (m *Model) viewSummary(w, h int) string {
 		return ""
 	}
 	ti := m.task(tv.TaskID)
-	lines := []string{"", t.Title.Render(" " + sanitizeLine(tv.TaskID))}
+	lines := []string{"", t.Title.Render(" " + safetext.Line(tv.TaskID))}
 	add := func(label, value string) {
 		if value == "" {
 			return
 		}
-		for i, l := range wrapLines(sanitize(value), w-13) {
+		for i, l := range wrapLines(safetext.Sanitize(value), w-13) {
 			if i == 0 {
 				lines = append(lines, " "+t.Dim.Render(padRight(label, 11))+l)
 			} else {
@@ -399,7 +400,7 @@ func (m *Model) viewDetail(w, h int) string {
 	if tv.Phase != "" {
 		info += " (" + tv.Phase + ")"
 	}
-	info = sanitizeLine(info)
+	info = safetext.Line(info)
 	if wl := m.waitLabel(*tv); wl != "" {
 		info += " " + wl // the styled spinner: the dashboard's own, drawn, not sanitized
 	}
