@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"reasonixctl/core/safetext"
 )
 
 // Trojan Source (CVE-2021-42574): text whose rendering differs from its bytes. A change that adds
-// bidi controls, zero-width characters or identifiers mixing Latin with Cyrillic or Greek
-// look-alikes is a review risk: the review names each such file and line, and finalize needs the
-// supervisor to acknowledge it (acknowledged_risks).
+// hidden characters (bidi controls, zero-width and other invisible characters, outside emoji
+// sequences: safetext.HiddenIn) or look-alike words (UTS #39: safetext.LookAlikes) is a review
+// risk: the review names each such file and line, and finalize needs the supervisor to
+// acknowledge it (acknowledged_risks).
 
 // SourceRiskPrefix starts the id of every risk the review computes from the diff.
 const SourceRiskPrefix = "trojan_source:"
@@ -47,56 +47,62 @@ type SourceRisk struct {
 	Text string `json:"text"`
 }
 
-// hiddenFindings describes the hidden characters and mixed-script identifiers in one line of
-// text, or nothing.
+// hiddenFindings describes the hidden characters and look-alike words in one line of text,
+// or nothing: each hidden character once, by kind and code point ("bidi control U+202E"), a
+// run of tag characters by the ASCII it spells, then each look-alike word by the ASCII
+// identifier it passes for (`look-alike of "exec": "\U0001d41e…"`), and each word that mixes
+// scripts.
 func hiddenFindings(s string) []string {
-	var out []string
-	seen := map[rune]bool{}
-	for _, r := range s {
-		if kind, ok := safetext.Hidden(r); ok && !seen[r] {
-			seen[r] = true
-			out = append(out, fmt.Sprintf("%s U+%04X", kind, r))
-		}
-	}
-	for _, w := range MixedScriptWords(s) {
-		out = append(out, "mixed-script identifier "+strconv.QuoteToASCII(w))
-	}
-	return out
-}
-
-// MixedScriptWords returns the words of s (runs of letters, digits and _) that mix Latin letters
-// with Cyrillic or Greek ones, the look-alikes of a homoglyph attack.
-func MixedScriptWords(s string) []string {
 	if isASCII(s) {
 		return nil
 	}
 	var out []string
-	start := -1
-	latin, other := false, false
-	flush := func(end int) {
-		if start >= 0 && latin && other {
-			out = append(out, s[start:end])
+	seen := map[string]bool{}
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
 		}
-		start, latin, other = -1, false, false
 	}
-	for i, r := range s {
-		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
-			flush(i)
-			continue
+	// Tag characters U+E0020–U+E007E mirror ASCII: a run of them is text no one sees, which a
+	// model reading the file may take for instructions.
+	var tags []byte
+	tagsEnd := -1
+	spelt := func() {
+		if len(tags) > 0 {
+			add("tag characters spelling " + strconv.QuoteToASCII(TruncateText(string(tags), maxSpeltTags)))
+			tags = tags[:0]
 		}
-		if start < 0 {
-			start = i
+	}
+	safetext.HiddenIn(s, func(i int, r rune, kind string) {
+		if r >= 0xE0020 && r <= 0xE007E {
+			if i != tagsEnd {
+				spelt()
+			}
+			tags = append(tags, byte(r-0xE0000))
+			tagsEnd = i + utf8.RuneLen(r)
+			return
 		}
+		spelt()
+		add(fmt.Sprintf("%s U+%04X", kind, r))
+	})
+	spelt()
+	for _, la := range safetext.LookAlikes(s) {
+		word := strconv.QuoteToASCII(la.Word)
 		switch {
-		case unicode.Is(unicode.Latin, r):
-			latin = true
-		case unicode.Is(unicode.Cyrillic, r), unicode.Is(unicode.Greek, r):
-			other = true
+		case la.ASCII != "" && la.Mixed:
+			add(fmt.Sprintf("mixed-script look-alike of %q: %s", la.ASCII, word))
+		case la.ASCII != "":
+			add(fmt.Sprintf("look-alike of %q: %s", la.ASCII, word))
+		default:
+			add("mixed-script identifier " + word)
 		}
 	}
-	flush(len(s))
 	return out
 }
+
+// maxSpeltTags bounds the text a finding shows of a run of tag characters.
+const maxSpeltTags = 80
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

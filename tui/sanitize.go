@@ -34,7 +34,9 @@ func notification(taskID string, a attention, ia *core.Interaction) string {
 // guardFrame is the last step of every frame: it paints the markers sanitize left in the
 // warning colour (open and close are the style's codes; after a marker the styles in force
 // before it are restored) and, should a string have reached the frame without sanitize, turns
-// every control character and every escape sequence other than SGR into its visible form.
+// every control character and every escape sequence other than SGR into its visible form, and
+// marks what sanitize marks, by the same rule (safetext.MarkedAt): an emoji sequence sanitize
+// kept whole stays whole.
 func guardFrame(frame, open, close string) string {
 	if !needsGuard(frame) {
 		return frame
@@ -42,6 +44,10 @@ func guardFrame(frame, open, close string) string {
 	var b strings.Builder
 	b.Grow(len(frame) + 64)
 	var active []string // SGR sequences in force since the last reset
+	// Styles can part an emoji sequence sanitize kept whole (the highlighter colours a keycap's
+	// # apart from its selector), and a terminal joins the parts again: a character is judged
+	// where it stands in the frame's text without its SGR sequences, made when first needed.
+	text, skipped := "", 0
 	restore := func() {
 		if !strings.HasSuffix(close, "\x1b[0m") {
 			b.WriteString("\x1b[0m")
@@ -67,6 +73,7 @@ func guardFrame(frame, open, close string) string {
 			}
 			b.WriteString(seq)
 			i += len(seq)
+			skipped += len(seq)
 		case c == '\n':
 			b.WriteByte(c)
 			i++
@@ -81,10 +88,17 @@ func guardFrame(frame, open, close string) string {
 			i++
 		default:
 			r, n := utf8.DecodeRuneInString(frame[i:])
+			marked := safetext.Marked(r)
+			if marked {
+				if text == "" {
+					text = withoutSGR(frame)
+				}
+				marked = safetext.MarkedAt(text, i-skipped)
+			}
 			switch {
 			case r == utf8.RuneError && n <= 1:
 				b.WriteRune(utf8.RuneError)
-			case safetext.Marked(r):
+			case marked:
 				b.WriteString(safetext.Marker(r))
 			case r == '⟨' && markerAt(frame[i:]) > 0:
 				n = markerAt(frame[i:])
@@ -102,6 +116,24 @@ func guardFrame(frame, open, close string) string {
 			}
 			i += n
 		}
+	}
+	return b.String()
+}
+
+// withoutSGR is frame without the SGR sequences guardFrame keeps; every other byte stays where
+// guardFrame reads it, so that frame[i] is text[i-k] with k the bytes of the sequences before it.
+func withoutSGR(frame string) string {
+	var b strings.Builder
+	b.Grow(len(frame))
+	for i := 0; i < len(frame); {
+		if frame[i] == 0x1b {
+			if seq, ok := sgrAt(frame[i:]); ok {
+				i += len(seq)
+				continue
+			}
+		}
+		b.WriteByte(frame[i])
+		i++
 	}
 	return b.String()
 }

@@ -8,7 +8,6 @@ package safetext
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -19,9 +18,11 @@ const TabWidth = 4
 //   - newlines (and CRLF) stay, tabs expand to spaces;
 //   - other C0 controls and DEL become their control pictures (ESC is ␛, CR ␍, BEL ␇), so an
 //     escape sequence shows as inert text instead of acting;
-//   - C1 controls (U+0080–U+009F, NEL among them), line and paragraph separators, bidi
-//     controls, zero-width and other invisible characters become a visible marker such as
-//     ⟨U+202E⟩, so the reader sees the bytes rather than their effect;
+//   - C1 controls (U+0080–U+009F, NEL among them), line and paragraph separators, and every
+//     character HiddenIn finds (bidi controls, zero-width and other invisible characters)
+//     become a visible marker such as ⟨U+202E⟩, so the reader sees the bytes rather than their
+//     effect; an emoji sequence keeps its joiners, selectors and tags, which are part of the
+//     picture it draws;
 //   - invalid UTF-8 becomes U+FFFD.
 func Sanitize(s string) string {
 	if plain(s) {
@@ -30,6 +31,7 @@ func Sanitize(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	for i := 0; i < len(s); {
+		at := i
 		r, n := utf8.DecodeRuneInString(s[i:])
 		i += n
 		switch {
@@ -45,10 +47,10 @@ func Sanitize(s string) string {
 			b.WriteRune(0x2400 + r) // ␀ … ␟
 		case r == 0x7f:
 			b.WriteRune('␡')
-		case Marked(r):
+		case r >= utf8.RuneSelf && markedAt(s, at, r, n):
 			b.WriteString(Marker(r))
 		default:
-			b.WriteRune(r)
+			b.WriteString(s[at:i])
 		}
 	}
 	return b.String()
@@ -67,29 +69,36 @@ func plain(s string) bool {
 	return true
 }
 
-// Marked reports the characters Sanitize shows as a marker: C1 controls, line and paragraph
-// separators, and the characters Hidden names, which a terminal either obeys or draws as
-// nothing.
+// Marked reports whether Sanitize shows r as a marker wherever it stands: a C1 control, a
+// line or paragraph separator, or a character Hidden names. In an emoji sequence Sanitize
+// keeps some of these (MarkedAt judges a character where it stands); an escape that must hold
+// for any text, such as EscapeJSON's, uses Marked.
 func Marked(r rune) bool {
-	if _, ok := Hidden(r); ok {
+	if c1OrSeparator(r) {
 		return true
 	}
-	return (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
+	_, ok := Hidden(r)
+	return ok
 }
+
+// MarkedAt reports whether Sanitize shows the character at byte offset i of s as a marker:
+// Marked, except for the parts of an emoji sequence (see HiddenIn).
+func MarkedAt(s string, i int) bool {
+	r, n := utf8.DecodeRuneInString(s[i:])
+	return markedAt(s, i, r, n)
+}
+
+func markedAt(s string, i int, r rune, n int) bool {
+	if c1OrSeparator(r) {
+		return true
+	}
+	_, ok := hiddenAt(s, i, r, n)
+	return ok
+}
+
+// c1OrSeparator: a terminal obeys C1 controls (CSI, OSC, NEL as U+009B, U+009D, U+0085), and
+// U+2028 and U+2029 break a line where the reader sees none.
+func c1OrSeparator(r rune) bool { return (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' }
 
 // Marker is how Sanitize shows a hidden character.
 func Marker(r rune) string { return fmt.Sprintf("⟨U+%04X⟩", r) }
-
-// Hidden reports whether r is a character that changes how text around it renders without
-// being seen: a bidi embedding, override, isolate or mark (U+202A–U+202E, U+2066–U+2069,
-// U+200E, U+200F, U+061C), a zero-width space or joiner (U+200B–U+200D), the word joiner U+2060
-// or the BOM U+FEFF. kind says which ("bidi control" or "zero-width").
-func Hidden(r rune) (kind string, hidden bool) {
-	switch {
-	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C:
-		return "bidi control", true
-	case r >= 0x200B && r <= 0x200D, r == 0x2060, r == 0xFEFF:
-		return "zero-width", true
-	}
-	return "", false
-}

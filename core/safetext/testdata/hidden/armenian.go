@@ -1,0 +1,3 @@
+package flags
+
+var օո = true

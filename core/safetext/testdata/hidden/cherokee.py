@@ -1,0 +1,1 @@
+ᎻᎬᎪᎠ = "refs/heads/attacker"

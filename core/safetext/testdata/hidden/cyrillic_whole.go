@@ -1,0 +1,4 @@
+package buf
+
+// сору is spelt in Cyrillic throughout.
+func сору(dst, src []byte) int { return len(dst) }

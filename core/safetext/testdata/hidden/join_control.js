@@ -1,0 +1,3 @@
+const token‍ = process.env.TOKEN;
+const token = "public";
+send(token‍);

@@ -1,0 +1,5 @@
+BLOCKED = ["ad­min", "root"]
+
+
+def blocked(name):
+    return name in BLOCKED

@@ -1,0 +1,3 @@
+let isAdmin = false;
+let isAdmin︁ = true;
+if (isAdmin︁) grantAll();

@@ -1,0 +1,5 @@
+ALLOWED = {"admin​", "deploy"}
+
+
+def may_deploy(user):
+    return user in ALLOWED
