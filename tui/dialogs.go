@@ -329,7 +329,7 @@ func (f *finalizeDialog) submit(k KeyMap) dialogResult {
 		return dialogResult{}
 	}
 	if len(f.risks) > 0 && !f.acked {
-		f.err = fmt.Sprintf("the change hides or disguises characters (above): read those lines in the diff, then %s acknowledges them", k.AckRisks.Help().Key)
+		f.err = fmt.Sprintf("the change holds what a plain reading may miss (above: hidden characters, look-alikes, binary files): read them in the diff, then %s acknowledges them", k.AckRisks.Help().Key)
 		return dialogResult{}
 	}
 	message := strings.TrimSpace(f.message.Value())
@@ -395,7 +395,7 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		if f.acked {
 			box = "[x]"
 		}
-		b.WriteString("\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("⚠ Risks: the change hides or disguises characters (shown as ⟨U+…⟩ markers in the diff). %s %s: I read these lines and the change is still right.",
+		b.WriteString("\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("⚠ Risks: the change holds what a plain reading may miss (hidden characters shown as ⟨U+…⟩ markers, look-alikes, binary files). %s %s: I read these lines and the change is still right.",
 			box, k.AckRisks.Help().Key), width, 2)) + "\n")
 		for _, r := range f.risks {
 			line := safetext.Line(r.Text) // the files beyond those listed

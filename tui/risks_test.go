@@ -85,13 +85,13 @@ func TestGoldenTrojanSource(t *testing.T) {
 func TestFinalizeAsksToAcknowledgeRisks(t *testing.T) {
 	f := trojanScenario()
 	h := newHarness(t, f, 120, 40)
-	h.requireView("⚠ 1 file(s) hide or disguise characters: internal/auth/access.go")
+	h.requireView("⚠ 1 file(s) hold hidden characters, look-alikes or binary content: internal/auth/access.go")
 	h.press("F")
-	h.requireView("⚠ Risks: the change hides or disguises characters", "[ ] ctrl+o: I read these lines",
+	h.requireView("⚠ Risks: the change holds what a plain reading may miss", "[ ] ctrl+o: I read these lines",
 		"internal/auth/access.go: hidden or look-alike characters: 4, 7", "ctrl+o acknowledge risks")
 	h.typeText("Read access.go line by line.")
 	h.press("tab", "space", "tab", "space", "ctrl+s", "ctrl+s")
-	h.requireView("read those lines in the diff, then ctrl+o acknowledges them")
+	h.requireView("read them in the diff, then ctrl+o acknowledges them")
 	h.requireControls()
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlO})
 	h.requireView("[x] ctrl+o: I read these lines")

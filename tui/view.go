@@ -338,7 +338,7 @@ func (m *Model) viewSummary(w, h int) string {
 		for _, r := range d.SourceRisks {
 			names = append(names, r.Path)
 		}
-		add("risks", fmt.Sprintf("⚠ %d file(s) hide or disguise characters: %s", len(names), strings.Join(names, ", ")))
+		add("risks", fmt.Sprintf("⚠ %d file(s) hold hidden characters, look-alikes or binary content: %s", len(names), strings.Join(names, ", ")))
 	}
 	if w := m.waitLabel(*tv); w != "" {
 		// The spinner is styled and the rest is ours (a state, an age): sanitizing it, as add

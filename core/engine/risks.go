@@ -8,8 +8,10 @@ import (
 	"reasonixctl/core/gitx"
 )
 
-// reviewRisks are the Trojan Source risks of a review: its diff, and the names of the files it
-// adds or keeps (a binary or mode-only change has no lines for the diff to show).
+// reviewRisks are the risks of a review that finalize needs acknowledged: the Trojan Source
+// risks of its diff and of the names of the files it adds or keeps (a binary or mode-only change
+// has no lines for the diff to show), then each binary file it adds or keeps, whose bytes a
+// plain reading of the diff may not show (core.BinaryRisks).
 func reviewRisks(rev gitx.Review) []core.SourceRisk {
 	var names []string
 	for _, f := range rev.Files {
@@ -17,10 +19,10 @@ func reviewRisks(rev gitx.Review) []core.SourceRisk {
 			names = append(names, f.Path)
 		}
 	}
-	return core.SourceRisks(rev.Diff, names...)
+	return append(core.SourceRisks(rev.Diff, names...), core.BinaryRisks(rev.Files)...)
 }
 
-// sourceRiskTexts are the risks the review found in the diff, as the payload's risks list
+// sourceRiskTexts are the risks the review found in the change, as the payload's risks list
 // shows them (first).
 func sourceRiskTexts(r *taskRecord) []string {
 	out := make([]string, 0, len(r.SourceRisks)+len(r.Risks))
@@ -31,7 +33,7 @@ func sourceRiskTexts(r *taskRecord) []string {
 }
 
 // checkAcknowledged is finalize's check that acknowledged_risks lists every risk the review
-// found in the diff, by id or by its whole text.
+// found in the change, by id or by its whole text.
 func checkAcknowledged(r *taskRecord, acknowledged []string) error {
 	var missing []string
 	for _, s := range r.SourceRisks {
@@ -44,6 +46,6 @@ func checkAcknowledged(r *taskRecord, acknowledged []string) error {
 	}
 	return core.Errorf(core.CodeInvalidRequest, map[string]any{
 		"reason": "unacknowledged_risks", "unacknowledged": missing, "risks": r.risks(),
-	}, "acknowledged_risks must list every risk of the review (the change hides or disguises characters; read those lines before you acknowledge them): %s",
+	}, "acknowledged_risks must list every risk of the review (what the change holds that a plain reading of the diff may miss: hidden or look-alike characters, binary files; read each file and line named before you acknowledge it): %s",
 		strings.Join(missing, ", "))
 }

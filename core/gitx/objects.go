@@ -75,7 +75,7 @@ func nextRawRecord(rest *[]byte) (FileChange, error) {
 	if !ok1 || !ok2 || len(h) != 5 || len(h[4]) != 1 || !strings.HasPrefix(h[0], ":") {
 		return FileChange{}, fmt.Errorf("raw record %q", head)
 	}
-	return FileChange{Path: path, Status: h[4][0], OldMode: strings.TrimPrefix(h[0], ":"), NewMode: h[1], NewHash: h[3]}, nil
+	return FileChange{Path: path, Status: h[4][0], OldMode: strings.TrimPrefix(h[0], ":"), NewMode: h[1], OldHash: h[2], NewHash: h[3]}, nil
 }
 
 // Object is one object read by ReadObjects.

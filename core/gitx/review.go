@@ -19,10 +19,15 @@ type FileChange struct {
 	Status  byte   // 'A' added, 'M' modified (content or mode), 'D' deleted, 'T' type changed
 	OldMode string // "000000" when added
 	NewMode string // "000000" when deleted; 120000 a symlink, 160000 a gitlink
+	OldHash string // the object the path held (all zeros when added)
 	NewHash string // the object the path will hold (all zeros when deleted)
 	Added   int    // lines; 0 for binary files
 	Deleted int
-	Binary  bool
+	// Binary is set when the review's patch of the file is binary (no lines shown).
+	Binary bool
+	// BinaryFacts is set on a file git calls binary, also when the review shows it as text
+	// (see binary.go); nil otherwise.
+	BinaryFacts *BinaryFacts
 }
 
 // Review is the canonical snapshot of a worktree: what a commit of this task would contain.
@@ -109,8 +114,9 @@ func (tx *reviewTx) cmdOn(index string, args ...string) gitCmd {
 
 // BuildReview snapshots the worktree into a tree through a temporary index (the base, then every
 // tracked, untracked, deleted and mode change, untracked .reasonix files excluded) and diffs it
-// against the base. Four git processes; the worktree's own index is only read (as the seed of
-// the disposable one, see readBase).
+// against the base. Four git processes; a change with binary files takes one or two more to
+// measure and read them, and one more diff when some are shown as text (binary.go). The
+// worktree's own index is only read (as the seed of the disposable one, see readBase).
 func BuildReview(ctx context.Context, wt Worktree) (Review, error) {
 	return BuildReviewKeepingIndex(ctx, wt, "")
 }
@@ -149,22 +155,69 @@ func BuildReviewKeepingIndex(ctx context.Context, wt Worktree, keepIndex string)
 	if !hex40.MatchString(tree) {
 		return Review{}, newErr(CodeInternal, ReasonGitFailed, "write-tree returned %q", tree)
 	}
-	// Without a work tree, so that only the view's attributes apply: no .gitattributes of the
-	// worker's can mark a file binary (-diff) and hide its lines from the review.
-	out, err = git(ctx, CodeInternal, ReasonGitFailed, tx.view.bare(), "diff-tree", "-r", "-z", "--no-renames",
-		"--no-ext-diff", "--no-textconv", "--raw", "--numstat", "-p", "--binary", "--full-index", wt.Base, tree)
+	r, all, err := tx.diffTree(ctx, wt.Base, tree)
 	if err != nil {
 		return Review{}, err
 	}
-	r, all, err := parseTreeDiff(out)
+	asText, err := lookAtBinaries(ctx, wt.CommonDir, r.Files)
 	if err != nil {
-		return Review{}, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "unexpected diff-tree output", Err: err}
+		return Review{}, err
+	}
+	if len(asText) > 0 {
+		if r, err = tx.diffAsText(ctx, wt.Base, tree, r, asText); err != nil {
+			return Review{}, err
+		}
 	}
 	changesSeen.put(wt.Base, tree, all)
 	r.Tree = tree
 	r.NestedRepositories = nested
 	if keepIndex != "" {
 		keepFile(tx.index, keepIndex)
+	}
+	return r, nil
+}
+
+// diffTree is the review's diff of base to tree: raw records, numstat and the patch, in one
+// process. It runs without a work tree, so that only the view's attributes apply: no
+// .gitattributes of the worker's can mark a file binary (-diff) and hide its lines.
+func (tx *reviewTx) diffTree(ctx context.Context, base, tree string) (Review, []FileChange, error) {
+	out, err := git(ctx, CodeInternal, ReasonGitFailed, tx.view.bare(), "diff-tree", "-r", "-z", "--no-renames",
+		"--no-ext-diff", "--no-textconv", "--raw", "--numstat", "-p", "--binary", "--full-index", base, tree)
+	if err != nil {
+		return Review{}, nil, err
+	}
+	r, all, err := parseTreeDiff(out)
+	if err != nil {
+		return Review{}, nil, &Error{Code: CodeInternal, Reason: ReasonGitFailed, Message: "unexpected diff-tree output", Err: err}
+	}
+	return r, all, nil
+}
+
+// diffAsText diffs base to tree again with the view's attributes telling git to show the
+// binary files at paths as text (lookAtBinaries chose them), and carries the first diff's
+// BinaryFacts over. The whole diff is made again rather than spliced, so that the patch stays
+// exactly git's, in git's order; this happens only for a change with such a file.
+func (tx *reviewTx) diffAsText(ctx context.Context, base, tree string, first Review, paths []string) (Review, error) {
+	if err := tx.view.setTextAttributes(paths); err != nil {
+		return Review{}, err
+	}
+	r, _, err := tx.diffTree(ctx, base, tree)
+	if err != nil {
+		return Review{}, err
+	}
+	if len(r.Files) != len(first.Files) {
+		return Review{}, newErr(CodeInternal, ReasonGitFailed, "the diff shown as text has %d files, the first %d", len(r.Files), len(first.Files))
+	}
+	for i := range r.Files {
+		f, b := &r.Files[i], first.Files[i].BinaryFacts
+		if f.Path != first.Files[i].Path {
+			return Review{}, newErr(CodeInternal, ReasonGitFailed, "the diff shown as text differs from the first at %q", f.Path)
+		}
+		if b != nil && b.AsText && f.Binary {
+			// git kept the binary patch after all: say so rather than claim lines were shown.
+			b.AsText, b.Why, b.Controls, b.ControlLines, b.MoreControlLines = false, NotShownBinary, 0, nil, 0
+		}
+		f.BinaryFacts = b
 	}
 	return r, nil
 }
