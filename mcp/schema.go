@@ -14,7 +14,9 @@ import (
 // The schemas stay inside the JSON Schema subset Codex converts for its model: draft-07 keywords,
 // no $ref or $defs (shared parts are inlined by building them in Go), objects closed with
 // additionalProperties:false. Names, types, enums, limits and required lists are the interface
-// Codex already knows; descriptions are kept short because tools/list is paid for in every turn.
+// Codex already knows. The model reads the descriptions and input schemas in every turn, so
+// their words are few (describe_test.go holds them to a budget); the output schemas are for the
+// client to check results with, so they spell out every type in full, with a few words a field.
 
 // object is a JSON object that keeps its keys in the order written, so schemas read (and are
 // presented to the model) task_id first rather than alphabetically.
@@ -254,9 +256,9 @@ func controlInput() object {
 			core.ActionAmendChecks, core.ActionRebase), actionText)),
 		kv("message", describe(str(0, core.MaxSteerMessageLen), "steer: required.")),
 		kv("interaction_id", describe(str(1, core.MaxInteractionIDLen), "respond: required.")),
-		kv("decision", describe(enum(core.DecisionAllow, core.DecisionDeny), "respond: required.")),
+		kv("decision", describe(enum(core.DecisionAllow, core.DecisionDeny), decisionText)),
 		kv("option_id", describe(str(1, core.MaxOptionIDLen), "respond: an offered option.")),
-		kv("answer", describe(str(1, core.MaxAnswerLen), "respond: a free-form answer.")),
+		kv("answer", describe(str(1, core.MaxAnswerLen), "respond: a question's option, by its name.")),
 		kv("review_summary", describe(str(1, core.MaxReviewSummaryLen), "finalize: required.")),
 		kv("approved_review_criteria", describe(array(str(1, contract.MaxCriterionIDLen), 0, core.MaxApprovedCriteria),
 			"finalize: required; all required_review_criteria.")),
@@ -265,13 +267,13 @@ func controlInput() object {
 		kv("commit_message", describe(str(1, core.MaxCommitMessageLen), "finalize: optional.")),
 		kv("wait_timeout_seconds", describe(waitSecs, fmt.Sprintf("finalize: default %d.", core.DefaultWaitSeconds))),
 		kv("acknowledged_risks", describe(array(str(1, core.MaxRiskLen), 0, core.MaxAcknowledgedRisks),
-			"finalize: each trojan_source risk's id (before ': ').")),
+			"finalize: the id of each source_risks entry.")),
 		kv("excused_checks", describe(array(closed([]string{"id", "reason"},
 			kv("id", describe(str(1, contract.MaxCriterionIDLen), "Verification id.")),
 			kv("reason", describe(str(1, core.MaxExcuseReasonLen), "One line, for the commit message."))), 0, core.MaxExcusedChecks),
 			"finalize: checks that fail on the base too (pre_existing_failure), with reasons.")),
 		// amend_checks: the contract's limits are checked on the amended contract; the schema
-		// leaves them out to stay within the tools/list budget.
+		// leaves them out, as words the model would read in every turn.
 		kv("drop_checks", describe(array(object{kv("type", "string")}, 0, 0), "amend_checks: verification ids to drop.")),
 		kv("add_checks", describe(array(closed([]string{"id", "argv"},
 			kv("id", describe(criterion, "Check id.")), kv("argv", describe(array(object{kv("type", "string")}, 1, 0), "Exact argv, no shell.")),
@@ -284,6 +286,12 @@ func controlInput() object {
 // with if/then, outside the subset Codex reads. Each field's description names the actions that
 // take it, required or optional, so this does not list them again.
 const actionText = "Fields name their actions; cancel, close, rebase take none. rebase: a review conflicting with HEAD moves onto it for a repair round."
+
+// decisionText says what respond's decision does to each kind of interaction. A question is put
+// to the worker's ask tool as a permission request whose options are the answers: the worker
+// learns only which option was chosen (chooseOption in core/engine), so an answer naming no
+// option is kept in the record but never reaches it.
+const decisionText = "respond: required. Permission: allow or deny what it asks. Question: allow answers with option_id, or the option named by answer (other text is only recorded; the worker gets its first allow option); deny without option_id declines to answer."
 
 func inspectInput() object {
 	return root(closed([]string{"task_id"},
@@ -302,14 +310,21 @@ var taskViewRequired = []string{
 	"source_checkout_integrated", "repair_rounds", "updated_at",
 }
 
-func taskViewFields() []field {
+// commitHashPattern is the finalize commit's hash: the earlier bridge's pattern, which leaves
+// room for repositories with SHA-256 object names.
+const commitHashPattern = `^[0-9a-f]{40,64}$`
+
+// taskView is the task view, reasonix_control's result and inspect's status section, followed
+// by more fields where a result adds them (reasonix_delegate's review bundle). All three results
+// are built here, so they cannot drift apart.
+func taskView(more ...field) object {
 	states := make([]string, len(core.States))
 	for i, s := range core.States {
 		states[i] = string(s)
 	}
 	effort := enum(append([]string{"minimal"}, effortEnum...)...)
 	paths := array(object{kv("type", "string")}, 0, 0)
-	return []field{
+	fields := []field{
 		kv("task_id", describe(str(1, core.MaxTaskIDLen), "The task.")),
 		kv("state", describe(enum(states...), "waiting_*: see active_interaction.")),
 		kv("phase", describe(object{kv("type", "string")}, "Step within the state, e.g. creating_worktree.")),
@@ -333,7 +348,7 @@ func taskViewFields() []field {
 		kv("reasonix_session_mode", describe(str(1, 0), "Worker's ACP session mode.")),
 		kv("updated_at", describe(str(1, 0), "RFC 3339.")),
 		kv("reason", describe(object{kv("type", "string")}, "Why paused or failed.")),
-		kv("commit_hash", describe(pattern(`^[0-9a-f]{40,64}$`), "The task's commit.")),
+		kv("commit_hash", describe(pattern(commitHashPattern), "Once completed: the task's commit.")),
 		kv("source_collision", describe(closed(
 			[]string{"checkpoint", "baseCommit", "dirtyPaths", "committedPaths", "overlappingPaths", "unavailable", "detectedAt"},
 			kv("checkpoint", describe(str(1, 0), "When checked.")),
@@ -346,15 +361,8 @@ func taskViewFields() []field {
 			kv("detectedAt", describe(str(1, 0), "RFC 3339.")),
 		), "The source changed the task's files.")),
 	}
+	return closed(taskViewRequired, append(fields, more...)...)
 }
-
-// taskViewSchema is the task view in full. Only reasonix_delegate's result lists it: the other
-// tools point there (viewPointer), so the view is described once and tools/list keeps its budget.
-// The tests check control's and inspect's results against it all the same.
-func taskViewSchema() object { return closed(taskViewRequired, taskViewFields()...) }
-
-// viewPointer stands for the task view where reasonix_delegate's result already describes it.
-var viewPointer = describe(object{kv("type", "object")}, "The task view: the fields of reasonix_delegate's result up to source_collision.")
 
 func usageSchema() object {
 	count := object{kv("type", "number"), kv("minimum", 0)}
@@ -383,11 +391,11 @@ func interactionSchema() object {
 		kv("createdAt", describe(plain, "RFC 3339.")),
 		kv("resolvedAt", describe(plain, "RFC 3339.")),
 		kv("request", describe(anyObject, "argv, cwd, reason; or question, options.")),
-		kv("response", describe(anyObject, "decision; by: asked_user, codex, supervisor or policy; outcome.")),
+		kv("response", describe(anyObject, "decision; by: asked_user, codex, supervisor or policy; client; outcome.")),
 	)
 }
 
-func controlOutput() object { return root(viewPointer) }
+func controlOutput() object { return root(taskView()) }
 
 func delegateOutput() object {
 	boolean := object{kv("type", "boolean")}
@@ -405,18 +413,32 @@ func delegateOutput() object {
 		kv("required_review_criteria", describe(array(str(1, contract.MaxCriterionIDLen), 0, core.MaxApprovedCriteria), "finalize's approved_review_criteria.")),
 		kv("review_diff_sha256", describe(pattern(sha256Pattern), "Reviewed diff's sha256.")),
 	}
-	return root(closed(taskViewRequired, append(taskViewFields(), bundle...)...))
+	return root(taskView(bundle...))
 }
 
-func inspectOutput() object { return inspectOutputWith(anyOf(viewPointer, stringPage)) }
-
-// inspectOutputWith is inspect's result with status as given: the pointer in tools/list, the
-// full view in the tests.
-func inspectOutputWith(status object) object {
+func inspectOutput() object {
 	plain := object{kv("type", "string")}
 	stringList := array(plain, 0, 0)
 	boolean := object{kv("type", "boolean")}
+	exitCode := describe(nullable(object{kv("type", "integer")}), "null: did not exit.")
 	when := describe(plain, "RFC 3339.")
+	failures := array(closed([]string{"id", "pre_existing"},
+		kv("id", describe(plain, "Names the failure.")),
+		kv("message", describe(plain, "What the output says.")),
+		kv("pre_existing", describe(boolean, "Fails on the base too.")),
+	), 0, 0)
+	baseline := closed([]string{"status", "base"},
+		kv("status", describe(enum(core.BaselinePassed, core.BaselineFailed, core.BaselineUnknown), "failed: a pre-existing failure.")),
+		kv("base", describe(plain, "The commit it ran on.")),
+		kv("exitCode", describe(object{kv("type", "integer")}, "Its exit status.")),
+		kv("timedOut", describe(boolean, "Hit its limit.")),
+		kv("logPath", describe(plain, "Output log.")),
+		kv("logTail", describe(plain, "The log's last lines.")),
+		kv("reason", describe(plain, "Why unknown.")),
+		kv("failures", describe(failures, "What its output names.")),
+		kv("failureFormat", describe(plain, "How read.")),
+		kv("outputDigest", describe(plain, "Of its normalised output.")),
+	)
 	verification := closed(
 		[]string{"id", "argv", "cwd", "startedAt", "finishedAt", "exitCode", "timedOut", "passed", "proves",
 			"logPath", "sha256", "outputBytes"},
@@ -425,18 +447,17 @@ func inspectOutputWith(status object) object {
 		kv("cwd", describe(plain, "Repository-relative.")),
 		kv("startedAt", when),
 		kv("finishedAt", when),
-		kv("exitCode", describe(nullable(object{kv("type", "integer")}), "null: did not exit.")),
+		kv("exitCode", exitCode),
 		kv("timedOut", describe(boolean, "Hit its limit.")),
 		kv("passed", describe(boolean, "Exit 0 in time.")),
 		kv("proves", describe(stringList, "Criteria it proves.")),
 		kv("logPath", describe(plain, "Output log.")),
 		kv("sha256", describe(plain, "Of the log.")),
 		kv("outputBytes", describe(integer(0, 0), "Log size.")),
-		// Open, to keep tools/list within its budget.
-		kv("baseline", describe(object{kv("type", "object")}, "On the base: status, exit, log.")),
+		kv("baseline", describe(baseline, "The same check on the base commit.")),
 		kv("excused", describe(boolean, "Fails on the base too.")),
 		kv("excuseReason", describe(plain, "Why excused.")),
-		kv("failures", describe(array(object{kv("type", "object")}, 0, 0), "One per failure: id, message, pre_existing.")),
+		kv("failures", describe(failures, "One per failure.")),
 		kv("failureFormat", describe(plain, "How read: go, pytest, …, output.")),
 	)
 	evidence := closed([]string{"criterionId", "evidence", "approved", "source"},
@@ -455,7 +476,7 @@ func inspectOutputWith(status object) object {
 		kv("data", describe(object{}, "Its details.")),
 	)
 	sections := closed(nil,
-		kv("status", describe(status, "Or a page of it.")),
+		kv("status", describe(anyOf(taskView(), stringPage), "Or a page of it.")),
 		kv("summary", describe(plain, "Worker's own account.")),
 		kv("changed_files", describe(anyOf(stringList, stringPage), "Paths changed.")),
 		kv("diff_stat", describe(plain, "git diff --stat.")),

@@ -29,7 +29,8 @@ import (
 
 var printer = message.NewPrinter(language.English)
 
-// fullSchemas compiles every tool's input and output schema with the reference validator.
+// fullSchemas compiles every tool's input and output schema, as tools/list advertises them, with
+// the reference validator.
 var fullSchemas = sync.OnceValues(func() (map[string][2]*jsonschema.Schema, error) {
 	out := map[string][2]*jsonschema.Schema{}
 	for _, sp := range toolSpecs() {
@@ -37,7 +38,7 @@ var fullSchemas = sync.OnceValues(func() (map[string][2]*jsonschema.Schema, erro
 		if err != nil {
 			return nil, fmt.Errorf("%s input schema: %w", sp.name, err)
 		}
-		res, err := compileFull(sp.name+".output", fullOutput(sp))
+		res, err := compileFull(sp.name+".output", sp.out)
 		if err != nil {
 			return nil, fmt.Errorf("%s output schema: %w", sp.name, err)
 		}
@@ -45,18 +46,6 @@ var fullSchemas = sync.OnceValues(func() (map[string][2]*jsonschema.Schema, erro
 	}
 	return out, nil
 })
-
-// fullOutput is a tool's output schema with the task view written out where tools/list points
-// to reasonix_delegate's: what the tests check results against.
-func fullOutput(sp toolSpec) object {
-	switch sp.name {
-	case ToolControl:
-		return root(taskViewSchema())
-	case ToolInspect:
-		return inspectOutputWith(anyOf(taskViewSchema(), stringPage))
-	}
-	return sp.out
-}
 
 func compileFull(name string, s object) (*jsonschema.Schema, error) {
 	raw, err := json.Marshal(s)
@@ -147,17 +136,41 @@ func outputIssues(t testing.TB, tool string, res *mcp.CallToolResult) []core.Iss
 	return fullIssues(schemas[tool][1], raw)
 }
 
+// Control's result is checked field by field, as delegate's is: a view the client must not take
+// fails on exactly the field that is wrong.
 func TestOutputCheckCatchesResultOutsideSchema(t *testing.T) {
-	h := newHarness(t, Options{})
-	h.fake.control = func(_ context.Context, req core.ControlRequest) (core.TaskView, error) {
-		v := sampleView(req.TaskID)
-		v.EffectiveReasoningEffort = "auto" // not in the enum Codex knows
-		return v, nil
+	for _, c := range []struct {
+		path string
+		edit func(*core.TaskView)
+	}{
+		{"effective_reasoning_effort", func(v *core.TaskView) { v.EffectiveReasoningEffort = "auto" }}, // not in the enum Codex knows
+		{"commit_hash", func(v *core.TaskView) { v.CommitHash = "HEAD" }},
+		{"commit_hash", func(v *core.TaskView) { v.CommitHash = strings.Repeat("A", 40) }},
+		{"state", func(v *core.TaskView) { v.State = "done" }},
+		{"review_tree_hash", func(v *core.TaskView) { v.ReviewTreeHash = "4a77" }},
+		{"source_checkout_integrated", func(v *core.TaskView) { v.SourceCheckoutIntegrated = true }},
+		{"source_collision.dirtyPaths", func(v *core.TaskView) {
+			v.SourceCollision = &core.SourceCollision{Checkpoint: "c", BaseCommit: "b", DetectedAt: "d"}
+		}},
+	} {
+		h := newHarness(t, Options{})
+		h.fake.control = func(_ context.Context, req core.ControlRequest) (core.TaskView, error) {
+			v := sampleView(req.TaskID)
+			c.edit(&v)
+			return v, nil
+		}
+		res := h.callUnchecked(ToolControl, map[string]any{"task_id": "t", "action": "close"}, nil)
+		got := outputIssues(t, ToolControl, res)
+		field, _, _ := strings.Cut(c.path, ".")
+		if !slices.ContainsFunc(got, func(is core.Issue) bool { return is.Path == c.path }) ||
+			slices.ContainsFunc(got, func(is core.Issue) bool { return !strings.HasPrefix(is.Path, field) }) {
+			t.Errorf("%s: issues = %+v", c.path, got)
+		}
 	}
-	res := h.callUnchecked(ToolControl, map[string]any{"task_id": "t", "action": "close"}, nil)
-	got := outputIssues(t, ToolControl, res)
-	if len(got) != 1 || got[0].Path != "effective_reasoning_effort" {
-		t.Fatalf("issues = %+v", got)
+	// The untouched view passes, so the cases above fail for their own field alone.
+	h := newHarness(t, Options{})
+	if got := outputIssues(t, ToolControl, h.callUnchecked(ToolControl, map[string]any{"task_id": "t", "action": "close"}, nil)); len(got) > 0 {
+		t.Fatalf("the sample view: %+v", got)
 	}
 }
 
