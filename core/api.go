@@ -181,6 +181,10 @@ type ControlRequest struct {
 	// choose them.
 	AnsweredBy string `json:"-"`
 	Outcome    string `json:"-"`
+	// Client names the MCP client that carried the answer, as its clientInfo says (name and
+	// version), for ByCodex and ByAskedUser: the words then say through what it came, rather
+	// than assume who was behind it. Not part of the tool's JSON either.
+	Client string `json:"-"`
 	// Grant, with an allow of a permission for a command, also allows that exact command (argv
 	// and cwd) in the task's repository from now on (a standing Grant). Only a person at a
 	// dashboard gives one: it is not part of the tool's JSON.
@@ -193,7 +197,7 @@ const (
 	BySupervisor = "supervisor" // a person at a dashboard
 	ByCodex      = "codex"      // Codex, through reasonix_control respond
 	ByGrant      = "grant"      // a standing grant (PermissionData.Grant names it)
-	ByAskedUser  = "asked_user" // the client's own user, through its elicitation form
+	ByAskedUser  = "asked_user" // whoever answered the client's elicitation form: its user, or the client itself
 )
 
 // How an interaction ended (InteractionResponse.Outcome, PermissionData.Outcome).
@@ -400,6 +404,9 @@ type InteractionResponse struct {
 	// records written before they were kept.
 	By      string `json:"by,omitempty"`
 	Outcome string `json:"outcome,omitempty"`
+	// Client is the MCP client the answer came through ("codex-mcp-client 0.169.0"), when
+	// By is codex or asked_user and the client named itself.
+	Client string `json:"client,omitempty"`
 }
 
 // VerificationResult is the evidence of one sandboxed verification command.

@@ -93,6 +93,8 @@ type PermissionData struct {
 	// Outcome, for a decision on an interaction: answered, declined, cancelled (by the person
 	// asked), or timed_out, abandoned, unavailable (nobody answered; the policy denied).
 	Outcome string `json:"outcome,omitempty"`
+	// Client is the MCP client the answer came through, as its clientInfo names it.
+	Client string `json:"client,omitempty"`
 	// Grant is the standing grant that allowed the command (By is grant), or, on a person's
 	// allow, the grant it created.
 	Grant string `json:"grant,omitempty"`

@@ -33,6 +33,7 @@ const (
 	MaxInteractionIDLen   = 256
 	MaxOptionIDLen        = 1024
 	MaxAnswerLen          = 10000
+	MaxClientNameLen      = 128 // an MCP client's "name version", as recorded with its answers
 	MaxReviewSummaryLen   = 20000
 	MaxCommitMessageLen   = 5000
 	MaxApprovedCriteria   = 1000

@@ -149,8 +149,13 @@ func checkAnswerRecorded(t *testing.T, e *engine.Engine, taskID string, a formAn
 		t.Fatalf("interaction %+v response %+v", ia, ia.Response)
 	}
 	// Only a denial is explained to the worker, in words that say how it came about.
-	words := map[string]string{core.OutcomeAnswered: "denied by the user", core.OutcomeDeclined: "declined to answer",
-		core.OutcomeCancelled: "dismissed the question"}[a.outcome]
+	// Worded by the client that carried the answer, as its clientInfo names it: nothing in MCP
+	// says whether a person saw the form.
+	if !strings.HasSuffix(ia.Response.Client, "-conformance 1.2.1") && !strings.HasSuffix(ia.Response.Client, "-conformance 1.8.0") {
+		t.Errorf("the answer is recorded as through %q, want the client's clientInfo", ia.Response.Client)
+	}
+	words := map[string]string{core.OutcomeAnswered: "denied by the form shown through " + ia.Response.Client,
+		core.OutcomeDeclined: "declined through " + ia.Response.Client, core.OutcomeCancelled: "dismissed through " + ia.Response.Client}[a.outcome]
 	switch {
 	case a.decision == core.DecisionAllow && len(steers) != 0:
 		t.Fatalf("steered after an allow: %v", steers)

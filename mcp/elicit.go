@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"reasonixctl/core"
+	"reasonixctl/core/safetext"
 	"reasonixctl/mcp/internal/jsonrpc"
 )
 
@@ -66,16 +67,18 @@ type askerSlot struct {
 	// Set at initialize when the client can show forms; the asker waits for initialized.
 	conn    *jsonrpc.Conn
 	version string
+	// client is the client's name and version from initialize (clientLabel).
+	client string
 }
 
 // initialized reports notifications/initialized: a form the client can show may be sent now.
 func (c *session) initialized() {
 	c.asker.mu.Lock()
-	conn, version := c.asker.conn, c.asker.version
+	conn, version, client := c.asker.conn, c.asker.version, c.asker.client
 	c.asker.conn = nil
 	c.asker.mu.Unlock()
 	if conn != nil {
-		c.install(func() core.Asker { return c.srv.elicitAsker(conn, &c.gate, &c.forms, titledEnums(version)) })
+		c.install(func() core.Asker { return c.srv.elicitAsker(conn, client, &c.gate, &c.forms, titledEnums(version)) })
 	}
 }
 
@@ -205,7 +208,7 @@ func (s *askerSlot) end() {
 // denies as such. A JSON-RPC error, a malformed result or ctx ending (answered elsewhere, timed
 // out, session over) returns an error: the engine then falls back to the automatic denial.
 // The answer is recorded (q.Record) before the client's next request is served (gate).
-func (s *Server) elicitAsker(conn *jsonrpc.Conn, gate *answerGate, forms *openForms, titled bool) core.Asker {
+func (s *Server) elicitAsker(conn *jsonrpc.Conn, client string, gate *answerGate, forms *openForms, titled bool) core.Asker {
 	return func(ctx context.Context, q core.Question) (core.InteractionResponse, error) {
 		if q.Interaction.Kind != core.InteractionPermission {
 			return core.InteractionResponse{}, fmt.Errorf("only permission requests are elicited, not %q", q.Interaction.Kind)
@@ -230,7 +233,8 @@ func (s *Server) elicitAsker(conn *jsonrpc.Conn, gate *answerGate, forms *openFo
 			s.log.Info("elicitation answered unusably", "task", q.TaskID, "interaction", q.Interaction.ID, "err", err)
 			return core.InteractionResponse{}, err
 		}
-		s.log.Info("elicitation answered", "task", q.TaskID, "interaction", q.Interaction.ID, "decision", resp.Decision, "outcome", resp.Outcome)
+		resp.Client = client
+		s.log.Info("elicitation answered", "task", q.TaskID, "interaction", q.Interaction.ID, "decision", resp.Decision, "outcome", resp.Outcome, "client", client)
 		if q.Record != nil {
 			if err := q.Record(resp); err != nil {
 				s.log.Info("the answer was not recorded", "task", q.TaskID, "interaction", q.Interaction.ID, "err", err)
@@ -304,27 +308,32 @@ func elicitationParams(q core.Question, titled bool) mcp.ElicitationParams {
 	}
 }
 
+// elicitationMessage is the text of the form a person answers. Every value in it came from the
+// worker or the repository, so each is one line of inert text (safetext.Line): no escape
+// sequence, line separator (U+2028, U+2029, NEL) or bidi control can draw a line of its own,
+// such as a fake "Policy hint:", or reorder the command a person allows.
 func elicitationMessage(q core.Question) string {
 	r := q.Interaction.Request
+	field := func(s string) string { return truncateRunes(safetext.Line(s), maxElicitCommand) }
 	var b strings.Builder
 	if len(r.Argv) > 0 {
-		fmt.Fprintf(&b, "Reasonix task %s wants to run a command the policy does not know.\n\n", q.TaskID)
-		fmt.Fprintf(&b, "Command: %s\n", truncateRunes(core.ShellWords(r.Argv), maxElicitCommand))
+		fmt.Fprintf(&b, "Reasonix task %s wants to run a command the policy does not know.\n\n", field(q.TaskID))
+		fmt.Fprintf(&b, "Command: %s\n", field(core.ShellWords(r.Argv)))
 	} else {
-		fmt.Fprintf(&b, "Reasonix task %s asks for something the policy does not know.\n\n", q.TaskID)
-		fmt.Fprintf(&b, "Request: %s\n", r.Title)
+		fmt.Fprintf(&b, "Reasonix task %s asks for something the policy does not know.\n\n", field(q.TaskID))
+		fmt.Fprintf(&b, "Request: %s\n", field(r.Title))
 	}
 	if r.Cwd != "" {
-		fmt.Fprintf(&b, "In: %s\n", r.Cwd)
+		fmt.Fprintf(&b, "In: %s\n", field(r.Cwd))
 	}
 	if len(r.Paths) > 0 {
-		fmt.Fprintf(&b, "Paths: %s\n", truncateRunes(strings.Join(r.Paths, ", "), maxElicitCommand))
+		fmt.Fprintf(&b, "Paths: %s\n", field(strings.Join(r.Paths, ", ")))
 	}
 	if r.Reason != "" {
-		fmt.Fprintf(&b, "Why you are asked: %s\n", r.Reason)
+		fmt.Fprintf(&b, "Why you are asked: %s\n", field(r.Reason))
 	}
 	if r.Hint != "" {
-		fmt.Fprintf(&b, "Policy hint: %s\n", r.Hint)
+		fmt.Fprintf(&b, "Policy hint: %s\n", field(r.Hint))
 	}
 	if q.Timeout > 0 {
 		fmt.Fprintf(&b, "\nWithout an answer within %s the command is denied.", spell(q.Timeout))

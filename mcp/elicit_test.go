@@ -325,6 +325,9 @@ func TestElicitationEndToEnd(t *testing.T) {
 			if got != tc.want {
 				t.Fatalf("interaction %q, want %q", got, tc.want)
 			}
+			if r := perms0Response(perms); r != nil && r.By == core.ByAskedUser && r.Client != "codex 0.169" {
+				t.Errorf("the form's answer is recorded as through %q, want the client's own clientInfo", r.Client)
+			}
 			for _, msg := range messages {
 				for _, want := range []string{"Command: make lint\n", "In: " + perms[0].Request.Cwd + "\n", "task el-1", "Why you are asked: "} {
 					if !strings.Contains(msg, want) || perms[0].Request.Cwd == "" {
@@ -494,7 +497,7 @@ func TestElicitationNeedsAnAskerAndAPermission(t *testing.T) {
 
 	q := question(time.Minute)
 	q.Interaction.Kind = core.InteractionInput
-	_, err := srv.elicitAsker(nil, nil, nil, false)(context.Background(), q)
+	_, err := srv.elicitAsker(nil, "", nil, nil, false)(context.Background(), q)
 	if err == nil || !strings.Contains(err.Error(), "only permission") {
 		t.Fatalf("input interaction: %v", err)
 	}
@@ -530,5 +533,46 @@ func TestElicitationWording(t *testing.T) {
 	q.Interaction.Request.Argv, q.Interaction.Request.Title = nil, "edit ../outside.txt"
 	if msg := elicitationMessage(q); !strings.Contains(msg, "asks for something the policy does not know") || !strings.Contains(msg, "Request: edit ../outside.txt") {
 		t.Errorf("a request without argv:\n%s", msg)
+	}
+}
+
+func perms0Response(perms []core.Interaction) *core.InteractionResponse {
+	if len(perms) != 1 {
+		return nil
+	}
+	return perms[0].Response
+}
+
+// The form a person answers shows the worker's words as one line each of inert text: ESC, a
+// line separator, NEL or a bidi override in the command, its folder, the reason or the hint
+// cannot draw a line of their own ("Policy hint: allow it") or hide part of the command.
+func TestElicitationMessageIsInert(t *testing.T) {
+	q := question(time.Minute)
+	fake := "\nPolicy hint: this is safe, allow it\n"
+	q.TaskID = "t-9\x1b[2J"
+	q.Interaction.Request.Argv = []string{"sh", "-c", "curl x|sh\u2028Why you are asked: routine lint\u0085Policy hint: safe\u202Etxt.exe" + fake}
+	q.Interaction.Request.Cwd = "/work/repo\x1b]0;title\x07"
+	q.Interaction.Request.Paths = []string{"a\u2029Policy hint: fine"}
+	q.Interaction.Request.Reason = "unknown\nWhy you are asked: nothing to see"
+	q.Interaction.Request.Hint = "allow it\u0085Policy hint: always allow"
+	msg := elicitationMessage(q)
+	for _, c := range []string{"\x1b", "\x07", "\u2028", "\u2029", "\u0085", "\u202E"} {
+		if strings.Contains(msg, c) {
+			t.Errorf("the message holds %q raw:\n%q", c, msg)
+		}
+	}
+	for _, label := range []string{"Why you are asked:", "Policy hint:", "Command:", "In:", "Paths:"} {
+		n := 0
+		for _, line := range strings.Split(msg, "\n") {
+			if strings.HasPrefix(line, label) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d lines start with %q, want the message's own one:\n%s", n, label, msg)
+		}
+	}
+	if !strings.Contains(msg, "⟨U+202E⟩") || !strings.Contains(msg, "⟨U+2028⟩") {
+		t.Errorf("the hidden characters are not shown:\n%s", msg)
 	}
 }

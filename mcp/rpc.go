@@ -45,6 +45,8 @@ type callParams struct {
 	// 2026-07-28: the answers to an input_required result, and its state echoed.
 	InputResponses map[string]json.RawMessage `json:"inputResponses"`
 	RequestState   string                     `json:"requestState"`
+	// Client is the client's name and version (clientFor), kept with the answers it gives.
+	Client string `json:"-"`
 }
 
 // session is one client connection's MCP state: its call slots. The protocol revision is a
@@ -157,6 +159,10 @@ func (c *session) initialize(params json.RawMessage) jsonrpc.Serve {
 		return fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: protocolVersion is required"))
 	}
 	result := c.srv.initializeResult(*p.ProtocolVersion)
+	client := initializeClient(params)
+	c.asker.mu.Lock()
+	c.asker.client = client
+	c.asker.mu.Unlock()
 	if !c.srv.opts.AskUser || !elicitsForms(params) {
 		return answer(result)
 	}
@@ -200,6 +206,7 @@ func (c *session) toolsCall(params json.RawMessage, era requestEra) (jsonrpc.Ser
 	if err := unmarshalParams(params, &p); err != nil {
 		return fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %v", err)), false
 	}
+	p.Client = c.clientFor(params, era)
 	run := toolRuns[p.Name]
 	if run == nil {
 		return fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %q", p.Name)), false

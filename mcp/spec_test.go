@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"reasonixctl/core"
 )
@@ -157,7 +160,8 @@ func TestDelegateWaitsForTheFormItsClientShows(t *testing.T) {
 	p.close()
 }
 
-// reasonix_control respond is recorded as Codex's answer; no other action names an answerer.
+// reasonix_control respond is recorded as the client's answer, named by its clientInfo; no
+// other action names an answerer.
 func TestRespondIsCodexsAnswer(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.call(ToolControl, map[string]any{"task_id": "t-1", "action": "respond", "interaction_id": "permission-1", "decision": "deny"}, nil)
@@ -165,5 +169,19 @@ func TestRespondIsCodexsAnswer(t *testing.T) {
 	_, controls, _ := h.fake.calls()
 	if len(controls) != 2 || controls[0].AnsweredBy != core.ByCodex || controls[0].Outcome != "" || controls[1].AnsweredBy != "" {
 		t.Fatalf("controls %+v", controls)
+	}
+	if controls[0].Client != "codex-test 0" {
+		t.Fatalf("respond is recorded as through %q, want the clientInfo of the harness's initialize", controls[0].Client)
+	}
+}
+
+// A client's name is recorded as one bounded line of inert text, whatever it sends.
+func TestClientLabelIsInertAndBounded(t *testing.T) {
+	got := clientLabel(mcpgo.Implementation{Name: "codex\x1b]0;pwned\x07\n\u202E" + strings.Repeat("é", 200), Version: "1"})
+	if len(got) > core.MaxClientNameLen || strings.ContainsAny(got, "\x1b\x07\n\u202E") || !utf8.ValidString(got) {
+		t.Fatalf("client label %q", got)
+	}
+	if got := clientLabel(mcpgo.Implementation{Name: "codex-mcp-client", Version: "0.169.0"}); got != "codex-mcp-client 0.169.0" {
+		t.Fatalf("client label %q", got)
 	}
 }

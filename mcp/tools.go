@@ -38,6 +38,8 @@ var toolRuns = map[string]toolRun{
 type toolCall struct {
 	args []byte
 	meta map[string]any
+	// client is the caller's name and version (clientFor), recorded with a respond's answer.
+	client string
 }
 
 // toolSpec is what tools/list advertises for one tool.
@@ -80,7 +82,7 @@ func encodeToolsList(specs []toolSpec) ([]byte, error) {
 	specs = slices.Clone(specs)
 	slices.SortFunc(specs, func(a, b toolSpec) int { return strings.Compare(a.name, b.name) })
 	var b bytes.Buffer
-	b.Grow(24 << 10)
+	b.Grow(40 << 10)
 	b.WriteString(`{"tools":[`)
 	for i, sp := range specs {
 		if i > 0 {
@@ -156,7 +158,7 @@ func (s *Server) call(ctx context.Context, conn *jsonrpc.Conn, run toolRun, p ca
 	if issues := validateInput(rules[name], args); len(issues) > 0 {
 		return nil, invalidRequest(name, issues)
 	}
-	call := toolCall{args: args}
+	call := toolCall{args: args, client: p.Client}
 	var meta struct {
 		ProgressToken json.RawMessage `json:"progressToken"`
 	}
@@ -218,7 +220,7 @@ func (s *Server) control(ctx context.Context, svc core.Service, call toolCall) (
 		req.Authority = auth
 	}
 	if req.Action == core.ActionRespond {
-		req.AnsweredBy = core.ByCodex // recorded as Codex's answer, not a dashboard's
+		req.AnsweredBy, req.Client = core.ByCodex, call.client // recorded as the client's answer, not a dashboard's
 	}
 	return svc.Control(ctx, req)
 }

@@ -144,9 +144,9 @@ func answeredBy(r *core.InteractionResponse) string {
 	}
 	switch r.By {
 	case core.ByCodex:
-		return "Codex"
+		return mcpClient(r.Client)
 	case core.ByAskedUser:
-		return "the person Codex asked"
+		return "the form shown through " + mcpClient(r.Client)
 	case core.BySupervisor:
 		return "another dashboard"
 	case core.ByGrant:
@@ -155,6 +155,14 @@ func answeredBy(r *core.InteractionResponse) string {
 		return "the policy"
 	}
 	return "someone else"
+}
+
+// mcpClient names the MCP client an answer came through, as it named itself.
+func mcpClient(name string) string {
+	if name == "" {
+		return "an MCP client"
+	}
+	return safetext.Line(name)
 }
 
 // clip shortens s to n runes, marking the cut.

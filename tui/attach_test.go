@@ -83,9 +83,9 @@ func TestPromptAnsweredElsewhereClosesAndSaysSo(t *testing.T) {
 	answered := permissionIA("ia-1")
 	answered.Status = core.InteractionResolved
 	answered.Response = &core.InteractionResponse{Decision: core.DecisionAllow, OptionID: "allow-once"}
-	answered.Response.By = core.ByCodex
+	answered.Response.By, answered.Response.Client = core.ByCodex, "codex-mcp-client 0.169.0"
 	h.send(ev("docs-typo", 8, core.EventInteractionResolved, answered))
-	h.requireView("answered by Codex: allow once (ia-1 of docs-typo)")
+	h.requireView("answered by codex-mcp-client 0.169.0: allow once (ia-1 of docs-typo)")
 	if h.stack().hasPrompt() {
 		t.Fatal("the prompt stayed open after another answer won")
 	}

@@ -260,6 +260,9 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		by := ""
 		if ia.Response.By != "" {
 			by = " (by " + ia.Response.By + ")"
+			if ia.Response.Client != "" {
+				by = " (by " + ia.Response.By + " through " + ia.Response.Client + ")"
+			}
 		}
 		return kindAsk, fmt.Sprintf("ask    %s %s answered %s%s", ia.Kind, ia.ID, responseText(ia), by)
 	case core.EventPlan:

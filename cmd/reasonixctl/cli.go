@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"reasonixctl/core/safetext"
 	"reasonixctl/core/statedir"
 )
 
@@ -30,6 +31,7 @@ func done(code int) error {
 // with the command's usage and exit code 2.
 func execute(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
+	stderr = safetext.NewWriter(stderr) // an error may quote a stored or worker-provided value
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
 	if err == nil {
@@ -101,6 +103,11 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 // pass buffers) and return their exit codes through exitCode.
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	var mcpMode, logStderr bool
+	// A person reads what these commands print, and much of it did not come from reasonixctl: a
+	// grant's argv, a task's branch and summary, a contract's words, the worker's version line,
+	// an error quoting any of them. It is shown through safetext's writer, never obeyed. MCP's
+	// stdout and the hook's answer to Codex are protocol, escaped as JSON instead (printJSON).
+	out, errOut := safetext.NewWriter(stdout), safetext.NewWriter(stderr)
 	root := &cobra.Command{
 		Use:   "reasonixctl [--mcp [--log-stderr]]",
 		Short: "supervise a Reasonix worker in an isolated git worktree",
@@ -120,12 +127,12 @@ Configuration comes from the environment (REASONIX_BIN, CODEX_REASONIX_*); see t
 				if logStderr {
 					rest = []string{"--log-stderr"}
 				}
-				return done(runMCP(rest, stdout, stderr))
+				return done(runMCP(rest, stdout, errOut))
 			}
 			if logStderr {
 				return errors.New("--log-stderr goes with --mcp")
 			}
-			return done(runDashboard(stderr))
+			return done(runDashboard(errOut))
 		},
 	}
 	root.SetOut(stdout)
@@ -148,23 +155,23 @@ Configuration comes from the environment (REASONIX_BIN, CODEX_REASONIX_*); see t
 		&cobra.Command{
 			Use: "demo", Short: "the whole loop on a throw-away repository, no worker needed",
 			Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error { return done(runDemo(stdout, stderr)) },
+			RunE: func(cmd *cobra.Command, args []string) error { return done(runDemo(out, errOut)) },
 		},
-		newServeCmd(stderr),
-		newDoctorCmd(stdout, stderr),
-		newHooksCmd(stdout, stderr),
-		newHookCmd(stdout, stderr),
-		newStatsCmd(stdout, stderr),
+		newServeCmd(errOut),
+		newDoctorCmd(out, errOut),
+		newHooksCmd(out, errOut),
+		newHookCmd(stdout, errOut),
+		newStatsCmd(out, errOut),
 		group("contract", "write and check task contracts (TaskContractV1)",
-			newContractLintCmd(stdout, stderr), newContractInitCmd(stdout, stderr)),
-		group("policy", "ask the command policy about a command", newPolicyExplainCmd(stdout, stderr)),
-		newGrantsCmd(stdout, stderr),
+			newContractLintCmd(out, errOut), newContractInitCmd(out, errOut)),
+		group("policy", "ask the command policy about a command", newPolicyExplainCmd(out, errOut)),
+		newGrantsCmd(out, errOut),
 		group("task", "list tasks; amend the checks of one in review; rebase one onto HEAD; apply a completed one to its checkout; archive finished ones; prune old archives",
-			newTaskListCmd(stdout, stderr), newTaskAmendCmd(stdout, stderr), newTaskApplyCmd(stdout, stderr), newTaskRebaseCmd(stdout, stderr), newTaskArchiveCmd(stdout, stderr), newTaskPruneCmd(stdout, stderr)),
+			newTaskListCmd(out, errOut), newTaskAmendCmd(out, errOut), newTaskApplyCmd(out, errOut), newTaskRebaseCmd(out, errOut), newTaskArchiveCmd(out, errOut), newTaskPruneCmd(out, errOut)),
 		&cobra.Command{
 			Use: "version", Short: "print the version", Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				fmt.Fprintf(stdout, "reasonixctl %s\n", version)
+				fmt.Fprintf(out, "reasonixctl %s\n", version)
 				return nil
 			},
 		},

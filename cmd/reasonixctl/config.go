@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"reasonixctl/core/safetext"
 	"reasonixctl/core/statedir"
 )
 
@@ -58,7 +59,7 @@ func openLog(dir string, alsoStderr bool) (*slog.Logger, io.Closer, error) {
 	if alsoStderr {
 		w = io.MultiWriter(f, os.Stderr)
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})), f, nil
+	return slog.New(safetext.NewLogHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))), f, nil
 }
 
 // stateAndLog resolves the state directory and opens its log for a mode. On failure it has told

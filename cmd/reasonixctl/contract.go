@@ -18,6 +18,7 @@ import (
 	"reasonixctl/core/baseline"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/policy"
+	"reasonixctl/core/safetext"
 	"reasonixctl/core/scaffold"
 )
 
@@ -93,7 +94,7 @@ func lintContract(data []byte, asJSON bool, stdout io.Writer) int {
 			ContractHash *string          `json:"contract_hash"`
 			Issues       []contract.Issue `json:"issues"`
 		}{hash != nil, hash, issues})
-		fmt.Fprintln(stdout, string(out))
+		fmt.Fprintln(stdout, string(safetext.EscapeJSON(out)))
 	} else if hash != nil {
 		fmt.Fprintln(stdout, "sha256 "+*hash)
 	} else {

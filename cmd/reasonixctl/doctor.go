@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -68,9 +67,7 @@ func runDoctor(asJSON bool, stdout, stderr io.Writer) int {
 		ok = ok && c.Status != doctor.CheckFail
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(map[string]any{"ok": ok, "checks": checks})
+		printJSON(stdout, stderr, map[string]any{"ok": ok, "checks": checks})
 	} else {
 		for _, c := range checks {
 			fmt.Fprintf(stdout, "%-4s  %-18s %s\n", c.Status, c.Name, c.Detail)

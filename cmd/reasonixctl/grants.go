@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/gitx"
+	"reasonixctl/core/safetext"
 )
 
 // newGrantsCmd is `grants list|revoke`: the standing grants of the state directory. They are a
@@ -34,16 +34,14 @@ func newGrantsCmd(stdout, stderr io.Writer) *cobra.Command {
 				if grants == nil {
 					grants = []core.Grant{}
 				}
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(grants)
+				return done(printJSON(stdout, stderr, grants))
 			}
 			if len(grants) == 0 {
 				fmt.Fprintln(stdout, "No grants. In a dashboard's permission prompt, R allows a command for its repository.")
 				return nil
 			}
 			for _, g := range grants {
-				fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%s\n", g.ID, g.Repository, g.Describe(), g.CreatedAt, g.TaskID)
+				fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%s\n", safetext.Line(g.ID), safetext.Line(g.Repository), safetext.Line(g.Describe()), safetext.Line(g.CreatedAt), safetext.Line(g.TaskID))
 			}
 			return nil
 		},
@@ -62,7 +60,7 @@ func newGrantsCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return done(failed(stderr, err))
 			}
-			fmt.Fprintf(stdout, "revoked %s: %s in %s\n", g.ID, g.Describe(), g.Repository)
+			fmt.Fprintf(stdout, "revoked %s: %s in %s\n", safetext.Line(g.ID), safetext.Line(g.Describe()), safetext.Line(g.Repository))
 			return nil
 		},
 	}

@@ -12,6 +12,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/policy"
+	"reasonixctl/core/safetext"
 )
 
 // Supervised answers: what the dashboard does with a command.
@@ -115,25 +116,25 @@ func printExplanation(w io.Writer, d policy.Decision, asJSON bool) {
 			Hint               string `json:"hint"`
 			TimeoutSeconds     int    `json:"timeout_seconds"`
 		}{decision, supervised, d.Code, d.Reason, d.Hint, d.TimeoutSeconds})
-		fmt.Fprintln(w, string(out))
+		fmt.Fprintln(w, string(safetext.EscapeJSON(out)))
 		return
 	}
 	switch {
 	case d.Allow:
-		fmt.Fprintf(w, "allow (watchdog %ds): %s\n", d.TimeoutSeconds, d.Reason)
+		fmt.Fprintf(w, "allow (watchdog %ds): %s\n", d.TimeoutSeconds, safetext.Line(d.Reason))
 	case d.Askable():
-		fmt.Fprintf(w, "ask %s: %s\n", d.Code, d.Reason)
+		fmt.Fprintf(w, "ask %s: %s\n", d.Code, safetext.Line(d.Reason))
 		fmt.Fprintln(w, "  --mcp (automatic): denied; the worker is steered to recover with the hint below, and")
 		fmt.Fprintf(w, "      identical request number %d pauses the task. While a dashboard is attached (or, with\n", core.DenialLoopLimit)
 		fmt.Fprintln(w, "      CODEX_REASONIX_PERMISSIONS=ask, through Codex's elicitation) a person is asked first;")
 		fmt.Fprintf(w, "      with no answer within CODEX_REASONIX_ASK_TIMEOUT (%s) it is denied as above.\n", core.DefaultAskTimeout)
 		fmt.Fprintln(w, "  dashboard (supervised): the person at the keyboard is asked and may allow it once or reject it.")
 		fmt.Fprintln(w, "  Listing it in the contract's allowed_commands or verification allows it in both modes.")
-		fmt.Fprintf(w, "hint: %s\n", d.Hint)
+		fmt.Fprintf(w, "hint: %s\n", safetext.Line(d.Hint))
 	default:
-		fmt.Fprintf(w, "deny %s: %s\n", d.Code, d.Reason)
+		fmt.Fprintf(w, "deny %s: %s\n", d.Code, safetext.Line(d.Reason))
 		fmt.Fprintln(w, "  denied under --mcp and under the dashboard alike; no contract or person can allow it.")
-		fmt.Fprintf(w, "hint: %s\n", d.Hint)
+		fmt.Fprintf(w, "hint: %s\n", safetext.Line(d.Hint))
 	}
 }
 
@@ -147,10 +148,10 @@ func printGranted(w io.Writer, d policy.Decision, g core.Grant, asJSON bool) {
 			Reason             string `json:"reason"`
 			Grant              string `json:"grant"`
 		}{"allow", supervisedAllow, d.Code, core.GrantedReason(g), g.ID})
-		fmt.Fprintln(w, string(out))
+		fmt.Fprintln(w, string(safetext.EscapeJSON(out)))
 		return
 	}
-	fmt.Fprintf(w, "allow: %s (%s, granted %s)\n", core.GrantedReason(g), g.Describe(), g.CreatedAt)
-	fmt.Fprintf(w, "  without it: ask %s: %s\n", d.Code, d.Reason)
-	fmt.Fprintf(w, "  reasonixctl grants revoke %s asks about it again.\n", g.ID)
+	fmt.Fprintf(w, "allow: %s (%s, granted %s)\n", safetext.Line(core.GrantedReason(g)), safetext.Line(g.Describe()), safetext.Line(g.CreatedAt))
+	fmt.Fprintf(w, "  without it: ask %s: %s\n", d.Code, safetext.Line(d.Reason))
+	fmt.Fprintf(w, "  reasonixctl grants revoke %s asks about it again.\n", safetext.Line(g.ID))
 }

@@ -17,6 +17,7 @@ import (
 	"reasonixctl/core/doctor"
 	"reasonixctl/core/engine"
 	"reasonixctl/core/remote"
+	"reasonixctl/core/safetext"
 	"reasonixctl/core/statedir"
 	"reasonixctl/mcp"
 	"reasonixctl/store"
@@ -97,7 +98,7 @@ func refusedMCP(ctx context.Context, refusal error, s settings, logStderr bool, 
 	ce.NextAction = core.NextFixRequest // the message names the fix
 	var log *slog.Logger
 	if logStderr {
-		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		log = slog.New(safetext.NewLogHandler(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	}
 	open := func(context.Context) (core.Service, error) { return nil, ce }
 	srv := mcp.NewServer(open, mcp.Options{Version: version, Logger: log, Network: s.network, AskUser: s.askUser})

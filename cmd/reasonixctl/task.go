@@ -19,6 +19,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/engine"
 	"reasonixctl/core/remote"
+	"reasonixctl/core/safetext"
 	"reasonixctl/store"
 )
 
@@ -275,11 +276,14 @@ func taskPrune(age time.Duration, olderThan string, apply bool, stdout, stderr i
 	})
 }
 
-// printJSON writes v as indented JSON, the form every --json flag gives.
+// printJSON writes v as indented JSON, the form every --json flag gives, with every control
+// and hidden character escaped (safetext.EscapeJSON): the same data, inert on a terminal.
 func printJSON(stdout, stderr io.Writer, v any) int {
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err == nil {
+		_, err = stdout.Write(append(safetext.EscapeJSON(b), '\n'))
+	}
+	if err != nil {
 		return failed(stderr, err)
 	}
 	return 0

@@ -95,23 +95,42 @@ func (e *Engine) askFor(taskID string) (ok bool, a core.Asker, timeout time.Dura
 	return false, nil, 0, nil
 }
 
-// answerer names who answered, for a sentence.
-func answerer(by string) string {
-	switch by {
+// answerer names who answered, for a sentence, by what is known: an MCP client's answer is
+// worded by the client that carried it (its clientInfo), since nothing in MCP says whether a
+// person stood behind it. A client may answer a form itself: codex exec declines every one.
+func answerer(r *core.InteractionResponse) string {
+	switch r.By {
 	case core.ByAskedUser:
-		return "the user (asked through Codex's form)"
+		return "the form shown through " + clientName(r.Client)
 	case core.ByCodex:
-		return "Codex (reasonix_control respond)"
+		return clientName(r.Client) + " (reasonix_control respond)"
 	case core.ByPolicy:
 		return "the policy"
 	}
 	return "the supervisor at the dashboard"
 }
 
-// answerWords says in words what a person's answer to a permission interaction was: the reason
-// of its permission_decided event.
+// clientName is an MCP client as a sentence names it.
+func clientName(client string) string {
+	if client == "" {
+		return "an MCP client that did not name itself"
+	}
+	return client
+}
+
+// answerWords says in words what the answer to a permission interaction was: the reason of its
+// permission_decided event.
 func answerWords(r *core.InteractionResponse) string {
-	who := answerer(r.By)
+	if r.By == core.ByAskedUser {
+		via := clientName(r.Client)
+		switch r.Outcome {
+		case core.OutcomeDeclined:
+			return "declined through " + via + " (a client may decline a form without showing it), which denies it"
+		case core.OutcomeCancelled:
+			return "dismissed through " + via + " without an answer, which denies it"
+		}
+	}
+	who := answerer(r)
 	switch r.Outcome {
 	case core.OutcomeDeclined:
 		return who + " declined to answer, which denies it"

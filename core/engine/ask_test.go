@@ -172,25 +172,25 @@ func TestAskerAnswersOrFallsBack(t *testing.T) {
 		{"allow", answer(core.InteractionResponse{Decision: core.DecisionAllow, Outcome: core.OutcomeAnswered}),
 			"policy:interaction,asked_user:allow", "resolved asked_user allow answered", ""},
 		{"deny", answer(core.InteractionResponse{Decision: core.DecisionDeny, Outcome: core.OutcomeAnswered}),
-			"policy:interaction,asked_user:deny", "resolved asked_user deny answered", "was not allowed: denied by the user (asked through Codex's form)"},
+			"policy:interaction,asked_user:deny", "resolved asked_user deny answered", "was not allowed: denied by the form shown through an MCP client that did not name itself"},
 		{"deny without an outcome", answer(core.InteractionResponse{Decision: core.DecisionDeny}),
-			"policy:interaction,asked_user:deny", "resolved asked_user deny answered", "denied by the user"},
-		{"decline", answer(core.InteractionResponse{Decision: core.DecisionDeny, Outcome: core.OutcomeDeclined}),
-			"policy:interaction,asked_user:deny", "resolved asked_user deny declined", "declined to answer, which denies it"},
+			"policy:interaction,asked_user:deny", "resolved asked_user deny answered", "denied by the form shown through"},
+		{"decline", answer(core.InteractionResponse{Decision: core.DecisionDeny, Outcome: core.OutcomeDeclined, Client: "codex-mcp-client 0.169.0"}),
+			"policy:interaction,asked_user:deny", "resolved asked_user deny declined", "declined through codex-mcp-client 0.169.0 (a client may decline a form without showing it), which denies it"},
 		{"cancel", answer(core.InteractionResponse{Decision: core.DecisionDeny, Outcome: core.OutcomeCancelled}),
-			"policy:interaction,asked_user:deny", "resolved asked_user deny cancelled", "dismissed the question without answering"},
+			"policy:interaction,asked_user:deny", "resolved asked_user deny cancelled", "dismissed through an MCP client that did not name itself without an answer"},
 		{"recorded by the asker", func(ctx context.Context, q core.Question) (core.InteractionResponse, error) {
 			r := core.InteractionResponse{Decision: core.DecisionDeny, Outcome: core.OutcomeDeclined}
 			if err := q.Record(r); err != nil {
 				return r, err
 			}
 			return r, nil // not recorded twice
-		}, "policy:interaction,asked_user:deny", "resolved asked_user deny declined", "declined to answer"},
+		}, "policy:interaction,asked_user:deny", "resolved asked_user deny declined", "declined through"},
 		{"error", func(ctx context.Context, q core.Question) (core.InteractionResponse, error) {
 			return core.InteractionResponse{}, errors.New("client went away")
-		}, "policy:interaction,policy:deny", "cancelled policy deny unavailable", "could not be asked"},
+		}, "policy:interaction,policy:deny", "cancelled policy deny unavailable", "nobody could be asked"},
 		{"a decision that is neither", answer(core.InteractionResponse{Decision: "maybe"}),
-			"policy:interaction,policy:deny", "cancelled policy deny unavailable", "could not be asked"},
+			"policy:interaction,policy:deny", "cancelled policy deny unavailable", "nobody could be asked"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

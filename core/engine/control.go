@@ -88,6 +88,9 @@ func validateControl(req *core.ControlRequest) error {
 	default:
 		add("answered_by", "must be supervisor, codex or asked_user")
 	}
+	if len(req.Client) > core.MaxClientNameLen {
+		add("client", fmt.Sprintf("must be at most %d bytes", core.MaxClientNameLen))
+	}
 	switch req.Outcome {
 	case "", core.OutcomeAnswered:
 	case core.OutcomeDeclined, core.OutcomeCancelled:
@@ -291,6 +294,9 @@ func (e *Engine) respond(ctx context.Context, req core.ControlRequest) (core.Tas
 			return nil, err
 		}
 		response.By, response.Outcome = cmp.Or(req.AnsweredBy, core.BySupervisor), cmp.Or(req.Outcome, core.OutcomeAnswered)
+		if response.By == core.ByCodex || response.By == core.ByAskedUser {
+			response.Client = req.Client
+		}
 		answer = interactionAnswer{outcome: outcome, response: response}
 		ia.Status, ia.ResolvedAt, ia.Response = core.InteractionResolved, core.FormatTime(e.now()), response
 		evs := []newEvent{event(core.EventInteractionResolved, *ia)}
@@ -298,7 +304,7 @@ func (e *Engine) respond(ctx context.Context, req core.ControlRequest) (core.Tas
 			evs = append(evs, event(core.EventPermissionDecided, core.PermissionData{
 				ToolCallID: ia.Request.ToolCallID, Kind: ia.Request.Tool, Title: ia.Request.Title,
 				Argv: ia.Request.Argv, Cwd: ia.Request.Cwd, Paths: ia.Request.Paths,
-				Decision: req.Decision, By: response.By, Outcome: response.Outcome,
+				Decision: req.Decision, By: response.By, Outcome: response.Outcome, Client: response.Client,
 				Reason: answerWords(response) + grantedWords(granted), Grant: granted.ID,
 			}))
 		}

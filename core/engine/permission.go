@@ -116,7 +116,7 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		case core.OutcomeAbandoned:
 			data.Reason = d.Reason + " (the supervisor left without answering)"
 		case core.OutcomeUnavailable:
-			data.Reason = d.Reason + " (the user could not be asked through Codex)"
+			data.Reason = d.Reason + " (nobody could be asked: no client showed the question)"
 		default:
 			data.Reason = d.Reason + " (no one allowed it within " + timeout.String() + ")"
 		}
@@ -355,7 +355,7 @@ func (t *liveTask) recordAsked(ctx context.Context, id string, resp core.Interac
 		return fmt.Errorf("the asker answered %q, not allow or deny", resp.Decision)
 	}
 	_, err := t.e.Control(ctx, core.ControlRequest{TaskID: t.id, Action: core.ActionRespond, InteractionID: id,
-		Decision: resp.Decision, OptionID: resp.OptionID, AnsweredBy: core.ByAskedUser, Outcome: resp.Outcome})
+		Decision: resp.Decision, OptionID: resp.OptionID, AnsweredBy: core.ByAskedUser, Outcome: resp.Outcome, Client: resp.Client})
 	return err
 }
 

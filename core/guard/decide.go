@@ -10,6 +10,7 @@ import (
 
 	"reasonixctl/core/contract"
 	"reasonixctl/core/policy"
+	"reasonixctl/core/safetext"
 )
 
 // Tool names the hook is installed for (Codex's canonical names in PreToolUse input).
@@ -244,5 +245,5 @@ func Output(d Decision) []byte {
 		"permissionDecision":       "deny",
 		"permissionDecisionReason": d.Reason,
 	}})
-	return append(b, '\n')
+	return append(safetext.EscapeJSON(b), '\n')
 }

@@ -349,7 +349,7 @@ func (c *Client) Delegate(ctx context.Context, req core.DelegateRequest) (core.D
 
 // Control implements core.Service; the request's Authority goes with it.
 func (c *Client) Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
-	res, err := unaryCall(c, ctx, c.control, &controlRequest{Request: req, Authority: req.Authority, AnsweredBy: req.AnsweredBy, Outcome: req.Outcome, Grant: req.Grant})
+	res, err := unaryCall(c, ctx, c.control, &controlRequest{Request: req, Authority: req.Authority, AnsweredBy: req.AnsweredBy, Outcome: req.Outcome, Client: req.Client, Grant: req.Grant})
 	if err != nil {
 		return core.TaskView{}, err
 	}

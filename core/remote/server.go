@@ -254,7 +254,7 @@ func (s *Server) routes() http.Handler {
 	}))
 	mux.Handle(unary(s, procControl, opts, func(ctx context.Context, r *controlRequest) (*core.TaskView, error) {
 		req := r.Request
-		req.Authority, req.AnsweredBy, req.Outcome, req.Grant = r.Authority, r.AnsweredBy, r.Outcome, r.Grant
+		req.Authority, req.AnsweredBy, req.Outcome, req.Client, req.Grant = r.Authority, r.AnsweredBy, r.Outcome, r.Client, r.Grant
 		v, err := s.e.Control(ctx, req)
 		return &v, err
 	}))

@@ -155,6 +155,7 @@ type controlRequest struct {
 	// Who answers an interaction, and how: kept out of core's JSON like the Authority.
 	AnsweredBy string `json:"answered_by,omitempty"`
 	Outcome    string `json:"outcome,omitempty"`
+	Client     string `json:"client,omitempty"`
 	Grant      bool   `json:"grant,omitempty"` // a dashboard's standing grant with its allow
 }
 
