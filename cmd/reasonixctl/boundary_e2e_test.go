@@ -414,7 +414,7 @@ func TestBoundaryCheckCannotDriveTheOwnerSocket(t *testing.T) {
 
 // openPTY opens a pseudo-terminal pair; the slave is in raw mode, so every byte pushed into its
 // input queue can be read back at once.
-func openPTY(t *testing.T) (master, slave *os.File) {
+func openPTY(t testing.TB) (master, slave *os.File) {
 	t.Helper()
 	mfd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
