@@ -16,16 +16,21 @@ const MaxRepairRounds = 2
 // counts against MaxRepairRounds. ok is false when the task is not in review (a steer there
 // reaches the running turn) or has no round left.
 func RepairRound(v TaskView) (round int, ok bool) {
-	if v.State != StateReviewRequired || v.RepairRounds >= MaxRepairRounds {
+	if v.State != StateReviewRequired || !Allows(v, ActionSteer) {
 		return 0, false
 	}
 	return v.RepairRounds + 1, true
 }
 
 // ActionsFor lists what a supervisor may do with a task in the state v shows, in the order a
-// front end offers them. It is the one place that says which actions a state allows, so front
-// ends draw their keys from it instead of re-coding the lifecycle.
+// front end offers them. It is the one place that says which actions a state allows: front ends
+// draw their keys from it, and the engine refuses, with WhyNot's words, every action it leaves
+// out. A task in review may be finalized, have its checks amended, take a repair round (a steer)
+// and be rebased while a round is left, since a rebase's conflicts are resolved in one. A paused
+// task may be resumed, and rebased when a source collision paused it after a review: its
+// worktree then holds the reviewed change, which is what a rebase moves.
 func ActionsFor(v TaskView) []string {
+	roundLeft := v.RepairRounds < MaxRepairRounds
 	switch v.State {
 	case StateProvisioning:
 		return []string{ActionCancel, ActionClose}
@@ -34,15 +39,24 @@ func ActionsFor(v TaskView) []string {
 	case StateWaitingPermission, StateWaitingInput:
 		return []string{ActionRespond, ActionCancel, ActionClose}
 	case StatePaused:
+		if roundLeft && collidedAfterReview(v) {
+			return []string{ActionResume, ActionRebase, ActionCancel, ActionClose}
+		}
 		return []string{ActionResume, ActionCancel, ActionClose}
 	case StateReviewRequired:
-		if v.RepairRounds < MaxRepairRounds {
-			return []string{ActionFinalize, ActionSteer, ActionCancel, ActionClose}
+		if roundLeft {
+			return []string{ActionFinalize, ActionSteer, ActionAmendChecks, ActionRebase, ActionCancel, ActionClose}
 		}
-		return []string{ActionFinalize, ActionCancel, ActionClose}
+		return []string{ActionFinalize, ActionAmendChecks, ActionCancel, ActionClose}
 	}
 	// Verifying waits for its result; terminal states allow nothing.
 	return nil
+}
+
+// collidedAfterReview reports whether v is paused because the source checkout moved under the
+// write scope of a change already reviewed (a finalize's or a steer's collision check).
+func collidedAfterReview(v TaskView) bool {
+	return v.State == StatePaused && v.Phase == PhaseSourceCollision && v.ReviewTreeHash != ""
 }
 
 // Allows reports whether ActionsFor(v) contains action.
@@ -55,22 +69,47 @@ func Allows(v TaskView, action string) bool {
 	return false
 }
 
+// OutOfRounds reports whether ActionsFor(v) leaves action out only because v used its repair
+// rounds: the same task with a round left would be allowed it. A refusal for that reason is
+// repair_limit_reached rather than invalid_state.
+func OutOfRounds(v TaskView, action string) bool {
+	if v.RepairRounds < MaxRepairRounds || Allows(v, action) {
+		return false
+	}
+	fresh := v
+	fresh.RepairRounds = 0
+	return Allows(fresh, action)
+}
+
 // WhyNot says in a short sentence why ActionsFor(v) does not contain action, or "" when it
-// does. The reason is read off ActionsFor itself: a task that has ended allows nothing, a task
-// in review that used its repair rounds no longer takes a steer, and otherwise the action needs
-// one of the states whose ActionsFor offers it.
+// does. The reason is read off ActionsFor itself: a task that has ended allows nothing, nor
+// does one being finalized, a task that used its repair rounds no longer takes what needs one,
+// and otherwise the action needs one of the states whose ActionsFor offers it.
 func WhyNot(v TaskView, action string) string {
 	if Allows(v, action) {
 		return ""
 	}
-	if v.State.Terminal() {
+	switch {
+	case v.State.Terminal():
 		return fmt.Sprintf("%s has ended (%s): nothing more to do", v.TaskID, v.State)
+	case v.State == StateVerifying:
+		return fmt.Sprintf("%s is being finalized: wait for the result", v.TaskID)
+	case OutOfRounds(v, action) && action == ActionRebase:
+		return fmt.Sprintf("%s used its %d repair rounds, and a rebase needs one: close it and start a task from the current HEAD", v.TaskID, MaxRepairRounds)
+	case OutOfRounds(v, action):
+		return fmt.Sprintf("%s used its %d repair rounds: finalize it or close it", v.TaskID, MaxRepairRounds)
 	}
-	if fresh := v; fresh.RepairRounds > 0 {
-		fresh.RepairRounds = 0
-		if Allows(fresh, action) {
-			return fmt.Sprintf("%s used its %d repair rounds: finalize it or close it", v.TaskID, MaxRepairRounds)
+	now := strings.ReplaceAll(string(v.State), "_", " ")
+	if action == ActionRebase {
+		// Which paused tasks may be rebased depends on why they paused, which the state
+		// alone does not say.
+		switch {
+		case v.State == StatePaused && v.Phase == PhaseSourceCollision:
+			now = "paused by a source collision before any review"
+		case v.State == StatePaused && v.Phase != "":
+			now += " (" + v.Phase + ")"
 		}
+		return fmt.Sprintf("rebase needs a task in review or one paused by a source collision after a review; %s is %s", v.TaskID, now)
 	}
 	var in, out []string // the live states that offer action, and those that do not
 	for _, s := range States {
@@ -82,7 +121,6 @@ func WhyNot(v TaskView, action string) string {
 			out = append(out, stateWords[s])
 		}
 	}
-	now := strings.ReplaceAll(string(v.State), "_", " ")
 	switch {
 	case len(in) == 0:
 		offered := "none"
@@ -112,10 +150,4 @@ var stateWords = map[State]string{
 	StatePaused:            "paused",
 	StateReviewRequired:    "in review",
 	StateVerifying:         "verifying",
-}
-
-// Rebasable reports whether a task in the state v shows may be moved onto its checkout's HEAD
-// (ActionRebase): in review, or paused because a finalize or steer found the source moved.
-func Rebasable(v TaskView) bool {
-	return v.State == StateReviewRequired || (v.State == StatePaused && v.Phase == PhaseSourceCollision)
 }

@@ -51,6 +51,13 @@ type Service interface {
 	// SetAsker installs (or, with nil, removes) the Asker consulted about a task's permission
 	// when no supervisor is attached.
 	SetAsker(a Asker)
+
+	// Grants lists the state directory's standing grants as its owner reads them. A grant is
+	// made with the allow it goes with (Control, respond, Grant).
+	Grants(ctx context.Context) ([]Grant, error)
+	// RevokeGrant removes standing grant id and returns it: its command is asked about again.
+	// An unknown id is invalid_request and changes nothing.
+	RevokeGrant(ctx context.Context, id string) (Grant, error)
 }
 
 // State is a task's lifecycle state.

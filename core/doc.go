@@ -1,6 +1,6 @@
 // Package core is what the front ends share: the Service interface with its requests and
 // results (review, logs and apply among its methods), the Asker, task states and the
-// rules on them (ActionsFor, Allows, RepairRound, Rebasable), events and their data, errors,
+// rules on them (ActionsFor, Allows, WhyNot, RepairRound), events and their data, errors,
 // limits and the validation of requests. It also holds what a front end may do without an
 // engine: contract drafts, checks on the base commit, standing grants, Trojan Source findings
 // and the replay of a journal.

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"reasonixctl/core/atomicfile"
 	"reasonixctl/core/policy"
+	"reasonixctl/store/atomicfile"
 )
 
 // A Grant is a standing permission for one exact command (argv, run from cwd inside a task's
@@ -58,6 +58,41 @@ func (g Grant) Describe() string {
 // covers reports whether g allows argv run from cwd in repository repoID.
 func (g Grant) covers(repoID string, argv []string, cwd string) bool {
 	return g.RepositoryID == repoID && g.Cwd == cwd && slices.Equal(g.Argv, argv)
+}
+
+// Grantable reports whether a person may allow the command a permission request asks about
+// for its repository from then on: a command with an argv that the policy asks a person about.
+// An edit, a command without an argv and anything the policy decides by itself are not. The
+// dashboard offers a grant, and the engine accepts one, by this alone.
+func (r InteractionRequest) Grantable() bool {
+	return r.Tool == "execute" && len(r.Argv) > 0 && r.Code == policy.CodeUnknownExecutable
+}
+
+// grantableCommand is the policy's decision, with no contract, on argv run from cwd (as a grant
+// records it): a grant may cover the command only when this is Askable, so that what the policy
+// always denies stays denied whatever the grants file says.
+func grantableCommand(argv []string, cwd string) policy.Decision {
+	return policy.Standing(argv, cwd)
+}
+
+// GrantCwd is cwd (absolute; empty for the worktree's root) as a grant records it: relative to
+// worktree's root, slash-separated, "." for the root. Both are resolved first, since the worker
+// names its cwd through whatever links it likes; ok is false when either cannot be resolved or
+// cwd is not inside the worktree.
+func GrantCwd(worktree, cwd string) (rel string, ok bool) {
+	if cwd == "" {
+		return ".", true
+	}
+	root, err1 := filepath.EvalSymlinks(worktree)
+	real, err2 := filepath.EvalSymlinks(cwd)
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	r, err := filepath.Rel(root, real)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
 }
 
 // LoadGrants reads the grants of a state directory (none when it has no grants file). A file
@@ -105,7 +140,7 @@ func AddGrant(dir string, g Grant) (Grant, error) {
 	if g.Cwd == "" {
 		g.Cwd = "."
 	}
-	if d := policy.Standing(g.Argv, g.Cwd); !d.Askable() {
+	if d := grantableCommand(g.Argv, g.Cwd); !d.Askable() {
 		what := "the policy allows it already"
 		if !d.Allow {
 			what = "the policy always denies it (" + d.Code + "): " + d.Reason
@@ -163,28 +198,26 @@ func RevokeGrant(dir, id string) (Grant, error) {
 // worktree's root) inside worktree, in the repository repoID, if one does and the policy would
 // ask a person about the command. The engine's permission check and policy explain both ask it.
 func MatchGrant(dir, repoID, worktree string, argv []string, cwd string) (Grant, bool) {
-	rel := "."
-	if cwd != "" {
-		root, err1 := filepath.EvalSymlinks(worktree)
-		real, err2 := filepath.EvalSymlinks(cwd)
-		if err1 != nil || err2 != nil {
-			return Grant{}, false
-		}
-		r, err := filepath.Rel(root, real)
-		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return Grant{}, false
-		}
-		rel = filepath.ToSlash(r)
-	}
-	if !policy.Standing(argv, rel).Askable() {
+	rel, ok := GrantCwd(worktree, cwd)
+	if !ok || !grantableCommand(argv, rel).Askable() {
 		return Grant{}, false
 	}
 	grants, err := LoadGrants(dir)
 	if err != nil {
 		return Grant{}, false
 	}
+	return FindGrant(grants, repoID, argv, rel)
+}
+
+// FindGrant returns the grant among grants that covers argv run from cwd (as GrantCwd gives it)
+// in the repository repoID, if one does and the policy would ask a person about the command: a
+// grant someone wrote into the file for a command the policy always denies covers nothing.
+func FindGrant(grants []Grant, repoID string, argv []string, cwd string) (Grant, bool) {
+	if !grantableCommand(argv, cwd).Askable() {
+		return Grant{}, false
+	}
 	for _, g := range grants {
-		if g.covers(repoID, argv, rel) {
+		if g.covers(repoID, argv, cwd) {
 			return g, true
 		}
 	}

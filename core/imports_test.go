@@ -1,7 +1,9 @@
 package core
 
 import (
+	"errors"
 	"go/build"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,7 +13,8 @@ import (
 // TestImportsGoOneWay holds the package cut: core (the API front ends share) imports none of its
 // job packages nor what runs commands (the sandbox, drafting, base checks), the jobs never
 // import the engine (core/baseline no front end either), and the front ends reach the engine
-// only through core.Service: tui and mcp (and what they import) never import core/engine.
+// only through core.Service: tui and mcp (and what they import) never import core/engine. store
+// and sandbox, below core, import nothing of it.
 func TestImportsGoOneWay(t *testing.T) {
 	const module = "reasonixctl"
 	deps := map[string][]string{}
@@ -59,8 +62,43 @@ func TestImportsGoOneWay(t *testing.T) {
 			}
 		}
 	}
-	// The state directory's check is a leaf, so that every layer can make it: store (which
-	// must not import core), core/remote, core/doctor and the command line.
+	// The journal and the sandbox are the bottom layer: they know nothing of tasks or of core,
+	// so nothing under core may reach them back through an import, their tests' included.
+	for _, base := range []string{"store", "sandbox"} {
+		err := filepath.WalkDir(filepath.Join("..", base), func(dir string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return err
+			}
+			if d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			p, err := build.ImportDir(dir, 0)
+			var none *build.NoGoError
+			if errors.As(err, &none) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel("..", dir)
+			if err != nil {
+				return err
+			}
+			pkg := module + "/" + filepath.ToSlash(rel)
+			all := append(load(pkg), p.TestImports...)
+			for _, imp := range append(all, p.XTestImports...) {
+				if imp == module+"/core" || strings.HasPrefix(imp, module+"/core/") {
+					t.Errorf("%s imports %s: store and sandbox sit below core and import nothing of it", pkg, imp)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The state directory's check is a leaf, so that every layer above store can make it
+	// without the rest of core: core/remote, core/doctor and the command line.
 	if got := load("reasonixctl/core/statedir"); len(got) > 0 {
 		t.Errorf("reasonixctl/core/statedir imports %v", got)
 	}

@@ -101,6 +101,14 @@ func (f *fakeService) VerificationLog(context.Context, string, string, int64, in
 	return core.LogPage{}, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
 }
 
+func (f *fakeService) Grants(context.Context) ([]core.Grant, error) {
+	return nil, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
+}
+
+func (f *fakeService) RevokeGrant(context.Context, string) (core.Grant, error) {
+	return core.Grant{}, core.Errorf(core.CodeInternalError, nil, "not used over MCP")
+}
+
 // SetAsker takes the asker and forgets it; askerService records it.
 func (f *fakeService) SetAsker(core.Asker) {}
 

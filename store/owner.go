@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"reasonixctl/core/atomicfile"
+	"reasonixctl/store/atomicfile"
 )
 
 const (

@@ -10,13 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
-
-	"reasonixctl/core/gitx"
 )
 
 // RecordSchemaVersion is the version written into every record envelope. A record carrying any
@@ -65,16 +64,18 @@ func eventKey(id string, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(journalPrefix(id), seq)
 }
 
-// ValidateTaskID accepts 1..gitx.MaxTaskIDLen printable ASCII bytes other than '/' and space:
-// the length is the task id rule's (core/gitx), the characters are what the key layout needs.
-func ValidateTaskID(id string) error {
-	if id == "" || len(id) > gitx.MaxTaskIDLen {
-		return fmt.Errorf("%w: task id must be 1..%d bytes, got %d", ErrInvalidArgument, gitx.MaxTaskIDLen, len(id))
+// MaxIDLen bounds a task id as a key: the ids are the caller's (it decides what a task id
+// is), and the journal only needs keys it can lay out.
+const MaxIDLen = 255
+
+// checkID accepts the ids the key layout can hold: 1..MaxIDLen bytes without '/', the
+// separator after "ev/<id>" that makes one task's journal a prefix no other task shares.
+func checkID(id string) error {
+	if id == "" || len(id) > MaxIDLen {
+		return fmt.Errorf("%w: task id must be 1..%d bytes, got %d", ErrInvalidArgument, MaxIDLen, len(id))
 	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; c <= ' ' || c > '~' || c == '/' {
-			return fmt.Errorf("%w: task id %q contains %q; use printable ASCII without '/' or space", ErrInvalidArgument, id, c)
-		}
+	if strings.IndexByte(id, '/') >= 0 {
+		return fmt.Errorf("%w: task id %q contains '/'", ErrInvalidArgument, id)
 	}
 	return nil
 }
@@ -327,7 +328,7 @@ func (s *Store) task(id string) *taskState {
 
 // Get returns the task's record; errors.Is(err, ErrNotFound) if there is none.
 func (s *Store) Get(taskID string) ([]byte, error) {
-	if err := ValidateTaskID(taskID); err != nil {
+	if err := checkID(taskID); err != nil {
 		return nil, err
 	}
 	if err := s.enter(); err != nil {
@@ -442,7 +443,7 @@ func (s *Store) UpdateUnsynced(taskID string, fn func(cur []byte, exists bool) (
 }
 
 func (s *Store) update(taskID string, sync bool, fn func(cur []byte, exists bool) (next []byte, events []NewEvent, err error)) ([]Event, error) {
-	if err := ValidateTaskID(taskID); err != nil {
+	if err := checkID(taskID); err != nil {
 		return nil, err
 	}
 	if err := s.enter(); err != nil {
@@ -581,7 +582,7 @@ func (s *Store) Syncs() uint64 { return s.syncs.Load() }
 
 // LastSeq returns the task's highest journal sequence, 0 if it has no events.
 func (s *Store) LastSeq(taskID string) (uint64, error) {
-	if err := ValidateTaskID(taskID); err != nil {
+	if err := checkID(taskID); err != nil {
 		return 0, err
 	}
 	if err := s.enter(); err != nil {
@@ -599,7 +600,7 @@ func (s *Store) LastSeq(taskID string) (uint64, error) {
 
 // Journal returns up to limit events of the task with Seq >= fromSeq (0 counts as 1), in order.
 func (s *Store) Journal(taskID string, fromSeq uint64, limit int) ([]Event, error) {
-	if err := ValidateTaskID(taskID); err != nil {
+	if err := checkID(taskID); err != nil {
 		return nil, err
 	}
 	if limit <= 0 {
@@ -637,7 +638,7 @@ func (s *Store) journal(id string, fromSeq uint64, limit int) ([]Event, error) {
 // marker, so a crash part-way leaves no record with a truncated journal; Open finishes the job.
 // Subscribers of the task are not ended. Deleting an unknown task is not an error.
 func (s *Store) Delete(taskID string) error {
-	if err := ValidateTaskID(taskID); err != nil {
+	if err := checkID(taskID); err != nil {
 		return err
 	}
 	if err := s.enter(); err != nil {

@@ -63,7 +63,7 @@ func (sub *Subscription) end(err error) {
 // delivered exactly once.
 func (s *Store) Subscribe(ctx context.Context, taskID string, fromSeq uint64) (*Subscription, error) {
 	if taskID != "" {
-		if err := ValidateTaskID(taskID); err != nil {
+		if err := checkID(taskID); err != nil {
 			return nil, err
 		}
 	} else if fromSeq != 0 {

@@ -13,8 +13,12 @@ var dropCheckKey = bind([]string{"D"}, "D", "drop this check from the contract")
 
 // dropCheck asks before dropping check id of task ti from its contract.
 func (m *Model) dropCheck(ti *taskInfo, id string) {
-	if ti.detail == nil || ti.detail.View.State != core.StateReviewRequired {
+	if ti.detail == nil {
 		m.setStatus("checks can be dropped only in review", false, "")
+		return
+	}
+	if why := core.WhyNot(ti.detail.View, core.ActionAmendChecks); why != "" {
+		m.setStatus(why, false, ti.detail.View.TaskID)
 		return
 	}
 	taskID := ti.detail.View.TaskID

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -8,40 +9,88 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
-	"reasonixctl/core/policy"
 	"reasonixctl/core/safetext"
 )
 
-// grantable reports whether a permission request can be allowed for the repository: a command
-// with an argv that the policy asks a person about (never one it always denies).
-func grantable(r core.InteractionRequest) bool {
-	return r.Tool == "execute" && len(r.Argv) > 0 && r.Code == policy.CodeUnknownExecutable
-}
-
 // grantsDialog lists the state directory's standing grants (P) and revokes the selected one
-// (d, then y). Grants are a file of the state directory, read and written here directly, so the
-// view works attached to another owner too.
+// (d, then y). It reads and revokes them through core.Service, from commands, so that a
+// dashboard attached to another owner shows and changes what that owner decides by; the
+// person's allow that makes a grant goes with the answer to its prompt (Control, Grant).
 type grantsDialog struct {
-	dir      string
 	grants   []core.Grant
+	loaded   bool // the first list has come back
+	busy     bool // a list or a revoke is on its way
 	sel      int
 	confirm  bool // d was pressed: y revokes
 	msg, err string
 }
 
-func newGrantsDialog(dir string) *grantsDialog {
-	d := &grantsDialog{dir: dir}
-	d.reload()
-	return d
+// grantsAction asks the service for the grants, first revoking grant revoke when it is set.
+type grantsAction struct{ revoke string }
+
+func (grantsAction) isAction() {}
+
+// grantsMsg is the service's answer to a grantsAction: the grants as they are now, and the grant
+// revoked on the way. A revoke that failed lists nothing (revokeErr).
+type grantsMsg struct {
+	grants    []core.Grant
+	err       error
+	revoked   *core.Grant
+	revokeErr error
 }
 
-func (d *grantsDialog) reload() {
-	g, err := core.LoadGrants(d.dir)
-	d.grants, d.err = g, ""
-	if err != nil {
-		d.err = err.Error()
+func newGrantsDialog() *grantsDialog { return &grantsDialog{busy: true} }
+
+// openGrants is P: the dialog, and the command that fills it.
+func (m *Model) openGrants() tea.Cmd {
+	m.push(newGrantsDialog())
+	return m.grantsCmd(grantsAction{})
+}
+
+// grantsCmd carries out a grantsAction through the service.
+func (m *Model) grantsCmd(a grantsAction) tea.Cmd {
+	ctx, svc := m.ctx, m.svc
+	return func() tea.Msg { return callGrants(ctx, svc, a) }
+}
+
+func callGrants(ctx context.Context, svc core.Service, a grantsAction) grantsMsg {
+	var msg grantsMsg
+	if a.revoke != "" {
+		g, err := svc.RevokeGrant(ctx, a.revoke)
+		if err != nil {
+			return grantsMsg{revokeErr: err}
+		}
+		msg.revoked = &g
+	}
+	msg.grants, msg.err = svc.Grants(ctx)
+	return msg
+}
+
+// onGrants gives the open grants dialog the service's answer; one closed since has nothing to
+// show it in.
+func (m *Model) onGrants(msg grantsMsg) {
+	for _, d := range m.dialogs.items {
+		if gd, ok := d.(*grantsDialog); ok {
+			gd.answered(msg)
+		}
+	}
+}
+
+func (d *grantsDialog) answered(msg grantsMsg) {
+	d.busy = false
+	if msg.revokeErr != nil {
+		d.err = msg.revokeErr.Error()
+		return
+	}
+	d.loaded = true
+	d.grants, d.err = msg.grants, ""
+	if msg.err != nil {
+		d.err = msg.err.Error()
 	}
 	d.sel = min(d.sel, max(len(d.grants)-1, 0))
+	if g := msg.revoked; g != nil {
+		d.msg = "revoked " + g.ID + ": " + g.Describe() + " is asked about again"
+	}
 }
 
 func (d *grantsDialog) capturing() bool { return false }
@@ -49,14 +98,9 @@ func (d *grantsDialog) capturing() bool { return false }
 func (d *grantsDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	if d.confirm {
 		d.confirm = false
-		if key.Matches(msg, k.Yes) && d.sel < len(d.grants) {
-			g, err := core.RevokeGrant(d.dir, d.grants[d.sel].ID)
-			if err != nil {
-				d.err = err.Error()
-				return dialogResult{}
-			}
-			d.reload()
-			d.msg = "revoked " + g.ID + ": " + g.Describe() + " is asked about again"
+		if key.Matches(msg, k.Yes) && d.sel < len(d.grants) && !d.busy {
+			d.busy = true
+			return dialogResult{do: grantsAction{revoke: d.grants[d.sel].ID}}
 		}
 		return dialogResult{}
 	}
@@ -68,10 +112,11 @@ func (d *grantsDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		d.sel = min(d.sel+1, max(len(d.grants)-1, 0))
 	case key.Matches(msg, k.Up):
 		d.sel = max(d.sel-1, 0)
-	case key.Matches(msg, k.Deny) && len(d.grants) > 0:
+	case key.Matches(msg, k.Deny) && len(d.grants) > 0 && !d.busy:
 		d.confirm = true
-	case key.Matches(msg, k.Refresh):
-		d.reload()
+	case key.Matches(msg, k.Refresh) && !d.busy:
+		d.busy = true
+		return dialogResult{do: grantsAction{}}
 	}
 	return dialogResult{}
 }
@@ -80,7 +125,10 @@ func (d *grantsDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	var b strings.Builder
 	b.WriteString(t.Title.Render("Standing grants") + t.Dim.Render(fmt.Sprintf("  %d · commands allowed for a repository, kept in the state directory", len(d.grants))))
 	b.WriteString("\n")
-	if len(d.grants) == 0 && d.err == "" {
+	switch {
+	case !d.loaded && d.err == "":
+		b.WriteString("\n" + t.Dim.Render("Loading…"))
+	case len(d.grants) == 0 && d.err == "":
 		b.WriteString("\n" + t.Dim.Render("None. In a permission prompt, R allows a command for its repository from then on."))
 	}
 	for i, g := range d.grants {

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/core/permission"
 	"reasonixctl/core/safetext"
 )
 
@@ -71,7 +72,7 @@ func (d *promptDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		}
 		d.err = "the worker offered no session-wide allow for this request"
 	case key.Matches(msg, k.AllowRepo) && d.ia.Kind == core.InteractionPermission:
-		if !grantable(r) {
+		if !r.Grantable() {
 			d.err = "only a command the policy asks about can be allowed for the repository"
 			return dialogResult{}
 		}
@@ -144,12 +145,9 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	field("cwd", r.Cwd)
 	field("paths", strings.Join(r.Paths, ", "))
 	if d.ia.Kind == core.InteractionPermission {
-		rule := strings.Join(nonEmpty(r.Code, r.Reason), ": ")
-		if rule == "" {
-			rule = "the contract's policy does not cover this request, so it asks you"
-		}
-		field("rule", rule)
-		field("hint", r.Hint)
+		v := permission.Asked(r)
+		field("rule", v.Rule())
+		field("hint", v.Hint)
 	}
 	opts := choices(d.ia.Kind, r)
 	if len(opts) > 0 {
@@ -179,7 +177,7 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		if _, ok := r.SessionOption(); ok {
 			keys = append(keys, hint(k.AllowSession, "allow for session"))
 		}
-		if grantable(r) {
+		if r.Grantable() {
 			keys = append(keys, hint(k.AllowRepo, "allow for repo"))
 		}
 	} else if len(opts) > 0 {

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"fmt"
-
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
@@ -12,15 +10,15 @@ import (
 // the conflicts written as markers for a repair round (reasonix_control rebase).
 var rebaseKey = bind([]string{"M"}, "M", "move a task in review whose change conflicts with HEAD onto it (a repair round resolves the markers)")
 
-// rebaseTask asks before moving t onto its checkout's HEAD; the engine says why not when the
-// change still applies, no repair round is left or the worktree moved.
+// rebaseTask asks before moving t onto its checkout's HEAD, when core offers a rebase in t's
+// state; the engine says why not when the change still applies or the worktree moved.
 func (m *Model) rebaseTask(t *core.TaskView) tea.Cmd {
 	if t == nil {
 		m.setStatus("no task selected", true, "")
 		return nil
 	}
-	if !core.Rebasable(*t) {
-		m.setStatus(fmt.Sprintf("%s is %s: only a task in review (or paused because its checkout moved) can be moved onto HEAD", t.TaskID, t.State), true, t.TaskID)
+	if why := core.WhyNot(*t, core.ActionRebase); why != "" {
+		m.setStatus(why, true, t.TaskID)
 		return nil
 	}
 	m.push(&confirmDialog{

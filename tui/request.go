@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"reasonixctl/core"
+	"reasonixctl/core/permission"
 )
 
 // choices are the options a person picks by number: for a question every option, for a
@@ -36,7 +37,7 @@ func describeRequest(p core.InteractionRequest) requestDescription {
 	default:
 		d.what = strings.Join(p.Paths, " ")
 	}
-	d.why = strings.TrimSpace(p.Code + " " + p.Reason)
+	d.why = permission.Asked(p).Brief()
 	return d
 }
 

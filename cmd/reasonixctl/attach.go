@@ -253,3 +253,11 @@ func (a *attachment) CherryPickPreview(ctx context.Context, taskID string) (core
 func (a *attachment) DraftContract(ctx context.Context, req core.DraftRequest) (core.DraftResult, error) {
 	return through(a, func(s core.Service) (core.DraftResult, error) { return s.DraftContract(ctx, req) })
 }
+
+func (a *attachment) Grants(ctx context.Context) ([]core.Grant, error) {
+	return through(a, func(s core.Service) ([]core.Grant, error) { return s.Grants(ctx) })
+}
+
+func (a *attachment) RevokeGrant(ctx context.Context, id string) (core.Grant, error) {
+	return through(a, func(s core.Service) (core.Grant, error) { return s.RevokeGrant(ctx, id) })
+}

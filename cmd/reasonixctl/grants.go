@@ -14,7 +14,9 @@ import (
 )
 
 // newGrantsCmd is `grants list|revoke`: the standing grants of the state directory. They are a
-// file of their own there, so these work whether or not another process owns the directory.
+// file of their own there, so these work whether or not another process owns the directory;
+// they read and change it with the same core functions the owner serves a dashboard with, under
+// the same lock.
 func newGrantsCmd(stdout, stderr io.Writer) *cobra.Command {
 	var asJSON bool
 	list := &cobra.Command{

@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonixctl/core"
-	"reasonixctl/core/atomicfile"
 	"reasonixctl/core/doctor"
 	"reasonixctl/core/guard"
 	"reasonixctl/core/statedir"
+	"reasonixctl/store/atomicfile"
 )
 
 // The Codex hook reasonixctl installs: a PreToolUse command hook for Codex's shell and patch

@@ -11,6 +11,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/contract"
+	"reasonixctl/core/permission"
 	"reasonixctl/core/policy"
 	"reasonixctl/core/safetext"
 )
@@ -81,11 +82,21 @@ dashboard's (allow, deny or ask).`,
 			if err != nil {
 				return err
 			}
-			if granted && d.Askable() {
+			// The engine's own decision on these facts: no collision (that is the source
+			// checkout's state when the command runs), and under --mcp nobody to ask.
+			in := permission.Input{Kind: permission.KindExecute, ToolCallID: "gate-1", MetaTool: "bash", Argv: argv, Cwd: dir,
+				Known: permission.AllFacts, Policy: d, Mode: core.PermissionAutomatic}
+			if granted {
+				in.Grant = &g
+			}
+			automatic := permission.Decide(in)
+			in.Mode = core.PermissionSupervised
+			supervised := permission.Decide(in)
+			if automatic.By == core.ByGrant {
 				printGranted(stdout, d, g, asJSON)
 				return nil
 			}
-			printExplanation(stdout, d, asJSON)
+			printExplanation(stdout, automatic, supervised, asJSON)
 			return nil
 		},
 	}
@@ -99,14 +110,11 @@ dashboard's (allow, deny or ask).`,
 	return cmd
 }
 
-func printExplanation(w io.Writer, d policy.Decision, asJSON bool) {
-	decision, supervised := "deny", supervisedDeny
-	switch {
-	case d.Allow:
-		decision, supervised = "allow", supervisedAllow
-	case d.Askable():
-		supervised = supervisedAsk
-	}
+// printExplanation says what the engine decides on a command under --mcp (automatic) and under
+// the dashboard (supervised).
+func printExplanation(w io.Writer, automatic, supervised permission.Verdict, asJSON bool) {
+	answer := map[string]string{core.DecisionAllow: supervisedAllow, core.DecisionInteraction: supervisedAsk, core.DecisionDeny: supervisedDeny}
+	v := supervised
 	if asJSON {
 		out, _ := json.Marshal(struct {
 			Decision           string `json:"decision"`
@@ -115,26 +123,26 @@ func printExplanation(w io.Writer, d policy.Decision, asJSON bool) {
 			Reason             string `json:"reason"`
 			Hint               string `json:"hint"`
 			TimeoutSeconds     int    `json:"timeout_seconds"`
-		}{decision, supervised, d.Code, d.Reason, d.Hint, d.TimeoutSeconds})
+		}{automatic.Decision, answer[supervised.Decision], v.Code, v.Reason, v.Hint, v.TimeoutSeconds})
 		fmt.Fprintln(w, string(safetext.EscapeJSON(out)))
 		return
 	}
-	switch {
-	case d.Allow:
-		fmt.Fprintf(w, "allow (watchdog %ds): %s\n", d.TimeoutSeconds, safetext.Line(d.Reason))
-	case d.Askable():
-		fmt.Fprintf(w, "ask %s: %s\n", d.Code, safetext.Line(d.Reason))
+	switch v.Decision {
+	case core.DecisionAllow:
+		fmt.Fprintf(w, "allow (watchdog %ds): %s\n", v.TimeoutSeconds, safetext.Line(v.Reason))
+	case core.DecisionInteraction:
+		fmt.Fprintf(w, "ask %s: %s\n", v.Code, safetext.Line(v.Reason))
 		fmt.Fprintln(w, "  --mcp (automatic): denied; the worker is steered to recover with the hint below, and")
 		fmt.Fprintf(w, "      identical request number %d pauses the task. While a dashboard is attached (or, with\n", core.DenialLoopLimit)
 		fmt.Fprintln(w, "      CODEX_REASONIX_PERMISSIONS=ask, through Codex's elicitation) a person is asked first;")
 		fmt.Fprintf(w, "      with no answer within CODEX_REASONIX_ASK_TIMEOUT (%s) it is denied as above.\n", core.DefaultAskTimeout)
 		fmt.Fprintln(w, "  dashboard (supervised): the person at the keyboard is asked and may allow it once or reject it.")
 		fmt.Fprintln(w, "  Listing it in the contract's allowed_commands or verification allows it in both modes.")
-		fmt.Fprintf(w, "hint: %s\n", safetext.Line(d.Hint))
+		fmt.Fprintf(w, "hint: %s\n", safetext.Line(v.Hint))
 	default:
-		fmt.Fprintf(w, "deny %s: %s\n", d.Code, safetext.Line(d.Reason))
+		fmt.Fprintf(w, "deny %s: %s\n", v.Code, safetext.Line(v.Reason))
 		fmt.Fprintln(w, "  denied under --mcp and under the dashboard alike; no contract or person can allow it.")
-		fmt.Fprintf(w, "hint: %s\n", safetext.Line(d.Hint))
+		fmt.Fprintf(w, "hint: %s\n", safetext.Line(v.Hint))
 	}
 }
 

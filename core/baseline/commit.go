@@ -17,12 +17,12 @@ import (
 	"time"
 
 	"reasonixctl/core"
-	"reasonixctl/core/atomicfile"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/failures"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/redact"
 	"reasonixctl/sandbox"
+	"reasonixctl/store/atomicfile"
 )
 
 // CacheDir is the toolchain cache of base runs in the repository repoID: base commits only, so

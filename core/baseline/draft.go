@@ -91,11 +91,33 @@ func CheckDraftOutput(ctx context.Context, root, path string) error {
 	}
 	ignored, err := gitx.IgnoredInCheckout(ctx, realRoot, target)
 	if err != nil || !ignored {
-		slash := filepath.ToSlash(rel)
 		return core.Errorf(core.CodeInvalidRequest, map[string]any{"reason": "inside_checkout", "path": target},
 			"%s is inside the checkout %s and git does not ignore it: a task starts only from a clean checkout. "+
-				"Leave out -o (drafts go under the state directory), use -o - for stdout, or ignore the file first: "+
-				"echo '/%s' >> %s", target, realRoot, strings.ReplaceAll(slash, "'", `'\''`), filepath.Join(realRoot, ".git", "info", "exclude"))
+				"Leave out -o (drafts go under the state directory), use -o - for stdout, or ignore the file first: %s",
+			target, realRoot, ignoreCommand(realRoot, rel))
 	}
 	return nil
+}
+
+// ignoreCommand is the shell command that makes git ignore the file at rel in the checkout at
+// root: one line, the file's exclude pattern, appended to the checkout's .git/info/exclude.
+// printf rather than echo, which some shells let expand backslashes in the pattern.
+func ignoreCommand(root, rel string) string {
+	return core.ShellWords([]string{"printf", `%s\n`, ignorePattern(rel)}) + " >> " +
+		core.ShellWords([]string{filepath.Join(root, ".git", "info", "exclude")})
+}
+
+// ignorePattern is the exclude pattern that matches exactly the path rel below the checkout's
+// root: anchored, with what git's patterns read as wildcards or escapes backslashed, and spaces
+// too (git drops a pattern's unescaped trailing spaces).
+func ignorePattern(rel string) string {
+	var b strings.Builder
+	b.WriteByte('/')
+	for _, c := range filepath.ToSlash(rel) {
+		if strings.ContainsRune(`\*?[ `, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

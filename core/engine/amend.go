@@ -39,9 +39,8 @@ func (e *Engine) AmendChecks(ctx context.Context, req AmendChecksRequest) (core.
 	if err != nil {
 		return core.TaskView{}, err
 	}
-	if r.State != core.StateReviewRequired || r.RepairActive {
-		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase},
-			"task %s is %s; checks can be amended only in review_required", r.TaskID, r.State)
+	if err := refusal(r, core.ActionAmendChecks); err != nil {
+		return core.TaskView{}, err
 	}
 	old, err := parseStoredContract(r.Contract)
 	if err != nil {
@@ -53,7 +52,7 @@ func (e *Engine) AmendChecks(ctx context.Context, req AmendChecksRequest) (core.
 	}
 	data.PreviousHash = old.Hash()
 	r, err = e.update(req.TaskID, func(r *taskRecord) ([]newEvent, error) {
-		if r.ContractHash != data.PreviousHash || r.State != core.StateReviewRequired || r.RepairActive {
+		if r.ContractHash != data.PreviousHash || refusal(r, core.ActionAmendChecks) != nil {
 			return nil, core.Errorf(core.CodeInvalidState, nil, "task %s changed while its checks were amended; try again", r.TaskID)
 		}
 		r.ContractRevision++

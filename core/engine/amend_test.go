@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -202,7 +201,7 @@ func TestAmendChecksThroughControl(t *testing.T) {
 		t.Fatalf("finalize: %v %+v", err, v)
 	}
 	_, err = h.e.Control(ctx, core.ControlRequest{TaskID: "ctl", Action: core.ActionAmendChecks, DropChecks: []string{"non-empty"}})
-	if e := mustCode(t, err, core.CodeInvalidState); !strings.Contains(e.Message, "only in review_required") {
+	if e := mustCode(t, err, core.CodeInvalidState); e.Message != core.WhyNot(v, core.ActionAmendChecks) {
 		t.Fatalf("outside review: %v", e)
 	}
 }

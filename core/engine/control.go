@@ -158,6 +158,22 @@ func (e *Engine) Control(ctx context.Context, req core.ControlRequest) (core.Tas
 	return e.finalize(ctx, req)
 }
 
+// refusal is the engine's one gate on the lifecycle: nil when core.ActionsFor offers action in
+// the state r is in, else the refusal in core.WhyNot's words, so that what a front end offers
+// and what the engine takes cannot drift apart. A task that used the repair rounds the action
+// needs is repair_limit_reached; any other is invalid_state.
+func refusal(r *taskRecord, action string) error {
+	v := r.view()
+	why := core.WhyNot(v, action)
+	switch {
+	case why == "":
+		return nil
+	case core.OutOfRounds(v, action):
+		return core.Errorf(core.CodeRepairLimitReached, map[string]any{"repair_rounds": r.RepairRounds}, "%s", why)
+	}
+	return core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase}, "%s", why)
+}
+
 // steer sends a supervisor message to the worker: mid-turn while it runs, or as a repair round
 // that reopens a task in review.
 func (e *Engine) steer(ctx context.Context, id, msg string) (core.TaskView, error) {
@@ -169,11 +185,12 @@ func (e *Engine) steer(ctx context.Context, id, msg string) (core.TaskView, erro
 func (e *Engine) steerWith(ctx context.Context, id, msg string, only core.State, also func(r *taskRecord) []newEvent) (core.TaskView, error) {
 	unlock := e.lockTask(id)
 	defer unlock()
-	return e.steerLocked(ctx, id, msg, only, also)
+	return e.steerLocked(ctx, id, msg, core.ActionSteer, only, also)
 }
 
-// steerLocked is steerWith for a caller that holds the task's lock.
-func (e *Engine) steerLocked(ctx context.Context, id, msg string, only core.State, also func(r *taskRecord) []newEvent) (core.TaskView, error) {
+// steerLocked is steerWith for a caller that holds the task's lock, as part of action: a steer,
+// or the repair round a rebase starts, which a task paused by a source collision takes too.
+func (e *Engine) steerLocked(ctx context.Context, id, msg, action string, only core.State, also func(r *taskRecord) []newEvent) (core.TaskView, error) {
 	r, err := e.load(id)
 	if err != nil {
 		return core.TaskView{}, err
@@ -181,11 +198,11 @@ func (e *Engine) steerLocked(ctx context.Context, id, msg string, only core.Stat
 	if only != "" && r.State != only {
 		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State}, "task %s is %s, not %s", id, r.State, only)
 	}
+	if err := refusal(r, action); err != nil {
+		return core.TaskView{}, err
+	}
 	t := e.liveTask(id)
-	// A paused task takes a repair round only when the caller asks for exactly that (a rebase).
-	paused := r.State == core.StatePaused && only == core.StatePaused
-	switch {
-	case r.State == core.StateRunning:
+	if r.State == core.StateRunning {
 		if t == nil || t.session == nil {
 			return core.TaskView{}, core.Errorf(core.CodeInvalidState, nil, "task %s has no live worker session", id)
 		}
@@ -205,46 +222,41 @@ func (e *Engine) steerLocked(ctx context.Context, id, msg string, only core.Stat
 			return core.TaskView{}, err
 		}
 		return r.view(), nil
-	case r.State == core.StateReviewRequired || paused:
-		if r.RepairRounds >= core.MaxRepairRounds {
-			return core.TaskView{}, core.Errorf(core.CodeRepairLimitReached, map[string]any{"repair_rounds": r.RepairRounds},
-				"task %s used its %d repair rounds; finalize or close it", id, core.MaxRepairRounds)
-		}
-		c, err := parseStoredContract(r.Contract)
-		if err != nil {
-			return core.TaskView{}, core.Errorf(core.CodeInvalidState, nil, "stored contract: %w", err)
-		}
-		if err := e.collisionCheck(ctx, r, "before_steer"); err != nil {
-			return core.TaskView{}, err
-		}
-		if t == nil || t.session == nil {
-			// The worker is gone (a restart, or the last turn ended it): start a fresh one.
-			e.detach(id)
-			t = e.attach(id, c, r.Worktree)
-			if err := e.startWorker(ctx, t, r); err != nil {
-				e.detach(id)
-				return core.TaskView{}, core.AsError(err)
-			}
-		}
-		round := r.RepairRounds + 1
-		note := r.ContractNote
-		r, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
-			r.RepairRounds, r.RepairActive = round, true
-			r.ContractNote = ""
-			ev, err := setState(r, core.StateRunning, "repair_"+strconv.Itoa(round), "")
-			evs := []newEvent{ev, event(core.EventSteered, core.TextData{Text: msg})}
-			if also != nil {
-				evs = append(evs, also(r)...)
-			}
-			return evs, err
-		})
-		if err != nil {
-			return core.TaskView{}, err
-		}
-		e.startTurn(t, steerText(round, note+msg), time.Duration(r.ExecutionTimeout)*time.Second)
-		return r.view(), nil
 	}
-	return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State}, "task %s cannot be steered while %s", id, r.State)
+	// In review, or paused for a rebase's round: a repair round, the gate having found one left.
+	c, err := parseStoredContract(r.Contract)
+	if err != nil {
+		return core.TaskView{}, core.Errorf(core.CodeInvalidState, nil, "stored contract: %w", err)
+	}
+	if err := e.collisionCheck(ctx, r, "before_steer"); err != nil {
+		return core.TaskView{}, err
+	}
+	if t == nil || t.session == nil {
+		// The worker is gone (a restart, or the last turn ended it): start a fresh one.
+		e.detach(id)
+		t = e.attach(id, c, r.Worktree)
+		if err := e.startWorker(ctx, t, r); err != nil {
+			e.detach(id)
+			return core.TaskView{}, core.AsError(err)
+		}
+	}
+	round := r.RepairRounds + 1
+	note := r.ContractNote
+	r, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
+		r.RepairRounds, r.RepairActive = round, true
+		r.ContractNote = ""
+		ev, err := setState(r, core.StateRunning, "repair_"+strconv.Itoa(round), "")
+		evs := []newEvent{ev, event(core.EventSteered, core.TextData{Text: msg})}
+		if also != nil {
+			evs = append(evs, also(r)...)
+		}
+		return evs, err
+	})
+	if err != nil {
+		return core.TaskView{}, err
+	}
+	e.startTurn(t, steerText(round, note+msg), time.Duration(r.ExecutionTimeout)*time.Second)
+	return r.view(), nil
 }
 
 // respond answers a pending interaction.
@@ -259,7 +271,7 @@ func (e *Engine) respond(ctx context.Context, req core.ControlRequest) (core.Tas
 	}
 	// Answering the last pending interaction lets the worker go on: guard that like a resume. A
 	// collision pauses the task and the waiting request is answered as cancelled.
-	if r, err := e.load(id); err == nil && ch != nil && (r.State == core.StateWaitingPermission || r.State == core.StateWaitingInput) {
+	if r, err := e.load(id); err == nil && ch != nil && core.Allows(r.view(), core.ActionRespond) {
 		if ia := r.pendingInteraction(); ia != nil && ia.ID == req.InteractionID {
 			if err := e.collisionCheck(ctx, r, "resume_after_interaction"); err != nil {
 				select {
@@ -285,6 +297,11 @@ func (e *Engine) respond(ctx context.Context, req core.ControlRequest) (core.Tas
 			if r.Interactions[i].ID == req.InteractionID {
 				ia = &r.Interactions[i]
 			}
+		}
+		// A task that waits for nobody has nothing to answer: the table's refusal keeps the
+		// code a late second answer is told by (the first answer counts).
+		if why := core.WhyNot(r.view(), core.ActionRespond); why != "" {
+			return nil, core.Errorf(core.CodeInteractionNotFound, nil, "no pending interaction %s on task %s: %s", req.InteractionID, id, why)
 		}
 		if ia == nil || ia.Status != core.InteractionPending || ch == nil {
 			return nil, core.Errorf(core.CodeInteractionNotFound, nil, "no pending interaction %s on task %s", req.InteractionID, id)
@@ -362,21 +379,23 @@ func chooseOption(ia *core.Interaction, req core.ControlRequest) (acp.Permission
 // cancel ends a task: pending interactions are cancelled, the turn is cancelled and the worker
 // stopped. Cancelling a terminal task changes nothing.
 func (e *Engine) cancel(id string) (core.TaskView, error) {
-	return e.end(id, core.StateCancelled, "cancelled", "cancelled by the supervisor")
+	return e.end(id, core.ActionCancel, core.StateCancelled, "cancelled", "cancelled by the supervisor")
 }
 
-// closeTask ends a task the supervisor no longer wants; like cancel, but refused mid-verification.
+// closeTask ends a task the supervisor no longer wants; like cancel.
 func (e *Engine) closeTask(id string) (core.TaskView, error) {
-	return e.end(id, core.StateClosed, "closed", "closed by the supervisor")
+	return e.end(id, core.ActionClose, core.StateClosed, "closed", "closed by the supervisor")
 }
 
-func (e *Engine) end(id string, to core.State, phase, reason string) (core.TaskView, error) {
+// end is cancel and close (action). Ending a task that has ended answers with it unchanged
+// rather than refusing: a retried cancel or close finds its own effect and must not fail.
+func (e *Engine) end(id, action string, to core.State, phase, reason string) (core.TaskView, error) {
 	r, err := e.update(id, func(r *taskRecord) ([]newEvent, error) {
 		if r.State.Terminal() {
 			return nil, nil
 		}
-		if r.State == core.StateVerifying {
-			return nil, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State}, "task %s is being finalized; wait for the result", id)
+		if err := refusal(r, action); err != nil {
+			return nil, err
 		}
 		evs := cancelInteractions(r, e.now())
 		ev, err := setState(r, to, phase, reason)

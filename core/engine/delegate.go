@@ -411,7 +411,7 @@ func (e *Engine) redelegate(ctx context.Context, req core.DelegateRequest, r *ta
 	case req.ExecutionTimeoutSeconds != 0 && req.ExecutionTimeoutSeconds != r.ExecutionTimeout:
 		return conflict("execution_timeout_seconds")
 	}
-	if r.State != core.StatePaused || (req.Resume != nil && !*req.Resume) {
+	if !core.Allows(r.view(), core.ActionResume) || (req.Resume != nil && !*req.Resume) {
 		return e.waitDelegate(ctx, req, r.TaskID, r.PauseRevision, r.StatusSequence)
 	}
 	if r.PauseRevision > 0 && (req.PauseRevision == nil || *req.PauseRevision != r.PauseRevision || req.PauseReasonHash != r.PauseReasonHash) {

@@ -33,7 +33,7 @@ func (e *Engine) finalize(ctx context.Context, req core.ControlRequest) (core.Ta
 		unlock()
 		return core.TaskView{}, err
 	}
-	if err := finalizable(r); err != nil {
+	if err := refusal(r, core.ActionFinalize); err != nil {
 		unlock()
 		return core.TaskView{}, err
 	}
@@ -94,10 +94,10 @@ func (e *Engine) finalize(ctx context.Context, req core.ControlRequest) (core.Ta
 		"finalize is still running; inspect the task for its result")
 }
 
-// checkFinalize is the synchronous part: state, approvals, commit message and the bound
-// snapshot. It writes nothing.
+// checkFinalize is the synchronous part: state (the lifecycle's gate, refusal), approvals,
+// commit message and the bound snapshot. It writes nothing.
 func (e *Engine) checkFinalize(r *taskRecord, req core.ControlRequest) (*contract.Contract, string, error) {
-	if err := finalizable(r); err != nil {
+	if err := refusal(r, core.ActionFinalize); err != nil {
 		return nil, "", err
 	}
 	if len(r.RebaseConflicts) > 0 {
@@ -153,15 +153,6 @@ func (e *Engine) checkFinalize(r *taskRecord, req core.ControlRequest) (*contrac
 		}, "Finalize approval is stale: the reviewed snapshot changed since approval; inspect and approve the current snapshot")
 	}
 	return c, msg, nil
-}
-
-// finalizable is the first check of a finalize: only a task in review, not under repair.
-func finalizable(r *taskRecord) error {
-	if r.State != core.StateReviewRequired || r.RepairActive {
-		return core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase},
-			"task %s is %s; only a task in review_required can be finalized", r.TaskID, r.State)
-	}
-	return nil
 }
 
 // finalizeTx is the transaction: the reviewed tree judged from its objects (scope, type,

@@ -1,10 +1,9 @@
 package engine
 
 import (
-	"reasonixctl/core"
+	"context"
 
-	"path/filepath"
-	"strings"
+	"reasonixctl/core"
 )
 
 // grantFor makes the standing grant a person's answer req asks for: an allow of a pending
@@ -29,18 +28,12 @@ func (e *Engine) grantFor(id string, req core.ControlRequest) (core.Grant, error
 	if ia == nil || ia.Status != core.InteractionPending {
 		return core.Grant{}, core.Errorf(core.CodeInteractionNotFound, nil, "no pending interaction %s on task %s", req.InteractionID, id)
 	}
-	if ia.Kind != core.InteractionPermission || ia.Request.Tool != "execute" || len(ia.Request.Argv) == 0 {
+	if ia.Kind != core.InteractionPermission || !ia.Request.Grantable() {
 		return core.Grant{}, core.Errorf(core.CodeInvalidRequest, nil, "interaction %s is not a command with an argv: only a command can be granted", req.InteractionID)
 	}
-	rel := "."
-	if ia.Request.Cwd != "" {
-		root, err1 := filepath.EvalSymlinks(r.Worktree)
-		real, err2 := filepath.EvalSymlinks(ia.Request.Cwd)
-		rr, err3 := filepath.Rel(root, real)
-		if err1 != nil || err2 != nil || err3 != nil || rr == ".." || strings.HasPrefix(rr, ".."+string(filepath.Separator)) {
-			return core.Grant{}, core.Errorf(core.CodeInvalidRequest, nil, "the command's cwd %s is not inside the task's worktree", ia.Request.Cwd)
-		}
-		rel = filepath.ToSlash(rr)
+	rel, ok := core.GrantCwd(r.Worktree, ia.Request.Cwd)
+	if !ok {
+		return core.Grant{}, core.Errorf(core.CodeInvalidRequest, nil, "the command's cwd %s is not inside the task's worktree", ia.Request.Cwd)
 	}
 	return core.AddGrant(e.cfg.StateDir, core.Grant{RepositoryID: r.RepoID, Repository: r.RepoRoot, Argv: ia.Request.Argv, Cwd: rel,
 		CreatedBy: core.BySupervisor, TaskID: id})
@@ -52,4 +45,16 @@ func grantedWords(g core.Grant) string {
 		return ""
 	}
 	return "; granted for the repository as " + g.ID
+}
+
+// Grants implements core.Service: the state directory's standing grants, as this owner reads
+// them.
+func (e *Engine) Grants(ctx context.Context) ([]core.Grant, error) {
+	return core.LoadGrants(e.cfg.StateDir)
+}
+
+// RevokeGrant implements core.Service: grant id is removed and the command is asked about
+// again.
+func (e *Engine) RevokeGrant(ctx context.Context, id string) (core.Grant, error) {
+	return core.RevokeGrant(e.cfg.StateDir, id)
 }

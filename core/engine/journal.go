@@ -43,6 +43,9 @@ func encodeEvents(evs []newEvent) []store.NewEvent {
 
 // load reads a task's record.
 func (e *Engine) load(id string) (*taskRecord, error) {
+	if err := checkTaskID(id); err != nil {
+		return nil, err
+	}
 	b, err := e.store.Get(id)
 	if err != nil {
 		return nil, e.storeError(id, err)
@@ -123,6 +126,15 @@ func (e *Engine) appendEvents(id string, evs ...newEvent) {
 	}
 }
 
+// checkTaskID refuses, before the store sees it, an id no task can have: the task id rule is
+// core's, and the store checks only what its keys need.
+func checkTaskID(id string) error {
+	if core.ValidTaskID(id) {
+		return nil
+	}
+	return core.InvalidRequest("task id", []core.Issue{{Path: "task_id", Message: "must match " + core.TaskIDPattern}})
+}
+
 func (e *Engine) storeError(id string, err error) error {
 	var ce *core.Error
 	if errors.As(err, &ce) {
@@ -132,7 +144,7 @@ func (e *Engine) storeError(id string, err error) error {
 		return core.Errorf(core.CodeTaskNotFound, nil, "Unknown task: %s", id)
 	}
 	if errors.Is(err, store.ErrInvalidArgument) {
-		// A task id no task can have (a front end passed it through unchecked).
+		// An event or record the store cannot take.
 		return core.Errorf(core.CodeInvalidRequest, nil, "%w", err)
 	}
 	var sv *store.SchemaVersionError

@@ -4,18 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"reasonixctl/acp"
 	"reasonixctl/core"
+	"reasonixctl/core/permission"
 	"reasonixctl/core/policy"
 )
 
-// decide answers one permission request of the worker. Policy decisions are immediate; only
-// questions (ask) and, in supervised mode, commands the policy does not know wait for a person.
+// decide answers one permission request of the worker. permission.Decide makes the decision;
+// this gathers the facts it asks for, journals it and carries it out. Policy decisions are
+// immediate; only questions and commands the policy asks a person about wait for an answer.
 // It runs on the connection's goroutine for this request, so it may block on an answer.
 func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.PermissionOutcome {
 	e := t.e
@@ -28,80 +29,71 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		return acp.PermissionOutcome{}
 	}
 	t.catchUp(ctx, req.Delivered)
-	if isQuestion(req) {
-		out, _, _ := t.ask(ctx, req, core.InteractionInput, policy.Decision{Reason: "the worker asks a question"}, askLimit{})
+
+	in := permission.Input{Kind: req.ToolKind, ToolCallID: req.ToolCallID, Mode: r.PermissionMode}
+	if req.Meta != nil {
+		in.MetaTool = req.Meta.Tool
+	}
+	var limit askLimit
+	v := permission.Decide(in)
+	for v.Need != 0 {
+		if in.Known&v.Need != 0 {
+			return acp.PermissionOutcome{} // asked again for what it was told: cancel rather than loop
+		}
+		switch v.Need {
+		case permission.FactPolicy:
+			t.classify(r, req, &in)
+		case permission.FactGrant:
+			// A standing grant for this exact command in this repository answers for the person.
+			if g, ok := core.MatchGrant(e.cfg.StateDir, r.RepoID, r.Worktree, in.Argv, in.Cwd); ok {
+				in.Grant = &g
+			}
+		case permission.FactCollision:
+			if err := e.collisionCheck(ctx, r, "before_worker_mutation"); err != nil {
+				in.Collided, in.CollisionReason = true, core.AsError(err).Message
+			}
+		case permission.FactAskers:
+			in.CanAsk, limit.asker, limit.timeout, limit.unwatched = e.askFor(t.id)
+		default:
+			return acp.PermissionOutcome{} // a fact this engine cannot gather: cancel rather than guess
+		}
+		in.Known |= v.Need
+		v = permission.Decide(in)
+	}
+
+	switch {
+	case v.Ask == core.InteractionInput:
+		out, _, _ := t.ask(ctx, req, v, askLimit{})
 		return out
-	}
-
-	var d policy.Decision
-	var argv []string
-	var cwd string
-	var paths []string
-	if req.ToolKind == "execute" {
-		var meta *policy.ExecMeta
-		if m := req.Meta; m != nil {
-			meta = &policy.ExecMeta{CommandSchemaVersion: m.CommandSchemaVersion, Tool: m.Tool, Argv: m.Argv, Cwd: m.Cwd, ApprovalID: m.ApprovalID}
-			argv, cwd = m.Argv, m.Cwd
+	case v.Decision == core.DecisionAllow:
+		if v.Mutation {
+			t.mu.Lock()
+			if t.mutations == nil {
+				t.mutations = map[string]bool{}
+			}
+			// Keyed like the watchdog: by the tool call when the request could be matched to it.
+			key := req.CallID
+			if key == "" {
+				key = req.ToolCallID
+			}
+			t.mutations[key] = true
+			t.mu.Unlock()
 		}
-		rawArgv, rawCwd := rawExecInput(req.RawInput)
-		d = policy.ClassifyExec(policy.ExecRequest{ToolCallID: req.ToolCallID, Meta: meta, RawArgv: rawArgv, RawCwd: rawCwd, Worktree: r.Worktree}, t.contract)
-	} else {
-		er := policy.EditRequestFromToolCall(req.ToolCallID, req.ToolKind, req.Locations, rawValue(req.RawInput), r.Worktree)
-		paths = er.Paths
-		d = policy.ClassifyEdit(er, t.contract)
-	}
-	data := core.PermissionData{
-		ToolCallID: req.ToolCallID, Kind: req.ToolKind, Title: req.Title, Argv: argv, Cwd: cwd,
-		Paths: paths, Code: d.Code, Reason: d.Reason, Hint: d.Hint, By: "policy",
-	}
-
-	if d.Askable() && req.ToolKind == "execute" {
-		// A standing grant for this exact command in this repository answers for the person.
-		if g, ok := core.MatchGrant(e.cfg.StateDir, r.RepoID, r.Worktree, argv, cwd); ok {
-			d = policy.Decision{Allow: true, Reason: core.GrantedReason(g)}
-			data.By, data.Grant, data.Code, data.Reason, data.Hint = core.ByGrant, g.ID, "", d.Reason, ""
-		}
-	}
-	if d.Allow && mutating(req.ToolKind) {
-		if err := e.collisionCheck(ctx, r, "before_worker_mutation"); err != nil {
-			data.Decision, data.Code, data.Reason = core.DecisionDeny, "source_collision", core.AsError(err).Message
-			e.appendEvents(t.id, event(core.EventPermissionDecided, data))
-			return req.Choose("reject_once")
-		}
-		t.mu.Lock()
-		if t.mutations == nil {
-			t.mutations = map[string]bool{}
-		}
-		// Keyed like the watchdog: by the tool call when the request could be matched to it.
-		key := req.CallID
-		if key == "" {
-			key = req.ToolCallID
-		}
-		t.mutations[key] = true
-		t.mu.Unlock()
-	}
-	if d.Allow {
-		data.Decision = core.DecisionAllow
-		e.appendEvents(t.id, event(core.EventPermissionDecided, data))
-		if d.TimeoutSeconds > 0 {
-			t.armWatchdog(req, time.Duration(d.TimeoutSeconds)*time.Second)
+		e.appendEvents(t.id, event(core.EventPermissionDecided, permissionData(req, in, v)))
+		if v.TimeoutSeconds > 0 {
+			t.armWatchdog(req, time.Duration(v.TimeoutSeconds)*time.Second)
 		}
 		return req.Choose("allow_once")
-	}
-	if d.Askable() && r.PermissionMode == core.PermissionSupervised {
-		data.Decision = core.DecisionInteraction
-		e.appendEvents(t.id, event(core.EventPermissionDecided, data))
-		out, _, _ := t.ask(ctx, req, core.InteractionPermission, d, askLimit{})
-		return out
-	}
-	if ok, asker, timeout, unwatched := e.askFor(t.id); ok && d.Askable() {
-		data.Decision = core.DecisionInteraction
-		e.appendEvents(t.id, event(core.EventPermissionDecided, data))
-		out, resp, unanswered := t.ask(ctx, req, core.InteractionPermission, d, askLimit{timeout: timeout, asker: asker, unwatched: unwatched})
+	case v.Decision == core.DecisionInteraction:
+		e.appendEvents(t.id, event(core.EventPermissionDecided, permissionData(req, in, v)))
+		if !v.Bounded {
+			limit = askLimit{}
+		}
+		out, resp, unanswered := t.ask(ctx, req, v, limit)
 		if !unanswered {
-			if resp != nil && resp.Decision == core.DecisionDeny {
+			if v.Bounded && resp != nil && resp.Decision == core.DecisionDeny {
 				// A person said no (or declined to say): the worker hears who, and how.
-				what := strings.Join(argv, " ")
+				what := strings.Join(in.Argv, " ")
 				if what == "" {
 					what = req.Title
 				}
@@ -111,43 +103,60 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 			return out
 		}
 		// Nobody answered: the automatic denial applies, with its recovery steer.
-		data.Outcome = resp.Outcome
-		switch resp.Outcome {
-		case core.OutcomeAbandoned:
-			data.Reason = d.Reason + " (the supervisor left without answering)"
-		case core.OutcomeUnavailable:
-			data.Reason = d.Reason + " (nobody could be asked: no client showed the question)"
-		default:
-			data.Reason = d.Reason + " (no one allowed it within " + timeout.String() + ")"
-		}
+		in.Unanswered, in.AskTimeout = resp.Outcome, limit.timeout
+		v = permission.Decide(in)
 	}
 
-	data.Decision = core.DecisionDeny
-	fp := policy.Fingerprint(req.ToolKind, d.Code, append(slices.Clone(argv), paths...), cwd)
-	var count int
+	if v.Fingerprint == "" {
+		e.appendEvents(t.id, event(core.EventPermissionDecided, permissionData(req, in, v)))
+		return req.Choose("reject_once")
+	}
+	// Counted against the record itself, so that concurrent identical requests each see the
+	// others; a record that could not be read counts nothing and so steers and pauses nothing.
+	var counted permission.Verdict
 	_, _ = e.update(t.id, func(r *taskRecord) ([]newEvent, error) {
 		if r.Denials == nil {
 			r.Denials = map[string]int{}
 		}
-		r.Denials[fp]++
-		count = r.Denials[fp]
-		return []newEvent{event(core.EventPermissionDecided, data)}, nil
+		in.Denials = r.Denials[v.Fingerprint]
+		counted = permission.Decide(in)
+		r.Denials[counted.Fingerprint] = counted.Count
+		return []newEvent{event(core.EventPermissionDecided, permissionData(req, in, counted))}, nil
 	})
 	switch {
-	case count >= core.DenialLoopLimit:
-		e.pause(t.id, core.PhaseRepeatedDenial, fmt.Sprintf("the worker repeated a denied request %d times (%s)", count, d.Code))
+	case counted.Pause != "":
+		e.pause(t.id, core.PhaseRepeatedDenial, counted.Pause)
 		e.spawn(t.cancelTurn)
-	case count == 1:
-		msg := "The previous tool request was rejected by immutable supervisor policy: " + data.Reason + " " + d.Hint
+	case counted.Steer != "":
+		msg := counted.Steer
 		e.spawn(func() { t.steerQuietly(msg) })
 	}
 	return req.Choose("reject_once")
 }
 
-// mutating reports whether an allowed tool call of this kind may change the worktree: anything
-// but reading, searching and thinking.
-func mutating(kind string) bool {
-	return kind != policy.KindRead && kind != policy.KindSearch && kind != policy.KindThink
+// classify puts the policy's decision on req into in, with the argv, cwd and paths it read.
+func (t *liveTask) classify(r *taskRecord, req acp.PermissionRequest, in *permission.Input) {
+	if req.ToolKind == permission.KindExecute {
+		var meta *policy.ExecMeta
+		if m := req.Meta; m != nil {
+			meta = &policy.ExecMeta{CommandSchemaVersion: m.CommandSchemaVersion, Tool: m.Tool, Argv: m.Argv, Cwd: m.Cwd, ApprovalID: m.ApprovalID}
+			in.Argv, in.Cwd = m.Argv, m.Cwd
+		}
+		rawArgv, rawCwd := rawExecInput(req.RawInput)
+		in.Policy = policy.ClassifyExec(policy.ExecRequest{ToolCallID: req.ToolCallID, Meta: meta, RawArgv: rawArgv, RawCwd: rawCwd, Worktree: r.Worktree}, t.contract)
+		return
+	}
+	er := policy.EditRequestFromToolCall(req.ToolCallID, req.ToolKind, req.Locations, rawValue(req.RawInput), r.Worktree)
+	in.Paths = er.Paths
+	in.Policy = policy.ClassifyEdit(er, t.contract)
+}
+
+// permissionData is the journal's record of verdict v on req.
+func permissionData(req acp.PermissionRequest, in permission.Input, v permission.Verdict) core.PermissionData {
+	return core.PermissionData{
+		ToolCallID: req.ToolCallID, Kind: req.ToolKind, Title: req.Title, Argv: in.Argv, Cwd: in.Cwd, Paths: in.Paths,
+		Decision: v.Decision, Code: v.Code, Reason: v.Reason, Hint: v.Hint, By: v.By, Grant: v.Grant, Outcome: v.Outcome,
+	}
 }
 
 // mutationFinished runs the after_worker_mutation guard when an allowed mutating tool call
@@ -187,11 +196,6 @@ func (t *liveTask) catchUp(ctx context.Context, delivered <-chan struct{}) {
 	t.flushText()
 }
 
-// isQuestion reports whether the request is the worker's ask tool rather than a gated action.
-func isQuestion(req acp.PermissionRequest) bool {
-	return req.ToolKind == "other" && (strings.HasPrefix(req.ToolCallID, "ask-") || (req.Meta != nil && req.Meta.Tool == "ask"))
-}
-
 func rawExecInput(raw json.RawMessage) ([]string, string) {
 	var in struct {
 		Argv []string `json:"argv"`
@@ -216,12 +220,13 @@ type askLimit struct {
 // answered: the limit's timeout passed, its supervisors left or its asker could not ask; the
 // interaction is cancelled with the policy's denial as its response (resp, whose Outcome says
 // which) and the caller denies.
-func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, kind string, d policy.Decision, limit askLimit) (out acp.PermissionOutcome, resp *core.InteractionResponse, unanswered bool) {
+func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, v permission.Verdict, limit askLimit) (out acp.PermissionOutcome, resp *core.InteractionResponse, unanswered bool) {
 	e := t.e
+	kind := v.Ask
 	request := core.InteractionRequest{
 		ToolCallID: req.ToolCallID, Tool: req.ToolKind, Title: core.TruncateText(req.Title, 512),
 		Options: make([]core.InteractionOption, len(req.Options)), Paths: req.Locations,
-		Code: d.Code, Reason: d.Reason, Hint: d.Hint,
+		Code: v.Code, Reason: v.Reason, Hint: v.Hint,
 	}
 	for i, o := range req.Options {
 		request.Options[i] = core.InteractionOption{OptionID: o.ID, Name: o.Name, Kind: o.Kind}

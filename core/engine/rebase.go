@@ -34,16 +34,11 @@ func (e *Engine) rebase(ctx context.Context, id string) (core.TaskView, error) {
 	if err != nil {
 		return core.TaskView{}, err
 	}
-	// In review, or paused by a source collision (a finalize or a steer found the source's
-	// HEAD changed the write scope): both hold the reviewed tree, checked below.
-	repairing := r.State == core.StateReviewRequired && r.RepairActive
-	if !core.Rebasable(core.TaskView{State: r.State, Phase: r.Phase}) || repairing || r.ReviewTreeHash == "" {
-		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase},
-			"task %s is %s (%s); only a task in review_required, or paused by a source collision after a review, can be rebased", id, r.State, r.Phase)
-	}
-	if r.RepairRounds >= core.MaxRepairRounds {
-		return core.TaskView{}, core.Errorf(core.CodeRepairLimitReached, map[string]any{"repair_rounds": r.RepairRounds},
-			"task %s used its %d repair rounds, and a rebase needs one: close it and start a task from the current HEAD", id, core.MaxRepairRounds)
+	// In review, or paused by a source collision after a review (a finalize or a steer found the
+	// source's HEAD changed the write scope), with a round left for the conflicts: both hold the
+	// reviewed tree, checked below.
+	if err := refusal(r, core.ActionRebase); err != nil {
+		return core.TaskView{}, err
 	}
 	c, err := parseStoredContract(r.Contract)
 	if err != nil {
@@ -133,7 +128,7 @@ func (e *Engine) rebase(ctx context.Context, id string) (core.TaskView, error) {
 		return core.TaskView{}, core.Errorf(core.CodeInternalError, nil, "the worktree was moved onto %s, but recording it failed (the next start records it): %w", plan.Onto, err)
 	}
 	// The round's prompt carries the note; if it cannot start, the next steer carries it.
-	return e.steerLocked(ctx, id, "Resolve them, then ask for review as before.", r.State, nil)
+	return e.steerLocked(ctx, id, "Resolve them, then ask for review as before.", core.ActionRebase, "", nil)
 }
 
 // rebaseIntent is a planned rebase (gitx.PlanRebase) recorded before it is written to the

@@ -239,6 +239,9 @@ func (e *Engine) pruneOne(id string, eligible func(*taskRecord) bool) (*time.Tim
 
 // Journal returns every event a task recorded, oldest first: what statistics are computed from.
 func (e *Engine) Journal(ctx context.Context, id string) ([]core.Event, error) {
+	if err := checkTaskID(id); err != nil {
+		return nil, err
+	}
 	evs, err := e.store.Journal(id, 1, maxJournalRead)
 	if err != nil {
 		return nil, e.storeError(id, err)

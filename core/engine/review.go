@@ -15,11 +15,11 @@ import (
 	"sync/atomic"
 
 	"reasonixctl/core"
-	"reasonixctl/core/atomicfile"
 	"reasonixctl/core/contract"
 	"reasonixctl/core/gitx"
 	"reasonixctl/core/redact"
 	"reasonixctl/core/review"
+	"reasonixctl/store/atomicfile"
 )
 
 // reviewReady captures the worktree as the canonical review tree, checks what the worker changed

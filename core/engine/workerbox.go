@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"reasonixctl/core"
-	"reasonixctl/core/atomicfile"
 	"reasonixctl/sandbox"
+	"reasonixctl/store/atomicfile"
 )
 
 // The worker's sandbox (issue 36, item 4). Reasonix runs the commands it is allowed in a

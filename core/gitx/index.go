@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"reasonixctl/core/atomicfile"
+	"reasonixctl/store/atomicfile"
 )
 
 // plainIndex reports whether an index file's content can lend its stat data to another index:

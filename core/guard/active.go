@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"strings"
 
-	"reasonixctl/core/atomicfile"
 	"reasonixctl/core/gitx"
+	"reasonixctl/store/atomicfile"
 )
 
 // ActiveVersion is the schema of an active-task record. The hook refuses any newer version, so

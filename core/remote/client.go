@@ -52,6 +52,8 @@ type Client struct {
 	reviewFile *connect.Client[fileRequest, fileReply]
 	preview    *connect.Client[taskRequest, core.CherryPickPreview]
 	draft      *connect.Client[core.DraftRequest, core.DraftResult]
+	grants     *connect.Client[grantsRequest, grantsReply]
+	revoke     *connect.Client[revokeRequest, core.Grant]
 	prune      *connect.Client[pruneRequest, pruneReply]
 	supervise  *connect.Client[superviseRequest, superviseReply]
 	questions  *connect.Client[questionsRequest, questionFrame]
@@ -157,6 +159,8 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 	c.reviewFile = connect.NewClient[fileRequest, fileReply](c.hc, base+procReviewFile, opts...)
 	c.preview = connect.NewClient[taskRequest, core.CherryPickPreview](c.hc, base+procPreview, opts...)
 	c.draft = connect.NewClient[core.DraftRequest, core.DraftResult](c.hc, base+procDraft, opts...)
+	c.grants = connect.NewClient[grantsRequest, grantsReply](c.hc, base+procGrants, opts...)
+	c.revoke = connect.NewClient[revokeRequest, core.Grant](c.hc, base+procRevoke, opts...)
 	c.prune = connect.NewClient[pruneRequest, pruneReply](c.hc, base+procPrune, opts...)
 	c.supervise = connect.NewClient[superviseRequest, superviseReply](c.hc, base+procSupervise, opts...)
 	c.questions = connect.NewClient[questionsRequest, questionFrame](c.hc, base+procQuestions, opts...)
@@ -434,6 +438,25 @@ func (c *Client) DraftContract(ctx context.Context, req core.DraftRequest) (core
 	res, err := unaryCall(c, ctx, c.draft, &req)
 	if err != nil {
 		return core.DraftResult{}, err
+	}
+	return *res, nil
+}
+
+// Grants implements core.Service through the owner: the grants it reads, so that an attached
+// front end and the owner never disagree about them.
+func (c *Client) Grants(ctx context.Context) ([]core.Grant, error) {
+	res, err := unaryCall(c, ctx, c.grants, &grantsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return res.Grants, nil
+}
+
+// RevokeGrant implements core.Service through the owner.
+func (c *Client) RevokeGrant(ctx context.Context, id string) (core.Grant, error) {
+	res, err := unaryCall(c, ctx, c.revoke, &revokeRequest{ID: id})
+	if err != nil {
+		return core.Grant{}, err
 	}
 	return *res, nil
 }

@@ -16,7 +16,7 @@ var requestTypes = []any{
 	helloRequest{}, superviseRequest{}, listRequest{}, getRequest{}, subscribeRequest{},
 	delegateRequest{}, controlRequest{}, core.InspectRequest{}, journalRequest{}, logRequest{},
 	taskRequest{}, fileRequest{}, core.CommentRequest{}, core.DraftRequest{}, archiveRequest{},
-	pruneRequest{}, questionsRequest{}, answerRequest{},
+	pruneRequest{}, questionsRequest{}, answerRequest{}, grantsRequest{}, revokeRequest{},
 }
 
 // fill sets every list (slice or map) reachable in v through JSON-visible fields: left nil

@@ -294,6 +294,14 @@ func (s *Server) routes() http.Handler {
 		res, err := s.e.DraftContract(ctx, *r)
 		return &res, err
 	}))
+	mux.Handle(unary(s, procGrants, opts, func(ctx context.Context, _ *grantsRequest) (*grantsReply, error) {
+		grants, err := s.e.Grants(ctx)
+		return &grantsReply{Grants: grants}, err
+	}))
+	mux.Handle(unary(s, procRevoke, opts, func(ctx context.Context, r *revokeRequest) (*core.Grant, error) {
+		g, err := s.e.RevokeGrant(ctx, r.ID)
+		return &g, err
+	}))
 	mux.Handle(unary(s, procApply, opts, func(ctx context.Context, r *archiveRequest) (*core.ApplyResult, error) {
 		res, err := s.e.ApplyToCheckout(ctx, r.TaskID, r.Apply)
 		return &res, err

@@ -47,6 +47,8 @@ const (
 	procSupervise  = service + "Supervise"
 	procApply      = service + "ApplyToCheckout"
 	procDraft      = service + "DraftContract"
+	procGrants     = service + "Grants"
+	procRevoke     = service + "RevokeGrant"
 )
 
 // Info describes the process that owns a state directory and serves its socket.
@@ -157,6 +159,16 @@ type controlRequest struct {
 	Outcome    string `json:"outcome,omitempty"`
 	Client     string `json:"client,omitempty"`
 	Grant      bool   `json:"grant,omitempty"` // a dashboard's standing grant with its allow
+}
+
+type grantsRequest struct{}
+
+type grantsReply struct {
+	Grants []core.Grant `json:"grants"`
+}
+
+type revokeRequest struct {
+	ID string `json:"id"`
 }
 
 type storedReply struct {
