@@ -344,7 +344,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.ShowPending):
 		return m.openNextPending()
 	case key.Matches(msg, k.Grants):
-		m.push(newGrantsDialog(m.opts.StateDir))
+		return m.openGrants()
 	case key.Matches(msg, k.Apply):
 		return m.applyTask(t)
 	case key.Matches(msg, rebaseKey):
@@ -416,6 +416,8 @@ func (m *Model) perform(a action) tea.Cmd {
 		return m.sendComments(a.taskID)
 	case openRequestAction:
 		return m.openRequestOf(a.taskID)
+	case grantsAction:
+		return m.grantsCmd(a)
 	}
 	return nil
 }

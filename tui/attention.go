@@ -50,14 +50,34 @@ func failedFinalize(tv core.TaskView) bool {
 }
 
 // attentionOrder sorts tasks by group and, within one, by their place in the service's list
-// (newest first), so that a task leaving a group and coming back finds its place again. It runs
-// after every message: each task's group is worked out once, and a list in order stays as it is.
+// (newest first), so that a task leaving a group and coming back finds its place again. The
+// waiting ones are the exception: they come in the order their requests arrived, oldest first,
+// the order in which `i` opens them, so that `i` takes the top waiting row. It runs after every
+// message: each task's group is worked out once, and a list in order stays as it is.
 func attentionOrder(tasks []core.TaskView, r *requests, listed map[string]int) {
 	type key struct{ group, place int }
+	var asked map[string]int
+	if len(r.items) > 0 {
+		asked = make(map[string]int, len(r.items))
+	}
+	for i, p := range r.items {
+		if _, ok := asked[p.taskID]; !ok && !p.answering {
+			asked[p.taskID] = i
+		}
+	}
 	keys := make([]key, len(tasks))
 	sorted := true
 	for i, tv := range tasks {
 		keys[i] = key{int(attentionOf(tv, r)), listed[tv.TaskID]}
+		if keys[i].group == int(attnWaiting) {
+			// A task waiting in its state whose request is not known yet comes after those
+			// whose request is.
+			if n, ok := asked[tv.TaskID]; ok {
+				keys[i].place = n
+			} else {
+				keys[i].place = len(r.items) + keys[i].place
+			}
+		}
 		if i > 0 && (keys[i].group < keys[i-1].group || (keys[i].group == keys[i-1].group && keys[i].place < keys[i-1].place)) {
 			sorted = false
 		}

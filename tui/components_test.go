@@ -210,5 +210,5 @@ func TestRebaseKeyAsksThenSendsRebase(t *testing.T) {
 	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRebase})
 	h.press("j") // docs-typo is running
 	h.press("M")
-	h.requireView("only a task in review")
+	h.requireView("rebase needs a task in review")
 }

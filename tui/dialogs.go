@@ -418,9 +418,6 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 			b.WriteString("\n" + st.Render(wrapIndent(safetext.Sanitize(line), width, 2)) + "\n")
 		}
 	}
-	if f.err != "" {
-		b.WriteString("\n" + t.Error.Render(wrapIndent(safetext.Sanitize(f.err), width, 0)))
-	}
 	keys := []key.Binding{k.FocusNext, hint(k.Toggle, "tick"), k.Submit, bind(nil, "esc", "cancel")}
 	if len(f.risks) > 0 {
 		keys = append(keys, hint(k.AckRisks, "acknowledge risks"))
@@ -428,7 +425,14 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	if len(f.excuse.ids) > 0 {
 		keys = append(keys, excuseKey)
 	}
-	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, keys...)
+	foot := keyLines(t, width, keys...)
+	if f.err != "" {
+		// Why enter did not finalize goes with the keys, which always stay in view: at the end of
+		// a body taller than the screen it was scrolled out of sight, and the summary field,
+		// which has the keys then, leaves pgdn to the text.
+		foot = t.Error.Render(wrapIndent(safetext.Sanitize(f.err), width, 0)) + "\n\n" + foot
+	}
+	return strings.TrimRight(b.String(), "\n"), foot
 }
 
 func (f *finalizeDialog) capturing() bool {
@@ -525,13 +529,18 @@ func (d *newTaskDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	return dialogResult{}
 }
 
-func (d *newTaskDialog) submit() dialogResult {
-	in := newTaskInput{
+// value is what the form holds.
+func (d *newTaskDialog) value() newTaskInput {
+	return newTaskInput{
 		ContractPath: strings.TrimSpace(d.inputs[0].Value()),
 		RepoDir:      strings.TrimSpace(d.inputs[1].Value()),
 		TaskID:       strings.TrimSpace(d.inputs[2].Value()),
 		Lane:         d.lane,
 	}
+}
+
+func (d *newTaskDialog) submit() dialogResult {
+	in := d.value()
 	for i, v := range []string{in.ContractPath, in.RepoDir, in.TaskID} {
 		if v == "" {
 			d.err = newTaskLabels[i] + " is empty"
@@ -597,6 +606,8 @@ type noticeDialog struct {
 	err       error
 	ownerGone bool
 	stateDir  string
+	// intro says it is the first note (Options.Intro), which opens by itself.
+	intro bool
 }
 
 func (d *noticeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
@@ -620,7 +631,15 @@ func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	if d.ownerGone && d.err != nil {
 		lines = withNext(lines, ownerGoneNext(d.stateDir))
 	}
-	for _, l := range lines {
+	for i, l := range lines {
+		if d.intro {
+			// Paragraphs of prose, not an error's details under their first line.
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString("\n" + wrapIndent(safetext.Sanitize(l), width, 0))
+			continue
+		}
 		b.WriteString("\n" + wrapIndent(safetext.Sanitize(l), width, 2))
 	}
 	if d.command != "" {

@@ -309,7 +309,7 @@ func TestCommentsAreMadeEditedDeletedAndSentAsOneRepair(t *testing.T) {
 	}
 	h.requireView("saved comment c1 on internal/auth/login.go:11", "internal/auth/login.go +3 -2 ●1", "11●+")
 	// The selected line's comment is read where the position was.
-	h.requireView("file 1/2 · hunk 1/2 · ● line 11: Wrap the error with the… · revision 2")
+	h.requireView("file 1/2 · hunk 1/2 · ● line 11: Wrap the error with the user… · revision 2")
 	// A removed line is commented on the old side.
 	h.press("K", "c")
 	h.requireView("Comment on internal/auth/login.go:11 (removed line)")

@@ -17,7 +17,7 @@ const hscrollStep = 8
 func (m *Model) diffWidth() int {
 	w := m.detailWidth()
 	if m.fileColumn() {
-		w -= min(40, w/3) + 1
+		w -= fileColumnWidth(w) + 1
 	}
 	return max(w, 1)
 }

@@ -381,6 +381,19 @@ func (s *diffStyles) codeRows(segs []seg, emph, marks []span, bg, width, skip in
 	case bgDel:
 		emphBg = bgDelEmph
 	}
+	// A line that does not fit is cut one cell early, so that the … marking the cut takes the
+	// last cell: cutting when the row is already full put the … one cell past the pane, where
+	// the frame dropped it, and a line one cell too long looked whole.
+	limit := width
+	if !wrap {
+		n := 0
+		for _, sg := range segs {
+			n += cellWidth(sg.text)
+		}
+		if n-skip > width {
+			limit = max(width-1, 0)
+		}
+	}
 	pad := func() {
 		if bg != bgNone && used < width && !s.mono {
 			st := s.style(chroma.Background, bg)
@@ -400,15 +413,15 @@ func (s *diffStyles) codeRows(segs []seg, emph, marks []span, bg, width, skip in
 				w = cellWidth(text)
 			}
 			st := s.style(tt, b2)
-			if used+w <= width {
+			if used+w <= limit {
 				b.WriteString(st.pre + text + st.post)
 				used += w
 				return true
 			}
 			if !wrap {
-				text = ansi.Truncate(text, max(width-used-1, 0), "") + "…"
-				b.WriteString(st.pre + text + st.post)
-				used = width
+				head := splitCells(text, min(limit, width-1)-used)
+				b.WriteString(st.pre + head + "…" + st.post)
+				used += cellWidth(head) + 1
 				return false
 			}
 			head := splitCells(text, width-used)

@@ -200,6 +200,50 @@ func (m *Model) goToMatch(ti *taskInfo, i int) {
 	ti.rv.sel = mt.line
 	ti.rv.placed, ti.rv.seenFile, ti.rv.seenTop = true, ti.rv.diffCur.file, ti.rv.diffCur.top
 	m.placeSel(ti)
+	m.scrollToMatch(ti, mt, s.query)
+}
+
+// scrollToMatch scrolls unwrapped code sideways so that the match on its line is in view: a
+// line is cut at the pane's edge, and a match past it was selected but never seen.
+func (m *Model) scrollToMatch(ti *taskInfo, mt diffMatch, q string) {
+	if m.review.wrap {
+		return
+	}
+	f := &ti.rv.diff.files[mt.file]
+	if mt.line >= len(f.lines) {
+		return
+	}
+	l := f.lines[mt.line]
+	if l.kind != '+' && l.kind != '-' && l.kind != ' ' {
+		return // headers are drawn from their start, whatever the scroll
+	}
+	low := ti.rv.diff.lowerLines(mt.file)[mt.line]
+	lq := strings.ToLower(q)
+	at := strings.Index(low, lq)
+	if at < 0 || len(low) != len(l.text) {
+		return
+	}
+	from := cellWidth(l.text[:at])
+	to := from + cellWidth(l.text[at:at+len(lq)])
+	left, right := codeWidths(m.diffWidth(), f.numW, m.sbsActive())
+	cw := right
+	if l.kind == '-' && m.sbsActive() {
+		cw = left
+	}
+	// The last cell of a cut line holds its …: what shows ends one cell before the edge.
+	shown := max(cw-1, 1)
+	x := ti.rv.xoff
+	switch {
+	case from < x:
+		x = from / hscrollStep * hscrollStep
+	case to > x+shown:
+		x = (to - shown + hscrollStep - 1) / hscrollStep * hscrollStep
+		if x > from {
+			// A match wider than the pane shows from its start.
+			x = from / hscrollStep * hscrollStep
+		}
+	}
+	ti.rv.xoff = x
 }
 
 // searchLine is the search's line under the diff, with its newline; empty when closed.

@@ -17,11 +17,18 @@ import (
 // preview and other commands are in review.go, the diff's parsing and drawing in diffview.go
 // and diffrender.go.
 
-// fileColumn says whether the diff's file list sits beside the diff rather than above it.
-// Hidden, it gives the code the whole width.
+// fileColumn says whether the diff's file list sits beside the diff rather than above it: only
+// where the diff keeps diffMinWidth beside it. Hidden, it gives the code the whole width.
 func (m *Model) fileColumn() bool {
-	return m.detailWidth() >= 100 && !m.sbsActive() && !m.review.hideFiles
+	return fileColumnWidth(m.detailWidth()) >= minFileColumn && !m.sbsActive() && !m.review.hideFiles
 }
+
+// minFileColumn is the narrowest file list drawn beside the diff.
+const minFileColumn = 30
+
+// fileColumnWidth is the width of the file list beside a diff pane w wide: a third, at most 40
+// columns, and never so wide that the diff keeps less than diffMinWidth.
+func fileColumnWidth(w int) int { return min(40, w/3, w-1-diffMinWidth) }
 
 // diffBodyHeight is the number of diff lines the diff view shows.
 func (m *Model) diffBodyHeight() int {
@@ -148,7 +155,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	var fileCol []string
 	top := min(c.top, m.lastTop(doc, c, bodyH))
 	if m.fileColumn() {
-		listW := min(40, w/3)
+		listW := fileColumnWidth(w)
 		diffW = w - listW - 1
 		for i := range doc.files {
 			fileCol = append(fileCol, fileLine(i, listW))
@@ -283,7 +290,9 @@ func (p diffTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return nil, p.searchKey(ti, msg)
 	}
 	if key.Matches(msg, k.SideBySide) {
-		if m.width < sideBySideMin {
+		// Turning it off is always allowed: after a resize below the width it needs, side by
+		// side stays chosen (the position line says so) and w must be able to let it go.
+		if m.width < sideBySideMin && !m.review.sideBySide {
 			m.setStatus(fmt.Sprintf("side by side needs a terminal at least %d columns wide; this one is %d", sideBySideMin, m.width), false, "")
 			return nil, true
 		}
@@ -361,19 +370,24 @@ func (p diffTab) scroll(ti *taskInfo, msg tea.KeyMsg) bool {
 	page := max(m.detailHeight()-2, 1)
 	c := ti.rv.diffCur
 	last := m.lastTop(ti.rv.diff, c, m.diffBodyHeight())
-	took := true
+	took, entered := true, false
 	switch {
 	case key.Matches(msg, k.NextHunk):
+		if e := ti.rv.entered; e != nil && *e == c {
+			// The file was just entered with } or {: the selection is on its first hunk
+			// already, and going "to" it moved nothing on screen.
+			c.top = max(c.top, firstHunk(ti.rv.diff.files[c.file]))
+		}
 		c = ti.rv.diff.nextHunk(c)
 	case key.Matches(msg, k.PrevHunk):
 		c = ti.rv.diff.prevHunk(c)
 	case key.Matches(msg, k.NextFile):
 		if c.file+1 < len(ti.rv.diff.files) {
-			c = diffCursor{c.file + 1, 0}
+			c, entered = diffCursor{c.file + 1, 0}, true
 		}
 	case key.Matches(msg, k.PrevFile):
 		if c.file > 0 {
-			c = diffCursor{c.file - 1, 0}
+			c, entered = diffCursor{c.file - 1, 0}, true
 		}
 	case key.Matches(msg, k.PageDown):
 		c.top = min(c.top+page, max(last, c.top))
@@ -386,10 +400,30 @@ func (p diffTab) scroll(ti *taskInfo, msg tea.KeyMsg) bool {
 	case key.Matches(msg, k.Reviewed):
 		name := ti.rv.diff.files[c.file].name
 		ti.rv.reviewed[name] = !ti.rv.reviewed[name]
+		// Said in the header too: the file list may be hidden (z) and the position line gives
+		// its room to the comment of a commented line, and then nothing else showed the change.
+		n := 0
+		for _, df := range ti.rv.diff.files {
+			if ti.rv.reviewed[df.name] {
+				n++
+			}
+		}
+		what := "marked reviewed"
+		if !ti.rv.reviewed[name] {
+			what = "no longer marked reviewed"
+		}
+		m.setStatus(fmt.Sprintf("%s %s · %d/%d files reviewed", name, what, n, len(ti.rv.diff.files)), false, "")
 	default:
 		took = false
 	}
 	ti.rv.diffCur = ti.rv.diff.clamp(c)
+	if took {
+		ti.rv.entered = nil
+		if entered {
+			e := ti.rv.diffCur
+			ti.rv.entered = &e
+		}
+	}
 	return took
 }
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -165,6 +166,8 @@ type eventsPane struct {
 	msg     *entry // the agent message text is appended to, until another entry interrupts it
 	thought *entry // the reasoning block text is appended to
 	usage   *entry
+	// answered is the permission answered by the event just added, if any.
+	answered *answeredAsk
 
 	sel    uint64 // the selected entry's id, 0 for none
 	anchor *pos   // the top line while the reader is scrolled away from the live tail; nil follows
@@ -207,6 +210,8 @@ func (p *eventsPane) add(ev core.Event) {
 	p.dataLines += estLines(ev, p.textWidth())
 	p.dataEvents++
 	p.version++
+	answered := p.answered
+	p.answered = nil
 	switch ev.Type {
 	case core.EventAgentMessage:
 		p.addMessage(safetext.Sanitize(textOf(ev)))
@@ -217,6 +222,13 @@ func (p *eventsPane) add(ev core.Event) {
 		p.addTool(d)
 	case core.EventPermissionDecided:
 		d, _ := core.DataOf[core.PermissionData](ev)
+		if a := answered; a != nil && d.Grant != "" && d.By != core.ByGrant && p.last() == a.e && slices.Equal(d.Argv, a.ia.Request.Argv) {
+			// The answer's record says only which of the worker's options it took (allow once);
+			// the decision that follows it says the person also granted the command for the
+			// repository, which the answer's line must say too.
+			_, text := resolvedText(a.ia, true)
+			p.setPlain(a.e, safetext.Sanitize(capText(text, maxPlainBytes)))
+		}
 		label, head := permissionHeader(d)
 		details := permissionDetail(d)
 		for i := range details {
@@ -244,8 +256,21 @@ func (p *eventsPane) add(ev core.Event) {
 		e := plainEntry(kind, text)
 		e.cat = categoryOf(ev.Type)
 		p.push(e)
+		if ev.Type == core.EventInteractionResolved {
+			if ia, ok := core.DataOf[core.Interaction](ev); ok && ia.Kind == core.InteractionPermission &&
+				ia.Response != nil && ia.Response.Decision == core.DecisionAllow {
+				p.answered = &answeredAsk{e: e, ia: ia}
+			}
+		}
 	}
 	p.trim()
+}
+
+// answeredAsk is the line of a permission just answered with an allow, which the decision
+// right after it may complete (see add).
+type answeredAsk struct {
+	e  *entry
+	ia core.Interaction
 }
 
 func plainEntry(kind entryKind, text string) *entry {

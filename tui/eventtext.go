@@ -225,6 +225,23 @@ func capText(s string, n int) string {
 
 // ---- one-line formats ----
 
+// resolvedText is the line of an interaction_resolved event; grant says the allow also granted
+// the command for the repository, which the response itself does not record.
+func resolvedText(ia core.Interaction, grant bool) (entryKind, string) {
+	if ia.Status != core.InteractionResolved || ia.Response == nil {
+		return kindAsk, fmt.Sprintf("ask    %s %s %s", ia.Kind, ia.ID, ia.Status)
+	}
+	by := ""
+	if ia.Response.By != "" {
+		by = " (by " + ia.Response.By + ")"
+		if ia.Response.Client != "" {
+			by = " (by " + ia.Response.By + " through " + ia.Response.Client + ")"
+		}
+	}
+	r := ia.Response
+	return kindAsk, fmt.Sprintf("ask    %s %s answered %s%s", ia.Kind, ia.ID, answerText(ia, r.Decision, r.OptionID, r.Answer, grant), by)
+}
+
 const agentLabel = "agent  "
 
 func formatEvent(ev core.Event) (entryKind, string) {
@@ -254,17 +271,7 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		return kindAsk, "ask    " + ia.Kind + " " + ia.ID + " waits for you: " + describeRequest(ia.Request).summary()
 	case core.EventInteractionResolved:
 		ia, _ := core.DataOf[core.Interaction](ev)
-		if ia.Status != core.InteractionResolved || ia.Response == nil {
-			return kindAsk, fmt.Sprintf("ask    %s %s %s", ia.Kind, ia.ID, ia.Status)
-		}
-		by := ""
-		if ia.Response.By != "" {
-			by = " (by " + ia.Response.By + ")"
-			if ia.Response.Client != "" {
-				by = " (by " + ia.Response.By + " through " + ia.Response.Client + ")"
-			}
-		}
-		return kindAsk, fmt.Sprintf("ask    %s %s answered %s%s", ia.Kind, ia.ID, responseText(ia), by)
+		return resolvedText(ia, false)
 	case core.EventPlan:
 		d, _ := core.DataOf[core.PlanData](ev)
 		var b strings.Builder

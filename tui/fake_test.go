@@ -47,6 +47,12 @@ type fakeService struct {
 	// drafts are the DraftContract requests; onDraft answers them (a real engine's, or canned).
 	drafts  []core.DraftRequest
 	onDraft func(context.Context, core.DraftRequest) (core.DraftResult, error)
+	// grants are the owner's standing grants, or with grantsDir set the grants file of that
+	// state directory, as an owner keeps them; grantCalls records each grant call ("list",
+	// "revoke <id>") in order.
+	grants     []core.Grant
+	grantsDir  string
+	grantCalls []string
 }
 
 var _ core.Service = (*fakeService)(nil)
@@ -203,6 +209,38 @@ func (f *fakeService) draftLog() []core.DraftRequest {
 }
 
 func (f *fakeService) SetAsker(core.Asker) {}
+
+func (f *fakeService) Grants(context.Context) ([]core.Grant, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.grantCalls = append(f.grantCalls, "list")
+	if f.grantsDir != "" {
+		return core.LoadGrants(f.grantsDir)
+	}
+	return slices.Clone(f.grants), nil
+}
+
+func (f *fakeService) RevokeGrant(_ context.Context, id string) (core.Grant, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.grantCalls = append(f.grantCalls, "revoke "+id)
+	if f.grantsDir != "" {
+		return core.RevokeGrant(f.grantsDir, id)
+	}
+	i := slices.IndexFunc(f.grants, func(g core.Grant) bool { return g.ID == id })
+	if i < 0 {
+		return core.Grant{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"id": id}, "no grant %s (reasonixctl grants list shows them)", id)
+	}
+	g := f.grants[i]
+	f.grants = slices.Delete(f.grants, i, i+1)
+	return g, nil
+}
+
+func (f *fakeService) grantLog() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.grantCalls)
+}
 
 func (f *fakeService) controlLog() []core.ControlRequest {
 	f.mu.Lock()

@@ -24,7 +24,17 @@ func helpModel(t Theme, width int) help.Model {
 
 // shortHelp renders "key help · key help" within width, dropping what does not fit.
 func shortHelp(t Theme, width int, bindings ...key.Binding) string {
-	s := helpModel(t, width).ShortHelpView(bindings)
+	shown := make([]key.Binding, len(bindings))
+	for i, b := range bindings {
+		shown[i] = b
+		if len(b.Keys()) == 0 && b.Help().Key != "" {
+			// A hint that names keys the dialog reads itself (bind(nil, …)) has no keys of its
+			// own, and bubbles/help leaves a binding without keys out as disabled: the help's
+			// "scroll · close" never showed.
+			shown[i] = bind([]string{b.Help().Key}, b.Help().Key, b.Help().Desc)
+		}
+	}
+	s := helpModel(t, width).ShortHelpView(shown)
 	if width > 0 {
 		// ShortHelpView keeps adding items when not even its ellipsis fits.
 		s = ansi.Truncate(s, width, "…")

@@ -433,7 +433,7 @@ func answerKey(p *ktIA, before ktScreen, key tea.KeyMsg, resp core.ControlReques
 			return ""
 		}
 	case kind == core.InteractionPermission && k == "R":
-		if grantable(p.ia.Request) && resp.Decision == core.DecisionAllow && resp.Grant {
+		if p.ia.Request.Grantable() && resp.Decision == core.DecisionAllow && resp.Grant {
 			return ""
 		}
 	case k == "d":
@@ -558,7 +558,7 @@ func (kt *keyTrust) do(op ktOp) {
 			case before.answering:
 			case p.ia.Kind == core.InteractionPermission:
 				_, session := p.ia.Request.SessionOption()
-				due = k == "a" || k == "d" || (k == "S" && session) || (k == "R" && grantable(p.ia.Request))
+				due = k == "a" || k == "d" || (k == "S" && session) || (k == "R" && p.ia.Request.Grantable())
 			default:
 				due = k == "d" || (k == "enter" && before.selected > 0)
 			}

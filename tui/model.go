@@ -45,6 +45,9 @@ type Options struct {
 	// CheckDrafts makes the new-task form's ctrl+d run each drafted check on the checkout's HEAD,
 	// sandboxed, and keep only those that pass (as `contract init --check`).
 	CheckDrafts bool
+	// Intro, when set, is a note shown first, before any request opens: what is running and
+	// what comes next (the demo says what its scripted worker is about to do).
+	Intro *Note
 
 	// animate lets the model schedule its own timers (spinner frames, the end of a prompt's key
 	// grace). Run sets it; tests leave it off and move a fake clock instead.
@@ -124,9 +127,19 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	}
 }
 
+// Note is a titled note of a few paragraphs.
+type Note struct {
+	Title string
+	Lines []string
+}
+
 // Init loads the task list.
 func (m *Model) Init() tea.Cmd {
-	if m.opts.Unshared != nil && m.dialogs.empty() {
+	fresh := m.dialogs.empty()
+	if n := m.opts.Intro; n != nil && fresh {
+		m.push(&noticeDialog{title: n.Title, lines: n.Lines, intro: true})
+	}
+	if m.opts.Unshared != nil && fresh {
 		m.push(errorNotice("Other processes cannot attach to this dashboard", m.opts.Unshared))
 	}
 	return m.refreshList()
@@ -185,6 +198,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case controlMsg:
 		cmds = append(cmds, m.onControl(msg))
 	case delegateMsg:
+		if msg.err != nil {
+			// "starting task x…" (or "resuming x…") spoke of a start that has failed: the form or
+			// the notice given back now says why, and the line must not go on saying it starts.
+			m.status = status{}
+		}
 		cmds = append(cmds, m.onDelegate(msg))
 	case draftMsg:
 		if d, ok := m.dialogs.top().(*newTaskDialog); ok {
@@ -194,6 +212,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onOwner())
 	case checkLogMsg:
 		m.task(msg.taskID).checks.loaded(msg)
+	case grantsMsg:
+		m.onGrants(msg)
 	case replayLoadedMsg:
 		m.rp.load(msg)
 	default:
@@ -330,7 +350,13 @@ func (m *Model) dialogKey(top dialog, msg tea.KeyMsg, alone bool) tea.Cmd {
 		m.push(&helpDialog{})
 		return nil
 	}
-	return m.apply(top, top.update(msg, m.keys), alone)
+	res := top.update(msg, m.keys)
+	if d, ok := top.(*newTaskDialog); ok && res.close && res.delegate == nil {
+		// Closed without starting: the next form opens with what this one held (a path fixed
+		// after a failed start, a drafted contract), not with the last submission's.
+		m.lastForm = d.value()
+	}
+	return m.apply(top, res, alone)
 }
 
 // tooSmall says the terminal is below the size the dashboard draws in: the screen shows only a

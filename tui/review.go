@@ -45,6 +45,9 @@ type taskReview struct {
 	seenFile, seenTop int // the page the selection was placed on
 	placed            bool
 	xoff              int // columns the code is scrolled to the left
+	// entered is where } or { put the cursor, at the top of a file; while it stays there, its
+	// first hunk is the current one for ].
+	entered *diffCursor
 	// editedSince are comments edited in this session after they were sent: the engine keeps
 	// their sent round, but they are new to the worker, so C offers them again.
 	editedSince map[string]bool

@@ -155,8 +155,8 @@ func (m *Model) viewList(rows int) string {
 			badge = t.Badges[core.StateCommitFailed].Render(padRight("REPAIR", 6))
 		}
 		tokens := "-"
-		if ti.usage != nil {
-			tokens = humanInt(ti.usage.PromptTokens + ti.usage.CompletionTokens)
+		if u := ti.totalUsage(); u != nil {
+			tokens = humanInt(u.PromptTokens + u.CompletionTokens)
 		}
 		repo := ti.repository
 		if repo == "" {

@@ -15,8 +15,10 @@ type taskInfo struct {
 	repository string
 	created    time.Time
 	usage      *core.Usage
-	usageLog   usageLog // usage reports seen, for today's figures (usage.go)
+	usageLog   usageLog // usage reports seen, for today's figures and the task's total (usage.go)
 	usageGen   uint64   // counts changes of usage
+	usageSeq   uint64   // the journal seq usage is as of
+	total      usageTotal
 	events     *eventsPane
 	replayed   bool         // the pane was built from the journal (its newest window)
 	fromStart  bool         // … and that window starts at the journal's first event
@@ -76,7 +78,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 		cmds = append(cmds, m.refreshList(), m.detailIfSelected(ev.TaskID))
 	case core.EventUsage:
 		if u, ok := core.DataOf[core.Usage](ev); ok {
-			ti.usage = &u
+			ti.usage, ti.usageSeq = &u, ev.Seq
 			ti.usageGen++
 		}
 	case core.EventInteractionWaiting:
@@ -181,9 +183,11 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 	if !d.CreatedAt.IsZero() {
 		ti.created = d.CreatedAt
 	}
-	if d.Usage != nil {
-		ti.usage = d.Usage
+	if d.Usage != nil && d.LastSeq >= ti.usageSeq {
+		// A detail asked for before a report that arrived meanwhile would set the older figure.
+		ti.usage, ti.usageSeq = d.Usage, d.LastSeq
 		ti.usageGen++
+		ti.noteSnapshot(d.LastSeq, *d.Usage, m.now())
 	}
 	ti.rv.load(d)
 	m.list.replace(d.View)

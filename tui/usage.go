@@ -25,6 +25,71 @@ func (ti *taskInfo) noteUsage(ev core.Event) {
 	ti.usageLog[ev.Seq] = ev
 }
 
+// noteSnapshot keeps the usage a detail reported as of journal seq as a report at that seq,
+// unless the journal's own report there is known. Reports count a worker session's usage and
+// start again from zero with the next session; a task whose journal was not read, and whose
+// worker restarted while the dashboard watched, had only the new session's reports here, and
+// its figures fell back to them.
+func (ti *taskInfo) noteSnapshot(seq uint64, u core.Usage, at time.Time) {
+	if seq == 0 {
+		return
+	}
+	if ti.usageLog == nil {
+		ti.usageLog = usageLog{}
+	}
+	if _, ok := ti.usageLog[seq]; ok {
+		return
+	}
+	ti.usageLog[seq] = core.Event{Seq: seq, Time: at, Type: core.EventUsage, Data: usageJSON(u)}
+}
+
+// usageTotal is a task's usage over all its worker sessions, as far as the reports seen tell,
+// kept until they change.
+type usageTotal struct {
+	gen   uint64
+	n     int
+	known bool
+	u     core.Usage
+}
+
+// totalUsage is the task's usage over all its worker sessions: each session's counters start
+// again from zero, so the newest report alone (ti.usage) undercounts a task whose worker
+// restarted. nil while nothing was reported.
+func (ti *taskInfo) totalUsage() *core.Usage {
+	if len(ti.usageLog) == 0 {
+		return ti.usage
+	}
+	tt := &ti.total
+	if tt.known && tt.gen == ti.usageGen && tt.n == len(ti.usageLog) {
+		return &tt.u
+	}
+	sum := stats.Compute([]stats.Task{{Events: ti.usageLog.events()}}, time.Time{}, time.UTC).UsageTotal
+	u := core.Usage{PromptTokens: sum.PromptTokens, CompletionTokens: sum.CompletionTokens, ReasoningTokens: sum.ReasoningTokens,
+		CacheHitTokens: sum.CacheHitTokens, CacheMissTokens: sum.CacheMissTokens}
+	if last := ti.usage; last != nil {
+		u.UsageSource = last.UsageSource
+		if last.PromptTokens == u.PromptTokens && last.CompletionTokens == u.CompletionTokens {
+			u.CacheHitRatio = last.CacheHitRatio // one session: its own ratio
+		}
+		if last.Currency != nil {
+			if v, ok := sum.Cost[*last.Currency]; ok {
+				u.EstimatedCost, u.Currency = &v, last.Currency
+			}
+		}
+	}
+	if hm := u.CacheHitTokens + u.CacheMissTokens; hm > 0 {
+		r := float64(u.CacheHitTokens) / float64(hm)
+		u.CacheHitRatio = &r
+	}
+	if u.EstimatedCost == nil && len(sum.Cost) == 1 {
+		for cur, v := range sum.Cost {
+			u.EstimatedCost, u.Currency = &v, &cur
+		}
+	}
+	*tt = usageTotal{gen: ti.usageGen, n: len(ti.usageLog), known: true, u: u}
+	return &tt.u
+}
+
 func (l usageLog) events() []core.Event {
 	evs := make([]core.Event, 0, len(l))
 	for _, ev := range l {

@@ -193,6 +193,11 @@ func (m *Model) overlayDialog(body string, d dialog, height int) string {
 	if _, ok := d.(*promptDialog); !ok {
 		y = max((height-len(boxLines))/2, 0)
 	}
+	if m.rp == nil && opensByItself(d) {
+		// What opens without being asked for (a worker's request, the first note) leaves the
+		// task list in view where it fits below it: which task asks, and what else is going on.
+		y = max(y, min(m.listRows(height)+1, height-len(boxLines)))
+	}
 	lines := strings.Split(body, "\n")
 	for len(lines) < height {
 		lines = append(lines, "")
@@ -210,6 +215,18 @@ func (m *Model) overlayDialog(body string, d dialog, height int) string {
 		lines[i] = strings.Repeat(" ", x) + box + strings.Repeat(" ", right)
 	}
 	return strings.Join(lines[:height], "\n")
+}
+
+// opensByItself says d was not opened by a key of the person's: a worker's request, or the
+// first note.
+func opensByItself(d dialog) bool {
+	switch d := d.(type) {
+	case *promptDialog:
+		return true
+	case *noticeDialog:
+		return d.intro
+	}
+	return false
 }
 
 // viewDialog frames a dialog: its body scrolls when it is taller than the screen allows, and
@@ -254,10 +271,28 @@ func (m *Model) viewDialog(d dialog, height int) string {
 	return m.theme.Dialog.Width(w - 2).Render(strings.Join(lines, "\n"))
 }
 
-// Layout: wide terminals put the list beside the detail; narrow ones stack them. A side-by-side
-// diff takes the whole width too: beside the list, each side would be cut at 45 columns.
+// diffMinWidth is the least the diff is given on a terminal at least that wide: what it has at
+// 80 columns. Beside the list at 120 columns it had 71.
+const diffMinWidth = 80
+
+// Layout: wide terminals put the list beside the detail; narrow ones stack them. The diff stays
+// beside the list only where it keeps diffMinWidth there; on a wide terminal with less room the
+// list and the selected task's summary share a band above a diff of the whole width (band). A
+// side-by-side diff takes the whole width, under the list: beside it, each side would be cut at
+// 45 columns.
 func (m *Model) wide() bool {
-	return m.width >= wideWidth && !(m.tab == tabDiff && m.sbsActive())
+	if m.width < wideWidth {
+		return false
+	}
+	if m.tab == tabDiff {
+		return !m.sbsActive() && m.width-besideListWidth(m.width)-1 >= diffMinWidth
+	}
+	return true
+}
+
+// band says the list and the summary sit side by side above a diff of the whole width.
+func (m *Model) band() bool {
+	return m.tab == tabDiff && m.width >= wideWidth && !m.sbsActive() && !m.wide()
 }
 
 func (m *Model) listRows(bodyH int) int {
@@ -276,17 +311,29 @@ func (m *Model) detailWidth() int {
 }
 
 func (m *Model) listWidth() int {
-	if m.wide() {
-		return clampInt(m.width*2/5, 40, 64)
+	if m.wide() || m.band() {
+		return besideListWidth(m.width)
 	}
 	return m.width
+}
+
+// besideListWidth is the list's width beside the detail (or the summary) on a terminal w wide.
+func besideListWidth(w int) int { return clampInt(w*2/5, 40, 64) }
+
+// bandHeight is the band's height: the list's, or the summary's up to a third of the body.
+func (m *Model) bandHeight(bodyH int) int {
+	list := m.listRows(bodyH) + 1
+	return max(list, min(len(m.summaryLines(m.width-m.listWidth()-1)), max(bodyH/3, list)))
 }
 
 // detailHeight is the number of content lines under the detail's tab bar.
 func (m *Model) detailHeight() int {
 	bodyH := m.height - 3
-	if m.wide() {
+	switch {
+	case m.wide():
 		return bodyH - 1
+	case m.band():
+		return bodyH - m.bandHeight(bodyH) - 1
 	}
 	return bodyH - (m.listRows(bodyH) + 1) - 1
 }
@@ -295,23 +342,43 @@ func (m *Model) viewBody(bodyH int) string {
 	rows := m.listRows(bodyH)
 	list := m.viewList(rows)
 	detail := m.viewDetail(m.detailWidth(), m.detailHeight())
-	if m.wide() {
+	sep := func(h int) string {
+		return strings.TrimSuffix(strings.Repeat(m.theme.Border.Render("│")+"\n", h), "\n")
+	}
+	switch {
+	case m.wide():
 		list += "\n" + m.viewSummary(m.listWidth(), bodyH-rows-1)
-		sep := strings.TrimSuffix(strings.Repeat(m.theme.Border.Render("│")+"\n", bodyH), "\n")
-		return lipgloss.JoinHorizontal(lipgloss.Top, fixBlock(list, m.listWidth(), bodyH), sep, detail)
+		return lipgloss.JoinHorizontal(lipgloss.Top, fixBlock(list, m.listWidth(), bodyH), sep(bodyH), detail)
+	case m.band():
+		bh := m.bandHeight(bodyH)
+		sw := m.width - m.listWidth() - 1
+		summary := fixBlock(strings.Join(m.summaryLines(sw), "\n"), sw, bh)
+		return lipgloss.JoinHorizontal(lipgloss.Top, fixBlock(list, m.listWidth(), bh), sep(bh), summary) + "\n" + detail
 	}
 	return list + "\n" + detail
 }
 
 // viewSummary is the selected task at a glance, shown under the list on wide terminals.
 func (m *Model) viewSummary(w, h int) string {
-	t := m.theme
-	tv := m.selectedTask()
-	if tv == nil || h < 3 {
+	if h < 3 {
 		return ""
 	}
+	lines := m.summaryLines(w)
+	if len(lines) == 0 {
+		return ""
+	}
+	return fixBlock(strings.Join(append([]string{""}, lines...), "\n"), w, h)
+}
+
+// summaryLines are the lines of the selected task's summary at width w; none without a task.
+func (m *Model) summaryLines(w int) []string {
+	t := m.theme
+	tv := m.selectedTask()
+	if tv == nil {
+		return nil
+	}
 	ti := m.task(tv.TaskID)
-	lines := []string{"", t.Title.Render(" " + safetext.Line(tv.TaskID))}
+	lines := []string{t.Title.Render(" " + safetext.Line(tv.TaskID))}
 	add := func(label, value string) {
 		if value == "" {
 			return
@@ -351,15 +418,15 @@ func (m *Model) viewSummary(w, h int) string {
 	}
 	add("commit", tv.CommitHash)
 	add("apply", previewLine(&ti.rv))
-	if ti.usage != nil {
-		add("usage", formatUsage(ti.usage))
+	if u := ti.totalUsage(); u != nil {
+		add("usage", formatUsage(u))
 	}
 	for _, p := range m.requests.items {
 		if p.taskID == tv.TaskID {
 			add("waiting", p.ia.Kind+" "+p.ia.ID+": "+describeRequest(p.ia.Request).what+" (i)")
 		}
 	}
-	return fixBlock(strings.Join(lines, "\n"), w, h)
+	return lines
 }
 
 func (m *Model) age(tv core.TaskView, ti *taskInfo) string {

@@ -148,7 +148,7 @@ func runDemo(stdout, stderr io.Writer) int {
 		return 1
 	}
 	if err := tui.Run(ctx, e, tui.Options{StateDir: state, WorkerVersion: "scripted demo worker " + acptest.Version, Dir: repo, Logger: log,
-		Away: func(away bool) { here(!away) }}); err != nil {
+		Away: func(away bool) { here(!away) }, Intro: demoIntro(repo)}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl demo:", err)
 		return 1
 	}
@@ -157,6 +157,17 @@ func runDemo(stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Commit %s is on branch %s; try: git -C %s show %s\n", d.View.CommitHash, d.View.Branch, repo, d.View.Branch)
 	}
 	return 0
+}
+
+// demoIntro is the demo's first note: what runs, and that the prompt about to open is the
+// worker asking, not something gone wrong.
+func demoIntro(repo string) *tui.Note {
+	return &tui.Note{Title: "The reasonixctl demo", Lines: []string{
+		"Task demo-1 runs a scripted worker (no model; nothing leaves this machine) in a throw-away repository, " + repo + ".",
+		"In a moment the worker asks to run `make check`, which its contract does not allow: the prompt that opens then is the worker asking you. a allows it once, d denies it.",
+		"Then it writes three files and stops for your review: 2 shows the diff, v marks a file reviewed, F finalizes it into one commit.",
+		"? lists every key; q quits.",
+	}}
 }
 
 func makeDemoRepo(dir string) error {
