@@ -15,17 +15,24 @@ tmux new-session -d -s "$session" -x 120 -y 40 \
 name=tmux-demo
 . .ci/tmux-lib.sh
 
-# Focus: the worker's request arrives while the person types in the new-task form. It must not
-# open over the form nor take its letters; it opens by itself once the form is closed.
-# The form opens as soon as the dashboard is drawn; the request comes a moment later.
+# Focus: a request waiting while the person types in the new-task form must not open over the
+# form nor take its letters. The demo opens with a note saying what it is (esc closes it); by
+# then the worker asks, and esc puts its prompt off until i.
 wait_for "Tasks (" 30
+wait_for "The reasonixctl demo" 10
+sleep 2
+keys Escape
+wait_for "Permission requested" 60
+sleep 2
+keys Escape
+wait_for "1 waiting for you (i)" 10
 keys n
 wait_for "New task" 10
 keys -l "typing while the worker asks"
-wait_for "1 waiting for you (i)" 60
-screen | grep -qF "typing while the worker asks" || { echo "tmux-demo: the form lost its text" >&2; screen >&2; exit 1; }
+wait_for "typing while the worker asks" 10
 if screen | grep -qF "Permission requested"; then echo "tmux-demo: the prompt opened over the form" >&2; screen >&2; exit 1; fi
 keys Escape
+keys i
 wait_for "Permission requested" 10
 # Keys typed in the first moments after a prompt appears are ignored on purpose.
 sleep 2

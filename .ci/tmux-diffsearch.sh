@@ -18,6 +18,10 @@ name=tmux-diffsearch
 
 fail() { echo "$name: $1" >&2; screen >&2; exit 1; }
 
+# The demo opens with a note saying what it is; esc closes it.
+wait_for "The reasonixctl demo" 60
+sleep 2
+keys Escape
 wait_for "Permission requested" 60
 # Keys typed in the first moments after a prompt appears are ignored on purpose.
 sleep 2
