@@ -164,7 +164,7 @@ func runDemo(stdout, stderr io.Writer) int {
 func demoIntro(repo string) *tui.Note {
 	return &tui.Note{Title: "The reasonixctl demo", Lines: []string{
 		"Task demo-1 runs a scripted worker (no model; nothing leaves this machine) in a throw-away repository, " + repo + ".",
-		"In a moment the worker asks to run `make check`, which its contract does not allow: the prompt that opens then is the worker asking you. a allows it once, d denies it.",
+		"First the worker asks to run `make check`, which its contract does not allow: the prompt that opens when you close this note is the worker asking you. a allows it once, d denies it.",
 		"Then it writes three files and stops for your review: 2 shows the diff, v marks a file reviewed, F finalizes it into one commit.",
 		"? lists every key; q quits.",
 	}}
