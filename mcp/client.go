@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -22,11 +21,7 @@ func clientLabel(info mcp.Implementation) string {
 	if len(label) <= core.MaxClientNameLen {
 		return label
 	}
-	cut := core.MaxClientNameLen - len("…")
-	for cut > 0 && !utf8.RuneStart(label[cut]) {
-		cut--
-	}
-	return label[:cut] + "…"
+	return core.TruncateText(label, core.MaxClientNameLen-len("…")) + "…"
 }
 
 // initializeClient reads the client's name from initialize's params.

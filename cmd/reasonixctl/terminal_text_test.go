@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,7 +57,7 @@ func TestCommandsPrintStoredTextInert(t *testing.T) {
 	code, out, _ = runCmd(grantsCmd, "list", "--json")
 	assertInert(t, "grants list --json", out)
 	var listed []core.Grant
-	if err := json.Unmarshal([]byte(out), &listed); code != 0 || err != nil || len(listed) != 1 || !equalWords(listed[0].Argv, hostileArgv) {
+	if err := json.Unmarshal([]byte(out), &listed); code != 0 || err != nil || len(listed) != 1 || !slices.Equal(listed[0].Argv, hostileArgv) {
 		t.Fatalf("grants list --json does not give the argv exactly: %d %v %q", code, err, out)
 	}
 
@@ -111,16 +112,4 @@ func TestLogFileIsInert(t *testing.T) {
 	if n := strings.Count(string(b), "\n"); n != 1 {
 		t.Errorf("one log record made %d lines:\n%s", n, b)
 	}
-}
-
-func equalWords(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
