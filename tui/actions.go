@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/intent"
 )
 
 func (m *Model) onControl(msg controlMsg) tea.Cmd {
@@ -112,7 +113,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 
 // newTaskForm is the new-task form filled with in, knowing the ids of the listed tasks but
 // except (the id of a start that just failed: its row is about to go).
-func (m *Model) newTaskForm(in newTaskInput, except string) *newTaskDialog {
+func (m *Model) newTaskForm(in intent.NewTask, except string) *newTaskDialog {
 	d := newNewTaskDialog(in)
 	d.taken = map[string]core.State{}
 	for _, tv := range m.list.tasks {
@@ -168,7 +169,7 @@ func (m *Model) askSuspend() tea.Cmd {
 		title: "Suspend reasonixctl?",
 		body: fmt.Sprintf("This dashboard runs the engine: its %d working task(s), and Codex's calls through an "+
 			"MCP server attached to it, wait until you bring it back with fg.", n),
-		yes: suspendAction{},
+		yes: intent.Suspend{},
 	})
 	return nil
 }
@@ -252,17 +253,17 @@ func (m *Model) askQuit() tea.Cmd {
 	return nil
 }
 
-func (m *Model) carryOut(d dialog, res dialogResult) tea.Cmd {
-	if res.close {
+func (m *Model) carryOut(d dialog, res intent.Result) tea.Cmd {
+	if res.Close {
 		m.dialogs.remove(d)
 	}
-	if res.quit {
+	if res.Quit {
 		return tea.Quit
 	}
 	if pd, ok := d.(*promptDialog); ok {
-		m.requests.handled(pd.ia.ID, res.later, res.control != nil)
+		m.requests.handled(pd.ia.ID, res.Later, res.Control != nil)
 	}
-	if sd, ok := d.(*steerDialog); ok && res.control != nil {
+	if sd, ok := d.(*steerDialog); ok && res.Control != nil {
 		// Decide on the task as it is now, not as the dialog last drew it.
 		if i := m.list.index(sd.taskID); i >= 0 {
 			sd.sending = false
@@ -271,23 +272,23 @@ func (m *Model) carryOut(d dialog, res dialogResult) tea.Cmd {
 		}
 	}
 	var cmd tea.Cmd
-	if res.control != nil {
-		if res.control.Action == core.ActionFinalize {
-			m.finalizing[res.control.TaskID] = m.now()
-			m.setStatus("finalizing "+res.control.TaskID+": verifying and committing…", false, "")
+	if res.Control != nil {
+		if res.Control.Action == core.ActionFinalize {
+			m.finalizing[res.Control.TaskID] = m.now()
+			m.setStatus("finalizing "+res.Control.TaskID+": verifying and committing…", false, "")
 		}
-		cmd = m.control(*res.control)
+		cmd = m.control(*res.Control)
 	}
-	if res.draft != "" {
-		cmd = m.draftContract(res.draft)
+	if res.Draft != "" {
+		cmd = m.draftContract(res.Draft)
 	}
-	if res.do != nil {
-		cmd = m.perform(res.do)
+	if res.Do != nil {
+		cmd = m.perform(res.Do)
 	}
-	if res.delegate != nil {
-		m.lastForm = *res.delegate
-		m.setStatus("starting task "+res.delegate.TaskID+"…", false, "")
-		cmd = m.delegate(*res.delegate)
+	if res.Delegate != nil {
+		m.lastForm = *res.Delegate
+		m.setStatus("starting task "+res.Delegate.TaskID+"…", false, "")
+		cmd = m.delegate(*res.Delegate)
 	}
 	return cmd
 }
@@ -347,7 +348,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 		return m.openGrants()
 	case key.Matches(msg, k.Apply):
 		return m.applyTask(t)
-	case key.Matches(msg, rebaseKey):
+	case key.Matches(msg, m.keys.Rebase):
 		return m.rebaseTask(t)
 	case key.Matches(msg, k.Steer):
 		return m.act(t, core.ActionSteer)
@@ -363,60 +364,26 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// action is what a dialog asks the dashboard to do beyond closing, sending a control or a
-// delegate, or drafting a contract: a value, carried out by perform. Dialogs never hold the
-// model or call the service.
-type action interface{ isAction() }
-
-type (
-	// suspendAction suspends the dashboard (ctrl+z, confirmed).
-	suspendAction struct{}
-	// applyAction cherry-picks a completed task's commit onto its checkout (L, confirmed).
-	applyAction struct{ taskID string }
-	// dropCheckAction drops a check from a task's contract (D in the checks tab, confirmed).
-	dropCheckAction struct{ taskID, check string }
-	// editContractAction opens a contract file in $EDITOR (the new-task form's ctrl+e).
-	editContractAction struct{ path string }
-	// copyAction copies text to the clipboard (OSC 52); what names it in the status line.
-	copyAction struct{ text, what string }
-	// saveCommentAction adds, edits or deletes a review comment.
-	saveCommentAction struct{ req core.CommentRequest }
-	// sendCommentsAction sends a task's open review comments as one repair round.
-	sendCommentsAction struct{ taskID string }
-	// openRequestAction opens a task's waiting request over the dialog that asked (the steer
-	// dialog of a task that waits for the person).
-	openRequestAction struct{ taskID string }
-)
-
-func (suspendAction) isAction()      {}
-func (applyAction) isAction()        {}
-func (dropCheckAction) isAction()    {}
-func (editContractAction) isAction() {}
-func (copyAction) isAction()         {}
-func (saveCommentAction) isAction()  {}
-func (sendCommentsAction) isAction() {}
-func (openRequestAction) isAction()  {}
-
 // perform carries out a dialog's action.
-func (m *Model) perform(a action) tea.Cmd {
+func (m *Model) perform(a intent.Action) tea.Cmd {
 	switch a := a.(type) {
-	case suspendAction:
+	case intent.Suspend:
 		return m.suspend()
-	case applyAction:
-		return m.runApply(a.taskID, true)
-	case dropCheckAction:
+	case intent.Apply:
+		return m.runApply(a.TaskID, true)
+	case intent.DropCheck:
 		return m.dropChecks(a)
-	case editContractAction:
-		return m.editContract(a.path)
-	case copyAction:
-		return m.copyText(a.text, a.what)
-	case saveCommentAction:
-		return m.saveComment(a.req)
-	case sendCommentsAction:
-		return m.sendComments(a.taskID)
-	case openRequestAction:
-		return m.openRequestOf(a.taskID)
-	case grantsAction:
+	case intent.EditContract:
+		return m.editContract(a.Path)
+	case intent.Copy:
+		return m.copyText(a.Text, a.What)
+	case intent.SaveComment:
+		return m.saveComment(a.Req)
+	case intent.SendComments:
+		return m.sendComments(a.TaskID)
+	case intent.OpenRequest:
+		return m.openRequestOf(a.TaskID)
+	case intent.Grants:
 		return m.grantsCmd(a)
 	}
 	return nil

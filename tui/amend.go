@@ -5,11 +5,8 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/intent"
 )
-
-// dropCheckKey, in the checks tab of a task in review, drops the selected check from the task's
-// contract (a new contract revision; the worker is told at its next prompt).
-var dropCheckKey = bind([]string{"D"}, "D", "drop this check from the contract")
 
 // dropCheck asks before dropping check id of task ti from its contract.
 func (m *Model) dropCheck(ti *taskInfo, id string) {
@@ -26,12 +23,12 @@ func (m *Model) dropCheck(ti *taskInfo, id string) {
 		title: "Drop " + safetext.Line(id) + " from " + taskID + "'s contract?",
 		body: "Finalize will no longer run it; a criterion only it proved becomes one you approve at finalize. " +
 			"The contract gets a new revision, and the worker is told at its next prompt.",
-		yes: dropCheckAction{taskID: taskID, check: id},
+		yes: intent.DropCheck{TaskID: taskID, Check: id},
 	})
 }
 
 // dropChecks drops a check from a task's contract through the service (reasonix_control's
 // amend_checks), so an attached dashboard can too.
-func (m *Model) dropChecks(a dropCheckAction) tea.Cmd {
-	return m.control(core.ControlRequest{TaskID: a.taskID, Action: core.ActionAmendChecks, DropChecks: []string{a.check}})
+func (m *Model) dropChecks(a intent.DropCheck) tea.Cmd {
+	return m.control(core.ControlRequest{TaskID: a.TaskID, Action: core.ActionAmendChecks, DropChecks: []string{a.Check}})
 }

@@ -10,6 +10,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/intent"
 )
 
 // The answering rules live here, and only here: every answer to a worker's request passes
@@ -42,7 +43,7 @@ type answerGate struct {
 type heldAnswer struct {
 	key    uint64 // the key that gave it
 	dialog *promptDialog
-	res    dialogResult
+	res    intent.Result
 }
 
 // key notes the arrival of a key and says whether it came alone so far (no key just before
@@ -64,7 +65,7 @@ func (g *answerGate) key(animate bool) (alone bool, quiet tea.Cmd) {
 }
 
 // hold keeps an answer given by the current key until that key's quiet arrives.
-func (g *answerGate) hold(d *promptDialog, res dialogResult) {
+func (g *answerGate) hold(d *promptDialog, res intent.Result) {
 	if g.said == nil {
 		g.said = map[string]string{}
 	}
@@ -177,8 +178,8 @@ func clip(s string, n int) string {
 // apply carries out a dialog's result (carryOut, actions.go). An answer to a request is held by
 // the gate until its key proves to have come alone, and refused outright when it did not: no
 // other path sends one.
-func (m *Model) apply(d dialog, res dialogResult, alone bool) tea.Cmd {
-	if pd, ok := d.(*promptDialog); ok && res.control != nil && res.control.Action == core.ActionRespond {
+func (m *Model) apply(d dialog, res intent.Result, alone bool) tea.Cmd {
+	if pd, ok := d.(*promptDialog); ok && res.Control != nil && res.Control.Action == core.ActionRespond {
 		if !alone {
 			pd.err = "keys that arrive together never answer: press the key on its own"
 			return nil
@@ -195,7 +196,7 @@ func (m *Model) release(h *heldAnswer) tea.Cmd {
 		return nil
 	}
 	// What was chosen is said when the engine confirms; the request may be gone by then.
-	req := h.res.control
+	req := h.res.Control
 	m.gate.said[req.InteractionID] = answerText(h.dialog.ia, req.Decision, req.OptionID, req.Answer, req.Grant)
 	return m.carryOut(h.dialog, h.res)
 }

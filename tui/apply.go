@@ -9,6 +9,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/intent"
 )
 
 // applyMsg is the answer of an apply to the checkout: a dry run (which opens the confirmation)
@@ -53,7 +54,7 @@ func (m *Model) onApply(msg applyMsg) tea.Cmd {
 			title: "Apply " + msg.taskID + " to its checkout?",
 			body: fmt.Sprintf("Cherry-pick commit %s onto branch %s of %s (at %s). The dry run says it applies cleanly and nothing of yours is in its way; nothing is pushed.\n\n%s",
 				shortHash(r.Commit), r.Branch, r.Checkout, shortHash(r.Head), r.Command),
-			yes: applyAction{taskID: msg.taskID},
+			yes: intent.Apply{TaskID: msg.taskID},
 		})
 	default:
 		m.setStatus(fmt.Sprintf("applied %s: %s is now at %s (nothing pushed)", msg.taskID, msg.res.Branch, shortHash(msg.res.NewHead)), false, "")

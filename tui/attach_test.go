@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/intent"
 )
 
 // fakeAttachment is an owner that can leave and come back.
@@ -146,7 +147,7 @@ func TestOrphanedDashboardSaysItWaitsForAnOwner(t *testing.T) {
 	h.press("esc")
 
 	// The form of a task that could not start says it too.
-	h.send(delegateMsg{in: newTaskInput{ContractPath: "c.json", RepoDir: "/src/app", TaskID: "new-one"}, err: gone})
+	h.send(delegateMsg{in: intent.NewTask{ContractPath: "c.json", RepoDir: "/src/app", TaskID: "new-one"}, err: gone})
 	h.requireView("New task", "this dashboard waits for an owner")
 	if v := flatten(h.view()); strings.Contains(v, "doctor") {
 		t.Fatalf("the form advises doctor:\n%s", h.view())

@@ -94,7 +94,7 @@ func BenchmarkEventSearch100k(b *testing.B) {
 		m.Update(msg)
 	}
 	p := m.task("login-fix").events
-	keys := m.keys.eventKeys()
+	keys := eventKeys(m.keys)
 	script := []tea.KeyMsg{keyMsg("/")}
 	for _, r := range "go test" {
 		script = append(script, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})

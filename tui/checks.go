@@ -14,6 +14,8 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/term"
 )
 
 // maxCheckLogBytes bounds how much of one verification log the dashboard holds. Verification
@@ -88,7 +90,7 @@ func (cs *checksState) sync(vs []core.VerificationResult) {
 			}
 		}
 	}
-	cs.sel = clampInt(cs.sel, 0, len(vs)-1)
+	cs.sel = term.Clamp(cs.sel, 0, len(vs)-1)
 }
 
 // checksNeed starts reading the selected check's log when the checks view shows it.
@@ -194,7 +196,7 @@ func (p checksTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 
 // key handles one key of the checks view, over n checks and the selected one's log lg: it
 // reports whether it took the key, and whether the key asks to drop the selected check.
-func (cs *checksState) key(msg tea.KeyMsg, k KeyMap, n int, lg *checkLog) (took, drop bool) {
+func (cs *checksState) key(msg tea.KeyMsg, k bind.KeyMap, n int, lg *checkLog) (took, drop bool) {
 	s := &cs.search
 	if s.typing {
 		switch msg.Type {
@@ -232,7 +234,7 @@ func (cs *checksState) key(msg tea.KeyMsg, k KeyMap, n int, lg *checkLog) (took,
 		}
 	case key.Matches(msg, k.Search):
 		*s = logSearch{typing: true, origin: cs.vp.YOffset, cur: -1}
-	case key.Matches(msg, dropCheckKey):
+	case key.Matches(msg, k.DropCheck):
 		return true, true
 	case key.Matches(msg, k.PageDown):
 		cs.vp.PageDown()
@@ -402,7 +404,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	}
 	if len(d.Verification) == 0 {
 		var out []string
-		for _, l := range wrapLines("no checks yet: finalizing (F) runs the contract's verification commands and shows them here", w-2) {
+		for _, l := range term.WrapLines("no checks yet: finalizing (F) runs the contract's verification commands and shows them here", w-2) {
 			out = append(out, t.Dim.Render(" "+l))
 		}
 		return strings.Join(out, "\n")
@@ -435,7 +437,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		if i == cs.sel {
 			mark = "› "
 		}
-		row := fmt.Sprintf("%s%-12s %s  %-8s %7s  %s", mark, checkStatus(v), padRight(ansi.Truncate(safetext.Line(v.ID), idW, "…"), idW), exit,
+		row := fmt.Sprintf("%s%-12s %s  %-8s %7s  %s", mark, checkStatus(v), term.PadRight(ansi.Truncate(safetext.Line(v.ID), idW, "…"), idW), exit,
 			checkDuration(v), safetext.Line(core.ShellWords(v.Argv)))
 		row = ansi.Truncate(row, w-1, "…")
 		st := t.Good
@@ -443,12 +445,12 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 			st = t.Error
 		}
 		if i == cs.sel {
-			rows = append(rows, t.Selected.Render(padRight(" "+row, w)))
+			rows = append(rows, t.Selected.Render(term.PadRight(" "+row, w)))
 		} else {
 			rows = append(rows, " "+st.Render(row))
 		}
 	}
-	lines = append(lines, windowAround(rows, cs.sel, min(len(rows), max(h/4, 1)))...)
+	lines = append(lines, term.WindowAround(rows, cs.sel, min(len(rows), max(h/4, 1)))...)
 	v := d.Verification[cs.sel]
 	lines = append(lines, baselineLines(t, v, w)...)
 	lg := cs.logs[logKey(v)]
@@ -469,7 +471,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 			msg = describeError(lg.err)
 		}
 		for _, m := range msg {
-			for _, l := range wrapLines(safetext.Sanitize(m), w-2) {
+			for _, l := range term.WrapLines(safetext.Sanitize(m), w-2) {
 				lines = append(lines, t.Error.Render(" "+l))
 			}
 		}

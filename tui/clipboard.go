@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/term"
 )
 
 // osc52 is the terminal escape that puts text on the system clipboard ("c"): it travels with the
@@ -22,7 +23,7 @@ func (m *Model) copyText(text, what string) tea.Cmd {
 		m.setStatus("cannot copy: the dashboard has no terminal output", true, "")
 		return nil
 	}
-	m.setStatus("copied "+what+": "+short(text, 80), false, "")
+	m.setStatus("copied "+what+": "+term.Short(text, 80), false, "")
 	seq := osc52(text)
 	return func() tea.Msg {
 		_, _ = io.WriteString(w, seq)

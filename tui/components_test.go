@@ -7,6 +7,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/intent"
 )
 
 // Tests of the parts on their own, without the root model.
@@ -14,7 +16,7 @@ import (
 // The stack keeps the keys of a new prompt's grace, ctrl+c, help and paging; the rest go to the
 // top dialog.
 func TestDialogStackKeepsWhatIsItsOwn(t *testing.T) {
-	k := DefaultKeyMap()
+	k := bind.DefaultKeyMap()
 	var s dialogStack
 	s.push(&noticeDialog{title: "n"}, epoch)
 	for _, c := range []struct {
@@ -71,7 +73,7 @@ func TestDialogStackLeavesTextToATypingDialog(t *testing.T) {
 	var s dialogStack
 	s.push(newSteerDialog(core.TaskView{TaskID: "t", State: core.StateRunning}), epoch)
 	for _, k := range []string{"?", "pgdown", "pgup"} {
-		if got := s.key(keyMsg(k), DefaultKeyMap(), epoch); got != stackToTop {
+		if got := s.key(keyMsg(k), bind.DefaultKeyMap(), epoch); got != stackToTop {
 			t.Errorf("%q in the steer form: %d", k, got)
 		}
 	}
@@ -127,7 +129,7 @@ func TestStatusExpiresWithTimeOrState(t *testing.T) {
 
 func TestReplayKeysMoveOrAsk(t *testing.T) {
 	rp := &replayView{events: make([]core.Event, 30)}
-	k := DefaultKeyMap()
+	k := bind.DefaultKeyMap()
 	for _, c := range []struct {
 		key  string
 		cur  int
@@ -178,14 +180,14 @@ func TestFocusFollowsReplayAndTab(t *testing.T) {
 
 // A typed action from a dialog is carried out by the root: a copy writes the clipboard sequence.
 func TestConfirmedActionIsAValue(t *testing.T) {
-	d := &confirmDialog{title: "Suspend?", yes: suspendAction{}}
-	res := d.update(keyMsg("y"), DefaultKeyMap())
-	if _, ok := res.do.(suspendAction); !ok || !res.close || res.control != nil {
+	d := &confirmDialog{title: "Suspend?", yes: intent.Suspend{}}
+	res := d.update(keyMsg("y"), bind.DefaultKeyMap())
+	if _, ok := res.Do.(intent.Suspend); !ok || !res.Close || res.Control != nil {
 		t.Fatalf("yes: %+v", res)
 	}
 	n := &noticeDialog{title: "Committed", command: "git cherry-pick abc"}
-	res = n.update(keyMsg("y"), DefaultKeyMap())
-	if a, ok := res.do.(copyAction); !ok || a.text != "git cherry-pick abc" {
+	res = n.update(keyMsg("y"), bind.DefaultKeyMap())
+	if a, ok := res.Do.(intent.Copy); !ok || a.Text != "git cherry-pick abc" {
 		t.Fatalf("y in a notice with a command: %+v", res)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/term"
 )
 
 // The contract tab: the contract and its evidence, a viewport that pages.
@@ -21,7 +22,7 @@ func (m *Model) viewContract(ti *taskInfo, w, h int) string {
 	}
 	var lines []string
 	add := func(s string) {
-		lines = append(lines, wrapLines(safetext.Sanitize(s), w-2)...)
+		lines = append(lines, term.WrapLines(safetext.Sanitize(s), w-2)...)
 	}
 	head := func(s string) { lines = append(lines, t.Title.Render(s)) }
 	head("Objective")

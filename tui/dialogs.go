@@ -13,6 +13,9 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/intent"
+	"reasonixctl/tui/term"
 )
 
 // dialog is one layer of the dialog stack. It handles the keys while it is on top and returns
@@ -22,27 +25,8 @@ type dialog interface {
 	// input: capturing says a text input has focus, so every key is text, a key message
 	// carrying several runes is typed whole and a paste lands there.
 	input
-	update(msg tea.KeyMsg, k KeyMap) dialogResult
-	view(t Theme, k KeyMap, width int) (body, keys string)
-}
-
-// dialogResult is a dialog's answer to a key: close it, and/or send one request.
-type dialogResult struct {
-	close    bool
-	later    bool // a prompt put aside; `i` brings it back
-	quit     bool
-	draft    string // draft a contract for this repository directory
-	control  *core.ControlRequest
-	delegate *newTaskInput
-	// do is any other action, a value the dashboard carries out (actions.go).
-	do action
-}
-
-// newTaskInput is what the new-task form collects; reading the contract file happens in the
-// command that calls Delegate.
-type newTaskInput struct {
-	ContractPath, RepoDir, TaskID string
-	Lane                          core.Lane
+	update(msg tea.KeyMsg, k bind.KeyMap) intent.Result
+	view(t term.Theme, k bind.KeyMap, width int) (body, keys string)
 }
 
 // maxPathInput bounds a typed path (the kernel's PATH_MAX).
@@ -66,29 +50,29 @@ func newInput(placeholder, value string, limit int) textinput.Model {
 type confirmDialog struct {
 	title, body string
 	req         core.ControlRequest
-	quit        bool   // yes quits the dashboard instead of sending req
-	yes         action // else, when set, yes carries this out instead of sending req
+	quit        bool          // yes quits the dashboard instead of sending req
+	yes         intent.Action // else, when set, yes carries this out instead of sending req
 }
 
-func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
+func (d *confirmDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {
 	switch {
 	case key.Matches(msg, k.Yes):
 		if d.quit {
-			return dialogResult{close: true, quit: true}
+			return intent.Result{Close: true, Quit: true}
 		}
 		if d.yes != nil {
-			return dialogResult{close: true, do: d.yes}
+			return intent.Result{Close: true, Do: d.yes}
 		}
 		req := d.req
-		return dialogResult{close: true, control: &req}
+		return intent.Result{Close: true, Control: &req}
 	case key.Matches(msg, k.No):
-		return dialogResult{close: true}
+		return intent.Result{Close: true}
 	}
-	return dialogResult{}
+	return intent.Result{}
 }
 
-func (d *confirmDialog) view(t Theme, k KeyMap, width int) (string, string) {
-	return t.Warn.Render(safetext.Line(d.title)) + "\n\n" + wrapIndent(safetext.Sanitize(d.body), width, 0), keyLines(t, width, k.Yes, k.No)
+func (d *confirmDialog) view(t term.Theme, k bind.KeyMap, width int) (string, string) {
+	return t.Warn.Render(safetext.Line(d.title)) + "\n\n" + term.WrapIndent(safetext.Sanitize(d.body), width, 0), term.KeyLines(t, width, k.Yes, k.No)
 }
 
 func (d *confirmDialog) capturing() bool { return false }
@@ -163,57 +147,57 @@ func (d *steerDialog) refused(why []string) {
 // submit is enter: the message goes to core only when the task takes it now; a task waiting
 // for the person gets its request opened instead, and in any other case the dialog says why
 // and keeps the text.
-func (d *steerDialog) submit() dialogResult {
+func (d *steerDialog) submit() intent.Result {
 	text := strings.TrimSpace(d.input.Value())
 	switch {
 	case d.waits:
 		d.err = ""
-		return dialogResult{do: openRequestAction{taskID: d.taskID}}
+		return intent.Result{Do: intent.OpenRequest{TaskID: d.taskID}}
 	case text == "":
 		d.err = "the message is empty"
-		return dialogResult{}
+		return intent.Result{}
 	case !d.allowed:
 		d.err = "Not sent: " + d.note
-		return dialogResult{}
+		return intent.Result{}
 	}
 	d.sending, d.err = true, ""
-	return dialogResult{control: &core.ControlRequest{TaskID: d.taskID, Action: core.ActionSteer, Message: &text}}
+	return intent.Result{Control: &core.ControlRequest{TaskID: d.taskID, Action: core.ActionSteer, Message: &text}}
 }
 
-func (d *steerDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
+func (d *steerDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {
 	switch msg.Type {
 	case tea.KeyEsc:
-		return dialogResult{close: true}
+		return intent.Result{Close: true}
 	case tea.KeyEnter, tea.KeyCtrlS:
 		if d.sending {
-			return dialogResult{}
+			return intent.Result{}
 		}
 		return d.submit()
 	}
 	if !d.sending {
 		d.input, _ = d.input.Update(msg)
 	}
-	return dialogResult{}
+	return intent.Result{}
 }
 
-func (d *steerDialog) view(t Theme, k KeyMap, width int) (string, string) {
+func (d *steerDialog) view(t term.Theme, k bind.KeyMap, width int) (string, string) {
 	d.input.Width = max(width-4, 10)
-	note := t.Dim.Render(wrapIndent(safetext.Sanitize(d.note), width, 0))
+	note := t.Dim.Render(term.WrapIndent(safetext.Sanitize(d.note), width, 0))
 	if d.moved {
-		note = t.Warn.Render(wrapIndent("The task moved on while you typed. "+safetext.Sanitize(d.note), width, 0))
+		note = t.Warn.Render(term.WrapIndent("The task moved on while you typed. "+safetext.Sanitize(d.note), width, 0))
 	}
 	s := t.Title.Render(safetext.Line(d.title)) + "\n" + note + "\n\n" + "> " + d.input.View()
 	if d.sending {
 		s += "\n" + t.Dim.Render("sending…")
 	}
 	if d.err != "" {
-		s += "\n" + t.Error.Render(wrapIndent(safetext.Sanitize(d.err), width, 0))
+		s += "\n" + t.Error.Render(term.WrapIndent(safetext.Sanitize(d.err), width, 0))
 	}
-	enter := bind(nil, "enter", "send")
+	enter := bind.New(nil, "enter", "send")
 	if d.waits {
-		enter = bind(nil, "enter", "answer the request first")
+		enter = bind.New(nil, "enter", "answer the request first")
 	}
-	return s, keyLines(t, width, enter, bind(nil, "esc", "cancel"))
+	return s, term.KeyLines(t, width, enter, bind.New(nil, "esc", "cancel"))
 }
 
 func (d *steerDialog) capturing() bool { return true }
@@ -278,28 +262,28 @@ func (f *finalizeDialog) setFocus(i int) {
 	}
 }
 
-func (f *finalizeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
+func (f *finalizeDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {
 	switch {
 	case msg.Type == tea.KeyEsc:
-		return dialogResult{close: true}
+		return intent.Result{Close: true}
 	case key.Matches(msg, k.Submit):
 		return f.submit(k)
 	case key.Matches(msg, k.FocusNext):
 		f.setFocus(f.focus + 1)
-		return dialogResult{}
+		return intent.Result{}
 	case key.Matches(msg, k.FocusPrev):
 		f.setFocus(f.focus - 1)
-		return dialogResult{}
+		return intent.Result{}
 	case len(f.risks) > 0 && key.Matches(msg, k.AckRisks):
 		f.acked = !f.acked
-		return dialogResult{}
+		return intent.Result{}
 	case f.focus > 0 && f.focus <= len(f.criteria) && key.Matches(msg, k.Toggle):
 		f.ticked[f.focus-1] = !f.ticked[f.focus-1]
-		return dialogResult{}
-	case len(f.excuse.ids) > 0 && key.Matches(msg, excuseKey):
+		return intent.Result{}
+	case len(f.excuse.ids) > 0 && key.Matches(msg, k.Excuse):
 		f.excuse.on = !f.excuse.on
 		f.setFocus(len(f.criteria) + 2) // the reason, or back to the summary
-		return dialogResult{}
+		return intent.Result{}
 	}
 	switch f.focus {
 	case 0:
@@ -309,14 +293,14 @@ func (f *finalizeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	case len(f.criteria) + 2:
 		f.excuse.reason, _ = f.excuse.reason.Update(msg)
 	}
-	return dialogResult{}
+	return intent.Result{}
 }
 
-func (f *finalizeDialog) submit(k KeyMap) dialogResult {
+func (f *finalizeDialog) submit(k bind.KeyMap) intent.Result {
 	summary := strings.TrimSpace(f.summary.Value())
 	if core.ReviewSummaryIssues(summary) != nil {
 		f.err = "write a review summary first"
-		return dialogResult{}
+		return intent.Result{}
 	}
 	approved := []string{}
 	for i, c := range f.criteria {
@@ -326,27 +310,27 @@ func (f *finalizeDialog) submit(k KeyMap) dialogResult {
 	}
 	if left := len(f.criteria) - len(approved); left > 0 {
 		f.err = fmt.Sprintf("tick every review criterion you checked (%d left); if one does not hold, steer a repair instead", left)
-		return dialogResult{}
+		return intent.Result{}
 	}
 	if len(f.risks) > 0 && !f.acked {
 		f.err = fmt.Sprintf("the change holds what a plain reading may miss (above: hidden characters, look-alikes, binary files): read them in the diff, then %s acknowledges them", k.AckRisks.Help().Key)
-		return dialogResult{}
+		return intent.Result{}
 	}
 	message := strings.TrimSpace(f.message.Value())
 	if message == "" {
 		f.err = "the commit message is empty"
-		return dialogResult{}
+		return intent.Result{}
 	}
 	if len(f.unreviewed) > 0 && !f.asked {
 		f.asked = true
 		f.err = fmt.Sprintf("%d file(s) not marked reviewed: %s. Submit again to finalize anyway, or esc and review them (v marks a file).",
 			len(f.unreviewed), strings.Join(f.unreviewed, ", "))
-		return dialogResult{}
+		return intent.Result{}
 	}
 	excused, why := f.excuse.checks()
 	if why != "" {
 		f.err = why
-		return dialogResult{}
+		return intent.Result{}
 	}
 	rev := f.revision
 	req := &core.ControlRequest{
@@ -361,10 +345,10 @@ func (f *finalizeDialog) submit(k KeyMap) dialogResult {
 	if len(f.risks) > 0 {
 		req.AcknowledgedRisks = riskIDs(f.risks)
 	}
-	return dialogResult{close: true, control: req}
+	return intent.Result{Close: true, Control: req}
 }
 
-func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
+func (f *finalizeDialog) view(t term.Theme, k bind.KeyMap, width int) (string, string) {
 	var b strings.Builder
 	b.WriteString(t.Title.Render("Finalize "+safetext.Line(f.taskID)) + "\n")
 	b.WriteString(t.Dim.Render(fmt.Sprintf("review revision %d · tree %s", f.revision, f.tree)) + "\n\n")
@@ -386,7 +370,7 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		if f.ticked[i] {
 			box = "[x]"
 		}
-		b.WriteString(mark(i+1) + box + " " + safetext.Line(c.ID) + ": " + wrapIndent(safetext.Sanitize(c.Requirement), width, len(c.ID)+8) + "\n")
+		b.WriteString(mark(i+1) + box + " " + safetext.Line(c.ID) + ": " + term.WrapIndent(safetext.Sanitize(c.Requirement), width, len(c.ID)+8) + "\n")
 	}
 	f.message.Width = max(width-12, 10)
 	b.WriteString("\n" + mark(len(f.criteria)+1) + "commit  " + f.message.View() + "\n")
@@ -395,19 +379,19 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		if f.acked {
 			box = "[x]"
 		}
-		b.WriteString("\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("⚠ Risks: the change holds what a plain reading may miss (hidden characters shown as ⟨U+…⟩ markers, look-alikes, binary files). %s %s: I read these lines and the change is still right.",
+		b.WriteString("\n" + t.Warn.Render(term.WrapIndent(fmt.Sprintf("⚠ Risks: the change holds what a plain reading may miss (hidden characters shown as ⟨U+…⟩ markers, look-alikes, binary files). %s %s: I read these lines and the change is still right.",
 			box, k.AckRisks.Help().Key), width, 2)) + "\n")
 		for _, r := range f.risks {
 			line := safetext.Line(r.Text) // the files beyond those listed
 			if r.Path != "" {
 				line = safetext.Line(r.Path) + ": " + riskLines(r)
 			}
-			b.WriteString(t.Warn.Render(wrapIndent("  "+line, width, 4)) + "\n")
+			b.WriteString(t.Warn.Render(term.WrapIndent("  "+line, width, 4)) + "\n")
 		}
 	}
 	b.WriteString(f.excuse.view(t, width, f.focus == len(f.criteria)+2))
 	if len(f.unreviewed) > 0 {
-		b.WriteString("\n" + t.Warn.Render(wrapIndent(safetext.Sanitize(fmt.Sprintf("Not marked reviewed (%d): %s", len(f.unreviewed), strings.Join(f.unreviewed, ", "))), width, 2)) + "\n")
+		b.WriteString("\n" + t.Warn.Render(term.WrapIndent(safetext.Sanitize(fmt.Sprintf("Not marked reviewed (%d): %s", len(f.unreviewed), strings.Join(f.unreviewed, ", "))), width, 2)) + "\n")
 	}
 	if f.rv != nil {
 		if line := previewLine(f.rv); line != "" {
@@ -415,22 +399,22 @@ func (f *finalizeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 			if f.rv.preview == nil || !f.rv.preview.Clean {
 				st = t.Warn
 			}
-			b.WriteString("\n" + st.Render(wrapIndent(safetext.Sanitize(line), width, 2)) + "\n")
+			b.WriteString("\n" + st.Render(term.WrapIndent(safetext.Sanitize(line), width, 2)) + "\n")
 		}
 	}
-	keys := []key.Binding{k.FocusNext, hint(k.Toggle, "tick"), k.Submit, bind(nil, "esc", "cancel")}
+	keys := []key.Binding{k.FocusNext, bind.Hint(k.Toggle, "tick"), k.Submit, bind.New(nil, "esc", "cancel")}
 	if len(f.risks) > 0 {
-		keys = append(keys, hint(k.AckRisks, "acknowledge risks"))
+		keys = append(keys, bind.Hint(k.AckRisks, "acknowledge risks"))
 	}
 	if len(f.excuse.ids) > 0 {
-		keys = append(keys, excuseKey)
+		keys = append(keys, k.Excuse)
 	}
-	foot := keyLines(t, width, keys...)
+	foot := term.KeyLines(t, width, keys...)
 	if f.err != "" {
 		// Why enter did not finalize goes with the keys, which always stay in view: at the end of
 		// a body taller than the screen it was scrolled out of sight, and the summary field,
 		// which has the keys then, leaves pgdn to the text.
-		foot = t.Error.Render(wrapIndent(safetext.Sanitize(f.err), width, 0)) + "\n\n" + foot
+		foot = t.Error.Render(term.WrapIndent(safetext.Sanitize(f.err), width, 0)) + "\n\n" + foot
 	}
 	return strings.TrimRight(b.String(), "\n"), foot
 }
@@ -462,7 +446,7 @@ func idTaken(id string, st core.State) string {
 
 var newTaskLabels = [...]string{"contract", "repo dir", "task id", "lane"}
 
-func newNewTaskDialog(in newTaskInput) *newTaskDialog {
+func newNewTaskDialog(in intent.NewTask) *newTaskDialog {
 	d := &newTaskDialog{lane: in.Lane}
 	if d.lane == "" {
 		d.lane = core.LaneFast
@@ -485,10 +469,10 @@ func (d *newTaskDialog) setFocus(i int) {
 	}
 }
 
-func (d *newTaskDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
+func (d *newTaskDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {
 	switch {
 	case msg.Type == tea.KeyEsc:
-		return dialogResult{close: true}
+		return intent.Result{Close: true}
 	case msg.Type == tea.KeyCtrlS, msg.Type == tea.KeyEnter && d.focus == 3:
 		return d.submit()
 	case msg.Type == tea.KeyCtrlD:
@@ -496,42 +480,42 @@ func (d *newTaskDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		if dir == "" {
 			d.err = "repo dir is empty: say which repository to draft a contract for"
 			d.setFocus(1)
-			return dialogResult{}
+			return intent.Result{}
 		}
 		d.err, d.note = "", "drafting a contract from the repository's toolchains…"
-		return dialogResult{draft: dir}
+		return intent.Result{Draft: dir}
 	case msg.Type == tea.KeyCtrlE:
 		path := strings.TrimSpace(d.inputs[0].Value())
 		if path == "" {
 			d.err = "contract is empty: type its path, or ctrl+d drafts one"
 			d.setFocus(0)
-			return dialogResult{}
+			return intent.Result{}
 		}
 		d.err, d.note = "", ""
-		return dialogResult{do: editContractAction{path: path}}
+		return intent.Result{Do: intent.EditContract{Path: path}}
 	case msg.Type == tea.KeyEnter, key.Matches(msg, k.FocusNext):
 		d.setFocus(d.focus + 1)
-		return dialogResult{}
+		return intent.Result{}
 	case key.Matches(msg, k.FocusPrev):
 		d.setFocus(d.focus - 1)
-		return dialogResult{}
+		return intent.Result{}
 	case d.focus == 3 && (key.Matches(msg, k.Toggle) || msg.Type == tea.KeyLeft || msg.Type == tea.KeyRight):
 		if d.lane == core.LaneFast {
 			d.lane = core.LaneDeep
 		} else {
 			d.lane = core.LaneFast
 		}
-		return dialogResult{}
+		return intent.Result{}
 	}
 	if d.focus < 3 {
 		d.inputs[d.focus], _ = d.inputs[d.focus].Update(msg)
 	}
-	return dialogResult{}
+	return intent.Result{}
 }
 
 // value is what the form holds.
-func (d *newTaskDialog) value() newTaskInput {
-	return newTaskInput{
+func (d *newTaskDialog) value() intent.NewTask {
+	return intent.NewTask{
 		ContractPath: strings.TrimSpace(d.inputs[0].Value()),
 		RepoDir:      strings.TrimSpace(d.inputs[1].Value()),
 		TaskID:       strings.TrimSpace(d.inputs[2].Value()),
@@ -539,7 +523,7 @@ func (d *newTaskDialog) value() newTaskInput {
 	}
 }
 
-func (d *newTaskDialog) submit() dialogResult {
+func (d *newTaskDialog) submit() intent.Result {
 	in := d.value()
 	for i, v := range []string{in.ContractPath, in.RepoDir, in.TaskID} {
 		if v == "" {
@@ -548,18 +532,18 @@ func (d *newTaskDialog) submit() dialogResult {
 				d.err += ": type a contract file's path, or press ctrl+d to draft one from the repository"
 			}
 			d.setFocus(i)
-			return dialogResult{}
+			return intent.Result{}
 		}
 	}
 	if st, ok := d.taken[in.TaskID]; ok {
 		d.err = idTaken(in.TaskID, st)
 		d.setFocus(2)
-		return dialogResult{}
+		return intent.Result{}
 	}
-	return dialogResult{close: true, delegate: &in}
+	return intent.Result{Close: true, Delegate: &in}
 }
 
-func (d *newTaskDialog) view(t Theme, k KeyMap, width int) (string, string) {
+func (d *newTaskDialog) view(t term.Theme, k bind.KeyMap, width int) (string, string) {
 	var b strings.Builder
 	b.WriteString(t.Title.Render("New task") + t.Dim.Render("  supervised permissions, runs in the background") + "\n\n")
 	for i, label := range newTaskLabels {
@@ -580,16 +564,16 @@ func (d *newTaskDialog) view(t Theme, k KeyMap, width int) (string, string) {
 				}
 			}
 		}
-		b.WriteString(mark + padRight(label, 9) + value + "\n")
+		b.WriteString(mark + term.PadRight(label, 9) + value + "\n")
 	}
 	if d.note != "" {
-		b.WriteString("\n" + t.Good.Render(wrapIndent(safetext.Sanitize(d.note), width, 0)))
+		b.WriteString("\n" + t.Good.Render(term.WrapIndent(safetext.Sanitize(d.note), width, 0)))
 	}
 	if d.err != "" {
-		b.WriteString("\n" + t.Error.Render(wrapIndent(safetext.Sanitize(d.err), width, 0)))
+		b.WriteString("\n" + t.Error.Render(term.WrapIndent(safetext.Sanitize(d.err), width, 0)))
 	}
-	return strings.TrimRight(b.String(), "\n"), keyLines(t, width, k.FocusNext, bind(nil, "ctrl+s", "start"),
-		bind(nil, "ctrl+d", "draft contract"), bind(nil, "ctrl+e", "edit it"), bind(nil, "esc", "cancel"))
+	return strings.TrimRight(b.String(), "\n"), term.KeyLines(t, width, k.FocusNext, bind.New(nil, "ctrl+s", "start"),
+		bind.New(nil, "ctrl+d", "draft contract"), bind.New(nil, "ctrl+e", "edit it"), bind.New(nil, "esc", "cancel"))
 }
 
 func (d *newTaskDialog) capturing() bool { return d.focus < 3 }
@@ -610,17 +594,17 @@ type noticeDialog struct {
 	intro bool
 }
 
-func (d *noticeDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
+func (d *noticeDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {
 	if key.Matches(msg, k.Dismiss) {
-		return dialogResult{close: true}
+		return intent.Result{Close: true}
 	}
 	if d.command != "" && key.Matches(msg, k.Copy) {
-		return dialogResult{do: copyAction{text: d.command, what: "the cherry-pick line"}}
+		return intent.Result{Do: intent.Copy{Text: d.command, What: "the cherry-pick line"}}
 	}
-	return dialogResult{}
+	return intent.Result{}
 }
 
-func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
+func (d *noticeDialog) view(t term.Theme, k bind.KeyMap, width int) (string, string) {
 	st := t.Good
 	if d.isErr {
 		st = t.Error
@@ -637,10 +621,10 @@ func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 			if i > 0 {
 				b.WriteString("\n")
 			}
-			b.WriteString("\n" + wrapIndent(safetext.Sanitize(l), width, 0))
+			b.WriteString("\n" + term.WrapIndent(safetext.Sanitize(l), width, 0))
 			continue
 		}
-		b.WriteString("\n" + wrapIndent(safetext.Sanitize(l), width, 2))
+		b.WriteString("\n" + term.WrapIndent(safetext.Sanitize(l), width, 2))
 	}
 	if d.command != "" {
 		// Never wrapped, so it copies as one line.
@@ -648,9 +632,9 @@ func (d *noticeDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	}
 	keys := []key.Binding{k.Dismiss}
 	if d.command != "" {
-		keys = append(keys, hint(k.Copy, "copy the command"))
+		keys = append(keys, bind.Hint(k.Copy, "copy the command"))
 	}
-	return b.String(), keyLines(t, width, keys...)
+	return b.String(), term.KeyLines(t, width, keys...)
 }
 
 func (d *noticeDialog) capturing() bool { return false }

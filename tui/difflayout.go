@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"reasonixctl/tui/term"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -133,7 +134,7 @@ func (m *Model) lastTop(doc *diffDoc, c diffCursor, h int) int {
 				}
 			}
 		}
-		return clampInt(top, 0, max(len(f.lines)-1, 0))
+		return term.Clamp(top, 0, max(len(f.lines)-1, 0))
 	}
 	cw, _ := codeWidths(m.diffWidth(), f.numW, false)
 	used, i := 0, len(f.lines)-1
@@ -144,7 +145,7 @@ func (m *Model) lastTop(doc *diffDoc, c diffCursor, h int) int {
 		}
 		used += r
 	}
-	return clampInt(i+1, 0, max(len(f.lines)-1, 0))
+	return term.Clamp(i+1, 0, max(len(f.lines)-1, 0))
 }
 
 // ---- the selection, held by content ----
@@ -180,7 +181,7 @@ func (k lineKey) find(f *diffFile) int {
 		return 0
 	}
 	if k.side == 0 {
-		return clampInt(k.idx, 0, len(f.lines)-1)
+		return term.Clamp(k.idx, 0, len(f.lines)-1)
 	}
 	best, dist := -1, int32(1<<30)
 	for i, l := range f.lines {
@@ -205,7 +206,7 @@ func (k lineKey) find(f *diffFile) int {
 		}
 	}
 	if best < 0 {
-		return clampInt(k.idx, 0, len(f.lines)-1)
+		return term.Clamp(k.idx, 0, len(f.lines)-1)
 	}
 	return best
 }

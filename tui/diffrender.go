@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"reasonixctl/tui/term"
 	"strconv"
 	"strings"
 	"unicode"
@@ -318,7 +319,7 @@ func wrapOf(st lipgloss.Style) wrap {
 	return wrap{r[:i], r[i+len(mark):]}
 }
 
-func newDiffStyles(t Theme, mono, dark bool) *diffStyles {
+func newDiffStyles(t term.Theme, mono, dark bool) *diffStyles {
 	s := &diffStyles{mono: mono, memo: map[[2]int]wrap{}, gutter: t.Dim, cursor: t.Selected, note: t.Warn}
 	plain := lipgloss.NewStyle()
 	switch {
@@ -518,7 +519,7 @@ type diffPage struct {
 	wrap     bool         // long lines wrap instead of being cut
 	match    string       // the search's query, lower-cased, marked where it occurs
 	st       *diffStyles
-	t        Theme
+	t        term.Theme
 }
 
 func num(n int32, w int) string {
@@ -779,9 +780,9 @@ func (p diffPage) sideBySide() string {
 		rows := p.st.codeRows(c.segs[int(i)], p.doc.emphasis(p.file, int(i)), p.marks(int(i)), bgOf(l.kind), max(w-f.numW-3, 1), p.skip, p.wrap)
 		for k, r := range rows {
 			if k == 0 {
-				rows[k] = padRight(p.gutter(int(i) == p.sel, num(n, f.numW), p.comments[int(i)])+p.sign(l.kind)+r, w)
+				rows[k] = term.PadRight(p.gutter(int(i) == p.sel, num(n, f.numW), p.comments[int(i)])+p.sign(l.kind)+r, w)
 			} else {
-				rows[k] = padRight(p.contGutter(int(i) == p.sel, cont)+r, w)
+				rows[k] = term.PadRight(p.contGutter(int(i) == p.sel, cont)+r, w)
 			}
 		}
 		return rows

@@ -11,6 +11,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/term"
 )
 
 // The diff tab: its layout, its view, the selected line and its keys. The review's comments,
@@ -110,11 +111,11 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	if p := ti.rv.preview; p != nil && ti.rv.previewErr == "" && cm == nil {
 		switch {
 		case p.Clean && p.Refusal != "":
-			add("merges onto HEAD "+short(p.Head, 7)+", but apply refuses (see the task)", "apply refuses", 70)
+			add("merges onto HEAD "+term.Short(p.Head, 7)+", but apply refuses (see the task)", "apply refuses", 70)
 		case p.Clean:
-			add("applies to HEAD "+short(p.Head, 7), "applies", 70)
+			add("applies to HEAD "+term.Short(p.Head, 7), "applies", 70)
 		default:
-			add("conflicts with HEAD "+short(p.Head, 7)+": "+strings.Join(p.Conflicts, ", "), "conflicts with HEAD "+short(p.Head, 7), 70)
+			add("conflicts with HEAD "+term.Short(p.Head, 7)+": "+strings.Join(p.Conflicts, ", "), "conflicts with HEAD "+term.Short(p.Head, 7), 70)
 		}
 	}
 	for i := range parts {
@@ -146,7 +147,7 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		name := ansi.TruncateLeft(shown, max(lipgloss.Width(shown)-(width-4-len(stats)), 0), "…")
 		if i == c.file {
 			// Dim grey on the selection's background is too faint to read (2.8:1).
-			return t.Selected.Render(padRight(mark+check+name+stats, width))
+			return t.Selected.Render(term.PadRight(mark+check+name+stats, width))
 		}
 		return mark + check + name + t.Dim.Render(stats)
 	}
@@ -160,26 +161,26 @@ func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		for i := range doc.files {
 			fileCol = append(fileCol, fileLine(i, listW))
 		}
-		fileCol = windowAround(fileCol, c.file, bodyH+1)
-		body := fixBlock(strings.Join(fileCol, "\n"), listW, bodyH+1)
+		fileCol = term.WindowAround(fileCol, c.file, bodyH+1)
+		body := term.FixBlock(strings.Join(fileCol, "\n"), listW, bodyH+1)
 		lines := m.diffLines(ti, c.file, top, bodyH, diffW)
 		sl := m.searchLine(ti, diffW)
 		if sl != "" {
 			// The search line sits at the bottom of the pane, under a short page too.
-			lines = fixBlock(lines, diffW, bodyH)
+			lines = term.FixBlock(lines, diffW, bodyH)
 		}
 		right := posStyle.Render(fitPos(parts, diffW)) + "\n" + lines + sl
 		return lipgloss.JoinHorizontal(lipgloss.Top, body, " ", right)
 	}
 	if m.review.hideFiles {
-		return posStyle.Render(fitPos(parts, w)) + "\n" + fixBlock(m.diffLines(ti, c.file, top, bodyH, diffW), w, bodyH) + m.searchLine(ti, w)
+		return posStyle.Render(fitPos(parts, w)) + "\n" + term.FixBlock(m.diffLines(ti, c.file, top, bodyH, diffW), w, bodyH) + m.searchLine(ti, w)
 	}
 	n := min(len(doc.files), 3)
 	for i := range doc.files {
 		fileCol = append(fileCol, fileLine(i, w))
 	}
-	fileCol = windowAround(fileCol, c.file, n)
-	return strings.Join(fileCol, "\n") + "\n" + posStyle.Render(fitPos(parts, w)) + "\n" + fixBlock(m.diffLines(ti, c.file, top, bodyH, diffW), w, bodyH) + m.searchLine(ti, w)
+	fileCol = term.WindowAround(fileCol, c.file, n)
+	return strings.Join(fileCol, "\n") + "\n" + posStyle.Render(fitPos(parts, w)) + "\n" + term.FixBlock(m.diffLines(ti, c.file, top, bodyH, diffW), w, bodyH) + m.searchLine(ti, w)
 }
 
 // diffLines draws one page of a file: highlighted, with line numbers, unified or side by side.
@@ -228,7 +229,7 @@ func (m *Model) placeSel(ti *taskInfo) {
 			rv.sel = c.top
 		}
 	}
-	rv.sel = clampInt(rv.sel, 0, max(len(f.lines)-1, 0))
+	rv.sel = term.Clamp(rv.sel, 0, max(len(f.lines)-1, 0))
 	if rv.sel >= top && rv.sel < end {
 		return
 	}
@@ -251,7 +252,7 @@ func (m *Model) moveSel(ti *taskInfo, delta int) {
 	c := doc.clamp(ti.rv.diffCur)
 	f := &doc.files[c.file]
 	rv := &ti.rv
-	rv.sel = clampInt(rv.sel+delta, 0, len(f.lines)-1)
+	rv.sel = term.Clamp(rv.sel+delta, 0, len(f.lines)-1)
 	top := m.shownTop(ti)
 	h := m.diffBodyHeight()
 	moved := false

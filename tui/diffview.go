@@ -9,6 +9,7 @@ import (
 	"github.com/sourcegraph/go-diff/diff"
 
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/term"
 )
 
 // diffLine is one line of the review diff. kind is 'F' (file header), '@' (hunk header), '+',
@@ -356,8 +357,8 @@ func (d *diffDoc) clamp(c diffCursor) diffCursor {
 	if len(d.files) == 0 {
 		return diffCursor{}
 	}
-	c.file = clampInt(c.file, 0, len(d.files)-1)
-	c.top = clampInt(c.top, 0, max(len(d.files[c.file].lines)-1, 0))
+	c.file = term.Clamp(c.file, 0, len(d.files)-1)
+	c.top = term.Clamp(c.top, 0, max(len(d.files[c.file].lines)-1, 0))
 	return c
 }
 
@@ -433,14 +434,4 @@ func (f *diffFile) hunkStart(i int) int {
 		}
 	}
 	return start
-}
-
-func clampInt(v, lo, hi int) int {
-	if v < lo {
-		return lo
-	}
-	if v > hi {
-		return hi
-	}
-	return v
 }

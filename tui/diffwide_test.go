@@ -12,6 +12,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/term"
 )
 
 // wideDiff has lines longer than a pane at ordinary widths.
@@ -308,7 +309,7 @@ func TestWrappedPagesReachTheEnd(t *testing.T) {
 func TestSearchMarksTheQueryInTheLine(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.ANSI256)
 	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii) })
-	st := newDiffStyles(DefaultTheme(), false, true)
+	st := newDiffStyles(term.DefaultTheme(), false, true)
 	segs := []seg{{text: "u := ", tt: chroma.Text}, {text: "lookup", tt: chroma.NameFunction}, {text: "(user)", tt: chroma.Punctuation}}
 	rows := st.codeRows(segs, nil, []span{{7, 13}}, bgAdd, 40, 0, false)
 	m := st.style(chroma.Text, bgMatch)

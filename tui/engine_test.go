@@ -19,6 +19,8 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/doctor"
 	"reasonixctl/core/engine"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/term"
 )
 
 // engineScenario writes the result, then asks to run a command the policy does not know, so the
@@ -204,6 +206,6 @@ func TestGoldenPromptFromTheEngine(t *testing.T) {
 	// Temporary paths and the repository id differ from run to run.
 	prompt.ia.Request.Cwd = regexp.MustCompile(`worktrees/[0-9a-f]+/`).ReplaceAllString(
 		strings.ReplaceAll(prompt.ia.Request.Cwd, state, "/STATE"), "worktrees/REPO/")
-	body, keys := prompt.view(DefaultTheme(), DefaultKeyMap(), 76)
+	body, keys := prompt.view(term.DefaultTheme(), bind.DefaultKeyMap(), 76)
 	golden.RequireEqual(t, []byte(body+"\n"+keys+"\n"))
 }

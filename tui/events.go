@@ -13,6 +13,8 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/term"
 )
 
 // entryKind picks the style of an event entry.
@@ -117,19 +119,19 @@ type EventKeys struct {
 // DefaultEventKeys is the events pane's key map.
 func DefaultEventKeys() EventKeys {
 	return EventKeys{
-		PageUp:   bind([]string{"pgup", "b", "ctrl+u"}, "pgup/b", "scroll the events up a page"),
-		PageDown: bind([]string{"pgdown", " ", "ctrl+d"}, "pgdn/space", "scroll the events down a page"),
-		Top:      bind([]string{"g", "home"}, "g/home", "go to the oldest event"),
-		Bottom:   bind([]string{"G", "end"}, "G/end", "follow the live tail (clears the selection)"),
-		PrevItem: bind([]string{"["}, "[", "select the previous tool call, decision or reasoning"),
-		NextItem: bind([]string{"]"}, "]", "select the next tool call, decision or reasoning"),
-		Expand:   bind([]string{"enter"}, "enter", "expand / collapse the selected item"),
+		PageUp:   bind.New([]string{"pgup", "b", "ctrl+u"}, "pgup/b", "scroll the events up a page"),
+		PageDown: bind.New([]string{"pgdown", " ", "ctrl+d"}, "pgdn/space", "scroll the events down a page"),
+		Top:      bind.New([]string{"g", "home"}, "g/home", "go to the oldest event"),
+		Bottom:   bind.New([]string{"G", "end"}, "G/end", "follow the live tail (clears the selection)"),
+		PrevItem: bind.New([]string{"["}, "[", "select the previous tool call, decision or reasoning"),
+		NextItem: bind.New([]string{"]"}, "]", "select the next tool call, decision or reasoning"),
+		Expand:   bind.New([]string{"enter"}, "enter", "expand / collapse the selected item"),
 
-		Search:      bind([]string{"/"}, "/", "search the events"),
-		NextMatch:   bind([]string{"n"}, "n", "next match"),
-		PrevMatch:   bind([]string{"N"}, "N", "previous match"),
-		Filter:      bind([]string{"f"}, "f", "show only one kind of event"),
-		ClearSearch: bind([]string{"esc"}, "esc", "clear the search"),
+		Search:      bind.New([]string{"/"}, "/", "search the events"),
+		NextMatch:   bind.New([]string{"n"}, "n", "next match"),
+		PrevMatch:   bind.New([]string{"N"}, "N", "previous match"),
+		Filter:      bind.New([]string{"f"}, "f", "show only one kind of event"),
+		ClearSearch: bind.New([]string{"esc"}, "esc", "clear the search"),
 	}
 }
 
@@ -669,7 +671,7 @@ func (p *eventsPane) at(q pos) (int, int) {
 	if p.entries[i].id != q.id {
 		return i, 0
 	}
-	return i, clampInt(q.off, 0, max(p.entries[i].n-1, 0))
+	return i, term.Clamp(q.off, 0, max(p.entries[i].n-1, 0))
 }
 
 func (p *eventsPane) tailIndex() (int, int) {
@@ -997,7 +999,7 @@ func (p *eventsPane) header(e *entry) string {
 }
 
 // view draws exactly h lines, none wider than w.
-func (p *eventsPane) view(t Theme) string {
+func (p *eventsPane) view(t term.Theme) string {
 	w, h := p.w, p.h
 	if h <= 0 {
 		return ""
@@ -1021,7 +1023,7 @@ func (p *eventsPane) view(t Theme) string {
 		for _, d := range win {
 			s := ansi.Truncate(" "+d.prefix+d.text, w, "…")
 			if d.header && d.e.id == p.sel {
-				lines = append(lines, t.Selected.Render(padRight(s, w)))
+				lines = append(lines, t.Selected.Render(term.PadRight(s, w)))
 				continue
 			}
 			lines = append(lines, p.search.highlight(t, s, p.style(t, d), d.e.id))
@@ -1058,7 +1060,7 @@ func (p *eventsPane) view(t Theme) string {
 	return strings.Join(lines, "\n")
 }
 
-func (p *eventsPane) style(t Theme, d dline) lipgloss.Style {
+func (p *eventsPane) style(t term.Theme, d dline) lipgloss.Style {
 	k := d.e.kind
 	if d.e.expandable && k != kindThought && !d.header {
 		return t.Dim
@@ -1097,7 +1099,7 @@ func (p eventsTab) capturing() bool {
 
 func (p eventsTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	t, ti := p.m.selectedInfo()
-	if ti == nil || !ti.events.update(msg, p.m.keys.eventKeys()) {
+	if ti == nil || !ti.events.update(msg, eventKeys(p.m.keys)) {
 		return nil, false
 	}
 	return p.m.pageCmd(t.TaskID), true

@@ -11,6 +11,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/term"
 )
 
 var fuzzTypes = []string{
@@ -84,7 +85,7 @@ func FuzzEventsPane(f *testing.F) {
 		w, h := 1+int(width)%300, 1+int(height)%60
 		p := newEventsPane()
 		p.setSize(w, h)
-		th := DefaultTheme()
+		th := term.DefaultTheme()
 		keys := DefaultEventKeys()
 		var seq uint64
 		for len(script) >= 3 {
@@ -110,7 +111,7 @@ func FuzzEventsPane(f *testing.F) {
 	})
 }
 
-func checkPane(t *testing.T, p *eventsPane, th Theme) {
+func checkPane(t *testing.T, p *eventsPane, th term.Theme) {
 	t.Helper()
 	v := p.view(th)
 	lines := strings.Split(v, "\n")

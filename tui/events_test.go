@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/term"
 )
 
 // paneFeed adds events with consecutive seqs.
@@ -41,7 +42,7 @@ func (f *paneFeed) press(keys ...string) {
 // lines is the pane's view, checked for its size, without trailing blanks.
 func (f *paneFeed) lines() []string {
 	f.t.Helper()
-	v := f.p.view(DefaultTheme())
+	v := f.p.view(term.DefaultTheme())
 	lines := strings.Split(v, "\n")
 	if len(lines) != f.p.h {
 		f.t.Fatalf("view has %d lines, want %d:\n%s", len(lines), f.p.h, v)
@@ -329,7 +330,7 @@ func TestPaneIgnoresDuplicateSeqs(t *testing.T) {
 	add(2, "two")
 	add(1, "one")
 	add(3, "three")
-	v := p.view(DefaultTheme())
+	v := p.view(term.DefaultTheme())
 	for _, s := range []string{"one", "two", "three"} {
 		if n := strings.Count(v, "steer  "+s); n != 1 {
 			t.Fatalf("%q shows %d times:\n%s", s, n, v)
@@ -393,7 +394,7 @@ func BenchmarkStreamIntoOneMessage(b *testing.B) {
 		}
 		evs = append(evs, core.Event{TaskID: "t", Type: core.EventAgentMessage, Data: mustJSON(core.TextData{Text: text})})
 	}
-	th := DefaultTheme()
+	th := term.DefaultTheme()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -10,6 +10,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/term"
 )
 
 // maxBlankRun bounds a run of blanks a paragraph keeps: more spaces than the widest pane are
@@ -289,7 +290,7 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		return kindInfo, b.String()
 	case core.EventReviewReady:
 		d, _ := core.DataOf[core.ReviewReadyData](ev)
-		return kindState, fmt.Sprintf("review ready: revision %d, tree %s, %d file(s) changed", d.ReviewRevision, short(d.ReviewTreeHash, 12), len(d.ChangedFiles))
+		return kindState, fmt.Sprintf("review ready: revision %d, tree %s, %d file(s) changed", d.ReviewRevision, term.Short(d.ReviewTreeHash, 12), len(d.ChangedFiles))
 	case core.EventVerification:
 		v, _ := core.DataOf[core.VerificationResult](ev)
 		return verificationKind(v), "verify " + formatVerification(v)
@@ -309,9 +310,9 @@ func formatEvent(ev core.Event) (entryKind, string) {
 	switch d := data.(type) {
 	case *core.AppliedData:
 		return kindAllow, fmt.Sprintf("apply  %s cherry-picked onto %s of %s: %s → %s (nothing pushed)",
-			short(d.Commit, 12), d.Branch, d.Checkout, short(d.Before, 12), short(d.Applied, 12))
+			term.Short(d.Commit, 12), d.Branch, d.Checkout, term.Short(d.Before, 12), term.Short(d.Applied, 12))
 	case *core.RebasedData:
-		s := fmt.Sprintf("rebase review %d moved from %s onto %s", d.ReviewRevision, short(d.From, 12), short(d.To, 12))
+		s := fmt.Sprintf("rebase review %d moved from %s onto %s", d.ReviewRevision, term.Short(d.From, 12), term.Short(d.To, 12))
 		if len(d.Conflicts) > 0 {
 			s += fmt.Sprintf("; %d file(s) with conflict markers for the worker: %s", len(d.Conflicts), strings.Join(d.Conflicts, ", "))
 		}
@@ -500,15 +501,15 @@ func formatUsage(u *core.Usage) string {
 	if u == nil {
 		return "-"
 	}
-	s := fmt.Sprintf("prompt %s · completion %s", humanInt(u.PromptTokens), humanInt(u.CompletionTokens))
+	s := fmt.Sprintf("prompt %s · completion %s", term.HumanInt(u.PromptTokens), term.HumanInt(u.CompletionTokens))
 	if u.ReasoningTokens > 0 {
-		s += " · reasoning " + humanInt(u.ReasoningTokens)
+		s += " · reasoning " + term.HumanInt(u.ReasoningTokens)
 	}
 	if u.CacheHitRatio != nil {
 		s += fmt.Sprintf(" · cache %.0f%%", *u.CacheHitRatio*100)
 	}
 	if u.EstimatedCost != nil {
-		s += " · " + formatCost(*u.EstimatedCost, u.Currency)
+		s += " · " + term.FormatCost(*u.EstimatedCost, u.Currency)
 	}
 	return s
 }

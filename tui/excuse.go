@@ -9,11 +9,8 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/term"
 )
-
-// excuseKey, in the finalize form, excuses the last attempt's pre-existing failures: checks that
-// fail on the base commit too. Only the supervisor, here or over MCP, can excuse one.
-var excuseKey = bind([]string{"ctrl+x"}, "ctrl+x", "excuse pre-existing failures")
 
 // excuseState is the finalize form's excuse: the checks it may excuse, whether it does, and why.
 type excuseState struct {
@@ -60,10 +57,10 @@ func (x *excuseState) checks() ([]core.ExcusedCheck, string) {
 	return out, ""
 }
 
-func (x *excuseState) view(t Theme, width int, focused bool) string {
+func (x *excuseState) view(t term.Theme, width int, focused bool) string {
 	var blocked string
 	if len(x.blocked) > 0 {
-		blocked = "\n" + t.Error.Render(wrapIndent(fmt.Sprintf("Failing before the change too, but with new failures the change causes: %s. Those cannot be excused (checks tab, 4).",
+		blocked = "\n" + t.Error.Render(term.WrapIndent(fmt.Sprintf("Failing before the change too, but with new failures the change causes: %s. Those cannot be excused (checks tab, 4).",
 			safetext.Line(strings.Join(x.blocked, ", "))), width, 2)) + "\n"
 	}
 	if len(x.ids) == 0 {
@@ -71,14 +68,14 @@ func (x *excuseState) view(t Theme, width int, focused bool) string {
 	}
 	ids := safetext.Line(strings.Join(x.ids, ", "))
 	if !x.on {
-		return blocked + "\n" + t.Warn.Render(wrapIndent(fmt.Sprintf("Failing before the change too, with the same failures: %s. ctrl+x excuses it with a reason.", ids), width, 2)) + "\n"
+		return blocked + "\n" + t.Warn.Render(term.WrapIndent(fmt.Sprintf("Failing before the change too, with the same failures: %s. ctrl+x excuses it with a reason.", ids), width, 2)) + "\n"
 	}
 	mark := "  "
 	if focused {
 		mark = "› "
 	}
 	x.reason.Width = max(width-12, 10)
-	return blocked + "\n" + t.Warn.Render(wrapIndent("Excusing "+ids+" (fails before the change too); the commit names it.", width, 2)) + "\n" +
+	return blocked + "\n" + t.Warn.Render(term.WrapIndent("Excusing "+ids+" (fails before the change too); the commit names it.", width, 2)) + "\n" +
 		mark + "reason  " + x.reason.View() + "\n"
 }
 
@@ -87,7 +84,7 @@ const maxFailureRows = 8
 
 // baselineLines say, in the checks tab, how the selected failed check fares on the base commit,
 // then its failures one per line, those the change causes first, each with pre_existing.
-func baselineLines(t Theme, v core.VerificationResult, w int) []string {
+func baselineLines(t term.Theme, v core.VerificationResult, w int) []string {
 	b := v.Baseline
 	if v.Passed || (b == nil && len(v.Failures) == 0) {
 		return nil
@@ -115,7 +112,7 @@ func baselineLines(t Theme, v core.VerificationResult, w int) []string {
 	}
 	var out []string
 	if text != "" {
-		for _, l := range wrapLines(safetext.Line(text), max(w-2, 1)) {
+		for _, l := range term.WrapLines(safetext.Line(text), max(w-2, 1)) {
 			out = append(out, " "+st.Render(l))
 		}
 	}
@@ -134,7 +131,7 @@ func baselineLines(t Theme, v core.VerificationResult, w int) []string {
 
 // failureRows list a check's failures one per line, new ones first: "✗ pre_existing: false  id —
 // message" in the error colour, "· pre_existing: true   id" dimmed.
-func failureRows(t Theme, v core.VerificationResult, w int) []string {
+func failureRows(t term.Theme, v core.VerificationResult, w int) []string {
 	var fresh, known []core.CheckFailure
 	for _, f := range v.Failures {
 		if f.PreExisting {

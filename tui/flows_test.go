@@ -16,6 +16,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/bind"
 )
 
 func (h *harness) view() string { return h.m.View() }
@@ -509,8 +510,8 @@ func TestToggleAllShowsTerminalTasks(t *testing.T) {
 }
 
 func TestHelpListsEveryBinding(t *testing.T) {
-	k := DefaultKeyMap()
-	for _, g := range k.groups() {
+	k := bind.DefaultKeyMap()
+	for _, g := range k.Groups() {
 		for _, b := range g.Bindings {
 			if h := b.Help(); h.Key == "" || h.Desc == "" {
 				t.Fatalf("binding %v in %s has no help", b.Keys(), g.Title)
@@ -528,7 +529,7 @@ func TestHelpListsEveryBinding(t *testing.T) {
 	}
 	h.requireView("next hunk")
 	titles := map[string]bool{}
-	for _, g := range k.groups() {
+	for _, g := range k.Groups() {
 		if titles[g.Title] {
 			t.Fatalf("help group %q appears twice", g.Title)
 		}

@@ -10,6 +10,9 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/intent"
+	"reasonixctl/tui/term"
 )
 
 // grantsDialog lists the state directory's standing grants (P) and revokes the selected one
@@ -25,11 +28,6 @@ type grantsDialog struct {
 	msg, err string
 }
 
-// grantsAction asks the service for the grants, first revoking grant revoke when it is set.
-type grantsAction struct{ revoke string }
-
-func (grantsAction) isAction() {}
-
 // grantsMsg is the service's answer to a grantsAction: the grants as they are now, and the grant
 // revoked on the way. A revoke that failed lists nothing (revokeErr).
 type grantsMsg struct {
@@ -44,19 +42,19 @@ func newGrantsDialog() *grantsDialog { return &grantsDialog{busy: true} }
 // openGrants is P: the dialog, and the command that fills it.
 func (m *Model) openGrants() tea.Cmd {
 	m.push(newGrantsDialog())
-	return m.grantsCmd(grantsAction{})
+	return m.grantsCmd(intent.Grants{})
 }
 
 // grantsCmd carries out a grantsAction through the service.
-func (m *Model) grantsCmd(a grantsAction) tea.Cmd {
+func (m *Model) grantsCmd(a intent.Grants) tea.Cmd {
 	ctx, svc := m.ctx, m.svc
 	return func() tea.Msg { return callGrants(ctx, svc, a) }
 }
 
-func callGrants(ctx context.Context, svc core.Service, a grantsAction) grantsMsg {
+func callGrants(ctx context.Context, svc core.Service, a intent.Grants) grantsMsg {
 	var msg grantsMsg
-	if a.revoke != "" {
-		g, err := svc.RevokeGrant(ctx, a.revoke)
+	if a.Revoke != "" {
+		g, err := svc.RevokeGrant(ctx, a.Revoke)
 		if err != nil {
 			return grantsMsg{revokeErr: err}
 		}
@@ -95,19 +93,19 @@ func (d *grantsDialog) answered(msg grantsMsg) {
 
 func (d *grantsDialog) capturing() bool { return false }
 
-func (d *grantsDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
+func (d *grantsDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {
 	if d.confirm {
 		d.confirm = false
 		if key.Matches(msg, k.Yes) && d.sel < len(d.grants) && !d.busy {
 			d.busy = true
-			return dialogResult{do: grantsAction{revoke: d.grants[d.sel].ID}}
+			return intent.Result{Do: intent.Grants{Revoke: d.grants[d.sel].ID}}
 		}
-		return dialogResult{}
+		return intent.Result{}
 	}
 	d.msg = ""
 	switch {
 	case key.Matches(msg, k.Dismiss), key.Matches(msg, k.Grants):
-		return dialogResult{close: true}
+		return intent.Result{Close: true}
 	case key.Matches(msg, k.Down):
 		d.sel = min(d.sel+1, max(len(d.grants)-1, 0))
 	case key.Matches(msg, k.Up):
@@ -116,12 +114,12 @@ func (d *grantsDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		d.confirm = true
 	case key.Matches(msg, k.Refresh) && !d.busy:
 		d.busy = true
-		return dialogResult{do: grantsAction{}}
+		return intent.Result{Do: intent.Grants{}}
 	}
-	return dialogResult{}
+	return intent.Result{}
 }
 
-func (d *grantsDialog) view(t Theme, k KeyMap, width int) (string, string) {
+func (d *grantsDialog) view(t term.Theme, k bind.KeyMap, width int) (string, string) {
 	var b strings.Builder
 	b.WriteString(t.Title.Render("Standing grants") + t.Dim.Render(fmt.Sprintf("  %d · commands allowed for a repository, kept in the state directory", len(d.grants))))
 	b.WriteString("\n")
@@ -137,17 +135,17 @@ func (d *grantsDialog) view(t Theme, k KeyMap, width int) (string, string) {
 			mark = "› "
 		}
 		line := fmt.Sprintf("%s%s  %s", mark, g.ID, g.Describe())
-		b.WriteString("\n" + short(safetext.Line(line), max(width, 20)))
-		b.WriteString("\n" + t.Dim.Render(short(safetext.Line(fmt.Sprintf("    %s · from task %s · %s", g.Repository, g.TaskID, g.CreatedAt)), max(width, 20))))
+		b.WriteString("\n" + term.Short(safetext.Line(line), max(width, 20)))
+		b.WriteString("\n" + t.Dim.Render(term.Short(safetext.Line(fmt.Sprintf("    %s · from task %s · %s", g.Repository, g.TaskID, g.CreatedAt)), max(width, 20))))
 	}
 	if d.confirm && d.sel < len(d.grants) {
 		b.WriteString("\n\n" + t.Pending.Render("Revoke "+safetext.Line(d.grants[d.sel].ID)+"? y revokes, any other key keeps it."))
 	}
 	if d.msg != "" {
-		b.WriteString("\n\n" + t.Dim.Render(short(safetext.Line(d.msg), max(width, 20))))
+		b.WriteString("\n\n" + t.Dim.Render(term.Short(safetext.Line(d.msg), max(width, 20))))
 	}
 	if d.err != "" {
 		b.WriteString("\n\n" + t.Error.Render(safetext.Line(d.err)))
 	}
-	return b.String(), keyLines(t, width, hint(k.Down, "next"), hint(k.Up, "previous"), hint(k.Deny, "revoke"), hint(k.Dismiss, "close"))
+	return b.String(), term.KeyLines(t, width, bind.Hint(k.Down, "next"), bind.Hint(k.Up, "previous"), bind.Hint(k.Deny, "revoke"), bind.Hint(k.Dismiss, "close"))
 }

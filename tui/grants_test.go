@@ -16,6 +16,8 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/term"
 )
 
 // R in a permission prompt for a command the policy asks about allows it and asks for a
@@ -63,8 +65,8 @@ func TestGrantsViewListsAndRevokes(t *testing.T) {
 	if !ok {
 		t.Fatalf("P opened %T", h.stack().top())
 	}
-	k := DefaultKeyMap()
-	body, _ := d.view(DefaultTheme(), k, 100)
+	k := bind.DefaultKeyMap()
+	body, _ := d.view(term.DefaultTheme(), k, 100)
 	if !strings.Contains(body, keep.ID) || !strings.Contains(body, "make lint") || !strings.Contains(body, "(in sub)") {
 		t.Fatalf("view:\n%s", body)
 	}
@@ -79,7 +81,7 @@ func TestGrantsViewListsAndRevokes(t *testing.T) {
 		t.Fatalf("n revoked: %+v", g)
 	}
 	h.press("d")
-	body, _ = d.view(DefaultTheme(), k, 100)
+	body, _ = d.view(term.DefaultTheme(), k, 100)
 	if !strings.Contains(body, "Revoke "+gone.ID+"?") {
 		t.Fatalf("no confirmation:\n%s", body)
 	}
@@ -88,11 +90,11 @@ func TestGrantsViewListsAndRevokes(t *testing.T) {
 	if len(g) != 1 || g[0].ID != keep.ID {
 		t.Fatalf("after the revoke: %+v", g)
 	}
-	body, _ = d.view(DefaultTheme(), k, 100)
+	body, _ = d.view(term.DefaultTheme(), k, 100)
 	if !strings.Contains(body, "revoked "+gone.ID) || strings.Contains(body, "  "+gone.ID+"  ") || strings.Contains(body, "\x1b[31m") {
 		t.Fatalf("view after the revoke:\n%s", body)
 	}
-	if res := d.update(tea.KeyMsg{Type: tea.KeyEsc}, k); !res.close {
+	if res := d.update(tea.KeyMsg{Type: tea.KeyEsc}, k); !res.Close {
 		t.Fatal("esc does not close the view")
 	}
 }

@@ -12,6 +12,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/intent"
+	"reasonixctl/tui/term"
 )
 
 // Options configure the dashboard.
@@ -85,7 +88,7 @@ type Model struct {
 	spinning      bool
 	graceTimer    bool
 	gate          answerGate
-	lastForm      newTaskInput
+	lastForm      intent.NewTask
 	attach        attachState
 	rp            *replayView           // the replay on screen, if any
 	usageMemo     map[string]*taskUsage // each task's share of today's usage (usage.go)
@@ -109,9 +112,9 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	if lg == nil {
 		lg = slog.New(slog.DiscardHandler)
 	}
-	theme := DefaultTheme()
+	theme := term.DefaultTheme()
 	if opts.Monochrome {
-		theme = MonochromeTheme()
+		theme = term.MonochromeTheme()
 	}
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(theme.Pending))
 	var attach attachState
@@ -121,9 +124,9 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	}
 	return &Model{
 		svc: svc, ctx: ctx, opts: opts, log: lg, attach: attach,
-		ui: ui{theme: theme, keys: DefaultKeyMap(), now: opts.Now}, spin: sp,
+		ui: ui{theme: theme, keys: bind.DefaultKeyMap(), now: opts.Now}, spin: sp,
 		info: map[string]*taskInfo{}, finalizing: map[string]time.Time{},
-		lastForm: newTaskInput{RepoDir: opts.Dir, Lane: core.LaneFast},
+		lastForm: intent.NewTask{RepoDir: opts.Dir, Lane: core.LaneFast},
 	}
 }
 
@@ -351,7 +354,7 @@ func (m *Model) dialogKey(top dialog, msg tea.KeyMsg, alone bool) tea.Cmd {
 		return nil
 	}
 	res := top.update(msg, m.keys)
-	if d, ok := top.(*newTaskDialog); ok && res.close && res.delegate == nil {
+	if d, ok := top.(*newTaskDialog); ok && res.Close && res.Delegate == nil {
 		// Closed without starting: the next form opens with what this one held (a path fixed
 		// after a failed start, a drafted contract), not with the last submission's.
 		m.lastForm = d.value()
@@ -363,4 +366,12 @@ func (m *Model) dialogKey(top dialog, msg tea.KeyMsg, alone bool) tea.Cmd {
 // notice saying so.
 func (m *Model) tooSmall() bool {
 	return m.width > 0 && m.height > 0 && (m.width < minWidth || m.height < minHeight)
+}
+
+// ui is what the parts of the dashboard share to draw and read keys: the theme, the key map
+// (keys.go) and the clock, which tests move by hand.
+type ui struct {
+	theme term.Theme
+	keys  bind.KeyMap
+	now   func() time.Time
 }

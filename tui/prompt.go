@@ -11,6 +11,9 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/permission"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/intent"
+	"reasonixctl/tui/term"
 )
 
 // promptDialog answers one pending interaction. A permission is answered by `a` allow once,
@@ -35,14 +38,14 @@ func newPromptDialog(taskID string, ia core.Interaction) *promptDialog {
 
 func (d *promptDialog) capturing() bool { return d.answering }
 
-func (d *promptDialog) respond(decision, optionID, answer string) dialogResult {
-	return dialogResult{close: true, control: &core.ControlRequest{
+func (d *promptDialog) respond(decision, optionID, answer string) intent.Result {
+	return intent.Result{Close: true, Control: &core.ControlRequest{
 		TaskID: d.taskID, Action: core.ActionRespond, InteractionID: d.ia.ID,
 		Decision: decision, OptionID: optionID, Answer: answer,
 	}}
 }
 
-func (d *promptDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
+func (d *promptDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {
 	r := d.ia.Request
 	if d.answering {
 		switch msg.Type {
@@ -50,22 +53,22 @@ func (d *promptDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 			answer := strings.TrimSpace(d.input.Value())
 			if answer == "" {
 				d.err = "type an answer first, or esc to go back"
-				return dialogResult{}
+				return intent.Result{}
 			}
 			return d.respond(core.DecisionAllow, "", answer)
 		case tea.KeyEsc:
 			d.answering = false
 			d.input.Blur()
-			return dialogResult{}
+			return intent.Result{}
 		}
 		d.input, _ = d.input.Update(msg)
-		return dialogResult{}
+		return intent.Result{}
 	}
 	d.err = ""
 	opts := choices(d.ia.Kind, r)
 	switch {
 	case key.Matches(msg, k.Later):
-		return dialogResult{close: true, later: true}
+		return intent.Result{Close: true, Later: true}
 	case key.Matches(msg, k.AllowSession) && d.ia.Kind == core.InteractionPermission:
 		if o, ok := r.SessionOption(); ok {
 			return d.respond(core.DecisionAllow, o.OptionID, "")
@@ -74,16 +77,16 @@ func (d *promptDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	case key.Matches(msg, k.AllowRepo) && d.ia.Kind == core.InteractionPermission:
 		if !r.Grantable() {
 			d.err = "only a command the policy asks about can be allowed for the repository"
-			return dialogResult{}
+			return intent.Result{}
 		}
 		res := d.respond(core.DecisionAllow, "", "")
-		res.control.Grant = true
+		res.Control.Grant = true
 		return res
 	case key.Matches(msg, k.Option) && len(opts) > 0:
 		n := int(msg.String()[0] - '1')
 		if n < len(opts) {
 			d.selected = n
-			return dialogResult{}
+			return intent.Result{}
 		}
 		d.err = fmt.Sprintf("there is no option %d", n+1)
 	case (msg.Type == tea.KeyUp || msg.Type == tea.KeyDown) && len(opts) > 0:
@@ -99,7 +102,7 @@ func (d *promptDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	case msg.Type == tea.KeyEnter && len(opts) > 0:
 		if d.selected < 0 {
 			d.err = fmt.Sprintf("select an option first (1-%d or ↑/↓), then enter", len(opts))
-			return dialogResult{}
+			return intent.Result{}
 		}
 		return d.respond(core.DecisionAllow, opts[d.selected].OptionID, "")
 	case msg.Type == tea.KeyEnter && d.ia.Kind == core.InteractionPermission:
@@ -112,10 +115,10 @@ func (d *promptDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 	case key.Matches(msg, k.Deny):
 		return d.respond(core.DecisionDeny, "", "")
 	}
-	return dialogResult{}
+	return intent.Result{}
 }
 
-func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
+func (d *promptDialog) view(t term.Theme, k bind.KeyMap, width int) (string, string) {
 	r := d.ia.Request
 	var b strings.Builder
 	title := "Permission requested"
@@ -129,7 +132,7 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	b.WriteString("\n")
 	field := func(name, value string) {
 		if value != "" {
-			b.WriteString("\n" + t.Dim.Render(padRight(name, 9)) + wrapIndent(safetext.Sanitize(value), width, 9))
+			b.WriteString("\n" + t.Dim.Render(term.PadRight(name, 9)) + term.WrapIndent(safetext.Sanitize(value), width, 9))
 		}
 	}
 	if d.lastWords != "" {
@@ -169,28 +172,28 @@ func (d *promptDialog) view(t Theme, k KeyMap, width int) (string, string) {
 		b.WriteString("\n\n" + t.Error.Render(safetext.Sanitize(d.err)))
 	}
 	if d.answering {
-		return b.String(), keyLines(t, width, bind(nil, "enter", "send"), bind(nil, "esc", "back"))
+		return b.String(), term.KeyLines(t, width, bind.New(nil, "enter", "send"), bind.New(nil, "esc", "back"))
 	}
 	var keys []key.Binding
 	if d.ia.Kind == core.InteractionPermission {
 		keys = append(keys, k.AllowOnce)
 		if _, ok := r.SessionOption(); ok {
-			keys = append(keys, hint(k.AllowSession, "allow for session"))
+			keys = append(keys, bind.Hint(k.AllowSession, "allow for session"))
 		}
 		if r.Grantable() {
-			keys = append(keys, hint(k.AllowRepo, "allow for repo"))
+			keys = append(keys, bind.Hint(k.AllowRepo, "allow for repo"))
 		}
 	} else if len(opts) > 0 {
-		keys = append(keys, hint(k.Option, "select"), bind(nil, "↑/↓", "select"))
+		keys = append(keys, bind.Hint(k.Option, "select"), bind.New(nil, "↑/↓", "select"))
 		if d.selected >= 0 {
-			keys = append(keys, bind(nil, "enter", fmt.Sprintf("answer %d", d.selected+1)))
+			keys = append(keys, bind.New(nil, "enter", fmt.Sprintf("answer %d", d.selected+1)))
 		}
 	}
 	if freeTextAllowed(d.ia.Kind) {
-		keys = append(keys, hint(k.FreeText, "type answer"))
+		keys = append(keys, bind.Hint(k.FreeText, "type answer"))
 	}
-	keys = append(keys, k.Deny, hint(k.Later, "later"), hint(k.Help, "help"))
-	return b.String(), keyLines(t, width, keys...)
+	keys = append(keys, k.Deny, bind.Hint(k.Later, "later"), bind.Hint(k.Help, "help"))
+	return b.String(), term.KeyLines(t, width, keys...)
 }
 
 // lastLines keeps the end of s within n bytes, cut at a word boundary.

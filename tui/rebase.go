@@ -6,10 +6,6 @@ import (
 	"reasonixctl/core"
 )
 
-// rebaseKey moves a task whose change no longer applies to its checkout's HEAD onto that HEAD,
-// the conflicts written as markers for a repair round (reasonix_control rebase).
-var rebaseKey = bind([]string{"M"}, "M", "move a task in review whose change conflicts with HEAD onto it (a repair round resolves the markers)")
-
 // rebaseTask asks before moving t onto its checkout's HEAD, when core offers a rebase in t's
 // state; the engine says why not when the change still applies or the worktree moved.
 func (m *Model) rebaseTask(t *core.TaskView) tea.Cmd {

@@ -14,6 +14,8 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/term"
 )
 
 const (
@@ -146,7 +148,7 @@ func (rp *replayView) at(i int) core.ReplaySnapshot {
 }
 
 // seek moves to event index i, clamped.
-func (rp *replayView) seek(i int) { rp.cur = clampInt(i, 0, max(len(rp.events)-1, 0)) }
+func (rp *replayView) seek(i int) { rp.cur = term.Clamp(i, 0, max(len(rp.events)-1, 0)) }
 
 // replayPane gives the keys to the replay on screen, which takes every key while it is open,
 // and carries out what the replay asks of the dashboard.
@@ -184,7 +186,7 @@ const (
 )
 
 // key moves through the journal, or says what the dashboard should do.
-func (rp *replayView) key(msg tea.KeyMsg, k KeyMap) replayStep {
+func (rp *replayView) key(msg tea.KeyMsg, k bind.KeyMap) replayStep {
 	switch {
 	case msg.Type == tea.KeyCtrlC:
 		return replayQuit
@@ -246,16 +248,16 @@ func sinceStart(d time.Duration) string {
 
 // view draws the replay in w×h: where it stands, the task as it was there, and the
 // events around that point.
-func (rp *replayView) view(t Theme, w, h int) string {
+func (rp *replayView) view(t term.Theme, w, h int) string {
 	title := " Replay " + safetext.Line(rp.taskID)
 	switch {
 	case rp.loading:
-		return fixBlock(t.Title.Render(title)+"\n"+t.Dim.Render(" reading the journal…"), w, h)
+		return term.FixBlock(t.Title.Render(title)+"\n"+t.Dim.Render(" reading the journal…"), w, h)
 	case rp.err != nil:
-		return fixBlock(t.Title.Render(title)+"\n"+t.Error.Render(ansi.Truncate(" reading the journal failed: "+safetext.Line(oneLine(rp.err)), w, "…"))+
+		return term.FixBlock(t.Title.Render(title)+"\n"+t.Error.Render(ansi.Truncate(" reading the journal failed: "+safetext.Line(oneLine(rp.err)), w, "…"))+
 			"\n"+t.Dim.Render(" esc leaves the replay"), w, h)
 	case len(rp.events) == 0:
-		return fixBlock(t.Title.Render(title)+"\n"+t.Dim.Render(" the journal is empty · esc leaves the replay"), w, h)
+		return term.FixBlock(t.Title.Render(title)+"\n"+t.Dim.Render(" the journal is empty · esc leaves the replay"), w, h)
 	}
 	ev := rp.events[rp.cur]
 	s := rp.at(rp.cur)
@@ -271,10 +273,10 @@ func (rp *replayView) view(t Theme, w, h int) string {
 		leftW := min(w/2, 72)
 		rightW := w - leftW - 1
 		bodyH := h - len(lines)
-		left := fixBlock(strings.Join(state, "\n"), leftW, bodyH)
+		left := term.FixBlock(strings.Join(state, "\n"), leftW, bodyH)
 		right := rp.eventLines(t, rightW, bodyH)
 		sep := strings.TrimSuffix(strings.Repeat(t.Border.Render("│")+"\n", bodyH), "\n")
-		return fixBlock(strings.Join(lines, "\n")+"\n"+lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right), w, h)
+		return term.FixBlock(strings.Join(lines, "\n")+"\n"+lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right), w, h)
 	}
 	room := h - len(lines)
 	evH := max(room/2, min(room, 6))
@@ -283,16 +285,16 @@ func (rp *replayView) view(t Theme, w, h int) string {
 	}
 	lines = append(lines, state...)
 	lines = append(lines, rp.eventLines(t, w, h-len(lines)))
-	return fixBlock(strings.Join(lines, "\n"), w, h)
+	return term.FixBlock(strings.Join(lines, "\n"), w, h)
 }
 
 // replayState is the snapshot as labelled lines.
-func replayState(t Theme, s core.ReplaySnapshot, w int) []string {
+func replayState(t term.Theme, s core.ReplaySnapshot, w int) []string {
 	var lines []string
 	add := func(label, value string, st lipgloss.Style) {
-		for i, l := range wrapLines(safetext.Sanitize(value), max(w-11, 10)) {
+		for i, l := range term.WrapLines(safetext.Sanitize(value), max(w-11, 10)) {
 			if i == 0 {
-				lines = append(lines, " "+t.Dim.Render(padRight(label, 9))+st.Render(l))
+				lines = append(lines, " "+t.Dim.Render(term.PadRight(label, 9))+st.Render(l))
 			} else {
 				lines = append(lines, strings.Repeat(" ", 10)+st.Render(l))
 			}
@@ -315,7 +317,7 @@ func replayState(t Theme, s core.ReplaySnapshot, w int) []string {
 		add("reason", s.Reason, t.Warn)
 	}
 	if s.ReviewRevision > 0 {
-		add("review", fmt.Sprintf("revision %d · tree %s · repair rounds %d/%d", s.ReviewRevision, short(s.ReviewTreeHash, 12),
+		add("review", fmt.Sprintf("revision %d · tree %s · repair rounds %d/%d", s.ReviewRevision, term.Short(s.ReviewTreeHash, 12),
 			s.RepairRounds, core.MaxRepairRounds), plain)
 	}
 	if len(s.Pending) == 0 {
@@ -349,11 +351,11 @@ func replayState(t Theme, s core.ReplaySnapshot, w int) []string {
 }
 
 // eventLines lists the events around the current one, which is marked.
-func (rp *replayView) eventLines(t Theme, w, h int) string {
+func (rp *replayView) eventLines(t term.Theme, w, h int) string {
 	if h <= 0 {
 		return ""
 	}
-	start := clampInt(rp.cur-h/2, 0, max(len(rp.events)-h, 0))
+	start := term.Clamp(rp.cur-h/2, 0, max(len(rp.events)-h, 0))
 	seqW := len(fmt.Sprint(rp.events[len(rp.events)-1].Seq))
 	var lines []string
 	for i := start; i < len(rp.events) && len(lines) < h; i++ {
@@ -366,18 +368,18 @@ func (rp *replayView) eventLines(t Theme, w, h int) string {
 		line := ansi.Truncate(fmt.Sprintf("%s%*d %s %s", mark, seqW, ev.Seq, ev.Time.UTC().Format("15:04:05"), text), w-1, "…")
 		switch {
 		case i == rp.cur:
-			lines = append(lines, t.Selected.Render(padRight(" "+line, w)))
+			lines = append(lines, t.Selected.Render(term.PadRight(" "+line, w)))
 		case i > rp.cur:
 			lines = append(lines, " "+t.Dim.Render(line))
 		default:
 			lines = append(lines, " "+(&eventsPane{}).style(t, dline{e: &entry{kind: kind}}).Render(line))
 		}
 	}
-	return fixBlock(strings.Join(lines, "\n"), w, h)
+	return term.FixBlock(strings.Join(lines, "\n"), w, h)
 }
 
 // progressBar shows how far into the journal the replay stands.
-func progressBar(t Theme, cur, n, w int) string {
+func progressBar(t term.Theme, cur, n, w int) string {
 	bw := max(w-2, 1)
 	pos := 0
 	if n > 1 {

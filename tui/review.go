@@ -14,6 +14,9 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/intent"
+	"reasonixctl/tui/term"
 )
 
 // The review side of the diff view: a selected line, comments on lines sent back as one repair,
@@ -339,32 +342,32 @@ func (m *Model) openComment(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd
 
 func (d *commentDialog) capturing() bool { return true }
 
-func (d *commentDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
+func (d *commentDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {
 	switch msg.Type {
 	case tea.KeyEsc:
-		return dialogResult{close: true}
+		return intent.Result{Close: true}
 	case tea.KeyCtrlD:
 		if !d.editing {
-			return dialogResult{close: true}
+			return intent.Result{Close: true}
 		}
 		req := d.req
 		req.Delete = true
-		return dialogResult{close: true, do: saveCommentAction{req: req}}
+		return intent.Result{Close: true, Do: intent.SaveComment{Req: req}}
 	case tea.KeyEnter, tea.KeyCtrlS:
 		body := strings.TrimSpace(d.input.Value())
 		if body == "" {
 			d.err = "the comment is empty (ctrl+d deletes a comment)"
-			return dialogResult{}
+			return intent.Result{}
 		}
 		req := d.req
 		req.Body = body
-		return dialogResult{close: true, do: saveCommentAction{req: req}}
+		return intent.Result{Close: true, Do: intent.SaveComment{Req: req}}
 	}
 	d.input, _ = d.input.Update(msg)
-	return dialogResult{}
+	return intent.Result{}
 }
 
-func (d *commentDialog) view(t Theme, k KeyMap, width int) (string, string) {
+func (d *commentDialog) view(t term.Theme, k bind.KeyMap, width int) (string, string) {
 	title := "Comment on " + d.where
 	if d.editing {
 		title = "Edit the comment on " + d.where
@@ -379,12 +382,12 @@ func (d *commentDialog) view(t Theme, k KeyMap, width int) (string, string) {
 	if d.err != "" {
 		b.WriteString("\n" + t.Error.Render(safetext.Sanitize(d.err)))
 	}
-	keys := []key.Binding{bind(nil, "enter", "save")}
+	keys := []key.Binding{bind.New(nil, "enter", "save")}
 	if d.editing {
-		keys = append(keys, bind(nil, "ctrl+d", "delete"))
+		keys = append(keys, bind.New(nil, "ctrl+d", "delete"))
 	}
-	keys = append(keys, bind(nil, "esc", "cancel"))
-	return b.String(), keyLines(t, width, keys...)
+	keys = append(keys, bind.New(nil, "esc", "cancel"))
+	return b.String(), term.KeyLines(t, width, keys...)
 }
 
 type commentSavedMsg struct {
@@ -479,25 +482,25 @@ func firstLineOf(s string) string {
 
 func (d *sendCommentsDialog) capturing() bool { return false }
 
-func (d *sendCommentsDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
+func (d *sendCommentsDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {
 	switch {
 	case key.Matches(msg, k.Yes), msg.Type == tea.KeyEnter:
 		id := d.taskID
-		return dialogResult{close: true, do: sendCommentsAction{taskID: id}}
+		return intent.Result{Close: true, Do: intent.SendComments{TaskID: id}}
 	case key.Matches(msg, k.No):
-		return dialogResult{close: true}
+		return intent.Result{Close: true}
 	}
-	return dialogResult{}
+	return intent.Result{}
 }
 
-func (d *sendCommentsDialog) view(t Theme, k KeyMap, width int) (string, string) {
+func (d *sendCommentsDialog) view(t term.Theme, k bind.KeyMap, width int) (string, string) {
 	var b strings.Builder
 	b.WriteString(t.Warn.Render(fmt.Sprintf("Send %d comment(s) as repair round %d/%d?", len(d.lines), d.round, core.MaxRepairRounds)) + "\n\n")
 	for _, l := range d.lines {
 		b.WriteString("• " + safetext.Line(l) + "\n")
 	}
-	b.WriteString("\n" + wrapIndent("The worker gets them in one message, each at its path:line with the lines it quotes, and the task returns to review.", width, 0))
-	return b.String(), keyLines(t, width, k.Yes, k.No)
+	b.WriteString("\n" + term.WrapIndent("The worker gets them in one message, each at its path:line with the lines it quotes, and the task returns to review.", width, 0))
+	return b.String(), term.KeyLines(t, width, k.Yes, k.No)
 }
 
 type commentsSentMsg struct {
@@ -630,7 +633,7 @@ func previewLine(rv *taskReview) string {
 	if p.Of == "commit" {
 		what = "the commit"
 	}
-	head := short(p.Head, 10)
+	head := term.Short(p.Head, 10)
 	if p.Clean && p.Refusal != "" {
 		return fmt.Sprintf("%s merges cleanly onto %s HEAD %s, but applying it now is refused: %s", what, p.Source, head, p.Refusal)
 	}

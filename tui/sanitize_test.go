@@ -17,6 +17,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/term"
 )
 
 // hostilePieces are what an attacker plants: every C0 control, DEL, every C1 control (as
@@ -206,7 +207,7 @@ func checkFrame(t *testing.T, where, frame string) {
 	t.Helper()
 	p := ansi.NewParser()
 	var state byte
-	text, skipped := withoutSGR(frame), 0
+	text, skipped := term.WithoutSGR(frame), 0
 	for rest := frame; len(rest) > 0; {
 		seq, width, n, newState := ansi.DecodeSequence(rest, state, p)
 		state = newState
@@ -273,10 +274,10 @@ func TestNothingForeignReachesTheTerminal(t *testing.T) {
 				t.Helper()
 				frame := m.frame()
 				checkFrame(t, where+" (as laid out)", frame)
-				open, close := styleCodes(m.theme.Warn.Render)
+				open, close := term.StyleCodes(m.theme.Warn.Render)
 				out := m.View()
 				checkFrame(t, where, out)
-				if ansi.Strip(out) != ansi.Strip(guardFrame(frame, "", "")) || ansi.Strip(frame) != ansi.Strip(guardFrame(frame, open, close)) {
+				if ansi.Strip(out) != ansi.Strip(term.GuardFrame(frame, "", "")) || ansi.Strip(frame) != ansi.Strip(term.GuardFrame(frame, open, close)) {
 					t.Fatalf("%s: the frame guard had to change the text: a field bypassed sanitize", where)
 				}
 				frames++
@@ -359,27 +360,27 @@ func checkNotification(t *testing.T, s string) {
 // text after it gets its own style back.
 func TestFrameGuardPaintsMarkersAndRestoresTheStyle(t *testing.T) {
 	in := "\x1b[1m\x1b[38;5;4mab⟨U+202E⟩cd\x1b[0m ␛x"
-	got := guardFrame(in, "\x1b[33m", "\x1b[0m")
+	got := term.GuardFrame(in, "\x1b[33m", "\x1b[0m")
 	want := "\x1b[1m\x1b[38;5;4mab\x1b[0m\x1b[33m⟨U+202E⟩\x1b[0m\x1b[1m\x1b[38;5;4mcd\x1b[0m \x1b[0m\x1b[33m␛\x1b[0mx"
 	if got != want {
-		t.Fatalf("guardFrame:\n got %q\nwant %q", got, want)
+		t.Fatalf("term.GuardFrame:\n got %q\nwant %q", got, want)
 	}
 	// What reached the frame unsanitized is shown, not sent.
-	if got := guardFrame("a\x1b]0;t\x07\u202eb\x9b", "", ""); got != "a␛]0;t␇⟨U+202E⟩b\ufffd" {
+	if got := term.GuardFrame("a\x1b]0;t\x07\u202eb\x9b", "", ""); got != "a␛]0;t␇⟨U+202E⟩b\ufffd" {
 		t.Fatalf("guardFrame = %q", got)
 	}
 	// It marks what sanitize marks, by the same rule: an emoji sequence's selector, joiners and
 	// tags stay, the same characters elsewhere do not.
 	emoji := "\x1b[1m❤️ 👨‍👩‍👧 🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F #️⃣\x1b[0m"
-	if got := guardFrame(emoji, "\x1b[33m", "\x1b[0m"); got != emoji {
-		t.Fatalf("guardFrame(%+q) = %+q", emoji, got)
+	if got := term.GuardFrame(emoji, "\x1b[33m", "\x1b[0m"); got != emoji {
+		t.Fatalf("term.GuardFrame(%+q) = %+q", emoji, got)
 	}
 	// A style between the parts of a sequence does not part them for the terminal.
 	keycap := "\x1b[31m#\x1b[0m\x1b[32m\ufe0f\u20e3\x1b[0m ❤\x1b[1m\ufe0f"
-	if got := guardFrame(keycap, "\x1b[33m", "\x1b[0m"); got != keycap {
-		t.Fatalf("guardFrame(%+q) = %+q", keycap, got)
+	if got := term.GuardFrame(keycap, "\x1b[33m", "\x1b[0m"); got != keycap {
+		t.Fatalf("term.GuardFrame(%+q) = %+q", keycap, got)
 	}
-	if got := guardFrame("x\ufe0fy\u200dz\u3164", "", ""); got != "x⟨U+FE0F⟩y⟨U+200D⟩z⟨U+3164⟩" {
+	if got := term.GuardFrame("x\ufe0fy\u200dz\u3164", "", ""); got != "x⟨U+FE0F⟩y⟨U+200D⟩z⟨U+3164⟩" {
 		t.Fatalf("guardFrame = %+q", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/term"
 )
 
 // category is what the events filter sorts an entry under.
@@ -344,7 +345,7 @@ func containsFold[T string | []byte](hay T, needle []byte) bool {
 
 // highlight draws one pane line with every occurrence of the query marked, the current
 // match's in the current-match style.
-func (s *paneSearch) highlight(t Theme, line string, base lipgloss.Style, id uint64) string {
+func (s *paneSearch) highlight(t term.Theme, line string, base lipgloss.Style, id uint64) string {
 	if len(s.needle) == 0 || len(s.matches) == 0 {
 		return base.Render(line)
 	}
@@ -352,7 +353,7 @@ func (s *paneSearch) highlight(t Theme, line string, base lipgloss.Style, id uin
 }
 
 // markMatches renders line in base with each occurrence of needle (lower case) marked.
-func markMatches(t Theme, line string, base lipgloss.Style, needle []byte, current bool) string {
+func markMatches(t term.Theme, line string, base lipgloss.Style, needle []byte, current bool) string {
 	lower := strings.ToLower(line)
 	if len(lower) != len(line) {
 		// Lowering changed byte lengths: offsets would not line up; leave the line plain.
@@ -387,7 +388,7 @@ func markMatches(t Theme, line string, base lipgloss.Style, needle []byte, curre
 }
 
 // bar is the search line of the pane.
-func (s *paneSearch) bar(t Theme, w int, scope string) string {
+func (s *paneSearch) bar(t term.Theme, w int, scope string) string {
 	cur := -1
 	for i, id := range s.matches {
 		if id == s.cur {
@@ -415,7 +416,7 @@ func (p *eventsPane) scopeNote() string {
 }
 
 // searchBar is a search's line: the query being typed, or the kept search with where it is.
-func searchBar(t Theme, w int, typing bool, query string, active bool, matches, cur int, wrapped bool, scope string) string {
+func searchBar(t term.Theme, w int, typing bool, query string, active bool, matches, cur int, wrapped bool, scope string) string {
 	var where string
 	switch {
 	case !active:

@@ -9,6 +9,8 @@ import (
 	"github.com/muesli/termenv"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/term"
 )
 
 // searchPane is a pane of 30 one-line entries; "needle" is in entries 5, 15 and 25.
@@ -29,19 +31,19 @@ func searchPane(t *testing.T) *eventsPane {
 func paneKeys(t *testing.T, p *eventsPane, keys ...string) {
 	t.Helper()
 	for _, k := range keys {
-		p.update(keyMsg(k), DefaultKeyMap().eventKeys())
+		p.update(keyMsg(k), eventKeys(bind.DefaultKeyMap()))
 	}
 }
 
 func paneType(p *eventsPane, s string) {
 	for _, r := range s {
-		p.update(keyMsg(string(r)), DefaultKeyMap().eventKeys())
+		p.update(keyMsg(string(r)), eventKeys(bind.DefaultKeyMap()))
 	}
 }
 
 func requirePane(t *testing.T, p *eventsPane, want ...string) {
 	t.Helper()
-	v := p.view(DefaultTheme())
+	v := p.view(term.DefaultTheme())
 	for _, w := range want {
 		if !strings.Contains(v, w) {
 			t.Fatalf("pane lacks %q:\n%s", w, v)
@@ -51,7 +53,7 @@ func requirePane(t *testing.T, p *eventsPane, want ...string) {
 
 // topLine is the first event line the pane shows.
 func topLine(p *eventsPane) string {
-	return strings.TrimSpace(strings.Split(p.view(DefaultTheme()), "\n")[0])
+	return strings.TrimSpace(strings.Split(p.view(term.DefaultTheme()), "\n")[0])
 }
 
 func TestEventSearchMovesAsYouTypeAndWraps(t *testing.T) {
@@ -78,7 +80,7 @@ func TestEventSearchMovesAsYouTypeAndWraps(t *testing.T) {
 	}
 	// esc clears the kept search; n is no longer the pane's.
 	paneKeys(t, p, "esc")
-	if p.search.shown() || p.update(keyMsg("n"), DefaultKeyMap().eventKeys()) {
+	if p.search.shown() || p.update(keyMsg("n"), eventKeys(bind.DefaultKeyMap())) {
 		t.Fatal("the search stays after esc")
 	}
 }
@@ -130,7 +132,7 @@ func TestEventSearchHighlightsMatches(t *testing.T) {
 	p.setSize(60, 30)
 	paneKeys(t, p, "g", "/")
 	paneType(p, "needle")
-	th := MonochromeTheme()
+	th := term.MonochromeTheme()
 	v := p.view(th)
 	if cur := th.MatchCurrent.Render("Needle"); !strings.Contains(v, cur) {
 		t.Fatalf("the current match is not marked %q:\n%q", cur, v)

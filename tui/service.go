@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/intent"
 )
 
 // refreshList lists the tasks again, once the List in flight (if any) has answered.
@@ -97,7 +98,7 @@ func (m *Model) control(req core.ControlRequest) tea.Cmd {
 	}
 }
 
-func (m *Model) delegate(in newTaskInput) tea.Cmd {
+func (m *Model) delegate(in intent.NewTask) tea.Cmd {
 	return func() tea.Msg {
 		raw, err := core.ReadContractFile(in.ContractPath)
 		if err != nil {
@@ -127,7 +128,7 @@ func (m *Model) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
 	}
 	return func() tea.Msg {
 		res, err := m.svc.Delegate(m.ctx, req)
-		return delegateMsg{in: newTaskInput{TaskID: v.TaskID}, res: res, err: err, resume: true}
+		return delegateMsg{in: intent.NewTask{TaskID: v.TaskID}, res: res, err: err, resume: true}
 	}
 }
 
@@ -183,7 +184,7 @@ type (
 		err     error
 	}
 	delegateMsg struct {
-		in     newTaskInput
+		in     intent.NewTask
 		res    core.DelegateResult
 		err    error
 		resume bool

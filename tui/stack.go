@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"reasonixctl/tui/bind"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -109,7 +110,7 @@ const (
 // key decides who takes a key while a dialog is open: nobody during the top prompt's grace
 // (keys typed as it appeared were meant for something else), the stack for ctrl+c, help and
 // paging, else the top dialog.
-func (s *dialogStack) key(msg tea.KeyMsg, k KeyMap, now time.Time) stackStep {
+func (s *dialogStack) key(msg tea.KeyMsg, k bind.KeyMap, now time.Time) stackStep {
 	top := s.top()
 	if s.swallow(now) {
 		return stackTook

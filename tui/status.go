@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/term"
 )
 
 // statusTTL is how long a status message stays in the header.
@@ -97,5 +98,5 @@ func (m *Model) waitLabel(tv core.TaskView) string {
 	if since.IsZero() {
 		return m.spin.View() + " " + what
 	}
-	return m.spin.View() + " " + what + " " + humanAge(m.now().Sub(since))
+	return m.spin.View() + " " + what + " " + term.HumanAge(m.now().Sub(since))
 }

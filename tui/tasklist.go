@@ -11,6 +11,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/term"
 )
 
 // taskList is the list of tasks and which one is selected. The root keeps the tasks in
@@ -87,7 +88,7 @@ func (l *taskList) move(delta int) bool {
 	if len(l.tasks) == 0 {
 		return false
 	}
-	i := clampInt(l.index(l.selected)+delta, 0, len(l.tasks)-1)
+	i := term.Clamp(l.index(l.selected)+delta, 0, len(l.tasks)-1)
 	changed := l.tasks[i].TaskID != l.selected
 	l.selected = l.tasks[i].TaskID
 	return changed
@@ -119,7 +120,7 @@ func (m *Model) viewList(rows int) string {
 	t := m.theme
 	w := m.listWidth()
 	title := fmt.Sprintf(" Tasks (%d)", len(m.list.tasks))
-	lines := []string{t.Title.Render(padRight(title, w))}
+	lines := []string{t.Title.Render(term.PadRight(title, w))}
 	if len(m.list.tasks) == 0 {
 		// Short enough for the narrowest list column (40).
 		empty := "  no tasks yet · n starts one"
@@ -127,10 +128,10 @@ func (m *Model) viewList(rows int) string {
 			empty = "  no active tasks · A all · n new"
 		}
 		lines = append(lines, t.Dim.Render(empty))
-		return fixBlock(strings.Join(lines, "\n"), w, rows+1)
+		return term.FixBlock(strings.Join(lines, "\n"), w, rows+1)
 	}
 	sel := max(m.list.index(m.list.selected), 0)
-	start := clampInt(sel-rows+1, 0, max(len(m.list.tasks)-rows, 0))
+	start := term.Clamp(sel-rows+1, 0, max(len(m.list.tasks)-rows, 0))
 	idW := 14
 	if w < 70 {
 		idW = 12
@@ -149,14 +150,14 @@ func (m *Model) viewList(rows int) string {
 		case m.isWaiting(tv):
 			pend = m.spin.View()
 		}
-		badge := t.badge(tv.State)
+		badge := t.Badge(tv.State)
 		if failedFinalize(tv) {
 			// Back in review after a failed finalize: a repair comes before finalizing again.
-			badge = t.Badges[core.StateCommitFailed].Render(padRight("REPAIR", 6))
+			badge = t.Badges[core.StateCommitFailed].Render(term.PadRight("REPAIR", 6))
 		}
 		tokens := "-"
 		if u := ti.totalUsage(); u != nil {
-			tokens = humanInt(u.PromptTokens + u.CompletionTokens)
+			tokens = term.HumanInt(u.PromptTokens + u.CompletionTokens)
 		}
 		repo := ti.repository
 		if repo == "" {
@@ -164,15 +165,15 @@ func (m *Model) viewList(rows int) string {
 		} else {
 			repo = filepath.Base(repo)
 		}
-		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, padRight(ansi.Truncate(safetext.Line(tv.TaskID), idW, "…"), idW),
+		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, term.PadRight(ansi.Truncate(safetext.Line(tv.TaskID), idW, "…"), idW),
 			badge, safetext.Line(string(tv.WorkerLane)), m.age(tv, ti), pend, tokens)
 		line := fixed + ansi.Truncate(safetext.Line(repo), max(w-lipgloss.Width(fixed), 0), "…")
 		if tv.TaskID == m.list.selected {
-			line = t.Selected.Render(padRight(ansi.Strip(line), w))
+			line = t.Selected.Render(term.PadRight(ansi.Strip(line), w))
 		}
 		lines = append(lines, line)
 	}
-	return fixBlock(strings.Join(lines, "\n"), w, rows+1)
+	return term.FixBlock(strings.Join(lines, "\n"), w, rows+1)
 }
 
 func (m *Model) onTasks(msg tasksMsg) tea.Cmd {

@@ -7,6 +7,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/stats"
+	"reasonixctl/tui/term"
 )
 
 // usageLog keeps a task's usage reports by journal seq, from the live stream and from replays
@@ -231,9 +232,9 @@ func (l usageLog) newer(seq uint64) []core.Event {
 // the estimated cost.
 func (m *Model) usageHeader() string {
 	u, partial := m.todayUsage()
-	s := "today " + humanInt(u.Tokens()) + " tokens"
+	s := "today " + term.HumanInt(u.Tokens()) + " tokens"
 	if partial {
-		s = "today ≥" + humanInt(u.Tokens()) + " tokens"
+		s = "today ≥" + term.HumanInt(u.Tokens()) + " tokens"
 	}
 	if len(u.Cost) > 0 {
 		s += " · est. " + stats.FormatCost(u.Cost)

@@ -11,6 +11,8 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/term"
 )
 
 // The smallest terminal the dashboard draws in; below it a message says so.
@@ -25,8 +27,8 @@ const (
 // characters take the warning colour, and anything but SGR that reached the frame unsanitized
 // is shown instead of sent.
 func (m *Model) View() string {
-	open, close := styleCodes(m.theme.Warn.Render)
-	return guardFrame(m.frame(), open, close)
+	open, close := term.StyleCodes(m.theme.Warn.Render)
+	return term.GuardFrame(m.frame(), open, close)
 }
 
 // frame is the screen as laid out, every foreign string already through sanitize.
@@ -88,7 +90,7 @@ func tooSmall(w, h int) string {
 
 func (m *Model) viewHeader() string {
 	t := m.theme
-	left := " reasonixctl  state " + m.opts.StateDir + "  worker " + orDash(m.opts.WorkerVersion)
+	left := " reasonixctl  state " + m.opts.StateDir + "  worker " + term.OrDash(m.opts.WorkerVersion)
 	if a := m.attachLabel(); a != "" {
 		left = " reasonixctl  " + a + "  state " + m.opts.StateDir
 	}
@@ -104,13 +106,13 @@ func (m *Model) viewHeader() string {
 	if len(right) > 0 {
 		rightText = strings.Join(right, " · ") + " "
 	}
-	line1 := t.Header.Render(fitBetween(left, rightText, m.width))
+	line1 := t.Header.Render(term.FitBetween(left, rightText, m.width))
 	if msg, isErr := m.currentStatus(); msg != "" {
 		st := t.HeaderDim
 		if isErr {
 			st = t.Error
 		}
-		return line1 + "\n" + st.Render(padRight(ansi.Truncate(" "+safetext.Line(msg), m.width, "…"), m.width))
+		return line1 + "\n" + st.Render(term.PadRight(ansi.Truncate(" "+safetext.Line(msg), m.width, "…"), m.width))
 	}
 
 	// What needs the person comes first; fitBetween cuts the usage before the counts.
@@ -119,7 +121,7 @@ func (m *Model) viewHeader() string {
 	if m.list.showAll {
 		scope = "all tasks "
 	}
-	return line1 + "\n" + t.HeaderDim.Render(fitBetween(stats, scope, m.width))
+	return line1 + "\n" + t.HeaderDim.Render(term.FitBetween(stats, scope, m.width))
 }
 
 // viewFooter lists the keys that do something now: the top dialog's own keys are in the
@@ -129,57 +131,57 @@ func (m *Model) viewFooter() string {
 	t, k := m.theme, m.keys
 	var keys []key.Binding
 	if m.dialogs.top() != nil {
-		keys = append(keys, hint(k.Help, "help"))
-		return " " + shortHelp(t, m.width-1, keys...)
+		keys = append(keys, bind.Hint(k.Help, "help"))
+		return " " + term.ShortHelp(t, m.width-1, keys...)
 	}
 	if m.rp != nil {
-		keys = append(keys, bind([]string{"left", "right"}, "←/→", "step"), bind([]string{"pgup", "pgdown"}, "pgup/pgdn", "ten"),
-			bind([]string{"g", "G"}, "g/G", "first/last"),
-			hint(k.LeaveReplay, "leave replay"), hint(k.Help, "help"))
-		return " " + shortHelp(t, m.width-1, keys...)
+		keys = append(keys, bind.New([]string{"left", "right"}, "←/→", "step"), bind.New([]string{"pgup", "pgdown"}, "pgup/pgdn", "ten"),
+			bind.New([]string{"g", "G"}, "g/G", "first/last"),
+			bind.Hint(k.LeaveReplay, "leave replay"), bind.Hint(k.Help, "help"))
+		return " " + term.ShortHelp(t, m.width-1, keys...)
 	}
 	if m.requests.count() > 0 {
-		keys = append(keys, hint(k.ShowPending, "answer"))
+		keys = append(keys, bind.Hint(k.ShowPending, "answer"))
 	}
 	if tv := m.list.selectedTask(); tv != nil {
 		for _, a := range core.ActionsFor(*tv) {
 			switch a {
 			case core.ActionFinalize:
-				keys = append(keys, hint(k.Finalize, "finalize"))
+				keys = append(keys, bind.Hint(k.Finalize, "finalize"))
 			case core.ActionSteer:
 				if tv.State == core.StateReviewRequired {
-					keys = append(keys, hint(k.Steer, "repair"))
+					keys = append(keys, bind.Hint(k.Steer, "repair"))
 				} else {
-					keys = append(keys, hint(k.Steer, "steer"))
+					keys = append(keys, bind.Hint(k.Steer, "steer"))
 				}
 			case core.ActionResume:
-				keys = append(keys, hint(k.Resume, "resume"))
+				keys = append(keys, bind.Hint(k.Resume, "resume"))
 			case core.ActionCancel:
-				keys = append(keys, hint(k.Cancel, "cancel"))
+				keys = append(keys, bind.Hint(k.Cancel, "cancel"))
 			}
 		}
-		keys = append(keys, hint(k.Help, "help"))
+		keys = append(keys, bind.Hint(k.Help, "help"))
 		switch m.tab {
 		case tabDiff:
-			keys = append(keys, hint(k.NextHunk, "hunk"), hint(k.NextFile, "file"), hint(k.Reviewed, "reviewed"),
-				hint(k.Search, "search"), hint(k.Wrap, "wrap"), hint(k.HideFiles, "files"))
+			keys = append(keys, bind.Hint(k.NextHunk, "hunk"), bind.Hint(k.NextFile, "file"), bind.Hint(k.Reviewed, "reviewed"),
+				bind.Hint(k.Search, "search"), bind.Hint(k.Wrap, "wrap"), bind.Hint(k.HideFiles, "files"))
 		case tabEvents:
 			if m.task(tv.TaskID).events.search.query != "" {
-				keys = append(keys, bind([]string{"n", "N"}, "n/N", "next/prev match"))
+				keys = append(keys, bind.New([]string{"n", "N"}, "n/N", "next/prev match"))
 			}
-			keys = append(keys, hint(k.Search, "search"), hint(k.Filter, "filter"), hint(k.NextItem, "item"), hint(k.Expand, "expand"))
+			keys = append(keys, bind.Hint(k.Search, "search"), bind.Hint(k.Filter, "filter"), bind.Hint(k.NextItem, "item"), bind.Hint(k.Expand, "expand"))
 		case tabChecks:
-			keys = append(keys, hint(k.NextCheck, "check"), hint(k.Search, "search log"))
+			keys = append(keys, bind.Hint(k.NextCheck, "check"), bind.Hint(k.Search, "search log"))
 		}
-		keys = append(keys, hint(k.Replay, "replay"))
+		keys = append(keys, bind.Hint(k.Replay, "replay"))
 		if len(m.list.tasks) > 1 {
-			keys = append(keys, hint(k.Down, "task"))
+			keys = append(keys, bind.Hint(k.Down, "task"))
 		}
-		keys = append(keys, hint(k.NextView, "view"), hint(k.NewTask, "new"), hint(k.Quit, "quit"))
+		keys = append(keys, bind.Hint(k.NextView, "view"), bind.Hint(k.NewTask, "new"), bind.Hint(k.Quit, "quit"))
 	} else {
-		keys = append(keys, hint(k.NewTask, "new"), hint(k.ToggleAll, "all tasks"), hint(k.Help, "help"), hint(k.Quit, "quit"))
+		keys = append(keys, bind.Hint(k.NewTask, "new"), bind.Hint(k.ToggleAll, "all tasks"), bind.Hint(k.Help, "help"), bind.Hint(k.Quit, "quit"))
 	}
-	return " " + shortHelp(t, m.width-1, keys...)
+	return " " + term.ShortHelp(t, m.width-1, keys...)
 }
 
 // overlayDialog draws d over the body, which stays visible but dimmed. Prompts sit at the top
@@ -205,7 +207,7 @@ func (m *Model) overlayDialog(body string, d dialog, height int) string {
 	behind := m.theme.Behind
 	for i := range lines {
 		if i < y || i >= y+len(boxLines) {
-			lines[i] = behind.Render(padRight(ansi.Strip(lines[i]), m.width))
+			lines[i] = behind.Render(term.PadRight(ansi.Strip(lines[i]), m.width))
 			continue
 		}
 		// The rows the box covers are cleared beside it: a fragment of the screen behind
@@ -258,7 +260,7 @@ func (m *Model) viewDialog(d dialog, height int) string {
 	keyLines := strings.Split(keys, "\n")
 	room := max(avail-len(keyLines)-1, 1)
 	if len(lines) > room {
-		top := clampInt(m.dialogs.scroll, 0, len(lines)-room+1)
+		top := term.Clamp(m.dialogs.scroll, 0, len(lines)-room+1)
 		m.dialogs.scroll = top
 		more := fmt.Sprintf("↕ pgup/pgdn scroll (%d–%d of %d lines)", top+1, min(top+room-1, len(lines)), len(lines))
 		lines = append(lines[top:min(top+room-1, len(lines))], m.theme.Dim.Render(more))
@@ -298,9 +300,9 @@ func (m *Model) band() bool {
 func (m *Model) listRows(bodyH int) int {
 	if m.wide() {
 		// Leave room for the selected task's summary under the list.
-		return clampInt(len(m.list.tasks), 1, max(bodyH/2-1, 1))
+		return term.Clamp(len(m.list.tasks), 1, max(bodyH/2-1, 1))
 	}
-	return clampInt(len(m.list.tasks), 1, max(bodyH/3, 3))
+	return term.Clamp(len(m.list.tasks), 1, max(bodyH/3, 3))
 }
 
 func (m *Model) detailWidth() int {
@@ -318,7 +320,7 @@ func (m *Model) listWidth() int {
 }
 
 // besideListWidth is the list's width beside the detail (or the summary) on a terminal w wide.
-func besideListWidth(w int) int { return clampInt(w*2/5, 40, 64) }
+func besideListWidth(w int) int { return term.Clamp(w*2/5, 40, 64) }
 
 // bandHeight is the band's height: the list's, or the summary's up to a third of the body.
 func (m *Model) bandHeight(bodyH int) int {
@@ -348,12 +350,12 @@ func (m *Model) viewBody(bodyH int) string {
 	switch {
 	case m.wide():
 		list += "\n" + m.viewSummary(m.listWidth(), bodyH-rows-1)
-		return lipgloss.JoinHorizontal(lipgloss.Top, fixBlock(list, m.listWidth(), bodyH), sep(bodyH), detail)
+		return lipgloss.JoinHorizontal(lipgloss.Top, term.FixBlock(list, m.listWidth(), bodyH), sep(bodyH), detail)
 	case m.band():
 		bh := m.bandHeight(bodyH)
 		sw := m.width - m.listWidth() - 1
-		summary := fixBlock(strings.Join(m.summaryLines(sw), "\n"), sw, bh)
-		return lipgloss.JoinHorizontal(lipgloss.Top, fixBlock(list, m.listWidth(), bh), sep(bh), summary) + "\n" + detail
+		summary := term.FixBlock(strings.Join(m.summaryLines(sw), "\n"), sw, bh)
+		return lipgloss.JoinHorizontal(lipgloss.Top, term.FixBlock(list, m.listWidth(), bh), sep(bh), summary) + "\n" + detail
 	}
 	return list + "\n" + detail
 }
@@ -367,7 +369,7 @@ func (m *Model) viewSummary(w, h int) string {
 	if len(lines) == 0 {
 		return ""
 	}
-	return fixBlock(strings.Join(append([]string{""}, lines...), "\n"), w, h)
+	return term.FixBlock(strings.Join(append([]string{""}, lines...), "\n"), w, h)
 }
 
 // summaryLines are the lines of the selected task's summary at width w; none without a task.
@@ -383,9 +385,9 @@ func (m *Model) summaryLines(w int) []string {
 		if value == "" {
 			return
 		}
-		for i, l := range wrapLines(safetext.Sanitize(value), w-13) {
+		for i, l := range term.WrapLines(safetext.Sanitize(value), w-13) {
 			if i == 0 {
-				lines = append(lines, " "+t.Dim.Render(padRight(label, 11))+l)
+				lines = append(lines, " "+t.Dim.Render(term.PadRight(label, 11))+l)
 			} else {
 				lines = append(lines, strings.Repeat(" ", 12)+l)
 			}
@@ -410,7 +412,7 @@ func (m *Model) summaryLines(w int) []string {
 	if w := m.waitLabel(*tv); w != "" {
 		// The spinner is styled and the rest is ours (a state, an age): sanitizing it, as add
 		// does with what a task says, would print the spinner's colour codes as text.
-		lines = append(lines, " "+t.Dim.Render(padRight("now", 11))+w)
+		lines = append(lines, " "+t.Dim.Render(term.PadRight("now", 11))+w)
 	}
 	add("reason", tv.Reason)
 	if tv.State == core.StatePaused {
@@ -439,7 +441,7 @@ func (m *Model) age(tv core.TaskView, ti *taskInfo) string {
 	if created.IsZero() {
 		return "-"
 	}
-	return humanAge(m.now().Sub(created))
+	return term.HumanAge(m.now().Sub(created))
 }
 
 func (m *Model) viewDetail(w, h int) string {
@@ -461,7 +463,7 @@ func (m *Model) viewDetail(w, h int) string {
 	}
 	bar := strings.Join(tabs, "")
 	if tv == nil {
-		return fixBlock(bar+"\n"+t.Dim.Render(" select a task"), w, h+1)
+		return term.FixBlock(bar+"\n"+t.Dim.Render(" select a task"), w, h+1)
 	}
 	info := " " + tv.TaskID + " · " + string(tv.State)
 	if tv.Phase != "" {
@@ -472,7 +474,7 @@ func (m *Model) viewDetail(w, h int) string {
 		info += " " + wl // the styled spinner: the dashboard's own, drawn, not sanitized
 	}
 	bar += t.Dim.Render(ansi.Truncate(info, max(w-lipgloss.Width(bar), 0), "…"))
-	return fixBlock(bar+"\n"+m.tabPane().view(w, h), w, h+1)
+	return term.FixBlock(bar+"\n"+m.tabPane().view(w, h), w, h+1)
 }
 
 func (m *Model) viewEvents(ti *taskInfo, w, h int) string {
@@ -481,13 +483,4 @@ func (m *Model) viewEvents(ti *taskInfo, w, h int) string {
 	}
 	ti.events.setSize(w, h)
 	return ti.events.view(m.theme)
-}
-
-// windowAround returns at most n lines of lines, keeping index i visible.
-func windowAround(lines []string, i, n int) []string {
-	if len(lines) <= n {
-		return lines
-	}
-	start := clampInt(i-n/2, 0, len(lines)-n)
-	return lines[start : start+n]
 }

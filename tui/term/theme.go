@@ -1,8 +1,6 @@
-package tui
+package term
 
 import (
-	"time"
-
 	"github.com/charmbracelet/lipgloss"
 
 	"reasonixctl/core"
@@ -157,7 +155,7 @@ var badgeText = map[core.State]string{
 	core.StateClosed:            "CLOSED",
 }
 
-func (t Theme) badge(s core.State) string {
+func (t Theme) Badge(s core.State) string {
 	label, ok := badgeText[s]
 	if !ok {
 		label = safetext.Line(string(s))
@@ -166,13 +164,5 @@ func (t Theme) badge(s core.State) string {
 	if !ok {
 		st = t.Dim
 	}
-	return st.Render(padRight(label, 6))
-}
-
-// ui is what the parts of the dashboard share to draw and read keys: the theme, the key map
-// (keys.go) and the clock, which tests move by hand.
-type ui struct {
-	theme Theme
-	keys  KeyMap
-	now   func() time.Time
+	return st.Render(PadRight(label, 6))
 }
