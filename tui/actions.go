@@ -9,6 +9,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/tui/intent"
+	"reasonixctl/tui/words"
 )
 
 func (m *Model) onControl(msg controlMsg) tea.Cmd {
@@ -207,7 +208,7 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 			m.setStatus("loading the review of "+t.TaskID+"…", false, t.TaskID)
 			return m.fetchDetail(t.TaskID)
 		}
-		if nothingChanged(ti.detail) {
+		if words.NothingChanged(ti.detail) {
 			m.push(nothingToFinalize(t.TaskID))
 			return nil
 		}

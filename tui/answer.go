@@ -1,16 +1,13 @@
 package tui
 
 import (
-	"fmt"
-	"strconv"
 	"time"
-	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
-	"reasonixctl/core/safetext"
 	"reasonixctl/tui/intent"
+	"reasonixctl/tui/words"
 )
 
 // The answering rules live here, and only here: every answer to a worker's request passes
@@ -85,96 +82,6 @@ func (g *answerGate) settle(n uint64) *heldAnswer {
 	return h
 }
 
-// answerText says what an answer chose, in the person's terms: "allow once", `option 2
-// "Multiply"`, a typed answer in quotes. A question's answer never reads "allow".
-func answerText(ia core.Interaction, decision, optionID, answer string, grant bool) string {
-	r := ia.Request
-	if decision == core.DecisionDeny {
-		if ia.Kind == core.InteractionInput {
-			return "declined to answer"
-		}
-		return "deny"
-	}
-	if answer != "" {
-		return strconv.Quote(clip(safetext.Line(answer), 60))
-	}
-	if ia.Kind == core.InteractionInput {
-		for i, o := range r.Options {
-			if o.OptionID == optionID {
-				return fmt.Sprintf("option %d %s", i+1, strconv.Quote(clip(safetext.Line(o.Name), 60)))
-			}
-		}
-		if optionID != "" {
-			return "option " + strconv.Quote(clip(safetext.Line(optionID), 40))
-		}
-		return "answered"
-	}
-	switch {
-	case grant:
-		return "allow this command for the repository"
-	case optionID != "":
-		for _, o := range r.Options {
-			if o.OptionID != optionID {
-				continue
-			}
-			switch o.Kind {
-			case core.OptionAllowAlways:
-				return "allow for the session"
-			case core.OptionAllowOnce:
-				return "allow once"
-			}
-		}
-		return "allow (" + clip(safetext.Line(optionID), 40) + ")"
-	}
-	return "allow once"
-}
-
-// responseText describes an answer recorded by the engine.
-func responseText(ia core.Interaction) string {
-	r := ia.Response
-	if r == nil {
-		return "no answer"
-	}
-	return answerText(ia, r.Decision, r.OptionID, r.Answer, false)
-}
-
-// answeredBy names who gave a recorded answer that this dashboard did not send.
-func answeredBy(r *core.InteractionResponse) string {
-	if r == nil {
-		return "someone else"
-	}
-	switch r.By {
-	case core.ByCodex:
-		return mcpClient(r.Client)
-	case core.ByAskedUser:
-		return "the form shown through " + mcpClient(r.Client)
-	case core.BySupervisor:
-		return "another dashboard"
-	case core.ByGrant:
-		return "a standing grant"
-	case core.ByPolicy:
-		return "the policy"
-	}
-	return "someone else"
-}
-
-// mcpClient names the MCP client an answer came through, as it named itself.
-func mcpClient(name string) string {
-	if name == "" {
-		return "an MCP client"
-	}
-	return safetext.Line(name)
-}
-
-// clip shortens s to n runes, marking the cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
 // apply carries out a dialog's result (carryOut, actions.go). An answer to a request is held by
 // the gate until its key proves to have come alone, and refused outright when it did not: no
 // other path sends one.
@@ -197,6 +104,6 @@ func (m *Model) release(h *heldAnswer) tea.Cmd {
 	}
 	// What was chosen is said when the engine confirms; the request may be gone by then.
 	req := h.res.Control
-	m.gate.said[req.InteractionID] = answerText(h.dialog.ia, req.Decision, req.OptionID, req.Answer, req.Grant)
+	m.gate.said[req.InteractionID] = words.AnswerText(h.dialog.ia, req.Decision, req.OptionID, req.Answer, req.Grant)
 	return m.carryOut(h.dialog, h.res)
 }

@@ -10,6 +10,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/intent"
+	"reasonixctl/tui/words"
 )
 
 // applyMsg is the answer of an apply to the checkout: a dry run (which opens the confirmation)
@@ -47,7 +48,7 @@ func (m *Model) runApply(id string, apply bool) tea.Cmd {
 func (m *Model) onApply(msg applyMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
-		m.push(&noticeDialog{title: "Cannot apply " + msg.taskID + " to its checkout", lines: []string{safetext.Line(oneLine(msg.err))}, isErr: true})
+		m.push(&noticeDialog{title: "Cannot apply " + msg.taskID + " to its checkout", lines: []string{safetext.Line(words.OneLine(msg.err))}, isErr: true})
 	case msg.dry:
 		r := msg.res
 		m.push(&confirmDialog{

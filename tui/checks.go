@@ -16,6 +16,7 @@ import (
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/term"
+	"reasonixctl/tui/words"
 )
 
 // maxCheckLogBytes bounds how much of one verification log the dashboard holds. Verification
@@ -332,7 +333,7 @@ func (cs *checksState) goTo(i int) {
 
 // hardWrap cuts a line into pieces of at most w columns.
 func hardWrap(line string, w int, dst []string) []string {
-	if textWidth(line) <= w {
+	if term.TextWidth(line) <= w {
 		return append(dst, line)
 	}
 	for line != "" {
@@ -424,7 +425,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	lines := []string{t.Title.Render(ansi.Truncate(head, w, "…"))}
 	idW := 0
 	for _, v := range d.Verification {
-		idW = max(idW, textWidth(v.ID))
+		idW = max(idW, term.TextWidth(v.ID))
 	}
 	idW = min(idW, 24)
 	var rows []string
@@ -468,7 +469,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		lines = append(lines, t.Dim.Render(ansi.Truncate(info, w, "…")))
 		msg := []string{lg.err.Error()}
 		if _, ok := lg.err.(*core.Error); ok {
-			msg = describeError(lg.err)
+			msg = words.DescribeError(lg.err)
 		}
 		for _, m := range msg {
 			for _, l := range term.WrapLines(safetext.Sanitize(m), w-2) {
@@ -496,7 +497,7 @@ func (m *Model) viewChecks(tv *core.TaskView, ti *taskInfo, w, h int) string {
 		info += fmt.Sprintf(" · first %s shown", humanBytes(maxCheckLogBytes))
 	}
 	lines = append(lines, t.Dim.Render(ansi.Truncate(info, w, "…")),
-		t.Dim.Render(" "+ansi.TruncateLeft(safetext.Line(v.LogPath), max(textWidth(safetext.Line(v.LogPath))-(w-2), 0), "…")))
+		t.Dim.Render(" "+ansi.TruncateLeft(safetext.Line(v.LogPath), max(term.TextWidth(safetext.Line(v.LogPath))-(w-2), 0), "…")))
 	cs.refreshMatches(lg)
 	s := &cs.search
 	curLine := -1

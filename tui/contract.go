@@ -9,6 +9,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/bind"
 	"reasonixctl/tui/term"
 )
 
@@ -115,7 +116,7 @@ func (p contractTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	if !key.Matches(msg, k.PageDown, k.PageUp, k.Top, k.Bottom) {
 		return nil, false
 	}
-	scrollViewport(&ti.contract, msg, k)
+	bind.ScrollViewport(&ti.contract, msg, k)
 	return nil, true
 }
 

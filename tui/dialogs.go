@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -16,6 +15,7 @@ import (
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/intent"
 	"reasonixctl/tui/term"
+	"reasonixctl/tui/words"
 )
 
 // dialog is one layer of the dialog stack. It handles the keys while it is on top and returns
@@ -31,19 +31,6 @@ type dialog interface {
 
 // maxPathInput bounds a typed path (the kernel's PATH_MAX).
 const maxPathInput = 4096
-
-// newInput is a one-line text field that takes at most limit characters: the engine's limit for
-// what the field becomes, so the person cannot type what would be refused.
-func newInput(placeholder, value string, limit int) textinput.Model {
-	in := textinput.New()
-	in.Prompt = ""
-	in.Placeholder = placeholder
-	in.CharLimit = limit
-	in.SetValue(value)
-	// A static cursor needs no timer commands, which keeps the model deterministic.
-	in.Cursor.SetMode(cursor.CursorStatic)
-	return in
-}
 
 // ---- confirm: cancel / close ----
 
@@ -95,7 +82,7 @@ type steerDialog struct {
 }
 
 func newSteerDialog(t core.TaskView) *steerDialog {
-	d := &steerDialog{taskID: t.TaskID, input: newInput("what the worker should do", "", core.MaxSteerMessageLen)}
+	d := &steerDialog{taskID: t.TaskID, input: term.NewInput("what the worker should do", "", core.MaxSteerMessageLen)}
 	d.title, d.note = steerTexts(t)
 	d.allowed, d.waits = core.Allows(t, core.ActionSteer), waitsForPerson(t)
 	d.input.Focus()
@@ -238,10 +225,10 @@ func newFinalizeDialog(d core.TaskDetail) *finalizeDialog {
 	}
 	sort.Slice(f.criteria, func(i, j int) bool { return f.criteria[i].ID < f.criteria[j].ID })
 	f.ticked = make([]bool, len(f.criteria))
-	f.summary = newInput("what you reviewed and why it is right", "", core.MaxReviewSummaryLen)
+	f.summary = term.NewInput("what you reviewed and why it is right", "", core.MaxReviewSummaryLen)
 	f.summary.Focus()
 	f.defaultMessage = core.DefaultCommitMessage(d.View.TaskID, d.Objective)
-	f.message = newInput("commit message", f.defaultMessage, core.MaxCommitMessageLen)
+	f.message = term.NewInput("commit message", f.defaultMessage, core.MaxCommitMessageLen)
 	f.excuse = newExcuseState(d.Verification)
 	return f
 }
@@ -451,9 +438,9 @@ func newNewTaskDialog(in intent.NewTask) *newTaskDialog {
 	if d.lane == "" {
 		d.lane = core.LaneFast
 	}
-	d.inputs[0] = newInput("path/to/contract.json", in.ContractPath, maxPathInput)
-	d.inputs[1] = newInput("repository directory", in.RepoDir, maxPathInput)
-	d.inputs[2] = newInput("e.g. fix-login-42", in.TaskID, core.MaxTaskIDLen)
+	d.inputs[0] = term.NewInput("path/to/contract.json", in.ContractPath, maxPathInput)
+	d.inputs[1] = term.NewInput("repository directory", in.RepoDir, maxPathInput)
+	d.inputs[2] = term.NewInput("e.g. fix-login-42", in.TaskID, core.MaxTaskIDLen)
 	d.inputs[0].Focus()
 	return d
 }
@@ -613,7 +600,7 @@ func (d *noticeDialog) view(t term.Theme, k bind.KeyMap, width int) (string, str
 	b.WriteString(st.Render(safetext.Line(d.title)) + "\n")
 	lines := d.lines
 	if d.ownerGone && d.err != nil {
-		lines = withNext(lines, ownerGoneNext(d.stateDir))
+		lines = words.WithNext(lines, ownerGoneNext(d.stateDir))
 	}
 	for i, l := range lines {
 		if d.intro {

@@ -187,7 +187,7 @@ func (d *diffDoc) emphasis(i, j int) []span {
 }
 
 // words splits s into words, runs of spaces and single punctuation characters, as byte offsets.
-func words(s string) []span {
+func wordsOf(s string) []span {
 	var out []span
 	class := func(r rune) int {
 		switch {
@@ -225,7 +225,7 @@ func wordDiff(a, b string) (sa, sb []span) {
 	if len(a) > maxLexLine || len(b) > maxLexLine {
 		return nil, nil
 	}
-	wa, wb := words(a), words(b)
+	wa, wb := wordsOf(a), wordsOf(b)
 	if len(wa) == 0 || len(wb) == 0 || len(wa) > maxWords || len(wb) > maxWords {
 		return nil, nil
 	}

@@ -12,6 +12,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/term"
+	"reasonixctl/tui/words"
 )
 
 // The diff tab: its layout, its view, the selected line and its keys. The review's comments,
@@ -49,7 +50,7 @@ func (m *Model) diffBodyHeight() int {
 func (m *Model) viewDiff(tv *core.TaskView, ti *taskInfo, w, h int) string {
 	t := m.theme
 	if ti.rv.diff == nil || len(ti.rv.diff.files) == 0 {
-		if ti.detail != nil && nothingChanged(ti.detail) {
+		if ti.detail != nil && words.NothingChanged(ti.detail) {
 			return t.Warn.Render(" the worker changed nothing: there is no commit to make.") + "\n" +
 				t.Dim.Render(" X closes the task (F offers the same); s steers a repair round saying what is missing.")
 		}

@@ -202,14 +202,14 @@ func similarity(a, b string) float64 {
 	}
 	count := map[string]int{}
 	na, nb := 0, 0
-	for _, w := range words(a) {
+	for _, w := range wordsOf(a) {
 		if s := a[w.from:w.to]; strings.TrimSpace(s) != "" {
 			count[s]++
 			na++
 		}
 	}
 	common := 0
-	for _, w := range words(b) {
+	for _, w := range wordsOf(b) {
 		if s := b[w.from:w.to]; strings.TrimSpace(s) != "" {
 			nb++
 			if count[s] > 0 {

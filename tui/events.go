@@ -15,6 +15,7 @@ import (
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/term"
+	"reasonixctl/tui/words"
 )
 
 // entryKind picks the style of an event entry.
@@ -229,15 +230,15 @@ func (p *eventsPane) add(ev core.Event) {
 			// the decision that follows it says the person also granted the command for the
 			// repository, which the answer's line must say too.
 			_, text := resolvedText(a.ia, true)
-			p.setPlain(a.e, safetext.Sanitize(capText(text, maxPlainBytes)))
+			p.setPlain(a.e, safetext.Sanitize(term.CapText(text, maxPlainBytes)))
 		}
 		label, head := permissionHeader(d)
 		details := permissionDetail(d)
 		for i := range details {
-			details[i] = capText(details[i], maxDetailBytes)
+			details[i] = term.CapText(details[i], maxDetailBytes)
 		}
 		p.interrupt()
-		p.push(&entry{kind: permissionKind(d.Decision), cat: catDecision, label: safetext.Line(label), head: safetext.Line(capText(head, maxHeadBytes)),
+		p.push(&entry{kind: permissionKind(d.Decision), cat: catDecision, label: safetext.Line(label), head: safetext.Line(term.CapText(head, maxHeadBytes)),
 			expandable: true, details: details})
 	case core.EventUsage:
 		// Usage reports replace each other and do not interrupt a message or reasoning: they
@@ -250,7 +251,7 @@ func (p *eventsPane) add(ev core.Event) {
 		}
 	default:
 		kind, text := formatEvent(ev)
-		text = safetext.Sanitize(capText(text, maxPlainBytes))
+		text = safetext.Sanitize(term.CapText(text, maxPlainBytes))
 		if strings.TrimSpace(text) == "" {
 			return
 		}
@@ -389,12 +390,12 @@ func (p *eventsPane) widths(e *entry, q *para) (first, rest int) {
 
 func (p *eventsPane) addTool(d core.ToolCallData) {
 	// Only what the expanded view shows is kept, and bounded: an edit's input can be a file.
-	d.Title = capText(d.Title, maxHeadBytes)
-	d.Kind = capText(d.Kind, maxHeadBytes)
-	d.ToolCallID = capText(d.ToolCallID, maxHeadBytes)
-	d.Output = capText(d.Output, maxDetailBytes)
+	d.Title = term.CapText(d.Title, maxHeadBytes)
+	d.Kind = term.CapText(d.Kind, maxHeadBytes)
+	d.ToolCallID = term.CapText(d.ToolCallID, maxHeadBytes)
+	d.Output = term.CapText(d.Output, maxDetailBytes)
 	if d.Input != nil {
-		d.Input = capText(compactJSON(d.Input), maxDetailBytes)
+		d.Input = term.CapText(words.CompactJSON(d.Input), maxDetailBytes)
 	}
 	if e := p.tools[d.ToolCallID]; e != nil && d.ToolCallID != "" {
 		// Updates often carry only what changed: keep the rest.
@@ -406,7 +407,7 @@ func (p *eventsPane) addTool(d core.ToolCallData) {
 			t.Kind = d.Kind
 		}
 		if d.Status != "" {
-			t.Status = capText(d.Status, maxHeadBytes)
+			t.Status = term.CapText(d.Status, maxHeadBytes)
 		}
 		if d.Input != nil {
 			t.Input = d.Input
@@ -418,7 +419,7 @@ func (p *eventsPane) addTool(d core.ToolCallData) {
 		p.wrapAll(e)
 		return
 	}
-	d.Status = capText(d.Status, maxHeadBytes)
+	d.Status = term.CapText(d.Status, maxHeadBytes)
 	p.interrupt()
 	e := &entry{kind: kindTool, cat: catTool, label: "tool   ", expandable: true, tool: &d}
 	p.setToolHead(e)

@@ -179,7 +179,7 @@ func FuzzStreamedTextWrapsAsWhole(f *testing.F) {
 			if i == 0 {
 				limit = fw
 			}
-			if lw := textWidth(whole.lines[i].text); lw > limit && textWidth(strings.TrimLeft(whole.lines[i].text, " ")) > 0 {
+			if lw := term.TextWidth(whole.lines[i].text); lw > limit && term.TextWidth(strings.TrimLeft(whole.lines[i].text, " ")) > 0 {
 				// A single rune wider than the limit is the one overflow allowed.
 				if r := []rune(strings.TrimSpace(whole.lines[i].text)); len(r) > 1 {
 					t.Fatalf("line %d %q is %d wide, limit %d", i, whole.lines[i].text, lw, limit)

@@ -11,6 +11,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/term"
+	"reasonixctl/tui/words"
 )
 
 // maxBlankRun bounds a run of blanks a paragraph keeps: more spaces than the widest pane are
@@ -146,7 +147,7 @@ func wrapText(dst []wline, text []byte, base, from int, hard bool, first, rest i
 			breaks = 0
 		}
 		lim := limit()
-		ww := textWidth(word)
+		ww := term.TextWidth(word)
 		if lineStart >= 0 && lineW+sep+ww > lim {
 			emit(i)
 			lineHard = false
@@ -174,7 +175,7 @@ func wrapText(dst []wline, text []byte, base, from int, hard bool, first, rest i
 			for k := 0; k < len(word); {
 				_, size := utf8.DecodeRuneInString(word[k:])
 				rs := word[k : k+size]
-				rw := textWidth(rs)
+				rw := term.TextWidth(rs)
 				if lineW > 0 && lineW+rw > lim {
 					emit(i + k)
 					lineHard = false
@@ -195,35 +196,6 @@ func wrapText(dst []wline, text []byte, base, from int, hard bool, first, rest i
 	return dst
 }
 
-// textWidth is the display width of clean text, rune by rune so that a word broken between
-// runes measures the same as the whole.
-func textWidth(s string) int {
-	w := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			w++
-			i++
-			continue
-		}
-		_, n := utf8.DecodeRuneInString(s[i:])
-		w += ansi.StringWidth(s[i : i+n])
-		i += n
-	}
-	return w
-}
-
-// capText bounds what one entry keeps of a large field.
-func capText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
-}
-
 // ---- one-line formats ----
 
 // resolvedText is the line of an interaction_resolved event; grant says the allow also granted
@@ -240,7 +212,7 @@ func resolvedText(ia core.Interaction, grant bool) (entryKind, string) {
 		}
 	}
 	r := ia.Response
-	return kindAsk, fmt.Sprintf("ask    %s %s answered %s%s", ia.Kind, ia.ID, answerText(ia, r.Decision, r.OptionID, r.Answer, grant), by)
+	return kindAsk, fmt.Sprintf("ask    %s %s answered %s%s", ia.Kind, ia.ID, words.AnswerText(ia, r.Decision, r.OptionID, r.Answer, grant), by)
 }
 
 const agentLabel = "agent  "
@@ -269,7 +241,7 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		return kindState, s
 	case core.EventInteractionWaiting:
 		ia, _ := core.DataOf[core.Interaction](ev)
-		return kindAsk, "ask    " + ia.Kind + " " + ia.ID + " waits for you: " + describeRequest(ia.Request).summary()
+		return kindAsk, "ask    " + ia.Kind + " " + ia.ID + " waits for you: " + words.DescribeRequest(ia.Request).Summary()
 	case core.EventInteractionResolved:
 		ia, _ := core.DataOf[core.Interaction](ev)
 		return resolvedText(ia, false)
@@ -377,7 +349,7 @@ func permissionDetail(d core.PermissionData) []string {
 		out = append(out, "hint   "+d.Hint)
 	}
 	if len(d.Argv) > 0 {
-		out = append(out, "argv   "+compactJSON(d.Argv))
+		out = append(out, "argv   "+words.CompactJSON(d.Argv))
 	}
 	if len(d.Paths) > 0 {
 		out = append(out, "paths  "+strings.Join(d.Paths, " "))
@@ -522,15 +494,4 @@ func textOf(ev core.Event) string {
 		return string(ev.Data)
 	}
 	return d.Text
-}
-
-func compactJSON(v any) string {
-	if v == nil {
-		return ""
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }

@@ -21,7 +21,7 @@ type excuseState struct {
 }
 
 func newExcuseState(vs []core.VerificationResult) excuseState {
-	x := excuseState{reason: newInput("why the failure may stand (recorded, and in the commit message)", "", core.MaxExcuseReasonLen)}
+	x := excuseState{reason: term.NewInput("why the failure may stand (recorded, and in the commit message)", "", core.MaxExcuseReasonLen)}
 	for _, v := range vs {
 		switch {
 		case v.Excusable():

@@ -6,12 +6,6 @@ import (
 	"reasonixctl/core"
 )
 
-// nothingChanged reports a review with no change at all: finalize could only fail on it.
-func nothingChanged(d *core.TaskDetail) bool {
-	return d.View.State == core.StateReviewRequired && d.View.ReviewRevision > 0 &&
-		len(d.ChangedFiles) == 0 && d.Diff == ""
-}
-
 // nothingToFinalize offers to close a task whose worker changed nothing.
 func nothingToFinalize(id string) *confirmDialog {
 	return &confirmDialog{

@@ -31,23 +31,9 @@ func (d *helpDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {
 	case key.Matches(msg, k.Up):
 		d.vp.ScrollUp(1)
 	default:
-		scrollViewport(&d.vp, msg, k)
+		bind.ScrollViewport(&d.vp, msg, k)
 	}
 	return intent.Result{}
-}
-
-// scrollViewport pages a viewport with the detail keys: page up and down, top and bottom.
-func scrollViewport(vp *viewport.Model, msg tea.KeyMsg, k bind.KeyMap) {
-	switch {
-	case key.Matches(msg, k.PageDown):
-		vp.PageDown()
-	case key.Matches(msg, k.PageUp):
-		vp.PageUp()
-	case key.Matches(msg, k.Top):
-		vp.GotoTop()
-	case key.Matches(msg, k.Bottom):
-		vp.GotoBottom()
-	}
 }
 
 // setHeight is called by the frame before view with the lines the body may use.

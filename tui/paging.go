@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/words"
 )
 
 const (
@@ -397,7 +398,7 @@ func readRange(ctx context.Context, svc core.Service, id string, from, to uint64
 // onPage hands a page read to the pane that asked for it, and shows a failed read.
 func (m *Model) onPage(msg pageMsg) {
 	if msg.err != nil && m.task(msg.taskID).events == msg.pane {
-		m.setStatus("reading older events of "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
+		m.setStatus("reading older events of "+msg.taskID+" failed: "+words.OneLine(msg.err), true, msg.taskID)
 	}
 	msg.pane.paged(msg, m.task(msg.taskID).events == msg.pane)
 }

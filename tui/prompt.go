@@ -14,6 +14,7 @@ import (
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/intent"
 	"reasonixctl/tui/term"
+	"reasonixctl/tui/words"
 )
 
 // promptDialog answers one pending interaction. A permission is answered by `a` allow once,
@@ -33,7 +34,7 @@ type promptDialog struct {
 }
 
 func newPromptDialog(taskID string, ia core.Interaction) *promptDialog {
-	return &promptDialog{taskID: taskID, ia: ia, selected: -1, input: newInput("your answer", "", core.MaxAnswerLen)}
+	return &promptDialog{taskID: taskID, ia: ia, selected: -1, input: term.NewInput("your answer", "", core.MaxAnswerLen)}
 }
 
 func (d *promptDialog) capturing() bool { return d.answering }
@@ -65,7 +66,7 @@ func (d *promptDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {
 		return intent.Result{}
 	}
 	d.err = ""
-	opts := choices(d.ia.Kind, r)
+	opts := words.Choices(d.ia.Kind, r)
 	switch {
 	case key.Matches(msg, k.Later):
 		return intent.Result{Close: true, Later: true}
@@ -107,7 +108,7 @@ func (d *promptDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {
 		return d.respond(core.DecisionAllow, opts[d.selected].OptionID, "")
 	case msg.Type == tea.KeyEnter && d.ia.Kind == core.InteractionPermission:
 		d.err = "enter does not answer: a allows once, d denies"
-	case key.Matches(msg, k.FreeText) && freeTextAllowed(d.ia.Kind):
+	case key.Matches(msg, k.FreeText) && words.FreeTextAllowed(d.ia.Kind):
 		d.answering = true
 		d.input.Focus()
 	case key.Matches(msg, k.AllowOnce) && d.ia.Kind == core.InteractionPermission:
@@ -152,7 +153,7 @@ func (d *promptDialog) view(t term.Theme, k bind.KeyMap, width int) (string, str
 		field("rule", v.Rule())
 		field("hint", v.Hint)
 	}
-	opts := choices(d.ia.Kind, r)
+	opts := words.Choices(d.ia.Kind, r)
 	if len(opts) > 0 {
 		b.WriteString("\n")
 	}
@@ -189,7 +190,7 @@ func (d *promptDialog) view(t term.Theme, k bind.KeyMap, width int) (string, str
 			keys = append(keys, bind.New(nil, "enter", fmt.Sprintf("answer %d", d.selected+1)))
 		}
 	}
-	if freeTextAllowed(d.ia.Kind) {
+	if words.FreeTextAllowed(d.ia.Kind) {
 		keys = append(keys, bind.Hint(k.FreeText, "type answer"))
 	}
 	keys = append(keys, k.Deny, bind.Hint(k.Later, "later"), bind.Hint(k.Help, "help"))

@@ -16,6 +16,7 @@ import (
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/term"
+	"reasonixctl/tui/words"
 )
 
 const (
@@ -120,7 +121,7 @@ func (rp *replayView) load(msg replayLoadedMsg) {
 			continue
 		}
 		if d, ok := core.DataOf[core.ToolCallData](ev); ok && d.Title != "" && rp.titles[d.ToolCallID] == "" {
-			rp.titles[d.ToolCallID] = capText(d.Title, maxHeadBytes)
+			rp.titles[d.ToolCallID] = term.CapText(d.Title, maxHeadBytes)
 		}
 	}
 }
@@ -254,7 +255,7 @@ func (rp *replayView) view(t term.Theme, w, h int) string {
 	case rp.loading:
 		return term.FixBlock(t.Title.Render(title)+"\n"+t.Dim.Render(" reading the journal…"), w, h)
 	case rp.err != nil:
-		return term.FixBlock(t.Title.Render(title)+"\n"+t.Error.Render(ansi.Truncate(" reading the journal failed: "+safetext.Line(oneLine(rp.err)), w, "…"))+
+		return term.FixBlock(t.Title.Render(title)+"\n"+t.Error.Render(ansi.Truncate(" reading the journal failed: "+safetext.Line(words.OneLine(rp.err)), w, "…"))+
 			"\n"+t.Dim.Render(" esc leaves the replay"), w, h)
 	case len(rp.events) == 0:
 		return term.FixBlock(t.Title.Render(title)+"\n"+t.Dim.Render(" the journal is empty · esc leaves the replay"), w, h)
@@ -324,7 +325,7 @@ func replayState(t term.Theme, s core.ReplaySnapshot, w int) []string {
 		add("waiting", "nothing", t.Dim)
 	}
 	for _, ia := range s.Pending {
-		add("waiting", ia.Kind+" "+ia.ID+": "+describeRequest(ia.Request).summary(), t.Pending)
+		add("waiting", ia.Kind+" "+ia.ID+": "+words.DescribeRequest(ia.Request).Summary(), t.Pending)
 	}
 	if len(s.Verification) > 0 {
 		var parts []string

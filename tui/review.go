@@ -17,6 +17,7 @@ import (
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/intent"
 	"reasonixctl/tui/term"
+	"reasonixctl/tui/words"
 )
 
 // The review side of the diff view: a selected line, comments on lines sent back as one repair,
@@ -311,7 +312,7 @@ func (m *Model) openComment(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd
 	if existing := commentAt(ti, f, i); existing != nil {
 		d := &commentDialog{taskID: t.TaskID, editing: true, where: existing.Path + ":" + fmt.Sprint(existing.Line),
 			quote: existing.Hunk, req: core.CommentRequest{TaskID: t.TaskID, ID: existing.ID},
-			input: newInput("your comment", existing.Body, core.MaxCommentBody)}
+			input: term.NewInput("your comment", existing.Body, core.MaxCommentBody)}
 		if existing.Status == core.CommentOutdated {
 			d.where += " (outdated)"
 		}
@@ -334,7 +335,7 @@ func (m *Model) openComment(t *core.TaskView, ti *taskInfo, f *diffFile) tea.Cmd
 	}
 	d := &commentDialog{taskID: t.TaskID, where: where, quote: hunk,
 		req:   core.CommentRequest{TaskID: t.TaskID, Path: f.name, Line: line, Side: side, Hunk: hunk},
-		input: newInput("what should change here", "", core.MaxCommentBody)}
+		input: term.NewInput("what should change here", "", core.MaxCommentBody)}
 	d.input.Focus()
 	m.push(d)
 	return nil
@@ -608,7 +609,7 @@ func (m *Model) onPreview(msg previewMsg) tea.Cmd {
 	ti.rv.previewing = false
 	ti.rv.previewOf, ti.rv.previewAt, ti.rv.previewStamp = msg.of, m.now(), msg.stamp
 	if msg.err != nil {
-		ti.rv.preview, ti.rv.previewErr = nil, oneLine(msg.err)
+		ti.rv.preview, ti.rv.previewErr = nil, words.OneLine(msg.err)
 	} else {
 		p := msg.p
 		ti.rv.preview, ti.rv.previewErr = &p, ""

@@ -7,6 +7,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/words"
 )
 
 // Nothing the worker or the repository wrote reaches the terminal as a control: every string
@@ -24,7 +25,7 @@ func notification(taskID string, a attention, ia *core.Interaction) string {
 	case a == attnReady:
 		text = "is ready to finalize"
 	case ia != nil:
-		text += ": " + ansi.Truncate(safetext.Line(describeRequest(ia.Request).what), 120, "…")
+		text += ": " + ansi.Truncate(safetext.Line(words.DescribeRequest(ia.Request).What), 120, "…")
 	}
 	return fmt.Sprintf("\a\x1b]9;reasonixctl: %s %s\x07", safetext.Line(taskID), text)
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"reasonixctl/tui/words"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -169,7 +170,7 @@ func (m *Model) onSearchPage(msg searchPageMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		s.stopSeek()
-		m.setStatus("searching older events of "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
+		m.setStatus("searching older events of "+msg.taskID+" failed: "+words.OneLine(msg.err), true, msg.taskID)
 		return nil
 	}
 	p.seekPageRead(msg.page, msg.to)

@@ -12,6 +12,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/term"
+	"reasonixctl/tui/words"
 )
 
 // taskList is the list of tasks and which one is selected. The root keeps the tasks in
@@ -182,7 +183,7 @@ func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
 		cmds = append(cmds, m.refreshList())
 	}
 	if msg.err != nil {
-		m.setStatus("listing tasks failed: "+oneLine(msg.err), true, "")
+		m.setStatus("listing tasks failed: "+words.OneLine(msg.err), true, "")
 		return tea.Batch(cmds...)
 	}
 	m.list.set(msg.tasks, &m.requests)

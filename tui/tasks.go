@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/words"
 )
 
 // taskInfo is what the dashboard keeps per task beyond its TaskView.
@@ -90,7 +91,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 			if p := m.requests.find(ia.ID); p != nil && !p.answering && ia.Status == core.InteractionResolved {
 				// First answer wins: someone else (Codex, another dashboard) answered it. The
 				// line outlives the task's state change that follows at once.
-				m.setStatus("answered by "+answeredBy(ia.Response)+": "+responseText(ia)+" ("+ia.ID+" of "+ev.TaskID+")", false, "")
+				m.setStatus("answered by "+words.AnsweredBy(ia.Response)+": "+words.ResponseText(ia)+" ("+ia.ID+" of "+ev.TaskID+")", false, "")
 			}
 			m.dropPending(ia.ID)
 		}
@@ -171,7 +172,7 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		if core.AsError(msg.err).Code != core.CodeTaskNotFound {
-			m.setStatus("loading "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
+			m.setStatus("loading "+msg.taskID+" failed: "+words.OneLine(msg.err), true, msg.taskID)
 		}
 		return cmd
 	}
@@ -208,7 +209,7 @@ func (m *Model) onReplay(msg replayMsg) {
 	ti := m.task(msg.taskID)
 	ti.replaying = false
 	if msg.err != nil && (msg.pane == nil || msg.pane.empty() || msg.pane.detached) {
-		m.setStatus("reading the journal of "+msg.taskID+" failed: "+oneLine(msg.err), true, msg.taskID)
+		m.setStatus("reading the journal of "+msg.taskID+" failed: "+words.OneLine(msg.err), true, msg.taskID)
 		return
 	}
 	pane := msg.pane

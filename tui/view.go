@@ -13,6 +13,7 @@ import (
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/term"
+	"reasonixctl/tui/words"
 )
 
 // The smallest terminal the dashboard draws in; below it a message says so.
@@ -425,7 +426,7 @@ func (m *Model) summaryLines(w int) []string {
 	}
 	for _, p := range m.requests.items {
 		if p.taskID == tv.TaskID {
-			add("waiting", p.ia.Kind+" "+p.ia.ID+": "+describeRequest(p.ia.Request).what+" (i)")
+			add("waiting", p.ia.Kind+" "+p.ia.ID+": "+words.DescribeRequest(p.ia.Request).What+" (i)")
 		}
 	}
 	return lines

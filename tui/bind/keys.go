@@ -2,6 +2,8 @@ package bind
 
 import (
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // KeyMap is every key of the dashboard, grouped by where it applies. Each binding carries its
@@ -163,4 +165,18 @@ func (k KeyMap) Groups() []Group {
 // hint is b with a shorter description, for the footer.
 func Hint(b key.Binding, desc string) key.Binding {
 	return New(b.Keys(), b.Help().Key, desc)
+}
+
+// ScrollViewport pages a viewport with the detail keys: page up and down, top and bottom.
+func ScrollViewport(vp *viewport.Model, msg tea.KeyMsg, k KeyMap) {
+	switch {
+	case key.Matches(msg, k.PageDown):
+		vp.PageDown()
+	case key.Matches(msg, k.PageUp):
+		vp.PageUp()
+	case key.Matches(msg, k.Top):
+		vp.GotoTop()
+	case key.Matches(msg, k.Bottom):
+		vp.GotoBottom()
+	}
 }

@@ -5,7 +5,10 @@ import (
 	"reasonixctl/core/safetext"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -127,4 +130,46 @@ func WindowAround(lines []string, i, n int) []string {
 	}
 	start := Clamp(i-n/2, 0, len(lines)-n)
 	return lines[start : start+n]
+}
+
+// TextWidth is the display width of clean text, rune by rune so that a word broken between
+// runes measures the same as the whole.
+func TextWidth(s string) int {
+	w := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			w++
+			i++
+			continue
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		w += ansi.StringWidth(s[i : i+n])
+		i += n
+	}
+	return w
+}
+
+// CapText bounds what one entry keeps of a large field.
+func CapText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+}
+
+// NewInput is a one-line text field that takes at most limit characters: the engine's limit for
+// what the field becomes, so the person cannot type what would be refused.
+func NewInput(placeholder, value string, limit int) textinput.Model {
+	in := textinput.New()
+	in.Prompt = ""
+	in.Placeholder = placeholder
+	in.CharLimit = limit
+	in.SetValue(value)
+	// A static cursor needs no timer commands, which keeps the model deterministic.
+	in.Cursor.SetMode(cursor.CursorStatic)
+	return in
 }
