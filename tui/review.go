@@ -621,28 +621,5 @@ func (m *Model) onPreview(msg previewMsg) tea.Cmd {
 
 // previewLine says in one line whether the change applies to the source's HEAD.
 func previewLine(rv *taskReview) string {
-	switch {
-	case rv.previewErr != "":
-		return "cherry-pick preview failed: " + rv.previewErr
-	case rv.preview == nil && rv.previewing:
-		return "checking whether it applies to your checkout…"
-	case rv.preview == nil:
-		return ""
-	}
-	p := rv.preview
-	what := "the change"
-	if p.Of == "commit" {
-		what = "the commit"
-	}
-	head := term.Short(p.Head, 10)
-	if p.Clean && p.Refusal != "" {
-		return fmt.Sprintf("%s merges cleanly onto %s HEAD %s, but applying it now is refused: %s", what, p.Source, head, p.Refusal)
-	}
-	if p.Clean {
-		if p.Moved {
-			return fmt.Sprintf("%s applies cleanly to %s HEAD %s (moved since the task started)", what, p.Source, head)
-		}
-		return fmt.Sprintf("%s applies cleanly to %s HEAD %s", what, p.Source, head)
-	}
-	return fmt.Sprintf("%s conflicts with %s HEAD %s in %s", what, p.Source, head, strings.Join(p.Conflicts, ", "))
+	return words.Preview{Of: rv.preview, Err: rv.previewErr, Pending: rv.previewing}.Line()
 }
