@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
@@ -292,77 +291,6 @@ func (m *Model) carryOut(d dialog, res intent.Result) tea.Cmd {
 		cmd = m.delegate(*res.Delegate)
 	}
 	return cmd
-}
-
-// globalKey handles the dashboard's own keys, those no pane took: selection, tabs, the replay,
-// the dialogs they open and the task actions.
-func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
-	k := m.keys
-	t := m.list.selectedTask()
-	switch {
-	case key.Matches(msg, k.Copy):
-		if t != nil {
-			return m.copyKey(t, m.task(t.TaskID))
-		}
-	case key.Matches(msg, k.Quit):
-		return m.askQuit()
-	case key.Matches(msg, k.Search) && t == nil:
-		// A search typed before the first task arrives would otherwise vanish without a word,
-		// and the letters after it act as the dashboard's keys.
-		m.setStatus("no task yet: / searches a task's events or diff once one is selected", false, "")
-	case key.Matches(msg, k.Help):
-		m.push(&helpDialog{})
-	case key.Matches(msg, k.Up):
-		return m.moveSelection(-1)
-	case key.Matches(msg, k.Down):
-		return m.moveSelection(1)
-	case key.Matches(msg, k.NextView):
-		m.tab = (m.tab + 1) % tabCount
-	case key.Matches(msg, k.PrevView):
-		m.tab = (m.tab + tabCount - 1) % tabCount
-	case key.Matches(msg, k.EventsView):
-		m.tab = tabEvents
-	case key.Matches(msg, k.DiffView):
-		m.tab = tabDiff
-	case key.Matches(msg, k.ContractView):
-		m.tab = tabContract
-	case key.Matches(msg, k.ChecksView):
-		m.tab = tabChecks
-	case key.Matches(msg, k.Replay):
-		return m.openReplay(t)
-	case key.Matches(msg, k.ToggleAll):
-		m.list.showAll = !m.list.showAll
-		return m.refreshList()
-	case key.Matches(msg, k.Refresh):
-		cmds := []tea.Cmd{m.refreshList()}
-		if t != nil {
-			// The apply line too: the person reloads because something moved, and the
-			// preview's own age says nothing about that.
-			cmds = append(cmds, m.fetchDetail(t.TaskID), m.refreshPreview(t.TaskID, true))
-		}
-		return tea.Batch(cmds...)
-	case key.Matches(msg, k.NewTask):
-		m.push(m.newTaskForm(m.lastForm, ""))
-	case key.Matches(msg, k.ShowPending):
-		return m.openNextPending()
-	case key.Matches(msg, k.Grants):
-		return m.openGrants()
-	case key.Matches(msg, k.Apply):
-		return m.applyTask(t)
-	case key.Matches(msg, m.keys.Rebase):
-		return m.rebaseTask(t)
-	case key.Matches(msg, k.Steer):
-		return m.act(t, core.ActionSteer)
-	case key.Matches(msg, k.Finalize):
-		return m.act(t, core.ActionFinalize)
-	case key.Matches(msg, k.Cancel):
-		return m.act(t, core.ActionCancel)
-	case key.Matches(msg, k.Close):
-		return m.act(t, core.ActionClose)
-	case key.Matches(msg, k.Resume):
-		return m.act(t, core.ActionResume)
-	}
-	return nil
 }
 
 // perform carries out a dialog's action.

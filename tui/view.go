@@ -141,27 +141,9 @@ func (m *Model) viewFooter() string {
 			bind.Hint(k.LeaveReplay, "leave replay"), bind.Hint(k.Help, "help"))
 		return " " + term.ShortHelp(t, m.width-1, keys...)
 	}
-	if m.requests.count() > 0 {
-		keys = append(keys, bind.Hint(k.ShowPending, "answer"))
-	}
+	keys = append(keys, m.actionKeys().Footer()...)
+	keys = append(keys, bind.Hint(k.Help, "help"))
 	if tv := m.list.selectedTask(); tv != nil {
-		for _, a := range core.ActionsFor(*tv) {
-			switch a {
-			case core.ActionFinalize:
-				keys = append(keys, bind.Hint(k.Finalize, "finalize"))
-			case core.ActionSteer:
-				if tv.State == core.StateReviewRequired {
-					keys = append(keys, bind.Hint(k.Steer, "repair"))
-				} else {
-					keys = append(keys, bind.Hint(k.Steer, "steer"))
-				}
-			case core.ActionResume:
-				keys = append(keys, bind.Hint(k.Resume, "resume"))
-			case core.ActionCancel:
-				keys = append(keys, bind.Hint(k.Cancel, "cancel"))
-			}
-		}
-		keys = append(keys, bind.Hint(k.Help, "help"))
 		switch m.tab {
 		case tabDiff:
 			keys = append(keys, bind.Hint(k.NextHunk, "hunk"), bind.Hint(k.NextFile, "file"), bind.Hint(k.Reviewed, "reviewed"),
@@ -174,14 +156,8 @@ func (m *Model) viewFooter() string {
 		case tabChecks:
 			keys = append(keys, bind.Hint(k.NextCheck, "check"), bind.Hint(k.Search, "search log"))
 		}
-		keys = append(keys, bind.Hint(k.Replay, "replay"))
-		if len(m.list.tasks) > 1 {
-			keys = append(keys, bind.Hint(k.Down, "task"))
-		}
-		keys = append(keys, bind.Hint(k.NextView, "view"), bind.Hint(k.NewTask, "new"), bind.Hint(k.Quit, "quit"))
-	} else {
-		keys = append(keys, bind.Hint(k.NewTask, "new"), bind.Hint(k.ToggleAll, "all tasks"), bind.Hint(k.Help, "help"), bind.Hint(k.Quit, "quit"))
 	}
+	keys = append(keys, m.dashKeys().Footer()...)
 	return " " + term.ShortHelp(t, m.width-1, keys...)
 }
 

@@ -20,7 +20,8 @@ type Binding[R any] struct {
 	WhyNot func() string
 }
 
-func (b Binding[R]) whyNot() string {
+// Reason is why the key does nothing now, or "" when it runs.
+func (b Binding[R]) Reason() string {
 	if b.WhyNot == nil {
 		return ""
 	}
@@ -38,7 +39,7 @@ func (t Table[R]) Dispatch(msg tea.KeyMsg) (out R, why string, found bool) {
 		if !key.Matches(msg, b.Key) {
 			continue
 		}
-		if why := b.whyNot(); why != "" {
+		if why := b.Reason(); why != "" {
 			return out, why, true
 		}
 		if b.Run != nil {
@@ -53,7 +54,7 @@ func (t Table[R]) Dispatch(msg tea.KeyMsg) (out R, why string, found bool) {
 func (t Table[R]) Footer() []key.Binding {
 	var out []key.Binding
 	for _, b := range t {
-		if b.Short != "" && b.whyNot() == "" {
+		if b.Short != "" && b.Reason() == "" {
 			out = append(out, Hint(b.Key, b.Short))
 		}
 	}
