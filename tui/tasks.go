@@ -3,10 +3,10 @@ package tui
 import (
 	"time"
 
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/contract"
 	"reasonixctl/tui/words"
 )
 
@@ -28,8 +28,11 @@ type taskInfo struct {
 	getting    bool         // a Get is in flight
 	stale      bool         // the detail changed since the last Get
 	rv         taskReview   // the review: the diff, its cursor, reviewed marks, cherry-pick preview
-	contract   viewport.Model
 	checks     checksState
+
+	// The contract tab (tui/contract).
+	contract contract.Model
+
 	// state and since say which state the dashboard last saw and since when, for the elapsed
 	// time of waits.
 	state core.State
@@ -43,6 +46,7 @@ func (m *Model) task(id string) *taskInfo {
 	ti := m.info[id]
 	if ti == nil {
 		ti = &taskInfo{events: newEventsPane(), rv: taskReview{reviewed: map[string]bool{}}}
+		ti.contract = contract.New(m.theme, m.keys)
 		m.info[id] = ti
 	}
 	return ti
@@ -191,6 +195,7 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 		ti.noteSnapshot(d.LastSeq, *d.Usage, m.now())
 	}
 	ti.rv.load(d)
+	ti.contract = ti.contract.Show(ti.detail)
 	m.list.replace(d.View)
 	if msg.taskID == m.list.selected {
 		cmd = tea.Batch(cmd, m.refreshPreview(msg.taskID, false))
