@@ -6,6 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/checks"
 	"reasonixctl/tui/contract"
 	"reasonixctl/tui/words"
 )
@@ -28,10 +29,10 @@ type taskInfo struct {
 	getting    bool         // a Get is in flight
 	stale      bool         // the detail changed since the last Get
 	rv         taskReview   // the review: the diff, its cursor, reviewed marks, cherry-pick preview
-	checks     checksState
 
-	// The contract tab (tui/contract).
+	// The contract and checks tabs (tui/contract, tui/checks).
 	contract contract.Model
+	checks   checks.Model
 
 	// state and since say which state the dashboard last saw and since when, for the elapsed
 	// time of waits.
@@ -47,6 +48,7 @@ func (m *Model) task(id string) *taskInfo {
 	if ti == nil {
 		ti = &taskInfo{events: newEventsPane(), rv: taskReview{reviewed: map[string]bool{}}}
 		ti.contract = contract.New(m.theme, m.keys)
+		ti.checks = checks.New(id, checks.Env{Theme: m.theme, Keys: m.keys, Ctx: m.ctx, Logs: m.svc})
 		m.info[id] = ti
 	}
 	return ti
@@ -196,6 +198,7 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 	}
 	ti.rv.load(d)
 	ti.contract = ti.contract.Show(ti.detail)
+	ti.checks = ti.checks.Show(d.View, d.Verification)
 	m.list.replace(d.View)
 	if msg.taskID == m.list.selected {
 		cmd = tea.Batch(cmd, m.refreshPreview(msg.taskID, false))

@@ -174,7 +174,7 @@ func (m *Model) viewFooter() string {
 		case tabContract:
 			keys = append(keys, m.task(tv.TaskID).contract.Footer()...)
 		case tabChecks:
-			keys = append(keys, bind.Hint(k.NextCheck, "check"), bind.Hint(k.Search, "search log"))
+			keys = append(keys, m.task(tv.TaskID).checks.Footer()...)
 		}
 		keys = append(keys, bind.Hint(k.Replay, "replay"))
 		if len(m.list.tasks) > 1 {
