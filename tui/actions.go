@@ -300,8 +300,11 @@ func (m *Model) perform(a intent.Action) tea.Cmd {
 		return m.suspend()
 	case intent.Apply:
 		return m.runApply(a.TaskID, true)
+	case intent.Confirm:
+		m.push(&confirmDialog{title: a.Title, body: a.Body, yes: a.Yes})
 	case intent.DropCheck:
-		return m.dropChecks(a)
+		// reasonix_control's amend_checks, through the service, so an attached dashboard can too.
+		return m.control(core.ControlRequest{TaskID: a.TaskID, Action: core.ActionAmendChecks, DropChecks: []string{a.Check}})
 	case intent.EditContract:
 		return m.editContract(a.Path)
 	case intent.Copy:

@@ -48,16 +48,22 @@ func TestRebaseKeyFollowsTheTable(t *testing.T) {
 }
 
 // D drops a check only where core offers amend_checks: outside review it says why in core's
-// words and asks nothing.
+// words and asks nothing; in review it asks first, and yes sends amend_checks.
 func TestDropCheckFollowsTheTable(t *testing.T) {
-	h := newHarness(t, scenario(), 200, 40)
-	running := &taskInfo{detail: &core.TaskDetail{View: core.TaskView{TaskID: "docs-typo", State: core.StateRunning}}}
-	h.m.dropCheck(running, "go-test")
+	svc := scenario()
+	one := 1
+	d := svc.details["docs-typo"]
+	d.Verification = []core.VerificationResult{{ID: "go-test", Argv: []string{"go", "test", "./..."}, ExitCode: &one}}
+	svc.details["docs-typo"] = d
+	h := newHarness(t, svc, 200, 40)
+	h.selectTask("docs-typo")
+	h.press("4", "D")
 	h.requireView("amend_checks needs a task in review; docs-typo is running")
 	if !h.stack().empty() {
 		t.Fatal("D opened a dialog for a running task")
 	}
-	inReview := &taskInfo{detail: &core.TaskDetail{View: core.TaskView{TaskID: "login-fix", State: core.StateReviewRequired, RepairRounds: core.MaxRepairRounds}}}
-	h.m.dropCheck(inReview, "go-test")
-	h.requireView("Drop go-test from login-fix's contract?")
+	h.press("k", "D")
+	h.requireView("Drop unit from login-fix's contract?")
+	h.press("y")
+	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionAmendChecks, DropChecks: []string{"unit"}})
 }

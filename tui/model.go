@@ -13,6 +13,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/tui/bind"
+	"reasonixctl/tui/checks"
 	"reasonixctl/tui/intent"
 	"reasonixctl/tui/term"
 )
@@ -213,8 +214,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case ownerMsg:
 		cmds = append(cmds, m.onOwner())
-	case checkLogMsg:
-		m.task(msg.taskID).checks.loaded(msg)
+	case checks.LogRead:
+		ti := m.task(msg.TaskID)
+		ti.checks, _, _ = ti.checks.Update(msg)
 	case grantsMsg:
 		m.onGrants(msg)
 	case replayLoadedMsg:

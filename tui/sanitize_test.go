@@ -356,35 +356,6 @@ func checkNotification(t *testing.T, s string) {
 	}
 }
 
-// TestFrameGuardPaintsMarkersAndRestoresTheStyle: a marker takes the warning colour and the
-// text after it gets its own style back.
-func TestFrameGuardPaintsMarkersAndRestoresTheStyle(t *testing.T) {
-	in := "\x1b[1m\x1b[38;5;4mab⟨U+202E⟩cd\x1b[0m ␛x"
-	got := term.GuardFrame(in, "\x1b[33m", "\x1b[0m")
-	want := "\x1b[1m\x1b[38;5;4mab\x1b[0m\x1b[33m⟨U+202E⟩\x1b[0m\x1b[1m\x1b[38;5;4mcd\x1b[0m \x1b[0m\x1b[33m␛\x1b[0mx"
-	if got != want {
-		t.Fatalf("term.GuardFrame:\n got %q\nwant %q", got, want)
-	}
-	// What reached the frame unsanitized is shown, not sent.
-	if got := term.GuardFrame("a\x1b]0;t\x07\u202eb\x9b", "", ""); got != "a␛]0;t␇⟨U+202E⟩b\ufffd" {
-		t.Fatalf("guardFrame = %q", got)
-	}
-	// It marks what sanitize marks, by the same rule: an emoji sequence's selector, joiners and
-	// tags stay, the same characters elsewhere do not.
-	emoji := "\x1b[1m❤️ 👨‍👩‍👧 🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F #️⃣\x1b[0m"
-	if got := term.GuardFrame(emoji, "\x1b[33m", "\x1b[0m"); got != emoji {
-		t.Fatalf("term.GuardFrame(%+q) = %+q", emoji, got)
-	}
-	// A style between the parts of a sequence does not part them for the terminal.
-	keycap := "\x1b[31m#\x1b[0m\x1b[32m\ufe0f\u20e3\x1b[0m ❤\x1b[1m\ufe0f"
-	if got := term.GuardFrame(keycap, "\x1b[33m", "\x1b[0m"); got != keycap {
-		t.Fatalf("term.GuardFrame(%+q) = %+q", keycap, got)
-	}
-	if got := term.GuardFrame("x\ufe0fy\u200dz\u3164", "", ""); got != "x⟨U+FE0F⟩y⟨U+200D⟩z⟨U+3164⟩" {
-		t.Fatalf("guardFrame = %+q", got)
-	}
-}
-
 // FuzzSanitizedTextIsInert: whatever the bytes, what safetext.Sanitize returns, parsed as a
 // terminal parses it, is visible text and newlines only (core/safetext's own tests pin the
 // rest of Sanitize).

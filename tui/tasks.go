@@ -3,10 +3,11 @@ package tui
 import (
 	"time"
 
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/checks"
+	"reasonixctl/tui/contract"
 	"reasonixctl/tui/words"
 )
 
@@ -28,8 +29,11 @@ type taskInfo struct {
 	getting    bool         // a Get is in flight
 	stale      bool         // the detail changed since the last Get
 	rv         taskReview   // the review: the diff, its cursor, reviewed marks, cherry-pick preview
-	contract   viewport.Model
-	checks     checksState
+
+	// The contract and checks tabs (tui/contract, tui/checks).
+	contract contract.Model
+	checks   checks.Model
+
 	// state and since say which state the dashboard last saw and since when, for the elapsed
 	// time of waits.
 	state core.State
@@ -43,6 +47,8 @@ func (m *Model) task(id string) *taskInfo {
 	ti := m.info[id]
 	if ti == nil {
 		ti = &taskInfo{events: newEventsPane(), rv: taskReview{reviewed: map[string]bool{}}}
+		ti.contract = contract.New(m.theme, m.keys)
+		ti.checks = checks.New(id, checks.Env{Theme: m.theme, Keys: m.keys, Ctx: m.ctx, Logs: m.svc})
 		m.info[id] = ti
 	}
 	return ti
@@ -191,6 +197,8 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 		ti.noteSnapshot(d.LastSeq, *d.Usage, m.now())
 	}
 	ti.rv.load(d)
+	ti.contract = ti.contract.Show(ti.detail)
+	ti.checks = ti.checks.Show(d.View, d.Verification)
 	m.list.replace(d.View)
 	if msg.taskID == m.list.selected {
 		cmd = tea.Batch(cmd, m.refreshPreview(msg.taskID, false))

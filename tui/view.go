@@ -153,8 +153,10 @@ func (m *Model) viewFooter() string {
 				keys = append(keys, bind.New([]string{"n", "N"}, "n/N", "next/prev match"))
 			}
 			keys = append(keys, bind.Hint(k.Search, "search"), bind.Hint(k.Filter, "filter"), bind.Hint(k.NextItem, "item"), bind.Hint(k.Expand, "expand"))
+		case tabContract:
+			keys = append(keys, m.task(tv.TaskID).contract.Footer()...)
 		case tabChecks:
-			keys = append(keys, bind.Hint(k.NextCheck, "check"), bind.Hint(k.Search, "search log"))
+			keys = append(keys, m.task(tv.TaskID).checks.Footer()...)
 		}
 	}
 	keys = append(keys, m.dashKeys().Footer()...)

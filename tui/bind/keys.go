@@ -44,6 +44,10 @@ type KeyMap struct {
 	AckRisks key.Binding
 	// Excuse, in the finalize form, excuses the last attempt's pre-existing failures.
 	Excuse key.Binding
+
+	// The checks tab's log search.
+	// ClearSearch clears a kept search (n and N then act as elsewhere again).
+	ClearSearch key.Binding
 }
 
 func New(keys []string, helpKey, helpText string) key.Binding {
@@ -138,6 +142,8 @@ func DefaultKeyMap() KeyMap {
 		Yes:       New([]string{"y"}, "y", "yes"),
 		No:        New([]string{"n", "esc"}, "n/esc", "no"),
 		Dismiss:   New([]string{"esc", "enter", "q"}, "esc", "close"),
+
+		ClearSearch: New([]string{"esc"}, "esc", "clear the kept search"),
 	}
 }
 
