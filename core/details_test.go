@@ -256,7 +256,7 @@ func TestStaleSnapshotGolden(t *testing.T) {
 // No detail, or a typed nil, is no details at all; a detail whose every key is left out when
 // empty is none either, as the empty map was.
 func TestNoDetails(t *testing.T) {
-	for _, d := range []core.Detail{nil, (*core.GitRefusal)(nil)} {
+	for _, d := range []core.Detail{nil, (*core.GitRefusal)(nil), &core.GitRefusal{}} {
 		e := core.Errorf(core.CodeInternalError, d, "x")
 		b, _ := json.Marshal(e)
 		if e.Detail != nil || e.Details != nil || strings.Contains(string(b), "details") {

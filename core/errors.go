@@ -120,15 +120,18 @@ func Errorf(code Code, detail Detail, format string, args ...any) *Error {
 	case interface{ Unwrap() []error }:
 		cause = formatted // several %w: keep them all reachable
 	}
-	if isNil(detail) {
-		detail = nil // a typed nil says nothing either
+	details := detailMap(detail)
+	if len(details) == 0 {
+		// A typed nil, or a detail whose every key is left out when empty, says nothing: the
+		// wire has no details, and the socket brings back no detail.
+		detail, details = nil, nil
 	}
 	return &Error{
 		Code:       code,
 		Message:    formatted.Error(),
 		Retryable:  next == NextRetry,
 		NextAction: next,
-		Details:    detailMap(detail),
+		Details:    details,
 		Detail:     detail,
 		Cause:      cause,
 	}
