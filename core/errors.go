@@ -84,17 +84,16 @@ var nextActions = map[Code]NextAction{
 // Error is the typed error every Service method returns. Front ends render it: mcp as the
 // error envelope, tui as a readable line.
 type Error struct {
-	Code       Code           `json:"code"`
-	Message    string         `json:"message"`
-	Retryable  bool           `json:"retryable"`
-	NextAction NextAction     `json:"next_action"`
-	Details    map[string]any `json:"details,omitempty"`
-	// Issues, Stale and Check are the details front ends read, typed. Errorf sets them from
-	// Details and decoding an Error from JSON sets them again, so they survive the owner's
-	// socket; the JSON form is Details alone, as Codex has always seen it.
-	Issues []Issue        `json:"-"`
-	Stale  *StaleSnapshot `json:"-"`
-	Check  *FailedCheck   `json:"-"`
+	Code       Code       `json:"code"`
+	Message    string     `json:"message"`
+	Retryable  bool       `json:"retryable"`
+	NextAction NextAction `json:"next_action"`
+	// Details is the wire form of Detail, derived from it by Errorf and SocketError: Codex has
+	// always seen details as this object. An Error decoded from that form alone (the MCP
+	// envelope) has Details and no Detail, since the form does not say which type it was.
+	Details map[string]any `json:"details,omitempty"`
+	// Detail is what the error says beyond its message, typed; nil for nothing.
+	Detail Detail `json:"-"`
 	// Cause is the error this one reports, for errors.Is and errors.As in the process that
 	// made it; it never crosses the wire.
 	Cause error `json:"-"`
@@ -105,9 +104,10 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message)
 // Unwrap returns the cause, so callers can test for the underlying failure.
 func (e *Error) Unwrap() error { return e.Cause }
 
-// Errorf builds an Error whose next action and retryability follow from its code. A %w verb
-// in format makes the wrapped error its Cause, as with fmt.Errorf.
-func Errorf(code Code, details map[string]any, format string, args ...any) *Error {
+// Errorf builds an Error whose next action and retryability follow from its code, with detail
+// (nil for none) as its details. A %w verb in format makes the wrapped error its Cause, as with
+// fmt.Errorf.
+func Errorf(code Code, detail Detail, format string, args ...any) *Error {
 	next, ok := nextActions[code]
 	if !ok {
 		code, next = CodeInternalError, NextNone
@@ -120,111 +120,68 @@ func Errorf(code Code, details map[string]any, format string, args ...any) *Erro
 	case interface{ Unwrap() []error }:
 		cause = formatted // several %w: keep them all reachable
 	}
-	e := &Error{
+	details := detailMap(detail)
+	if len(details) == 0 {
+		// A typed nil, or a detail whose every key is left out when empty, says nothing: the
+		// wire has no details, and the socket brings back no detail.
+		detail, details = nil, nil
+	}
+	return &Error{
 		Code:       code,
 		Message:    formatted.Error(),
 		Retryable:  next == NextRetry,
 		NextAction: next,
 		Details:    details,
+		Detail:     detail,
 		Cause:      cause,
 	}
-	e.typeDetails()
-	return e
 }
 
-// ReviewSnapshot names one review snapshot of a task.
-type ReviewSnapshot struct {
-	ReviewRevision int    `json:"review_revision"`
-	ReviewTreeHash string `json:"review_tree_hash"`
-}
-
-// StaleSnapshot is why a finalize was refused as stale: the snapshot it approved and the one
-// the task has now, found at Checkpoint.
-type StaleSnapshot struct {
-	Checkpoint string         `json:"checkpoint"`
-	Expected   ReviewSnapshot `json:"expected"`
-	Current    ReviewSnapshot `json:"current"`
-}
-
-// FailedCheck is the verification command a verification_failed error is about. LogPath is
-// empty when the command could not run at all.
-type FailedCheck struct {
-	Verification string   `json:"verification"`
-	Argv         []string `json:"argv,omitempty"`
-	ExitCode     *int     `json:"exit_code,omitempty"`
-	TimedOut     bool     `json:"timed_out,omitempty"`
-	LogPath      string   `json:"log_path,omitempty"`
-	LogTail      string   `json:"log_tail,omitempty"`
-}
-
-// The detail keys the typed details are read from: the wire form Codex knows.
-const (
-	detailIssues     = "issues"
-	detailCheckpoint = "checkpoint"
-	detailExpected   = "expected"
-	detailCurrent    = "current"
-)
-
-var failedCheckKeys = []string{"verification", "argv", "exit_code", "timed_out", "log_path", "log_tail"}
-
-// typeDetails sets the typed details from Details, whether they hold Go values (in the process
-// that made the error) or their JSON decoding (after the socket). An issue list found decoded
-// is put back into Details as []Issue, so it serialises again exactly as it was made.
-func (e *Error) typeDetails() {
-	d := e.Details
-	if d == nil {
-		return
+// Issues is the issue list the details carry, if any.
+func (e *Error) Issues() []Issue {
+	switch d := e.Detail.(type) {
+	case *IssueList:
+		return d.Issues
+	case *UnfinishedDraft:
+		return d.Issues
 	}
-	if v, ok := d[detailIssues]; ok {
-		if issues, ok := v.([]Issue); ok {
-			e.Issues = issues
-		} else if retype(v, &issues) {
-			e.Issues = issues
-			d[detailIssues] = issues
-		}
-	}
-	if _, ok := d[detailCheckpoint]; ok && e.Code == CodeInvalidRequest {
-		var s StaleSnapshot
-		if retype(d, &s) && s.Checkpoint != "" {
-			e.Stale = &s
-		}
-	}
-	if _, ok := d["verification"]; ok && e.Code == CodeVerificationFailed {
-		var c FailedCheck
-		if retype(d, &c) && c.Verification != "" {
-			e.Check = &c
-		}
-	}
-}
-
-// retype decodes v's JSON form into out.
-func retype(v, out any) bool {
-	b, err := json.Marshal(v)
-	return err == nil && json.Unmarshal(b, out) == nil
-}
-
-// UnmarshalJSON decodes an Error and types its details again.
-func (e *Error) UnmarshalJSON(b []byte) error {
-	type plain Error // no methods: no recursion
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	*e = Error(p)
-	e.typeDetails()
 	return nil
 }
 
-// OtherDetails is the sorted keys of the details that no typed field covers.
+// Stale is why a finalize was refused as stale, if it was.
+func (e *Error) Stale() *StaleSnapshot {
+	s, _ := e.Detail.(*StaleSnapshot)
+	return s
+}
+
+// Check is the verification command a verification_failed error is about, if it is about
+// one: all of it for a command that failed, only its id (and log) for one that could not run
+// or whose failure cannot be excused.
+func (e *Error) Check() *FailedCheck {
+	switch d := e.Detail.(type) {
+	case *FailedCheck:
+		return d
+	case *CheckNotRun:
+		return &FailedCheck{Verification: d.Verification}
+	case *NotExcusable:
+		return &FailedCheck{Verification: d.Verification, LogPath: d.LogPath}
+	}
+	return nil
+}
+
+// failedCheckKeys are the keys of a FailedCheck's own fields, which Check covers.
+var failedCheckKeys = []string{"verification", "argv", "exit_code", "timed_out", "log_path", "log_tail"}
+
+// OtherDetails is the sorted keys of the details that Issues, Stale and Check do not cover.
 func (e *Error) OtherDetails() []string {
 	covered := map[string]bool{}
-	if e.Issues != nil {
-		covered[detailIssues] = true
+	if e.Issues() != nil {
+		covered["issues"] = true
 	}
-	if e.Stale != nil {
-		covered[detailCheckpoint], covered[detailExpected], covered[detailCurrent] = true, true, true
+	if e.Stale() != nil {
+		covered["checkpoint"], covered["expected"], covered["current"] = true, true, true
 	}
-	if e.Check != nil {
+	if e.Check() != nil {
 		for _, k := range failedCheckKeys {
 			covered[k] = true
 		}
@@ -237,6 +194,49 @@ func (e *Error) OtherDetails() []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// SocketError is an Error as the owner's socket carries it: the Error's JSON with, beside it,
+// detail_kind naming its detail's type, so that the other side decodes the detail into that
+// type again. The MCP envelope has no such field: Codex reads details as a plain object.
+type SocketError struct {
+	Err *Error
+}
+
+// plainError is Error without its methods, to encode and decode its fields.
+type plainError Error
+
+func (s SocketError) MarshalJSON() ([]byte, error) {
+	if s.Err == nil {
+		return []byte("null"), nil
+	}
+	return json.Marshal(struct {
+		plainError
+		DetailKind string `json:"detail_kind,omitempty"`
+	}{plainError(*s.Err), DetailKind(s.Err.Detail)})
+}
+
+// UnmarshalJSON decodes the details as the type detail_kind names. A kind this build does not
+// know (an owner of another version) leaves Detail nil and the details as plain JSON values.
+func (s *SocketError) UnmarshalJSON(b []byte) error {
+	var w struct {
+		plainError
+		Details    json.RawMessage `json:"details"`
+		DetailKind string          `json:"detail_kind"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	e := Error(w.plainError)
+	if len(w.Details) > 0 && string(w.Details) != "null" {
+		if d := NewDetail(w.DetailKind); d != nil && json.Unmarshal(w.Details, d) == nil {
+			e.Detail, e.Details = d, detailMap(d)
+		} else if err := json.Unmarshal(w.Details, &e.Details); err != nil {
+			return err
+		}
+	}
+	s.Err = &e
+	return nil
 }
 
 // AsError returns err as an *Error; anything that is not one becomes internal_error.

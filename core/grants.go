@@ -112,7 +112,7 @@ func readGrants(dir string) (GrantsFile, error) {
 	}
 	var f GrantsFile
 	if err := json.Unmarshal(data, &f); err != nil || f.Version != GrantsVersion {
-		return GrantsFile{}, Errorf(CodeInternalError, map[string]any{"path": filepath.Join(dir, GrantsName)},
+		return GrantsFile{}, Errorf(CodeInternalError, &PathRef{Path: filepath.Join(dir, GrantsName)},
 			"the grants file %s is not a version-%d grants file (%v); fix or remove it", filepath.Join(dir, GrantsName), GrantsVersion, err)
 	}
 	return f, nil
@@ -145,7 +145,7 @@ func AddGrant(dir string, g Grant) (Grant, error) {
 		if !d.Allow {
 			what = "the policy always denies it (" + d.Code + "): " + d.Reason
 		}
-		return Grant{}, Errorf(CodeInvalidRequest, map[string]any{"code": d.Code},
+		return Grant{}, Errorf(CodeInvalidRequest, &PolicyRefusal{Code: d.Code},
 			"%q cannot be granted: %s", strings.Join(g.Argv, " "), what)
 	}
 	var out Grant
@@ -185,7 +185,7 @@ func RevokeGrant(dir, id string) (Grant, error) {
 		}
 		i := slices.IndexFunc(f.Grants, func(g Grant) bool { return g.ID == id })
 		if i < 0 {
-			return Errorf(CodeInvalidRequest, map[string]any{"id": id}, "no grant %s (reasonixctl grants list shows them)", id)
+			return Errorf(CodeInvalidRequest, &UnknownID{ID: id}, "no grant %s (reasonixctl grants list shows them)", id)
 		}
 		out = f.Grants[i]
 		f.Grants = slices.Delete(f.Grants, i, i+1)

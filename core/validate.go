@@ -14,5 +14,5 @@ func PathIndex(field string, i int) string { return field + "." + strconv.Itoa(i
 
 // InvalidRequest is the invalid_request error for a request with these issues.
 func InvalidRequest(message string, issues []Issue) *Error {
-	return Errorf(CodeInvalidRequest, map[string]any{"issues": issues}, "%s", message)
+	return Errorf(CodeInvalidRequest, &IssueList{Issues: issues}, "%s", message)
 }

@@ -74,7 +74,7 @@ func ParseAuthority(meta map[string]any, configNetwork bool) (core.Authority, er
 	}
 	if !writable {
 		return core.Authority{}, core.Errorf(core.CodeReadOnlySandbox,
-			map[string]any{"sandbox_cwd": cwd, "permission_profile": p.Type},
+			&core.ReadOnlySandbox{SandboxCwd: cwd, PermissionProfile: p.Type},
 			"the Codex sandbox cannot write %s; switch Codex to a workspace-write permission profile", cwd)
 	}
 	network := p.Type != "disabled" && p.Network == "enabled" && configNetwork

@@ -34,10 +34,10 @@ func TestCheckFailuresReachCodexWithPreExisting(t *testing.T) {
 	}
 
 	h.fake.control = func(context.Context, core.ControlRequest) (core.TaskView, error) {
-		return core.TaskView{}, core.Errorf(core.CodeVerificationFailed, map[string]any{
-			"verification": "unit", "pre_existing_failure": false,
-			"failures": []map[string]any{{"id": "example.com/m: m.go: undefined: undefinedSymbol", "pre_existing": false},
-				{"id": "example.com/m TestVendorAPI", "pre_existing": true}},
+		return core.TaskView{}, core.Errorf(core.CodeVerificationFailed, &core.FailedCheck{
+			Verification: "unit", BaselineComparison: &core.BaselineComparison{PreExistingFailure: false,
+				Failures: []core.CheckFailure{{ID: "example.com/m: m.go: undefined: undefinedSymbol", PreExisting: false},
+					{ID: "example.com/m TestVendorAPI", PreExisting: true}}},
 		}, "verification unit failed\nFailures:\n- example.com/m: m.go: undefined: undefinedSymbol (pre_existing: false)\n- example.com/m TestVendorAPI (pre_existing: true)")
 	}
 	e := envelopeOf(t, h.call(ToolControl, map[string]any{"task_id": "t", "action": "cancel"}, nil))

@@ -131,7 +131,7 @@ func (s *Server) callTool(ctx context.Context, conn *jsonrpc.Conn, run toolRun, 
 		// The call's context ends only when the client cancels it (then no answer is sent at
 		// all) or when serving ends: the session is ending under the call. Say so, retryably,
 		// rather than what the interrupted wait happened to report. Work already done is stored.
-		err = core.Errorf(core.CodeReasonixUnavailable, map[string]any{"shutdown": true},
+		err = core.Errorf(core.CodeReasonixUnavailable, &core.ServerShutdown{Shutdown: true},
 			"reasonixctl is shutting down; the task is kept as it was; call again once the server is back")
 	}
 	if err != nil {

@@ -322,7 +322,7 @@ func TestServiceErrorsBecomeEnvelopes(t *testing.T) {
 
 	h.fake.control = func(context.Context, core.ControlRequest) (core.TaskView, error) {
 		return core.TaskView{}, core.Errorf(core.CodeLeaseConflict,
-			map[string]any{"api_token": "plain", "note": "ghp_abcdefghijklmnopqrstuvwxyz", "nested": []any{"AKIAABCDEFGHIJKLMNOP"}},
+			&core.GitRefusal{Reason: "ghp_abcdefghijklmnopqrstuvwxyz", Paths: []string{"AKIAABCDEFGHIJKLMNOP"}},
 			"task is busy")
 	}
 	e = envelopeOf(t, h.call(ToolControl, map[string]any{"task_id": "t", "action": "cancel"}, nil))
@@ -330,6 +330,11 @@ func TestServiceErrorsBecomeEnvelopes(t *testing.T) {
 		t.Fatalf("got %+v", e)
 	}
 	b, _ := json.Marshal(e.Details)
+	if want := `{"paths":["[REDACTED]"],"reason":"[REDACTED]"}`; string(b) != want {
+		t.Fatalf("details = %s, want %s", b, want)
+	}
+	// No detail type has a key that names a secret; should one, its value goes whole.
+	b, _ = json.Marshal(redactDetails(map[string]any{"api_token": "plain", "note": "ghp_abcdefghijklmnopqrstuvwxyz", "nested": []any{"AKIAABCDEFGHIJKLMNOP"}}))
 	if want := `{"api_token":"[REDACTED]","nested":["[REDACTED]"],"note":"[REDACTED]"}`; string(b) != want {
 		t.Fatalf("details = %s, want %s", b, want)
 	}

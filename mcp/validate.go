@@ -404,7 +404,7 @@ func formatNumber(r *big.Rat) string {
 
 // invalidRequest is the error for a request that breaks its schema or the control union.
 func invalidRequest(tool string, issues []core.Issue) *core.Error {
-	return core.Errorf(core.CodeInvalidRequest, map[string]any{"issues": issues}, "%s input validation failed", tool)
+	return core.Errorf(core.CodeInvalidRequest, &core.IssueList{Issues: issues}, "%s input validation failed", tool)
 }
 
 // decodeStrict decodes validated arguments into a request struct. The schema already rejected

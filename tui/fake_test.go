@@ -229,7 +229,7 @@ func (f *fakeService) RevokeGrant(_ context.Context, id string) (core.Grant, err
 	}
 	i := slices.IndexFunc(f.grants, func(g core.Grant) bool { return g.ID == id })
 	if i < 0 {
-		return core.Grant{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"id": id}, "no grant %s (reasonixctl grants list shows them)", id)
+		return core.Grant{}, core.Errorf(core.CodeInvalidRequest, &core.UnknownID{ID: id}, "no grant %s (reasonixctl grants list shows them)", id)
 	}
 	g := f.grants[i]
 	f.grants = slices.Delete(f.grants, i, i+1)

@@ -325,7 +325,7 @@ func TestFinalizeErrorsSayWhatToDoNext(t *testing.T) {
 		want []string
 	}{
 		"stale snapshot": {
-			core.Errorf(core.CodeInvalidRequest, map[string]any{"checkpoint": "finalize_start", "expected": map[string]any{"review_revision": 2}, "current": map[string]any{"review_revision": 3}}, "the review snapshot is stale"),
+			core.Errorf(core.CodeInvalidRequest, &core.StaleSnapshot{Checkpoint: "finalize_start", Expected: core.ReviewSnapshot{ReviewRevision: 2}, Current: core.ReviewSnapshot{ReviewRevision: 3}}, "the review snapshot is stale"),
 			[]string{"invalid_request: the review snapshot is stale", "moved on at finalize_start: you reviewed revision 2, the task now has revision 3", "finalize against the new snapshot"},
 		},
 		"verification failed": {

@@ -66,7 +66,7 @@ func TestNewTaskFormRefusesAListedID(t *testing.T) {
 func TestNewTaskConflictSaysTheIDIsTaken(t *testing.T) {
 	f := scenario()
 	h := newHarness(t, f, 100, 30)
-	f.delegateErr = core.Errorf(core.CodeTaskConflict, map[string]any{"field": "contract"},
+	f.delegateErr = core.Errorf(core.CodeTaskConflict, &core.ConflictingTask{Field: "contract"},
 		"task old-task already exists with a different contract; choose a new task_id")
 	h.press("n")
 	h.typeText(writeContract(t))

@@ -91,7 +91,7 @@ func CheckDraftOutput(ctx context.Context, root, path string) error {
 	}
 	ignored, err := gitx.IgnoredInCheckout(ctx, realRoot, target)
 	if err != nil || !ignored {
-		return core.Errorf(core.CodeInvalidRequest, map[string]any{"reason": "inside_checkout", "path": target},
+		return core.Errorf(core.CodeInvalidRequest, &core.InsideCheckout{Reason: "inside_checkout", Path: target},
 			"%s is inside the checkout %s and git does not ignore it: a task starts only from a clean checkout. "+
 				"Leave out -o (drafts go under the state directory), use -o - for stdout, or ignore the file first: %s",
 			target, realRoot, ignoreCommand(realRoot, rel))

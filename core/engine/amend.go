@@ -121,7 +121,7 @@ func amendedContract(c *contract.Contract, req AmendChecksRequest) (*contract.Co
 		}
 	}
 	if len(issues) > 0 {
-		return nil, data, core.Errorf(core.CodeInvalidRequest, map[string]any{"issues": issues}, "amend checks: %s: %s", issues[0].Path, issues[0].Message)
+		return nil, data, core.Errorf(core.CodeInvalidRequest, &core.IssueList{Issues: issues}, "amend checks: %s: %s", issues[0].Path, issues[0].Message)
 	}
 	doc["verification"], doc["acceptance_criteria"] = verification, criteria
 	raw, err := json.Marshal(doc)
@@ -133,7 +133,7 @@ func amendedContract(c *contract.Contract, req AmendChecksRequest) (*contract.Co
 		return nil, data, contractError(err)
 	}
 	if gate := policy.GateContract(nc); len(gate) > 0 {
-		return nil, data, core.Errorf(core.CodeInvalidContract, map[string]any{"issues": toIssues(gate)}, "the amended contract is refused: %s", gate[0])
+		return nil, data, core.Errorf(core.CodeInvalidContract, &core.IssueList{Issues: toIssues(gate)}, "the amended contract is refused: %s", gate[0])
 	}
 	return nc, data, nil
 }

@@ -30,7 +30,7 @@ func (e *Engine) ApplyToCheckout(ctx context.Context, id string, apply bool) (co
 		return core.ApplyResult{}, err
 	}
 	if r.State != core.StateCompleted || r.CommitHash == "" {
-		return core.ApplyResult{}, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State},
+		return core.ApplyResult{}, core.Errorf(core.CodeInvalidState, &core.WrongState{State: r.State},
 			"task %s is %s; only a completed task's commit can be applied: finalize it first", id, r.State)
 	}
 	pl, err := planApply(ctx, r)
@@ -73,13 +73,13 @@ func planApply(ctx context.Context, r *taskRecord) (applyPlan, error) {
 	case co.InProgress != "":
 		// First: during a rebase HEAD is detached and the files are the rebase's, and a pick
 		// of ours would mix its commit into the person's sequence.
-		return applyPlan{}, core.Errorf(core.CodeInvalidState, map[string]any{"checkout": root, "reason": "operation_in_progress", "operation": co.InProgress},
+		return applyPlan{}, core.Errorf(core.CodeInvalidState, &core.CheckoutBusy{Checkout: root, Reason: "operation_in_progress", Operation: co.InProgress},
 			"%s is in the middle of a %s: finish or abandon it first (%s), then apply again; nothing was changed", root, co.InProgress, gitx.ContinueCommand(co.InProgress))
 	case co.Branch == "":
-		return applyPlan{}, core.Errorf(core.CodeInvalidState, map[string]any{"checkout": root},
+		return applyPlan{}, core.Errorf(core.CodeInvalidState, &core.CheckoutRef{Checkout: root},
 			"%s has a detached HEAD, so there is no branch to apply to: check out the branch you want it on (git switch BRANCH) and apply again", root)
 	case co.ElsewhereAt != "":
-		return applyPlan{}, core.Errorf(core.CodeInvalidState, map[string]any{"checkout": root, "elsewhere": co.ElsewhereAt},
+		return applyPlan{}, core.Errorf(core.CodeInvalidState, &core.BranchElsewhere{Checkout: root, Elsewhere: co.ElsewhereAt},
 			"branch %s of %s is also checked out at %s, which a commit here would leave behind: apply from one of them only (switch the other to another branch) and apply again", co.Branch, root, co.ElsewhereAt)
 	}
 	p, err := gitx.PlanApply(ctx, root, r.BaseCommit, r.CommitHash)
@@ -88,7 +88,7 @@ func planApply(ctx context.Context, r *taskRecord) (applyPlan, error) {
 	}
 	switch {
 	case !p.Clean:
-		return applyPlan{}, core.Errorf(core.CodeInvalidState, map[string]any{"conflicts": nonNil(p.Conflicts), "head": p.Head},
+		return applyPlan{}, core.Errorf(core.CodeInvalidState, &core.ApplyConflicts{Conflicts: nonNil(p.Conflicts), Head: p.Head},
 			"task %s's commit does not apply cleanly to %s (%s at %s): %s conflict; cherry-pick it by hand and resolve them (%s), or start a task from the current HEAD",
 			id, root, co.Branch, short12(p.Head), strings.Join(p.Conflicts, ", "), res.Command)
 	case len(p.Obstacles) > 0:
@@ -96,13 +96,13 @@ func planApply(ctx context.Context, r *taskRecord) (applyPlan, error) {
 		// `git stash` would leave it where it is.
 		return applyPlan{}, obstaclesError(id, root, p.Obstacles)
 	case len(co.Dirty) > 0:
-		return applyPlan{}, core.Errorf(core.CodeDirtyRepository, map[string]any{"paths": co.Dirty},
+		return applyPlan{}, core.Errorf(core.CodeDirtyRepository, &core.GitRefusal{Paths: co.Dirty},
 			"%s has uncommitted changes (%s): commit or stash them and apply again", root, strings.Join(co.Dirty, ", "))
 	}
 	if done, err := gitx.AlreadyApplied(ctx, root, r.CommitHash); err != nil {
 		return applyPlan{}, gitError(err)
 	} else if done {
-		return applyPlan{}, core.Errorf(core.CodeInvalidState, map[string]any{"head": co.Head},
+		return applyPlan{}, core.Errorf(core.CodeInvalidState, &core.HeadRef{Head: co.Head},
 			"task %s's change is already on %s of %s: nothing to apply", id, co.Branch, root)
 	}
 	if p.Head != co.Head {
@@ -137,9 +137,9 @@ func obstaclesError(id, root string, obs []gitx.Obstacle) error {
 	if len(named) > most {
 		named = append(named[:most], fmt.Sprintf("and %d more", len(obs)-most))
 	}
-	return core.Errorf(core.CodeOwnershipAmbiguous, map[string]any{
-		"checkout": root, "reason": "paths_in_the_way", "paths": capPaths(paths, most),
-		"ignored": nonNil(capPaths(ignored, most)), "untracked": nonNil(capPaths(untracked, most)), "symlinks": nonNil(capPaths(links, most)),
+	return core.Errorf(core.CodeOwnershipAmbiguous, &core.PathsInTheWay{
+		Checkout: root, Reason: "paths_in_the_way", Paths: capPaths(paths, most),
+		Ignored: nonNil(capPaths(ignored, most)), Untracked: nonNil(capPaths(untracked, most)), Symlinks: nonNil(capPaths(links, most)),
 	}, "task %s's commit writes where %s holds files of yours that git does not track, or symlinks: %s; applying would replace them (or write through the links). Move them out of the way (or commit them), then apply again; nothing was changed",
 		id, root, strings.Join(named, ", "))
 }
@@ -161,7 +161,7 @@ func pickFailed(ctx context.Context, r *taskRecord, res core.ApplyResult, err er
 		if _, again := planApply(ctx, r); again != nil {
 			return again
 		}
-		return core.Errorf(core.CodeInvalidState, map[string]any{"checkout": r.RepoRoot},
+		return core.Errorf(core.CodeInvalidState, &core.CheckoutRef{Checkout: r.RepoRoot},
 			"%s changed while it was checked (%v): apply again; nothing was changed", r.RepoRoot, err)
 	}
 	why := "git failed"
@@ -169,10 +169,10 @@ func pickFailed(ctx context.Context, r *taskRecord, res core.ApplyResult, err er
 		why = pickReason(ge.Err.Error())
 	}
 	if ge.Reason == gitx.ReasonRestored {
-		return core.Errorf(core.CodeInvalidState, map[string]any{"checkout": r.RepoRoot, "restored": true, "head": res.Head},
+		return core.Errorf(core.CodeInvalidState, &core.CherryPickFailed{Checkout: r.RepoRoot, Restored: true, Head: res.Head},
 			"cherry-picking task %s's commit onto %s failed (%s); nothing of it remains: %s is as it was (branch %s at %s, clean), read again after undoing it", r.TaskID, r.RepoRoot, why, r.RepoRoot, res.Branch, short12(res.Head))
 	}
-	return core.Errorf(core.CodeInvalidState, map[string]any{"checkout": r.RepoRoot, "restored": false, "head": res.Head, "differs": ge.Paths},
+	return core.Errorf(core.CodeInvalidState, &core.CherryPickFailed{Checkout: r.RepoRoot, Restored: false, Head: res.Head, Differs: ge.Paths},
 		"cherry-picking task %s's commit onto %s failed (%s), and undoing it did not bring the checkout back: %s. Before the apply, branch %s was at %s and the checkout was clean; look at git status there before doing anything else",
 		r.TaskID, r.RepoRoot, why, strings.Join(ge.Paths, "; "), res.Branch, short12(res.Head))
 }

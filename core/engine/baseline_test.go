@@ -75,8 +75,8 @@ func TestPreExistingFailureIsReportedAndCanBeExcused(t *testing.T) {
 	if e.Details["pre_existing_failure"] != true {
 		t.Fatalf("pre_existing_failure: %+v", e.Details)
 	}
-	base, _ := e.Details["baseline"].(map[string]any)
-	if base["status"] != core.BaselineFailed || !strings.Contains(base["log_tail"].(string), "wrong type") {
+	base, _ := e.Details["baseline"].(*core.BaselineSummary)
+	if base == nil || base.Status != core.BaselineFailed || !strings.Contains(base.LogTail, "wrong type") {
 		t.Fatalf("baseline: %+v", base)
 	}
 	if !strings.Contains(e.Message, "fails on the base commit") {
@@ -245,8 +245,8 @@ func TestNodePreExistingFailureThenAmendedChecks(t *testing.T) {
 	if e.Details["pre_existing_failure"] != true {
 		t.Fatalf("pre_existing_failure: %+v", e.Details)
 	}
-	base, _ := e.Details["baseline"].(map[string]any)
-	if base["status"] != core.BaselineFailed || !strings.Contains(base["log_tail"].(string), "# fail 1") {
+	base, _ := e.Details["baseline"].(*core.BaselineSummary)
+	if base == nil || base.Status != core.BaselineFailed || !strings.Contains(base.LogTail, "# fail 1") {
 		t.Fatalf("baseline: %+v", base)
 	}
 

@@ -48,7 +48,7 @@ func (e *Engine) Comment(ctx context.Context, req core.CommentRequest) (core.Rev
 		if req.ID != "" {
 			i := slices.IndexFunc(r.Comments, func(c core.ReviewComment) bool { return c.ID == req.ID })
 			if i < 0 || r.Comments[i].Status == core.CommentDeleted {
-				return nil, core.Errorf(core.CodeInvalidRequest, map[string]any{"id": req.ID}, "task %s has no comment %s", r.TaskID, req.ID)
+				return nil, core.Errorf(core.CodeInvalidRequest, &core.UnknownID{ID: req.ID}, "task %s has no comment %s", r.TaskID, req.ID)
 			}
 			c := &r.Comments[i]
 			if req.Delete {
@@ -62,10 +62,10 @@ func (e *Engine) Comment(ctx context.Context, req core.CommentRequest) (core.Rev
 			return []newEvent{event(core.EventReviewComment, *c)}, nil
 		}
 		if r.State != core.StateReviewRequired || r.ReviewRevision == 0 {
-			return nil, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State}, "task %s has no review to comment on (it is %s)", r.TaskID, r.State)
+			return nil, core.Errorf(core.CodeInvalidState, &core.WrongState{State: r.State}, "task %s has no review to comment on (it is %s)", r.TaskID, r.State)
 		}
 		if !slices.Contains(r.ChangedFiles, req.Path) {
-			return nil, core.Errorf(core.CodeInvalidRequest, map[string]any{"path": req.Path}, "%s is not a file of the review", req.Path)
+			return nil, core.Errorf(core.CodeInvalidRequest, &core.PathRef{Path: req.Path}, "%s is not a file of the review", req.Path)
 		}
 		if len(r.Comments) >= core.MaxComments {
 			return nil, core.Errorf(core.CodeInvalidRequest, nil, "task %s has %d comments, the most it keeps", r.TaskID, core.MaxComments)
@@ -166,7 +166,7 @@ func (e *Engine) SendComments(ctx context.Context, taskID string) (core.TaskView
 	}
 	msg := CommentsMessage(open)
 	if len(msg) > core.MaxSteerMessageLen-200 {
-		return core.TaskView{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"bytes": len(msg)},
+		return core.TaskView{}, core.Errorf(core.CodeInvalidRequest, &core.MessageTooLong{Bytes: len(msg)},
 			"the comments come to %d bytes, more than one repair message holds (%d): send fewer", len(msg), core.MaxSteerMessageLen-200)
 	}
 	ids := make([]string, len(open))
@@ -281,14 +281,14 @@ func (e *Engine) ReviewFile(ctx context.Context, taskID, path string) ([]byte, e
 		return nil, core.Errorf(core.CodeInvalidState, nil, "task %s has no review yet", taskID)
 	}
 	if !slices.Contains(r.ChangedFiles, path) {
-		return nil, core.Errorf(core.CodeInvalidRequest, map[string]any{"path": path}, "%s is not a file of the review", path)
+		return nil, core.Errorf(core.CodeInvalidRequest, &core.PathRef{Path: path}, "%s is not a file of the review", path)
 	}
 	b, ok, err := gitx.FileAt(ctx, r.RepoCommonDir, r.ReviewTreeHash, path, core.CommentFileMax)
 	if err != nil {
 		return nil, wrapError(core.CodeInternalError, err, "reading "+path+" from the review tree")
 	}
 	if !ok {
-		return nil, core.Errorf(core.CodeInvalidRequest, map[string]any{"path": path}, "%s is not a file in the review tree (deleted, or over %d bytes)", path, core.CommentFileMax)
+		return nil, core.Errorf(core.CodeInvalidRequest, &core.PathRef{Path: path}, "%s is not a file in the review tree (deleted, or over %d bytes)", path, core.CommentFileMax)
 	}
 	return b, nil
 }

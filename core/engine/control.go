@@ -169,9 +169,9 @@ func refusal(r *taskRecord, action string) error {
 	case why == "":
 		return nil
 	case core.OutOfRounds(v, action):
-		return core.Errorf(core.CodeRepairLimitReached, map[string]any{"repair_rounds": r.RepairRounds}, "%s", why)
+		return core.Errorf(core.CodeRepairLimitReached, &core.RepairLimit{RepairRounds: r.RepairRounds}, "%s", why)
 	}
-	return core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State, "phase": r.Phase}, "%s", why)
+	return core.Errorf(core.CodeInvalidState, &core.WrongPhase{State: r.State, Phase: r.Phase}, "%s", why)
 }
 
 // steer sends a supervisor message to the worker: mid-turn while it runs, or as a repair round
@@ -196,7 +196,7 @@ func (e *Engine) steerLocked(ctx context.Context, id, msg, action string, only c
 		return core.TaskView{}, err
 	}
 	if only != "" && r.State != only {
-		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State}, "task %s is %s, not %s", id, r.State, only)
+		return core.TaskView{}, core.Errorf(core.CodeInvalidState, &core.WrongState{State: r.State}, "task %s is %s, not %s", id, r.State, only)
 	}
 	if err := refusal(r, action); err != nil {
 		return core.TaskView{}, err
@@ -358,7 +358,7 @@ func chooseOption(ia *core.Interaction, req core.ControlRequest) (acp.Permission
 	case req.OptionID != "":
 		chosen = find(func(o core.InteractionOption) bool { return o.OptionID == req.OptionID })
 		if chosen == "" {
-			return acp.PermissionOutcome{}, nil, core.Errorf(core.CodeInvalidRequest, map[string]any{"options": opts}, "option %s was not offered", req.OptionID)
+			return acp.PermissionOutcome{}, nil, core.Errorf(core.CodeInvalidRequest, &core.UnofferedOption{Options: opts}, "option %s was not offered", req.OptionID)
 		}
 	case req.Answer != "":
 		chosen = find(func(o core.InteractionOption) bool { return o.Name == req.Answer })

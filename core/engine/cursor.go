@@ -38,7 +38,7 @@ func signCursor(key []byte, c pageCursor) string {
 
 func parseCursor(key []byte, s string) (pageCursor, error) {
 	bad := func(why string) (pageCursor, error) {
-		return pageCursor{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"cursor": why}, "invalid cursor: %s", why)
+		return pageCursor{}, core.Errorf(core.CodeInvalidRequest, &core.BadCursor{Cursor: why}, "invalid cursor: %s", why)
 	}
 	payload, sig, ok := strings.Cut(s, ".")
 	if !ok {

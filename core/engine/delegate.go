@@ -132,7 +132,7 @@ func (e *Engine) Delegate(ctx context.Context, req core.DelegateRequest) (core.D
 func contractError(err error) error {
 	var inv *contract.InvalidError
 	if errors.As(err, &inv) {
-		return core.Errorf(core.CodeInvalidContract, map[string]any{"issues": toIssues(inv.Issues)}, "The contract is invalid")
+		return core.Errorf(core.CodeInvalidContract, &core.IssueList{Issues: toIssues(inv.Issues)}, "The contract is invalid")
 	}
 	return core.Errorf(core.CodeInvalidContract, nil, "The contract is invalid: %w", err)
 }
@@ -167,7 +167,7 @@ func (e *Engine) provision(ctx context.Context, req core.DelegateRequest, parsed
 		return nil, nil, core.Errorf(core.CodeInvalidRequest, nil, "%w", err)
 	}
 	if issues := policy.GateContract(c); len(issues) > 0 {
-		return nil, nil, core.Errorf(core.CodeInvalidContract, map[string]any{"issues": toIssues(issues)},
+		return nil, nil, core.Errorf(core.CodeInvalidContract, &core.IssueList{Issues: toIssues(issues)},
 			"Verification commands are incompatible with immutable command policy")
 	}
 	// A clean checkout at the base is a clean collision scan for any scope: its stamp, taken
@@ -347,7 +347,7 @@ func (e *Engine) waitDelegate(ctx context.Context, req core.DelegateRequest, id 
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return core.DelegateResult{}, core.Errorf(core.CodeInvalidState, map[string]any{"aborted": true}, "the wait was aborted; the task continues")
+			return core.DelegateResult{}, core.Errorf(core.CodeInvalidState, &core.WaitAborted{Aborted: true}, "the wait was aborted; the task continues")
 		}
 		return core.DelegateResult{}, core.AsError(err)
 	}
@@ -360,7 +360,7 @@ func (e *Engine) waitDelegate(ctx context.Context, req core.DelegateRequest, id 
 func (e *Engine) openSource(ctx context.Context, cwd, ref string) (gitx.Source, error) {
 	if realRoot, err := filepath.EvalSymlinks(filepath.Join(e.cfg.StateDir, "worktrees")); err == nil {
 		if realCwd, err := filepath.EvalSymlinks(cwd); err == nil && (realCwd == realRoot || strings.HasPrefix(realCwd, realRoot+string(filepath.Separator))) {
-			return gitx.Source{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"cwd": cwd},
+			return gitx.Source{}, core.Errorf(core.CodeInvalidRequest, &core.InsideWorktree{Cwd: cwd},
 				"%s is inside a task's worktree; delegate from the repository's own checkout", cwd)
 		}
 	}
@@ -382,7 +382,7 @@ func (e *Engine) redelegate(ctx context.Context, req core.DelegateRequest, r *ta
 		return core.DelegateResult{}, err
 	}
 	conflict := func(what string) (core.DelegateResult, error) {
-		return core.DelegateResult{}, core.Errorf(core.CodeTaskConflict, map[string]any{"field": what},
+		return core.DelegateResult{}, core.Errorf(core.CodeTaskConflict, &core.ConflictingTask{Field: what},
 			"task %s already exists with a different %s; choose a new task_id", r.TaskID, what)
 	}
 	if src.ID != r.RepoID {
@@ -415,8 +415,8 @@ func (e *Engine) redelegate(ctx context.Context, req core.DelegateRequest, r *ta
 		return e.waitDelegate(ctx, req, r.TaskID, r.PauseRevision, r.StatusSequence)
 	}
 	if r.PauseRevision > 0 && (req.PauseRevision == nil || *req.PauseRevision != r.PauseRevision || req.PauseReasonHash != r.PauseReasonHash) {
-		return core.DelegateResult{}, core.Errorf(core.CodeInvalidRequest, map[string]any{
-			"pause_revision": r.PauseRevision, "pause_reason_hash": r.PauseReasonHash, "reason": r.Reason, "phase": r.Phase,
+		return core.DelegateResult{}, core.Errorf(core.CodeInvalidRequest, &core.StalePause{
+			PauseRevision: r.PauseRevision, PauseReasonHash: r.PauseReasonHash, Reason: r.Reason, Phase: r.Phase,
 		}, "Resuming a paused task needs its current pause_revision and pause_reason_hash; inspect the pause and send them")
 	}
 	if req.Authority.Network != r.Network {
@@ -441,9 +441,9 @@ func gitError(err error) error {
 	if errors.As(err, &ce) || !errors.As(err, &ge) {
 		return wrapError(core.CodeInternalError, err, "git")
 	}
-	var details map[string]any
+	var details core.Detail
 	if len(ge.Paths) > 0 {
-		details = map[string]any{"paths": ge.Paths}
+		details = &core.GitRefusal{Paths: ge.Paths}
 	}
 	switch ge.Code {
 	case gitx.CodeDirtyRepository:

@@ -18,7 +18,7 @@ import (
 func (e *Engine) DraftContract(ctx context.Context, req core.DraftRequest) (core.DraftResult, error) {
 	if !filepath.IsAbs(req.Dir) {
 		// Relative to which process? The dashboard may be another one, in another directory.
-		return core.DraftResult{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"dir": req.Dir}, "the directory to draft for must be absolute, not %q", req.Dir)
+		return core.DraftResult{}, core.Errorf(core.CodeInvalidRequest, &core.DirRef{Dir: req.Dir}, "the directory to draft for must be absolute, not %q", req.Dir)
 	}
 	var d core.ContractDraft
 	var checked []core.BaseCheck
@@ -34,7 +34,7 @@ func (e *Engine) DraftContract(ctx context.Context, req core.DraftRequest) (core
 		if errors.As(err, &ce) {
 			return core.DraftResult{}, ce
 		}
-		return core.DraftResult{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"dir": req.Dir}, "%w", err)
+		return core.DraftResult{}, core.Errorf(core.CodeInvalidRequest, &core.DirRef{Dir: req.Dir}, "%w", err)
 	}
 	path, err := baseline.WriteDraft(e.cfg.StateDir, d, e.now())
 	if err != nil {

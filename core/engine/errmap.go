@@ -49,12 +49,9 @@ func wrapError(fallback core.Code, err error, what string) *core.Error {
 	if !ok {
 		code = fallback
 	}
-	details := map[string]any{}
-	if ge.Reason != "" {
-		details["reason"] = ge.Reason
-	}
-	if len(ge.Paths) > 0 {
-		details["paths"] = ge.Paths
+	var details core.Detail
+	if ge.Reason != "" || len(ge.Paths) > 0 {
+		details = &core.GitRefusal{Reason: ge.Reason, Paths: ge.Paths}
 	}
 	msg := ge.Message
 	if len(ge.Paths) > 0 {

@@ -58,7 +58,7 @@ func validateExcuses(c *contract.Contract, excuses []core.ExcusedCheck, msg stri
 		}
 	}
 	if len(issues) > 0 {
-		return core.Errorf(core.CodeInvalidRequest, map[string]any{"issues": issues}, "excused_checks: %s", issues[0].Path+": "+issues[0].Message)
+		return core.Errorf(core.CodeInvalidRequest, &core.IssueList{Issues: issues}, "excused_checks: %s", issues[0].Path+": "+issues[0].Message)
 	}
 	// The commit message must still be valid with every trailer the excuses could add.
 	all := make([]core.VerificationResult, len(excuses))
@@ -66,7 +66,7 @@ func validateExcuses(c *contract.Contract, excuses []core.ExcusedCheck, msg stri
 		all[i] = core.VerificationResult{ID: ex.ID, Excused: true, ExcuseReason: strings.TrimSpace(ex.Reason)}
 	}
 	if err := gitx.ValidateMessage(withExcuseTrailers(msg, all)); err != nil {
-		return core.Errorf(core.CodeInvalidRequest, map[string]any{"issues": []core.Issue{{Path: "commit_message", Message: "too long with the excused checks' trailers"}}},
+		return core.Errorf(core.CodeInvalidRequest, &core.IssueList{Issues: []core.Issue{{Path: "commit_message", Message: "too long with the excused checks' trailers"}}},
 			"commit_message with the excused checks' trailers: %v", err)
 	}
 	return nil
@@ -167,24 +167,11 @@ func verificationOf(c *contract.Contract, id string) (contract.Verification, boo
 }
 
 // baselineDetails is what an error says of a failed command's run on the base commit.
-func baselineDetails(b *core.BaselineResult) map[string]any {
+func baselineDetails(b *core.BaselineResult) *core.BaselineSummary {
 	if b == nil {
 		return nil
 	}
-	d := map[string]any{"status": b.Status, "base": b.Base}
-	if b.ExitCode != nil {
-		d["exit_code"] = *b.ExitCode
-	}
-	if b.LogTail != "" {
-		d["log_tail"] = b.LogTail
-	}
-	if b.LogPath != "" {
-		d["log_path"] = b.LogPath
-	}
-	if b.Reason != "" {
-		d["reason"] = b.Reason
-	}
-	return d
+	return &core.BaselineSummary{Status: b.Status, Base: b.Base, ExitCode: b.ExitCode, LogTail: b.LogTail, LogPath: b.LogPath, Reason: b.Reason}
 }
 
 // maxListedFailures is how many failures an error's message lists, one per line (details list
@@ -195,19 +182,23 @@ const (
 )
 
 // failureDetails are a command's failures as an error's details list them.
-func failureDetails(v core.VerificationResult) []map[string]any {
-	out := []map[string]any{}
+func failureDetails(v core.VerificationResult) []core.CheckFailure {
+	out := []core.CheckFailure{}
 	for _, f := range newFirst(v.Failures) {
 		if len(out) == maxDetailFailures {
 			break
 		}
-		d := map[string]any{"id": f.ID, "pre_existing": f.PreExisting}
-		if f.Message != "" {
-			d["message"] = f.Message
-		}
-		out = append(out, d)
+		out = append(out, f)
 	}
 	return out
+}
+
+// baselineComparison is what details say of a failed command beside its run on the base.
+func baselineComparison(v core.VerificationResult, preExisting bool) core.BaselineComparison {
+	return core.BaselineComparison{
+		PreExistingFailure: preExisting, Baseline: baselineDetails(v.Baseline),
+		Failures: failureDetails(v), FailureFormat: v.FailureFormat,
+	}
 }
 
 // newFirst orders failures the change causes before those on the base too.
@@ -273,14 +264,11 @@ func short(commit string) string {
 // too), details.failures (one per failure, with pre_existing) and details.baseline with the
 // base's output.
 func failureWithBaseline(v core.VerificationResult) error {
-	ce := core.AsError(verificationFailure(v))
 	if v.Baseline == nil {
-		return ce
+		return verificationFailure(v, nil)
 	}
-	ce.Details["pre_existing_failure"] = v.Excusable()
-	ce.Details["baseline"] = baselineDetails(v.Baseline)
-	ce.Details["failures"] = failureDetails(v)
-	ce.Details["failure_format"] = v.FailureFormat
+	cmp := baselineComparison(v, v.Excusable())
+	ce := core.AsError(verificationFailure(v, &cmp))
 	// The base's output is in details.baseline.log_tail: the message stays short.
 	ce.Message += "\n" + JudgementSentence(v)
 	if lines := failureLines(v, maxListedFailures); lines != "" {
@@ -306,10 +294,9 @@ func notExcusable(v core.VerificationResult) error {
 	default:
 		why = "it passes on the base commit, so the change made it fail"
 	}
-	return core.Errorf(core.CodeVerificationFailed, map[string]any{
-		"reason": "not_excusable", "verification": v.ID, "pre_existing_failure": false,
-		"baseline": baselineDetails(v.Baseline), "log_path": v.LogPath,
-		"failures": failureDetails(v), "failure_format": v.FailureFormat,
+	return core.Errorf(core.CodeVerificationFailed, &core.NotExcusable{
+		Reason: "not_excusable", Verification: v.ID, LogPath: v.LogPath,
+		BaselineComparison: baselineComparison(v, false),
 	}, "verification %s cannot be excused: %s; only a failure that predates the change can be excused", v.ID, why)
 }
 

@@ -17,13 +17,13 @@ import (
 // failuresOf lists a verification error's details.failures as "id=pre_existing".
 func failuresOf(t *testing.T, e *core.Error) map[string]bool {
 	t.Helper()
-	raw, ok := e.Details["failures"].([]map[string]any)
+	raw, ok := e.Details["failures"].([]core.CheckFailure)
 	if !ok {
 		t.Fatalf("details.failures: %#v", e.Details["failures"])
 	}
 	out := map[string]bool{}
 	for _, f := range raw {
-		out[f["id"].(string)] = f["pre_existing"].(bool)
+		out[f.ID] = f.PreExisting
 	}
 	return out
 }
@@ -84,8 +84,8 @@ func TestExcuseCoversOnlyTheBaseFailuresGoBuildBroken(t *testing.T) {
 		!strings.Contains(e.Message, "- example.com/m: m.go: undefined: undefinedSymbol (pre_existing: false)") {
 		t.Fatalf("details %+v\n%s", e.Details, e.Message)
 	}
-	base, _ := e.Details["baseline"].(map[string]any)
-	if base["status"] != core.BaselineFailed {
+	base, _ := e.Details["baseline"].(*core.BaselineSummary)
+	if base == nil || base.Status != core.BaselineFailed {
 		t.Fatalf("the base should fail too (its TestVendorAPI): %+v", base)
 	}
 	d, _ := h.e.Get(t.Context(), "gob")

@@ -90,7 +90,7 @@ func (e *Engine) finalize(ctx context.Context, req core.ControlRequest) (core.Ta
 	case <-ctx.Done():
 	}
 	r, _ = e.load(id)
-	return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"task": r.view(), "timed_out": true, "recoverable": true},
+	return core.TaskView{}, core.Errorf(core.CodeInvalidState, &core.FinalizeRunning{Task: r.view(), TimedOut: true, Recoverable: true},
 		"finalize is still running; inspect the task for its result")
 }
 
@@ -101,7 +101,7 @@ func (e *Engine) checkFinalize(r *taskRecord, req core.ControlRequest) (*contrac
 		return nil, "", err
 	}
 	if len(r.RebaseConflicts) > 0 {
-		return nil, "", core.Errorf(core.CodeInvalidState, map[string]any{"conflicts": r.RebaseConflicts},
+		return nil, "", core.Errorf(core.CodeInvalidState, &core.RebaseConflicts{Conflicts: r.RebaseConflicts},
 			"task %s's rebase left conflicts in %s that no review has seen resolved: steer the worker to resolve them", r.TaskID, strings.Join(r.RebaseConflicts, ", "))
 	}
 	if req.Authority.Cwd != "" && !req.Authority.Writable {
@@ -124,8 +124,8 @@ func (e *Engine) checkFinalize(r *taskRecord, req core.ControlRequest) (*contrac
 		}
 	}
 	if len(missing) > 0 || len(foreign) > 0 {
-		return nil, "", core.Errorf(core.CodeInvalidRequest, map[string]any{
-			"required": nonNil(required), "missing": nonNil(missing), "foreign": nonNil(foreign),
+		return nil, "", core.Errorf(core.CodeInvalidRequest, &core.ApprovalMismatch{
+			Required: nonNil(required), Missing: nonNil(missing), Foreign: nonNil(foreign),
 		}, "approved_review_criteria must list every review criterion and only the contract's criteria")
 	}
 	if err := checkAcknowledged(r, req.AcknowledgedRisks); err != nil {
@@ -146,10 +146,10 @@ func (e *Engine) checkFinalize(r *taskRecord, req core.ControlRequest) (*contrac
 	}
 	// A review taken on another base than the task's (a rebase not yet reviewed) binds nothing.
 	if *req.ExpectedReviewRevision != r.ReviewRevision || req.ExpectedReviewTreeHash != r.ReviewTreeHash || reviewedBase(r) != r.BaseCommit {
-		return nil, "", core.Errorf(core.CodeInvalidRequest, map[string]any{
-			"checkpoint": "finalize_start",
-			"expected":   map[string]any{"review_revision": *req.ExpectedReviewRevision, "review_tree_hash": req.ExpectedReviewTreeHash},
-			"current":    map[string]any{"review_revision": r.ReviewRevision, "review_tree_hash": r.ReviewTreeHash},
+		return nil, "", core.Errorf(core.CodeInvalidRequest, &core.StaleSnapshot{
+			Checkpoint: "finalize_start",
+			Expected:   core.ReviewSnapshot{ReviewRevision: *req.ExpectedReviewRevision, ReviewTreeHash: req.ExpectedReviewTreeHash},
+			Current:    core.ReviewSnapshot{ReviewRevision: r.ReviewRevision, ReviewTreeHash: r.ReviewTreeHash},
 		}, "Finalize approval is stale: the reviewed snapshot changed since approval; inspect and approve the current snapshot")
 	}
 	return c, msg, nil
@@ -216,7 +216,7 @@ func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract
 		return e.backToReview(ctx, id, core.Errorf(core.CodeInternalError, nil, "review diff: %w", err))
 	}
 	if bad := review.WhitespaceErrors([]byte(diff)); len(bad) > 0 {
-		return e.backToReview(ctx, id, core.Errorf(core.CodeVerificationFailed, map[string]any{"whitespace": bad},
+		return e.backToReview(ctx, id, core.Errorf(core.CodeVerificationFailed, &core.WhitespaceErrors{Whitespace: bad},
 			"the change adds whitespace errors at %s", strings.Join(bad, ", ")))
 	}
 	if err := e.externalScan(ctx, r); err != nil {
@@ -310,7 +310,7 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 		return nil, wrapError(core.CodeInternalError, err, "comparing the worktree with the review")
 	}
 	if len(outside.Drift) > 0 {
-		return nil, core.Errorf(core.CodeOwnershipAmbiguous, map[string]any{"reason": gitx.ReasonTreeMoved, "paths": limitStrings(outside.Drift, 50)},
+		return nil, core.Errorf(core.CodeOwnershipAmbiguous, &core.GitRefusal{Reason: gitx.ReasonTreeMoved, Paths: limitStrings(outside.Drift, 50)},
 			"the worktree changed after the review (%s); review the new snapshot and finalize again", strings.Join(limitStrings(outside.Drift, 10), ", "))
 	}
 	// The drift check proved the entries of the reviewed tree hold its bytes; everything else on
@@ -351,7 +351,7 @@ func (e *Engine) verify(ctx context.Context, r *taskRecord, c *contract.Contract
 			if errors.As(err, &se) && se.Code == sandbox.CodeUnavailable {
 				return nil, core.Errorf(core.CodeSandboxUnavailable, nil, "%s", se.Message)
 			}
-			return nil, core.Errorf(core.CodeVerificationFailed, map[string]any{"verification": v.ID}, "verification %s could not run: %w", v.ID, err)
+			return nil, core.Errorf(core.CodeVerificationFailed, &core.CheckNotRun{Verification: v.ID}, "verification %s could not run: %w", v.ID, err)
 		}
 		text := baseline.CheckLog(v, fmt.Sprintf("exit: %d timeout: %v", res.ExitCode, res.TimedOut), res)
 		logPath := e.verificationLogPath(r.TaskID, v.ID)
@@ -385,7 +385,7 @@ func checkAssertions(ctx context.Context, r *taskRecord, c *contract.Contract) (
 	for _, a := range c.FileAssertions {
 		got, ok, err := gitx.FileAt(ctx, r.RepoCommonDir, r.ReviewTreeHash, a.Path, int64(len(a.ExpectedUTF8))+1)
 		if err != nil || !ok || !bytes.Equal(got, []byte(a.ExpectedUTF8)) {
-			return nil, core.Errorf(core.CodeVerificationFailed, map[string]any{"file_assertion": a.ID, "path": a.Path},
+			return nil, core.Errorf(core.CodeVerificationFailed, &core.FailedAssertion{FileAssertion: a.ID, Path: a.Path},
 				"file assertion %s failed: %s does not hold the expected content", a.ID, a.Path)
 		}
 		sum := sha256.Sum256(got)
@@ -440,7 +440,7 @@ func acceptanceEvidence(c *contract.Contract, approved []string, results []core.
 		out = append(out, ev)
 	}
 	if len(unproved) > 0 {
-		return nil, core.Errorf(core.CodeVerificationFailed, map[string]any{"unproved": unproved}, "acceptance criteria without evidence: %s", strings.Join(unproved, ", "))
+		return nil, core.Errorf(core.CodeVerificationFailed, &core.UnprovedCriteria{Unproved: unproved}, "acceptance criteria without evidence: %s", strings.Join(unproved, ", "))
 	}
 	return out, nil
 }
@@ -518,7 +518,7 @@ func (e *Engine) commitFailed(ctx context.Context, id string, err error) error {
 	}
 	var ge *gitx.Error
 	if errors.As(err, &ge) && ge.Code == gitx.CodeOwnershipAmbiguous {
-		return e.backToReview(ctx, id, core.Errorf(core.CodeOwnershipAmbiguous, map[string]any{"reason": ge.Reason},
+		return e.backToReview(ctx, id, core.Errorf(core.CodeOwnershipAmbiguous, &core.GitRefusal{Reason: ge.Reason},
 			"the worktree changed after review (%s); review the new snapshot and finalize again", ge.Message))
 	}
 	return e.backToReview(ctx, id, wrapError(core.CodeCommitFailed, err, "the commit failed"))
@@ -529,7 +529,7 @@ const verificationTailLines = 20
 
 // verificationFailure is the error of a failed verification command: the command, how it
 // ended, the end of its log and where the whole log is, so the cause is in the error itself.
-func verificationFailure(v core.VerificationResult) error {
+func verificationFailure(v core.VerificationResult, base *core.BaselineComparison) error {
 	how := "exited " + exitText(v.ExitCode)
 	if v.TimedOut {
 		how = "timed out"
@@ -539,9 +539,9 @@ func verificationFailure(v core.VerificationResult) error {
 	if tail != "" {
 		msg += "\n" + tail
 	}
-	return core.Errorf(core.CodeVerificationFailed, map[string]any{
-		"verification": v.ID, "argv": v.Argv, "exit_code": v.ExitCode, "timed_out": v.TimedOut,
-		"log_path": v.LogPath, "log_tail": tail,
+	return core.Errorf(core.CodeVerificationFailed, &core.FailedCheck{
+		Verification: v.ID, Argv: v.Argv, ExitCode: v.ExitCode, TimedOut: v.TimedOut,
+		LogPath: v.LogPath, LogTail: tail, BaselineComparison: base,
 	}, "%s", msg)
 }
 

@@ -83,7 +83,7 @@ func buildInspect(key []byte, req core.InspectRequest, updatedAt string, src ins
 			return res, err
 		}
 		if c.TaskID != req.TaskID || !slices.Contains(req.Include, c.Section) {
-			return res, core.Errorf(core.CodeInvalidRequest, map[string]any{"cursor": "does not belong to this request"},
+			return res, core.Errorf(core.CodeInvalidRequest, &core.BadCursor{Cursor: "does not belong to this request"},
 				"cursor belongs to task %s section %s", c.TaskID, c.Section)
 		}
 		text, err := sectionText(src, c.Section)
@@ -91,7 +91,7 @@ func buildInspect(key []byte, req core.InspectRequest, updatedAt string, src ins
 			return res, err
 		}
 		if textDigest(text) != c.Digest {
-			return res, core.Errorf(core.CodeInvalidRequest, map[string]any{"cursor": "stale"},
+			return res, core.Errorf(core.CodeInvalidRequest, &core.BadCursor{Cursor: "stale"},
 				"section %s changed since the cursor was issued; inspect again without a cursor", c.Section)
 		}
 		return pageSection(key, res, c.Section, text, c.Offset, budget)

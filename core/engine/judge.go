@@ -15,7 +15,7 @@ import (
 func (e *Engine) judgeReviewed(ctx context.Context, r *taskRecord, c *contract.Contract) error {
 	changes, err := gitx.TreeChanges(ctx, r.RepoCommonDir, r.BaseCommit, r.ReviewTreeHash)
 	if err != nil {
-		return core.Errorf(core.CodeSecretDetected, map[string]any{"reason": core.RefusedUnscannable},
+		return core.Errorf(core.CodeSecretDetected, &core.Unscannable{Reason: core.RefusedUnscannable},
 			"the reviewed tree could not be read, so it is refused: %v", err)
 	}
 	var files []gitx.FileChange
@@ -29,7 +29,7 @@ func (e *Engine) judgeReviewed(ctx context.Context, r *taskRecord, c *contract.C
 	}
 	rs, err := review.JudgeTree(ctx, r.RepoCommonDir, c, r.ReviewTreeHash, files, reasonix, nil)
 	if err != nil {
-		return core.Errorf(core.CodeSecretDetected, map[string]any{"reason": core.RefusedUnscannable},
+		return core.Errorf(core.CodeSecretDetected, &core.Unscannable{Reason: core.RefusedUnscannable},
 			"the reviewed tree could not be scanned, so it is refused: %v", err)
 	}
 	if len(rs) > 0 {

@@ -20,6 +20,6 @@ func unfinished(c *contract.Contract) error {
 	for i, is := range found {
 		paths[i] = is.Path
 	}
-	return core.Errorf(core.CodeInvalidContract, map[string]any{"reason": "unfinished_draft", "placeholders": paths, "issues": toIssues(found)},
+	return core.Errorf(core.CodeInvalidContract, &core.UnfinishedDraft{Reason: "unfinished_draft", Placeholders: paths, Issues: toIssues(found)},
 		"The contract is an unfinished draft: replace the placeholders in %s", strings.Join(paths, ", "))
 }

@@ -58,7 +58,7 @@ func (e *Engine) rebase(ctx context.Context, id string) (core.TaskView, error) {
 		}
 	}
 	if len(dirty) > 0 {
-		return core.TaskView{}, core.Errorf(core.CodeDirtyRepository, map[string]any{"paths": dirty},
+		return core.TaskView{}, core.Errorf(core.CodeDirtyRepository, &core.GitRefusal{Paths: dirty},
 			"%s has uncommitted changes in the task's write scope (%s): commit or stash them and rebase again", r.RepoRoot, strings.Join(dirty, ", "))
 	}
 	p, err := gitx.PreviewApply(ctx, r.RepoRoot, r.BaseCommit, r.ReviewTreeHash)
@@ -67,10 +67,10 @@ func (e *Engine) rebase(ctx context.Context, id string) (core.TaskView, error) {
 	}
 	switch {
 	case !p.Moved:
-		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"head": p.Head},
+		return core.TaskView{}, core.Errorf(core.CodeInvalidState, &core.HeadRef{Head: p.Head},
 			"task %s is on %s's HEAD already: nothing to rebase", id, r.RepoRoot)
 	case p.Clean:
-		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"head": p.Head},
+		return core.TaskView{}, core.Errorf(core.CodeInvalidState, &core.HeadRef{Head: p.Head},
 			"task %s's change applies cleanly to %s's HEAD %s: finalize commits on the recorded base and `task apply` lands it; nothing to rebase",
 			id, r.RepoRoot, short12(p.Head))
 	}
@@ -83,7 +83,7 @@ func (e *Engine) rebase(ctx context.Context, id string) (core.TaskView, error) {
 		return core.TaskView{}, gitError(err)
 	}
 	if now.Tree != r.ReviewTreeHash {
-		return core.TaskView{}, core.Errorf(core.CodeInvalidState, map[string]any{"review_tree_hash": r.ReviewTreeHash, "worktree_tree_hash": now.Tree},
+		return core.TaskView{}, core.Errorf(core.CodeInvalidState, &core.WorktreeMoved{ReviewTreeHash: r.ReviewTreeHash, WorktreeTreeHash: now.Tree},
 			"task %s's worktree changed since review revision %d, so it is not the reviewed change: steer a repair round (its review can be rebased) or close the task", id, r.ReviewRevision)
 	}
 	plan, err := gitx.PlanRebase(ctx, e.worktreeOf(r), r.ReviewTreeHash, p.Head)

@@ -58,8 +58,8 @@ func assertRebasedReview(t *testing.T, h *harness, id string, before core.TaskVi
 			v.CommitHash, git(t, h.repo, "show", v.CommitHash+":result.txt"))
 	}
 	ce := mustCode(t, err, core.CodeInvalidRequest)
-	if ce.Stale == nil || ce.Stale.Expected.ReviewRevision != before.ReviewRevision || ce.Stale.Current.ReviewRevision != r.ReviewRevision {
-		t.Fatalf("the finalize bound to the review before the rebase was not refused as stale: %v (%+v)", err, ce.Stale)
+	if ce.Stale() == nil || ce.Stale().Expected.ReviewRevision != before.ReviewRevision || ce.Stale().Current.ReviewRevision != r.ReviewRevision {
+		t.Fatalf("the finalize bound to the review before the rebase was not refused as stale: %v (%+v)", err, ce.Stale())
 	}
 	after, _ := h.e.load(id)
 	if after.CommitHash != "" || after.State != core.StateReviewRequired {

@@ -114,7 +114,7 @@ func decodeRecord(b []byte) (*taskRecord, error) {
 		return nil, core.Errorf(core.CodeInvalidState, nil, "stored task record is unreadable: %w", err)
 	}
 	if r.Version != recordVersion {
-		return nil, core.Errorf(core.CodeInvalidState, map[string]any{"version": r.Version},
+		return nil, core.Errorf(core.CodeInvalidState, &core.RecordVersion{Version: r.Version},
 			"stored task record has schema version %d; this reasonixctl reads version %d", r.Version, recordVersion)
 	}
 	return &r, nil

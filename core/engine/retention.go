@@ -61,9 +61,9 @@ func (e *Engine) Archive(ctx context.Context, id string, apply bool) (core.Archi
 	}
 	switch {
 	case r.storage() != core.StorageLive:
-		return core.ArchiveResult{}, core.Errorf(core.CodeInvalidState, map[string]any{"storage": r.storage()}, "task %s is already %s", id, r.storage())
+		return core.ArchiveResult{}, core.Errorf(core.CodeInvalidState, &core.WrongStorage{Storage: r.storage()}, "task %s is already %s", id, r.storage())
 	case !r.State.Terminal():
-		return core.ArchiveResult{}, core.Errorf(core.CodeInvalidState, map[string]any{"state": r.State},
+		return core.ArchiveResult{}, core.Errorf(core.CodeInvalidState, &core.WrongState{State: r.State},
 			"task %s is %s; only a completed, failed, cancelled, closed or commit_failed task can be archived", id, r.State)
 	}
 	want := r.BaseCommit
@@ -138,15 +138,15 @@ func checkArchivable(ctx context.Context, wt gitx.Worktree, want string) error {
 	worktree := wt.Path
 	head, dirty, err := gitx.Changes(ctx, wt, maxDirtyPaths)
 	if err != nil {
-		return core.Errorf(core.CodeInvalidState, map[string]any{"worktree": worktree},
+		return core.Errorf(core.CodeInvalidState, &core.WorktreeRef{Worktree: worktree},
 			"cannot read the worktree %s (%v); remove it by hand if it is broken, then archive again", worktree, err)
 	}
 	if head != want {
-		return core.Errorf(core.CodeInvalidState, map[string]any{"worktree": worktree, "head": head, "expected": want},
+		return core.Errorf(core.CodeInvalidState, &core.WorktreeHead{Worktree: worktree, Head: head, Expected: want},
 			"worktree %s is at %s, not at the task's recorded commit %s", worktree, head, want)
 	}
 	if len(dirty) > 0 {
-		return core.Errorf(core.CodeInvalidState, map[string]any{"worktree": worktree, "paths": dirty},
+		return core.Errorf(core.CodeInvalidState, &core.WorktreeDirty{Worktree: worktree, Paths: dirty},
 			"worktree %s has changes that archiving would lose: %s", worktree, strings.Join(dirty, ", "))
 	}
 	return nil
@@ -231,7 +231,7 @@ func (e *Engine) pruneOne(id string, eligible func(*taskRecord) bool) (*time.Tim
 		State: r.State, Branch: r.Branch, CommitHash: r.CommitHash,
 		ArchivedAt: core.FormatTime(*r.ArchivedAt), PrunedAt: core.FormatTime(now), EventsDropped: dropped,
 	})}); err != nil {
-		return nil, core.Errorf(core.CodeInternalError, map[string]any{"task_id": id},
+		return nil, core.Errorf(core.CodeInternalError, &core.TaskRef{TaskID: id},
 			"task %s was deleted but its tombstone could not be stored: %v", id, err)
 	}
 	return &now, nil

@@ -305,7 +305,7 @@ func (e *Engine) collisionCheck(ctx context.Context, r *taskRecord, checkpoint s
 	if t := e.liveTask(r.TaskID); t != nil {
 		e.spawn(t.cancelTurn)
 	}
-	return core.Errorf(core.CodeOwnershipAmbiguous, map[string]any{"source_collision": sc}, "%s", reason)
+	return core.Errorf(core.CodeOwnershipAmbiguous, &core.CollisionPause{SourceCollision: sc}, "%s", reason)
 }
 
 // linkCheck stops a task whose worktree's .git was rewritten, replaced or removed: the task
@@ -347,7 +347,7 @@ func (e *Engine) tampered(id, checkpoint string, cause error) error {
 	if t := e.liveTask(id); t != nil {
 		e.spawn(t.cancelTurn)
 	}
-	return core.Errorf(core.CodeOwnershipAmbiguous, map[string]any{"reason": gitx.ReasonTampered, "path": ".git", "checkpoint": checkpoint, "found": what}, "%s", reason)
+	return core.Errorf(core.CodeOwnershipAmbiguous, &core.WorktreeTampered{Reason: gitx.ReasonTampered, Path: ".git", Checkpoint: checkpoint, Found: what}, "%s", reason)
 }
 
 // delegateResult is the view plus, in review or with a pending interaction, the review bundle.

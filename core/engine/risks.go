@@ -44,8 +44,8 @@ func checkAcknowledged(r *taskRecord, acknowledged []string) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	return core.Errorf(core.CodeInvalidRequest, map[string]any{
-		"reason": "unacknowledged_risks", "unacknowledged": missing, "risks": r.risks(),
+	return core.Errorf(core.CodeInvalidRequest, &core.UnacknowledgedRisks{
+		Reason: "unacknowledged_risks", Unacknowledged: missing, Risks: r.risks(),
 	}, "acknowledged_risks must list every risk of the review (what the change holds that a plain reading of the diff may miss: hidden or look-alike characters, binary files; read each file and line named before you acknowledge it): %s",
 		strings.Join(missing, ", "))
 }

@@ -29,8 +29,8 @@ func TestFinalizeRefusesABlankReviewSummary(t *testing.T) {
 		ApprovedReviewCriteria: []string{"looks-right"}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: v.ReviewTreeHash,
 	})
 	e := mustCode(t, err, core.CodeInvalidRequest)
-	if want := []core.Issue{{Path: "review_summary", Message: "Must not be blank"}}; !reflect.DeepEqual(e.Issues, want) {
-		t.Fatalf("issues %+v, want %+v", e.Issues, want)
+	if want := []core.Issue{{Path: "review_summary", Message: "Must not be blank"}}; !reflect.DeepEqual(e.Issues(), want) {
+		t.Fatalf("issues %+v, want %+v", e.Issues(), want)
 	}
 	d, err := h.e.Get(ctx, v.TaskID)
 	if err != nil || d.View.State != core.StateReviewRequired || d.View.CommitHash != "" {

@@ -13,7 +13,7 @@ import (
 func setState(r *taskRecord, to core.State, phase, reason string) (newEvent, error) {
 	from := r.State
 	if from != to && !core.CanTransition(from, to) {
-		return newEvent{}, core.Errorf(core.CodeInvalidState, map[string]any{"state": from, "target": to},
+		return newEvent{}, core.Errorf(core.CodeInvalidState, &core.ForbiddenTransition{State: from, Target: to},
 			"task %s cannot move from %s to %s", r.TaskID, from, to)
 	}
 	if from != to {

@@ -15,7 +15,7 @@ import (
 // is opened at the place verification writes it, never at a path taken from stored data.
 func (e *Engine) VerificationLog(ctx context.Context, taskID, id string, offset, limit int64) (core.LogPage, error) {
 	if offset < 0 || limit <= 0 {
-		return core.LogPage{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"offset": offset, "limit": limit},
+		return core.LogPage{}, core.Errorf(core.CodeInvalidRequest, &core.PageRange{Offset: offset, Limit: limit},
 			"offset must be at least 0 and limit more than 0")
 	}
 	limit = min(limit, core.MaxLogPage)
@@ -30,14 +30,14 @@ func (e *Engine) VerificationLog(ctx context.Context, taskID, id string, offset,
 		}
 	}
 	if v == nil {
-		return core.LogPage{}, core.Errorf(core.CodeInvalidRequest, map[string]any{"verification": id},
+		return core.LogPage{}, core.Errorf(core.CodeInvalidRequest, &core.UnknownCheck{Verification: id},
 			"task %s has no verification %q in its last finalize attempt", taskID, id)
 	}
 	path := e.verificationLogPath(taskID, id)
 	page := core.LogPage{TaskID: taskID, ID: id, Path: path, Offset: offset}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return core.LogPage{}, core.Errorf(core.CodeInvalidState, map[string]any{"log_path": path},
+		return core.LogPage{}, core.Errorf(core.CodeInvalidState, &core.LogGone{LogPath: path},
 			"the log of verification %s is gone (an archived task keeps no logs): %s", id, path)
 	}
 	if err != nil {

@@ -101,10 +101,10 @@ func dial(ctx context.Context, dir, role string, protocol int) (*Client, error) 
 	if !ours {
 		if err := statedir.Check(dir); errors.Is(err, statedir.ErrUnsafe) {
 			// An owner refuses to serve a socket here: say why rather than that none runs.
-			return nil, core.Errorf(core.CodeReasonixUnavailable, map[string]any{"path": path},
+			return nil, core.Errorf(core.CodeReasonixUnavailable, &core.PathRef{Path: path},
 				"no reasonixctl can serve %s to other processes: %v", dir, err)
 		}
-		return nil, core.Errorf(core.CodeReasonixUnavailable, map[string]any{"path": path},
+		return nil, core.Errorf(core.CodeReasonixUnavailable, &core.PathRef{Path: path},
 			"no reasonixctl serves %s (no socket at %s)", dir, path)
 	}
 	uid := os.Getuid()
@@ -228,7 +228,7 @@ func (c *Client) handshake(ctx context.Context, role string, protocol int) error
 			if connect.CodeOf(f.err) == connect.CodeUnimplemented {
 				return incompatible("the owner of %s does not speak owner protocol %d: run the same reasonixctl version as the owner, or stop the owner", c.dir, protocol)
 			}
-			return core.Errorf(core.CodeReasonixUnavailable, map[string]any{"dir": c.dir},
+			return core.Errorf(core.CodeReasonixUnavailable, &core.DirRef{Dir: c.dir},
 				"the owner of %s does not answer on its socket: %w", c.dir, f.err)
 		}
 		c.owner = *f.stream.Msg()
@@ -241,7 +241,7 @@ func (c *Client) handshake(ctx context.Context, role string, protocol int) error
 		return nil
 	case <-ctx.Done():
 		c.cancel() // ends the call; the goroutine above sends into its buffered channel
-		return core.Errorf(core.CodeReasonixUnavailable, map[string]any{"dir": c.dir},
+		return core.Errorf(core.CodeReasonixUnavailable, &core.DirRef{Dir: c.dir},
 			"the owner of %s did not answer the handshake: %w", c.dir, ctx.Err())
 	}
 }
@@ -272,7 +272,7 @@ func (c *Client) Close() error {
 }
 
 func (c *Client) ownerGone() *core.Error {
-	return core.Errorf(core.CodeReasonixUnavailable, map[string]any{"pid": c.owner.PID, "dir": c.dir},
+	return core.Errorf(core.CodeReasonixUnavailable, &core.OwnerGone{PID: c.owner.PID, Dir: c.dir},
 		"the owner (pid %d) of %s exited; run the command again to open the state directory or attach to its next owner",
 		c.owner.PID, c.dir)
 }
@@ -486,8 +486,8 @@ func (c *Client) Prune(ctx context.Context, olderThan time.Duration, apply bool)
 	if err != nil {
 		return nil, err
 	}
-	if res.Error != nil {
-		return res.Results, res.Error
+	if res.Error != nil && res.Error.Err != nil {
+		return res.Results, res.Error.Err
 	}
 	return res.Results, nil
 }

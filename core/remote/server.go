@@ -151,7 +151,7 @@ func serve(ctx context.Context, e backend, dir string, info Info, log *slog.Logg
 // listen creates the socket, replacing a dead owner's and refusing anything else.
 func (s *Server) listen(dir string) error {
 	if len(s.path) > maxSocketPath {
-		return core.Errorf(core.CodeInternalError, map[string]any{"path": s.path},
+		return core.Errorf(core.CodeInternalError, &core.PathRef{Path: s.path},
 			"owner socket path %s is %d bytes, longer than a Unix socket allows (%d); use a shorter state directory", s.path, len(s.path), maxSocketPath)
 	}
 	if err := checkDir(dir); err != nil {
@@ -314,7 +314,7 @@ func (s *Server) routes() http.Handler {
 		res, err := s.e.Prune(ctx, r.OlderThan, r.Apply)
 		if err != nil && len(res) > 0 {
 			// The tasks pruned before the error travel with it, as Engine.Prune returns both.
-			return &pruneReply{Results: res, Error: core.AsError(err)}, nil
+			return &pruneReply{Results: res, Error: &core.SocketError{Err: core.AsError(err)}}, nil
 		}
 		return &pruneReply{Results: res}, err
 	}))
@@ -373,7 +373,7 @@ func send[T any](s *Server, ctx context.Context, stream *connect.ServerStream[T]
 }
 
 func (s *Server) shuttingDown() error {
-	return toWire(core.Errorf(core.CodeReasonixUnavailable, map[string]any{"pid": s.info.PID},
+	return toWire(core.Errorf(core.CodeReasonixUnavailable, &core.OwnerShuttingDown{PID: s.info.PID},
 		"the owner (pid %d) is shutting down", s.info.PID))
 }
 

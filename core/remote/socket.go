@@ -24,7 +24,7 @@ var ErrUnsafeSocket = errors.New("unsafe owner socket")
 const maxSocketPath = 107
 
 func unsafeSocket(path, format string, args ...any) *core.Error {
-	return core.Errorf(core.CodeInternalError, map[string]any{"path": path},
+	return core.Errorf(core.CodeInternalError, &core.PathRef{Path: path},
 		"%w: %s", ErrUnsafeSocket, fmt.Sprintf(format, args...))
 }
 

@@ -217,7 +217,7 @@ type pruneRequest struct {
 // both.
 type pruneReply struct {
 	Results []core.PruneResult `json:"results"`
-	Error   *core.Error        `json:"error,omitempty"`
+	Error   *core.SocketError  `json:"error,omitempty"`
 }
 
 // connectCode is the Connect code a core code travels with; the core code itself travels in
@@ -251,7 +251,7 @@ func toWire(err error) error {
 
 func wireError(code connect.Code, ce *core.Error) error {
 	cerr := connect.NewError(code, errors.New(ce.Message))
-	data, err := json.Marshal(ce)
+	data, err := json.Marshal(core.SocketError{Err: ce})
 	if err == nil {
 		if d, err := connect.NewErrorDetail(wrapperspb.Bytes(data)); err == nil {
 			cerr.AddDetail(d)
@@ -275,9 +275,9 @@ func coreDetail(err error) (*core.Error, *connect.Error) {
 		if !ok {
 			continue
 		}
-		var ce core.Error
-		if json.Unmarshal(b.Value, &ce) == nil && ce.Code != "" {
-			return &ce, cerr
+		var se core.SocketError
+		if json.Unmarshal(b.Value, &se) == nil && se.Err != nil && se.Err.Code != "" {
+			return se.Err, cerr
 		}
 	}
 	return nil, cerr
@@ -286,7 +286,7 @@ func coreDetail(err error) (*core.Error, *connect.Error) {
 // lagError ends a Subscribe stream whose client fell behind.
 func lagError() error {
 	return wireError(connect.CodeResourceExhausted, core.Errorf(core.CodeReasonixUnavailable,
-		map[string]any{"reason": "subscriber_lagged"},
+		&core.SubscriberLagged{Reason: "subscriber_lagged"},
 		"the subscriber fell behind the owner's events and was dropped; subscribe again from the last seq received + 1"))
 }
 

@@ -19,13 +19,9 @@ import (
 // maxFileBytes is the largest file a commit may hold.
 const maxFileBytes = 10 << 20
 
-// Refusal is one reason a changed path cannot enter the commit.
-type Refusal struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-	Detail string `json:"detail,omitempty"`
-	Hint   string `json:"hint"`
-}
+// Refusal is one reason a changed path cannot enter the commit; core has the type, since
+// finalize's error details list refusals.
+type Refusal = core.PathRefusal
 
 // Refuse is a Refusal of path for reason with its hint; path and detail are redacted.
 func Refuse(path, reason, format string, args ...any) Refusal {
@@ -251,8 +247,8 @@ func RefusalError(rs []Refusal) *core.Error {
 		paths = append(paths, r.Path)
 	}
 	slices.Sort(paths)
-	return core.Errorf(code, map[string]any{
-		"reason": rs[0].Reason, "paths": slices.Compact(paths), "refusals": limitRefusals(rs),
+	return core.Errorf(code, &core.ChangeRefused{
+		Reason: rs[0].Reason, Paths: slices.Compact(paths), Refusals: limitRefusals(rs),
 	}, "the change cannot be committed: %s", DescribeRefusals(rs))
 }
 

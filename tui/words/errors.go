@@ -40,13 +40,13 @@ func DescribeError(err error) []string {
 	if n, ok := nextByCode[e.Code]; ok {
 		next = n
 	}
-	if s := e.Stale; s != nil {
+	if s := e.Stale(); s != nil {
 		lines = append(lines, fmt.Sprintf("The review snapshot moved on at %s: you reviewed %s, the task now has %s.",
 			s.Checkpoint, SnapshotText(s.Expected), SnapshotText(s.Current)))
 		next = "The diff has been reloaded: review it again (2) and finalize against the new snapshot (F)."
 	}
 	// A failed check's message already says what ran, how it ended, its log and its tail.
-	for _, is := range e.Issues {
+	for _, is := range e.Issues() {
 		lines = append(lines, "• "+is.Path+": "+is.Message)
 	}
 	for _, k := range e.OtherDetails() {
