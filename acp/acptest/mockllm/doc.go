@@ -19,5 +19,6 @@
 // for a published agent answers them with Script.Aside and Script.AsideJSON (see WithAsides).
 //
 // Every request, its dialect, the decision taken and whether the client hung up early are
-// recorded.
+// recorded. The Write*Home functions write each agent's private home pointed at a Server and
+// return the environment to start the agent with.
 package mockllm
