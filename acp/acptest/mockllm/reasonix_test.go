@@ -19,6 +19,8 @@ type rpcPeer struct {
 	in     io.Writer
 	msgs   chan map[string]any
 	nextID int
+	// answer, when set, answers the worker's requests; ok false refuses one.
+	answer func(method string, params map[string]any) (result any, ok bool)
 }
 
 func (p *rpcPeer) send(msg map[string]any) {
@@ -42,7 +44,14 @@ func (p *rpcPeer) call(ctx context.Context, method string, params any, seen func
 				p.t.Fatalf("%s: worker closed its output", method)
 			}
 			if _, isReq := m["method"]; isReq && m["id"] != nil {
-				// this smoke scenario grants nothing: refuse any request from the worker
+				if p.answer != nil {
+					params, _ := m["params"].(map[string]any)
+					if res, ok := p.answer(m["method"].(string), params); ok {
+						p.send(map[string]any{"id": m["id"], "result": res})
+						continue
+					}
+				}
+				// what is not answered is refused, so a smoke scenario grants nothing by default
 				p.send(map[string]any{"id": m["id"], "error": map[string]any{"code": -32601, "message": "not supported"}})
 				continue
 			}

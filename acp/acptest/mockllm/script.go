@@ -12,6 +12,33 @@ type Script struct {
 	// Default answers requests whose user messages carry no scenario token; nil means an echo
 	// of the latest user message ("mock reply: …").
 	Default *Step `json:"default,omitempty"`
+	// Aside answers every request that offers the model no tools: the side calls agents make
+	// besides the turn (a session title, a model-routing, next-speaker or loop check). Such a
+	// call may quote the prompt, scenario token and all, and must neither take a scenario's step
+	// nor get a tool call it cannot run. nil leaves those requests to the scenarios, as scripts
+	// for Reasonix, which makes no side calls, have them.
+	Aside *Step `json:"aside,omitempty"`
+	// AsideJSON answers the side calls that ask for a JSON answer (Gemini's structured
+	// generationConfig, OpenAI's response_format or text.format); nil leaves them to Aside.
+	AsideJSON *Step `json:"aside_json,omitempty"`
+}
+
+// ChecksJSON is one JSON object that passes each structured check Gemini CLI makes between
+// rounds (model routing, next speaker, loop detection) with the answer that lets the turn end:
+// the user speaks next, nothing is stuck, the cheap model is fine.
+const ChecksJSON = `{"reasoning":"mock","next_speaker":"user","model_choice":"flash","complexity_reasoning":"mock",` +
+	`"complexity_score":1,"is_stuck":false,"unproductive_state_detected":false,"confidence":0}`
+
+// WithAsides returns s with the side calls answered the way every agent copes with: a short
+// title for plain ones, ChecksJSON for those asking for JSON. Steps already set stay.
+func (s Script) WithAsides() Script {
+	if s.Aside == nil {
+		s.Aside = &Step{Text: "Mock title"}
+	}
+	if s.AsideJSON == nil {
+		s.AsideJSON = &Step{Text: ChecksJSON}
+	}
+	return s
 }
 
 // Scenario is chosen when its Match token occurs, as a whole token, in a user message.
@@ -38,12 +65,16 @@ type Step struct {
 	Error string `json:"error,omitempty"`
 }
 
-// ToolCall is one function call the model makes. Arguments is encoded as JSON unless it is
-// already a string.
+// ToolCall is one tool call the model makes, named as the agent being driven names its tool
+// ("Write" for Claude, "write_file" for Gemini CLI, "apply_patch" for Codex): scripts are written
+// per agent, and each dialect only changes how the call is framed. Arguments is encoded as JSON
+// unless it is already a string; a string is sent as it is, JSON text for a function tool or the
+// raw input of a Responses custom tool (Codex's apply_patch takes the patch itself).
 type ToolCall struct {
 	Name      string `json:"name"`
 	Arguments any    `json:"arguments"`
-	// ID overrides the generated "call_mock_<seq>_<index>" id.
+	// ID overrides the generated id: "call_mock_<seq>_<index>", "toolu_mock_<seq>_<index>" for
+	// Anthropic, none for Gemini (its API sends none; Gemini CLI makes its own).
 	ID string `json:"id,omitempty"`
 }
 
@@ -82,9 +113,15 @@ func LoadScript(path string) (*Script, error) {
 
 // Validate reports the first problem in the script.
 func (s *Script) Validate() error {
-	if s.Default != nil {
-		if r := s.Default.problem(); r != "" {
-			return &ScriptError{Scenario: -1, Step: -1, Reason: "default: " + r}
+	for _, top := range []struct {
+		name string
+		step *Step
+	}{{"default", s.Default}, {"aside", s.Aside}, {"aside_json", s.AsideJSON}} {
+		if top.step == nil {
+			continue
+		}
+		if r := top.step.problem(); r != "" {
+			return &ScriptError{Scenario: -1, Step: -1, Reason: top.name + ": " + r}
 		}
 	}
 	for i, sc := range s.Scenarios {

@@ -9,10 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // Request is one HTTP request the mock received, with the decision taken for it.
@@ -20,10 +20,22 @@ type Request struct {
 	Seq    int
 	Method string
 	Path   string
+	// Query is the raw query: "beta=true" from Claude, "alt=sse" from Gemini.
+	Query string
+	// Dialect is the API the request was addressed to by its path; "" for the probe and for
+	// unknown routes.
+	Dialect Dialect
 	// Body is the decoded JSON body; nil when the body was empty or not a JSON object.
-	Body     map[string]any
+	Body map[string]any
+	// Messages is the conversation in the dialect-neutral form the scenarios are matched on.
 	Messages []Message
-	Stream   bool
+	// Tools names the tools the request offers the model, in its order.
+	Tools  []string
+	Stream bool
+	// Model is the body's "model", or for Gemini the model named in the path.
+	Model string
+	// Aside reports a side call (no tools offered) answered by Script.Aside or Script.AsideJSON.
+	Aside bool
 	// Scenario is the Match of the chosen scenario, "" when none matched.
 	Scenario string
 	Step     int
@@ -35,7 +47,10 @@ type Request struct {
 	ClientClosedEarly bool
 }
 
-// Message is one chat message of a request, its content flattened to text.
+// Message is one chat message of a request, its content flattened to text. Every dialect's
+// history is brought to this form: Role is "system", "developer", "user", "assistant" (one per
+// model round, with its text and tool calls) or "tool" (one per tool result, whatever the
+// dialect carries it in).
 type Message struct {
 	Role       string
 	Text       string
@@ -84,7 +99,11 @@ func Start(s Script, logger *slog.Logger) (*Server, error) {
 }
 
 // BaseURL is the OpenAI-style base URL, "http://127.0.0.1:PORT/v1".
-func (s *Server) BaseURL() string { return "http://" + s.ln.Addr().String() + "/v1" }
+func (s *Server) BaseURL() string { return s.Origin() + "/v1" }
+
+// Origin is "http://127.0.0.1:PORT", the base URL Anthropic's and Google's clients take: they
+// add their own "/v1" and "/v1beta".
+func (s *Server) Origin() string { return "http://" + s.ln.Addr().String() }
 
 // Requests returns a copy of everything received so far, in arrival order.
 func (s *Server) Requests() []Request {
@@ -146,31 +165,82 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "mockllm: read body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	req := Request{Method: r.Method, Path: r.URL.Path}
+	rt := routeOf(r)
+	req := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Dialect: rt.dialect}
 	if len(raw) > 0 {
 		_ = json.Unmarshal(raw, &req.Body) // a non-object body stays nil and gets the default answer
 	}
-	req.Messages = decodeMessages(req.Body["messages"])
+	conv := decodeConversation(rt.dialect, req.Body)
+	req.Messages, req.Tools = conv.messages, conv.tools
 	req.Stream, _ = req.Body["stream"].(bool)
+	req.Model, _ = req.Body["model"].(string)
+	if rt.dialect == Gemini {
+		req.Stream, req.Model = rt.op == opStream, rt.model
+	}
 
-	switch {
-	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
-		sc, step, resp := s.pick(req.Messages)
+	switch rt.op {
+	case opGenerate, opStream:
+		var sc string
+		var step int
+		var resp Step
+		if aside := s.aside(req, conv.wantsJSON); aside != nil {
+			req.Aside, resp = true, *aside
+		} else {
+			sc, step, resp = s.pick(req.Messages)
+		}
 		req.Scenario, req.Step, req.Response = sc, step, resp
 		seq := s.record(req)
-		s.log.Debug("mockllm: decision", "seq", seq, "scenario", sc, "step", step)
-		closed := s.answer(w, r, seq, req, resp)
+		s.log.Debug("mockllm: decision", "seq", seq, "dialect", rt.dialect, "scenario", sc, "step", step, "aside", req.Aside)
+		s.warnUnoffered(seq, req, resp)
+		closed := s.answer(w, r, seq, req, len(raw), resp)
 		s.finish(seq, closed)
 		s.log.Debug("mockllm: answer finished", "seq", seq, "client_closed_early", closed)
-	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models"):
+	case opCount:
 		seq := s.record(req)
-		writeJSON(w, http.StatusOK, map[string]any{"object": "list",
-			"data": []any{map[string]any{"id": "mock-model", "object": "model", "owned_by": "mock"}}})
+		n := max(1, len(raw)>>2)
+		if rt.dialect == Gemini {
+			writeJSON(w, http.StatusOK, map[string]any{"totalTokens": n})
+		} else {
+			writeJSON(w, http.StatusOK, map[string]any{"input_tokens": n})
+		}
+		s.finish(seq, false)
+	case opModels:
+		seq := s.record(req)
+		writeJSON(w, http.StatusOK, modelList(rt.dialect))
+		s.finish(seq, false)
+	case opProbe:
+		// Claude Code sends HEAD / before its first round, to see the endpoint is up.
+		seq := s.record(req)
+		w.WriteHeader(http.StatusOK)
 		s.finish(seq, false)
 	default:
 		seq := s.record(req)
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{"message": "mock: no route " + r.Method + " " + r.URL.Path}})
 		s.finish(seq, false)
+	}
+}
+
+// aside returns the answer for an agent's side call, nil when req is a turn's model round.
+func (s *Server) aside(req Request, wantsJSON bool) *Step {
+	if len(req.Tools) > 0 {
+		return nil
+	}
+	if wantsJSON && s.script.AsideJSON != nil {
+		return s.script.AsideJSON
+	}
+	return s.script.Aside
+}
+
+// warnUnoffered logs scripted tool calls the request did not offer: an agent answers those with
+// an error the model is meant to read, which shows up in a test as a round that went nowhere.
+func (s *Server) warnUnoffered(seq int, req Request, resp Step) {
+	if len(req.Tools) == 0 {
+		return
+	}
+	for _, tc := range resp.ToolCalls {
+		if !slices.Contains(req.Tools, tc.Name) {
+			s.log.Warn("mockllm: scripted tool not offered", "seq", seq, "tool", tc.Name, "offered", req.Tools)
+		}
 	}
 }
 
@@ -232,8 +302,9 @@ func tokenByte(b byte) bool {
 	return b == '_' || b == ':' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
-// answer writes resp and reports whether the client went away before it was complete.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, seq int, req Request, resp Step) (closedEarly bool) {
+// answer writes resp in req's dialect and reports whether the client went away before it was
+// complete. bodyLen stands in for the prompt's size in the token counts.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, seq int, req Request, bodyLen int, resp Step) (closedEarly bool) {
 	ctx := r.Context()
 	if !s.sleep(ctx, resp.DelayMS) {
 		return true
@@ -243,64 +314,35 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, seq int, req Req
 		if msg == "" {
 			msg = "mock error"
 		}
-		writeJSON(w, resp.HTTPStatus, map[string]any{"error": map[string]any{"message": msg, "type": "mock"}})
+		writeJSON(w, resp.HTTPStatus, errorBody(req.Dialect, resp.HTTPStatus, msg))
 		return false
 	}
-	model, _ := req.Body["model"].(string)
-	if model == "" {
-		model = "mock-model"
-	}
-	id := fmt.Sprintf("chatcmpl-mock-%d", seq)
-	created := time.Now().Unix()
-	calls := make([]wireToolCall, len(resp.ToolCalls))
-	for i, tc := range resp.ToolCalls {
-		args, _ := tc.argumentsJSON() // validated by Start
-		cid := tc.ID
-		if cid == "" {
-			cid = fmt.Sprintf("call_mock_%d_%d", seq, i)
-		}
-		calls[i] = wireToolCall{Index: i, ID: cid, Type: "function", Function: wireFunction{Name: tc.Name, Arguments: args}}
-	}
-	finish := "stop"
-	if len(calls) > 0 {
-		finish = "tool_calls"
-	}
-	msgsJSON, _ := json.Marshal(req.Body["messages"])
-	callsJSON, _ := json.Marshal(calls)
-	prompt := len(msgsJSON) >> 2
-	completion := (len(resp.Text) + len(resp.Reasoning) + len(callsJSON)) >> 2
-	usage := map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
-		"prompt_tokens_details": map[string]any{"cached_tokens": 0}}
-
+	rp := newReply(seq, req, bodyLen, resp)
 	if !req.Stream {
-		msg := map[string]any{"role": "assistant", "content": resp.Text}
-		if resp.Text == "" && len(calls) > 0 {
-			msg["content"] = nil
-		}
-		if resp.Reasoning != "" {
-			msg["reasoning_content"] = resp.Reasoning
-		}
-		if len(calls) > 0 {
-			plain := make([]map[string]any, len(calls))
-			for i, c := range calls {
-				plain[i] = map[string]any{"id": c.ID, "type": c.Type, "function": c.Function}
-			}
-			msg["tool_calls"] = plain
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"id": id, "object": "chat.completion", "created": created, "model": model,
-			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}, "usage": usage})
+		writeJSON(w, http.StatusOK, rp.whole(req))
 		return false
 	}
-
+	if req.Dialect == Gemini && r.URL.Query().Get("alt") != "sse" {
+		// without alt=sse the Gemini API streams one JSON array of the same chunks
+		var chunks []any
+		rp.stream(req, func(_ string, v any) bool { chunks = append(chunks, v); return true })
+		writeJSON(w, http.StatusOK, chunks)
+		return false
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
-	write := func(payload string) bool {
+	sent := 0
+	emit := func(event string, v any) bool {
+		if sent > 0 && !s.sleep(ctx, resp.ChunkDelayMS) {
+			return false
+		}
+		sent++
 		if ctx.Err() != nil {
 			return false
 		}
-		if _, err := io.WriteString(w, "data: "+payload+"\n\n"); err != nil {
+		if _, err := io.WriteString(w, sseFrame(event, v)); err != nil {
 			return false
 		}
 		if flusher != nil {
@@ -308,51 +350,28 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, seq int, req Req
 		}
 		return true
 	}
-	chunk := func(delta map[string]any, finishReason any) bool {
-		b, _ := json.Marshal(map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": model,
-			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finishReason}}})
-		return write(string(b)) && s.sleep(ctx, resp.ChunkDelayMS)
+	return !rp.stream(req, emit)
+}
+
+// emitFunc sends one server-sent event; false means the client or the server went away.
+type emitFunc func(event string, v any) bool
+
+// rawData is an SSE payload sent as it is rather than as JSON.
+type rawData string
+
+// sseFrame is one event: an "event:" line when named, the payload as one "data:" line.
+func sseFrame(event string, v any) string {
+	var data string
+	if raw, ok := v.(rawData); ok {
+		data = string(raw)
+	} else {
+		b, _ := json.Marshal(v)
+		data = string(b)
 	}
-	n := resp.Chunks
-	if n == 0 {
-		n = 4
+	if event == "" {
+		return "data: " + data + "\n\n"
 	}
-	if !chunk(map[string]any{"role": "assistant", "content": ""}, nil) {
-		return true
-	}
-	for _, part := range splitN(resp.Reasoning, n) {
-		if !chunk(map[string]any{"reasoning_content": part}, nil) {
-			return true
-		}
-	}
-	for _, part := range splitN(resp.Text, n) {
-		if !chunk(map[string]any{"content": part}, nil) {
-			return true
-		}
-	}
-	for _, c := range calls {
-		a := c.Function.Arguments
-		half := len(a) / 2
-		for half < len(a) && !utf8.RuneStart(a[half]) {
-			half++
-		}
-		first := map[string]any{"index": c.Index, "id": c.ID, "type": c.Type, "function": map[string]any{"name": c.Function.Name, "arguments": a[:half]}}
-		rest := map[string]any{"index": c.Index, "function": map[string]any{"arguments": a[half:]}}
-		if !chunk(map[string]any{"tool_calls": []any{first}}, nil) || !chunk(map[string]any{"tool_calls": []any{rest}}, nil) {
-			return true
-		}
-	}
-	if !chunk(map[string]any{}, finish) {
-		return true
-	}
-	if opts, _ := req.Body["stream_options"].(map[string]any); opts["include_usage"] == true {
-		b, _ := json.Marshal(map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": model,
-			"choices": []any{}, "usage": usage})
-		if !write(string(b)) {
-			return true
-		}
-	}
-	return !write("[DONE]")
+	return "event: " + event + "\ndata: " + data + "\n\n"
 }
 
 // sleep waits ms milliseconds; false means the client or the server went away meanwhile.
@@ -370,18 +389,6 @@ func (s *Server) sleep(ctx context.Context, ms int) bool {
 	case <-s.stop:
 		return false
 	}
-}
-
-type wireToolCall struct {
-	Index    int          `json:"index"`
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
-	Function wireFunction `json:"function"`
-}
-
-type wireFunction struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -410,30 +417,6 @@ func truncateRunes(s string, n int) string {
 		return string(r[:n])
 	}
 	return s
-}
-
-func decodeMessages(v any) []Message {
-	list, _ := v.([]any)
-	out := make([]Message, 0, len(list))
-	for _, item := range list {
-		m, _ := item.(map[string]any)
-		msg := Message{Text: textOf(m["content"])}
-		msg.Role, _ = m["role"].(string)
-		msg.Name, _ = m["name"].(string)
-		msg.ToolCallID, _ = m["tool_call_id"].(string)
-		calls, _ := m["tool_calls"].([]any)
-		for _, c := range calls {
-			cm, _ := c.(map[string]any)
-			fn, _ := cm["function"].(map[string]any)
-			var tc ToolCall
-			tc.ID, _ = cm["id"].(string)
-			tc.Name, _ = fn["name"].(string)
-			tc.Arguments = fn["arguments"]
-			msg.ToolCalls = append(msg.ToolCalls, tc)
-		}
-		out = append(out, msg)
-	}
-	return out
 }
 
 // textOf flattens string or content-part-array message content.
