@@ -9,6 +9,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/tui/intent"
+	"reasonixctl/tui/review"
 	"reasonixctl/tui/words"
 )
 
@@ -87,6 +88,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 		conflict := core.AsError(msg.err).Code == core.CodeTaskConflict
 		if m.list.index(id) < 0 || !conflict {
 			delete(m.info, id)
+			m.reviewDo(review.Forget{TaskID: id})
 		}
 		d := m.newTaskForm(msg.in, id)
 		d.err = strings.Join(m.describeError(msg.err), "\n")
@@ -213,7 +215,7 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 			return nil
 		}
 		m.push(m.finalizeForm(ti))
-		return m.refreshPreview(t.TaskID, true)
+		return m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true})
 	case core.ActionCancel:
 		m.push(&confirmDialog{
 			title: "Cancel task " + t.TaskID + "?",
@@ -302,7 +304,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Copy):
 		if t != nil {
-			return m.copyKey(t, m.task(t.TaskID))
+			return m.copyKey(t)
 		}
 	case key.Matches(msg, k.Quit):
 		return m.askQuit()
@@ -338,7 +340,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 		if t != nil {
 			// The apply line too: the person reloads because something moved, and the
 			// preview's own age says nothing about that.
-			cmds = append(cmds, m.fetchDetail(t.TaskID), m.refreshPreview(t.TaskID, true))
+			cmds = append(cmds, m.fetchDetail(t.TaskID), m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true}))
 		}
 		return tea.Batch(cmds...)
 	case key.Matches(msg, k.NewTask):
@@ -378,10 +380,8 @@ func (m *Model) perform(a intent.Action) tea.Cmd {
 		return m.editContract(a.Path)
 	case intent.Copy:
 		return m.copyText(a.Text, a.What)
-	case intent.SaveComment:
-		return m.saveComment(a.Req)
-	case intent.SendComments:
-		return m.sendComments(a.TaskID)
+	case intent.SaveComment, intent.SendComments:
+		return m.reviewDo(a)
 	case intent.OpenRequest:
 		return m.openRequestOf(a.TaskID)
 	case intent.Grants:

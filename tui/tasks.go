@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/review"
 	"reasonixctl/tui/words"
 )
 
@@ -27,7 +28,6 @@ type taskInfo struct {
 	early      []core.Event // live events seen before the replay finished
 	getting    bool         // a Get is in flight
 	stale      bool         // the detail changed since the last Get
-	rv         taskReview   // the review: the diff, its cursor, reviewed marks, cherry-pick preview
 	contract   viewport.Model
 	checks     checksState
 	// state and since say which state the dashboard last saw and since when, for the elapsed
@@ -42,7 +42,7 @@ type taskInfo struct {
 func (m *Model) task(id string) *taskInfo {
 	ti := m.info[id]
 	if ti == nil {
-		ti = &taskInfo{events: newEventsPane(), rv: taskReview{reviewed: map[string]bool{}}}
+		ti = &taskInfo{events: newEventsPane()}
 		m.info[id] = ti
 	}
 	return ti
@@ -190,10 +190,10 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 		ti.usageGen++
 		ti.noteSnapshot(d.LastSeq, *d.Usage, m.now())
 	}
-	ti.rv.load(d)
+	m.reviewDo(review.Loaded{TaskID: msg.taskID, Detail: d, Risks: fileRisks(ti)})
 	m.list.replace(d.View)
 	if msg.taskID == m.list.selected {
-		cmd = tea.Batch(cmd, m.refreshPreview(msg.taskID, false))
+		cmd = tea.Batch(cmd, m.reviewDo(review.RefreshPreview{TaskID: msg.taskID}))
 	}
 	for _, ia := range d.Interactions {
 		if ia.Status == core.InteractionPending {
