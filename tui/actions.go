@@ -8,6 +8,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/tui/intent"
+	"reasonixctl/tui/review"
 	"reasonixctl/tui/words"
 )
 
@@ -86,6 +87,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 		conflict := core.AsError(msg.err).Code == core.CodeTaskConflict
 		if m.list.index(id) < 0 || !conflict {
 			delete(m.info, id)
+			m.reviewDo(review.Forget{TaskID: id})
 		}
 		d := m.newTaskForm(msg.in, id)
 		d.err = strings.Join(m.describeError(msg.err), "\n")
@@ -212,7 +214,7 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 			return nil
 		}
 		m.push(m.finalizeForm(ti))
-		return m.refreshPreview(t.TaskID, true)
+		return m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true})
 	case core.ActionCancel:
 		m.push(&confirmDialog{
 			title: "Cancel task " + t.TaskID + "?",
@@ -309,10 +311,8 @@ func (m *Model) perform(a intent.Action) tea.Cmd {
 		return m.editContract(a.Path)
 	case intent.Copy:
 		return m.copyText(a.Text, a.What)
-	case intent.SaveComment:
-		return m.saveComment(a.Req)
-	case intent.SendComments:
-		return m.sendComments(a.TaskID)
+	case intent.SaveComment, intent.SendComments:
+		return m.reviewDo(a)
 	case intent.OpenRequest:
 		return m.openRequestOf(a.TaskID)
 	case intent.Grants:

@@ -31,13 +31,9 @@ func (m *Model) copyText(text, what string) tea.Cmd {
 	}
 }
 
-// copyKey is `y`: in the diff view the selected file's path, else after a commit the
-// cherry-pick line.
-func (m *Model) copyKey(t *core.TaskView, ti *taskInfo) tea.Cmd {
-	if m.tab == tabDiff && ti.rv.diff != nil && len(ti.rv.diff.files) > 0 {
-		f := ti.rv.diff.files[ti.rv.diff.clamp(ti.rv.diffCur).file]
-		return m.copyText(f.name, "the path")
-	}
+// copyKey is `y` where the tab on screen does not take it (the review tab copies the file's
+// path): after a commit the cherry-pick line.
+func (m *Model) copyKey(t *core.TaskView) tea.Cmd {
 	if t.CommitHash != "" {
 		line := t.IntegrationCommand
 		if line == "" {

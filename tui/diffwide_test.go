@@ -5,14 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/alecthomas/chroma/v2"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 
 	"reasonixctl/core"
-	"reasonixctl/tui/term"
 )
 
 // wideDiff has lines longer than a pane at ordinary widths.
@@ -81,28 +76,6 @@ func TestGoldenDiffAtOrdinaryWidths(t *testing.T) {
 	}
 }
 
-func TestLongLinesWrapOrScrollAndTheChoiceStays(t *testing.T) {
-	h := newReviewHarness(t, wideScenario(), 100, 30, nil)
-	h.press("2")
-	h.requireView(`return fmt.Errorf("login of %q refused`, "…")
-	h.press("W")
-	// Wrapped: the rest of the line follows on rows marked ↪ in the gutter.
-	h.requireView("↪", "ErrEmptyUser)")
-	// The choice is the session's: another task's diff wraps too, and W goes back.
-	if !h.m.review.wrap {
-		t.Fatal("wrap is off after W")
-	}
-	h.press("W", "l", "l")
-	h.requireView("column 17")
-	h.press("h", "h")
-	if h.task("login-fix").rv.xoff != 0 {
-		t.Fatalf("xoff %d after h h", h.task("login-fix").rv.xoff)
-	}
-	// With wrap on, ←/→ say why they do nothing.
-	h.press("W", "l")
-	h.requireView("long lines wrap: W scrolls them sideways instead")
-}
-
 func TestTheFileListHidesToGiveTheCodeTheWidth(t *testing.T) {
 	h := newReviewHarness(t, wideScenario(), 120, 40, nil)
 	h.press("2")
@@ -156,69 +129,6 @@ func TestCommentMarksAndCOffersOnlyUnsentComments(t *testing.T) {
 	}
 }
 
-// TestSelectionSurvivesAResize: the selected line is held by file, side and line number, so
-// shrinking the window and growing it back leaves it where it was and c comments that line.
-func TestSelectionSurvivesAResize(t *testing.T) {
-	r := &reviewFake{fakeService: scenario()}
-	h := newReviewHarness(t, r, 120, 40, nil)
-	h.press("2", "]", "J", "J", "J") // + audit(user), new line 13
-	sel := func() diffLine {
-		ti := h.task("login-fix")
-		return ti.rv.diff.files[ti.rv.diffCur.file].lines[ti.rv.sel]
-	}
-	if l := sel(); l.kind != '+' || l.newNo != 13 {
-		t.Fatalf("selected %+v, want the added line 13", l)
-	}
-	h.send(tea.WindowSizeMsg{Width: 60, Height: 16})
-	h.view()
-	if l := sel(); l.kind != '+' || l.newNo != 13 {
-		t.Fatalf("at 60×16 the selection moved to %+v", l)
-	}
-	h.requireView("›")
-	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
-	h.view()
-	h.press("c")
-	h.requireView("Comment on internal/auth/login.go:13")
-	h.typeText("Audit after the check.")
-	h.press("enter")
-	if len(r.comments) != 1 || r.comments[0].Line != 13 || r.comments[0].Side != core.SideNew {
-		t.Fatalf("comment request %+v, want new line 13", r.comments)
-	}
-}
-
-// TestSelectionFollowsItsLineAcrossARevision: a new diff keeps the selection on the same file,
-// side and line number, and on the nearest line of that side when the number is gone.
-func TestSelectionFollowsItsLineAcrossARevision(t *testing.T) {
-	h := newReviewHarness(t, wideScenario(), 120, 40, nil)
-	h.press("}", "2", "{", "J", "J", "J") // + audit(…), new line 15
-	ti := h.task("login-fix")
-	sel := func() diffLine { return ti.rv.diff.files[ti.rv.diffCur.file].lines[ti.rv.sel] }
-	if l := sel(); l.newNo != 15 || l.kind != '+' {
-		t.Fatalf("selected %+v", l)
-	}
-	// README.md comes first now; the selection stays in login.go, at new line 15.
-	nd := *ti.detail
-	readme := wideDiff[strings.Index(wideDiff, "diff --git a/README.md"):]
-	nd.Diff = readme + wideDiff[:strings.Index(wideDiff, "diff --git a/README.md")]
-	ti.rv.load(nd)
-	if ti.rv.diff.files[ti.rv.diffCur.file].name != "internal/auth/login.go" {
-		t.Fatalf("the selection left its file for %s", ti.rv.diff.files[ti.rv.diffCur.file].name)
-	}
-	if l := sel(); l.newNo != 15 || l.kind != '+' {
-		t.Fatalf("after the reload the selection is on %+v", l)
-	}
-	// A revision where the file's diff stops at line 3: the nearest new line is 3.
-	nd.Diff = "diff --git a/internal/auth/login.go b/internal/auth/login.go\n--- a/internal/auth/login.go\n+++ b/internal/auth/login.go\n@@ -1,2 +1,3 @@\n package auth\n+// Login logs in.\n import \"errors\"\n"
-	ti.rv.load(nd)
-	if l := sel(); l.newNo != 3 {
-		t.Fatalf("the nearest line to 15 is %+v", l)
-	}
-	h.view()
-	if l := sel(); l.newNo != 3 {
-		t.Fatalf("drawing moved the selection to %+v", l)
-	}
-}
-
 func TestDiffSearchCapturesTypedText(t *testing.T) {
 	h := newReviewHarness(t, reviewScenario2(), 120, 40, nil)
 	h.press("2", "/")
@@ -232,38 +142,28 @@ func TestDiffSearchCapturesTypedText(t *testing.T) {
 	}
 	// Letters that are commands elsewhere (q quits, c comments, n starts a task) are text.
 	h.press("l", "o", "o", "k", "u", "p")
-	h.requireView("/lookup█", "1/1")
-	ti := h.task("login-fix")
-	if l := ti.rv.diff.files[ti.rv.diffCur.file].lines[ti.rv.sel]; !strings.Contains(l.text, "lookup(user)") {
-		t.Fatalf("search selected %+v", l)
-	}
+	h.requireView("/lookup█", "1/1", "›   42 +    u := lookup(user)")
 	h.press("enter")
 	if h.m.capturing() {
 		t.Fatal("still capturing after enter")
 	}
 	h.requireView("/lookup  1/1 · n/N next/previous · esc clears")
 	h.press("esc")
-	if ti.rv.search.shown() {
-		t.Fatal("esc left the search")
-	}
-	// Across files: "user" is in both; n goes on into the next file and round.
+	h.requireNotInView("/lookup")
+	// Across files: "test" is in the second; n goes on round to it again.
 	h.press("/")
 	h.typeText("test")
 	h.press("enter")
-	first := ti.rv.diffCur.file
 	h.press("n")
-	if ti.rv.search.cur < 0 {
-		t.Fatal("n found nothing")
-	}
-	_ = first
-	// esc while typing goes back to where the search began.
-	h.press("/")
-	before := ti.rv.sel
-	h.press("q", "z", "W", "c", "n")
+	h.requireView("/test  2/2 · n/N next/previous", "file 2/2")
+	// esc while typing goes back to where the search began: the screen is as it was.
+	h.press("esc")
+	before := h.view()
+	h.press("/", "q", "z", "W", "c", "n")
 	h.requireView("/qzWcn█", "no match")
 	h.press("esc")
-	if ti.rv.sel != before || ti.rv.search.shown() {
-		t.Fatalf("esc did not go back: sel %d (was %d)", ti.rv.sel, before)
+	if after := h.view(); after != before {
+		t.Fatalf("esc did not go back:\n%s\nwas\n%s", after, before)
 	}
 	for _, d := range h.m.dialogs.items {
 		if _, ok := d.(*promptDialog); !ok {
@@ -273,55 +173,6 @@ func TestDiffSearchCapturesTypedText(t *testing.T) {
 }
 
 func reviewScenario2() *reviewFake { return &reviewFake{fakeService: scenario()} }
-
-// TestWrappedPagesReachTheEnd: with lines wrapped, the last page and the selection's page show
-// the file's last line, unified and side by side.
-func TestWrappedPagesReachTheEnd(t *testing.T) {
-	for _, keys := range [][]string{{"2", "W"}, {"2", "w", "W"}} {
-		f := scenario()
-		d := f.details["login-fix"]
-		d.Diff = longDiff(300)
-		f.details["login-fix"] = d
-		h := newHarness(t, f, 200, 24)
-		h.press(keys...)
-		h.press("G")
-		ti := h.task("login-fix")
-		file := &ti.rv.diff.files[ti.rv.diffCur.file]
-		last := file.lines[len(file.lines)-1]
-		if v := h.view(); !strings.Contains(v, fmt.Sprintf("%d", last.newNo)) || !strings.Contains(v, "↪") {
-			t.Fatalf("%v: the last page lacks line %d or a wrapped row:\n%s", keys, last.newNo, v)
-		}
-		for range len(file.lines) {
-			h.press("J")
-		}
-		if ti.rv.sel != len(file.lines)-1 {
-			t.Fatalf("%v: J stopped at line %d of %d", keys, ti.rv.sel, len(file.lines))
-		}
-		top := h.m.shownTop(ti)
-		if end := h.m.pageEnd(ti.rv.diff, ti.rv.diffCur.file, top, h.m.diffBodyHeight()); ti.rv.sel < top || ti.rv.sel >= end {
-			t.Fatalf("%v: the selected last line %d is off the page [%d, %d)", keys, ti.rv.sel, top, end)
-		}
-	}
-}
-
-// TestSearchMarksTheQueryInTheLine: the query is drawn on its own background where it occurs,
-// across syntax tokens and word emphasis.
-func TestSearchMarksTheQueryInTheLine(t *testing.T) {
-	lipgloss.SetColorProfile(termenv.ANSI256)
-	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii) })
-	st := newDiffStyles(term.DefaultTheme(), false, true)
-	segs := []seg{{text: "u := ", tt: chroma.Text}, {text: "lookup", tt: chroma.NameFunction}, {text: "(user)", tt: chroma.Punctuation}}
-	rows := st.codeRows(segs, nil, []span{{7, 13}}, bgAdd, 40, 0, false)
-	m := st.style(chroma.Text, bgMatch)
-	if !strings.Contains(rows[0], m.pre+"okup"+m.post) || !strings.Contains(rows[0], m.pre+"(u"+m.post) {
-		t.Fatalf("the match is not marked: %q", rows[0])
-	}
-	// Wrapped at 6 cells: the mark carries over the row break.
-	rows = st.codeRows(segs, nil, []span{{7, 13}}, bgAdd, 6, 0, true)
-	if len(rows) != 3 || !strings.Contains(rows[1], m.pre) || !strings.Contains(rows[2], m.pre) {
-		t.Fatalf("wrapped rows %q", rows)
-	}
-}
 
 // C says why the comments cannot go back now: a task that used its repair rounds, or one that
 // is not in review (a steer would reach its running turn, not start a round).

@@ -375,8 +375,8 @@ func TestDashboardSendsEventKeysToThePane(t *testing.T) {
 	}
 	// In the diff view the same keys page through hunks.
 	h.press("2", "]")
-	if c := h.task("login-fix").rv.diffCur; c != (diffCursor{0, 1}) {
-		t.Fatalf("] in the diff view: %+v", c)
+	if file, top := h.m.review.Position("login-fix"); file != 0 || top != 1 {
+		t.Fatalf("] in the diff view: file %d, top %d", file, top)
 	}
 }
 

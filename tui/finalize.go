@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"sort"
-
 	"reasonixctl/core"
 )
 
@@ -20,14 +18,7 @@ func nothingToFinalize(id string) *confirmDialog {
 // reviewed and the cherry-pick preview.
 func (m *Model) finalizeForm(ti *taskInfo) *finalizeDialog {
 	d := newFinalizeDialog(*ti.detail)
-	if ti.rv.diff != nil {
-		for _, f := range ti.rv.diff.files {
-			if !ti.rv.reviewed[f.name] {
-				d.unreviewed = append(d.unreviewed, f.name)
-			}
-		}
-	}
-	sort.Strings(d.unreviewed)
-	d.rv = &ti.rv
+	d.unreviewed = m.review.Unreviewed(d.taskID)
+	d.rv = formReview(m.review.Preview(d.taskID))
 	return d
 }

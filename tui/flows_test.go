@@ -200,67 +200,6 @@ func TestPendingInteractionFromDetailSurfacesAtStart(t *testing.T) {
 	h.requireView("Permission requested", "make lint")
 }
 
-func TestDiffPagingByHunkAndFile(t *testing.T) {
-	h := newHarness(t, scenario(), 120, 40)
-	h.press("2")
-	// The first changed line is selected, so the position names its hunk.
-	h.requireView("file 1/2 · hunk 1/2 · 0/2 reviewed", "internal/auth/login.go +3 -2")
-	h.press("]")
-	if c := h.task("login-fix").rv.diffCur; c != (diffCursor{0, 1}) {
-		t.Fatalf("first hunk: %+v", c)
-	}
-	h.press("]")
-	if c := h.task("login-fix").rv.diffCur; c != (diffCursor{0, 10}) {
-		t.Fatalf("second hunk: %+v", c)
-	}
-	h.requireView("hunk 2/2")
-	h.press("]") // past the last hunk: the next file's first hunk
-	if c := h.task("login-fix").rv.diffCur; c != (diffCursor{1, 1}) {
-		t.Fatalf("next file: %+v", c)
-	}
-	h.requireView("file 2/2", "+package auth")
-	h.press("[") // back across the file boundary to the previous file's last hunk
-	if c := h.task("login-fix").rv.diffCur; c != (diffCursor{0, 10}) {
-		t.Fatalf("previous hunk across files: %+v", c)
-	}
-	h.press("v", "}", "v")
-	h.requireView("2/2 reviewed", "› ✓ internal/auth/login_test.go") // the position line drops "this file ✓" first when narrow
-	h.press("{")
-	if c := h.task("login-fix").rv.diffCur; c.file != 0 {
-		t.Fatalf("previous file: %+v", c)
-	}
-	h.press("pgdown") // a short file cannot scroll past its end
-	if c := h.task("login-fix").rv.diffCur; c.top != 0 {
-		t.Fatalf("page down in a file that fits: %+v", c)
-	}
-}
-
-func TestDiffPageDownInALongFile(t *testing.T) {
-	f := scenario()
-	var b strings.Builder
-	b.WriteString("diff --git a/big.txt b/big.txt\n--- a/big.txt\n+++ b/big.txt\n@@ -1,100 +1,100 @@\n")
-	for i := 0; i < 100; i++ {
-		b.WriteString("+line\n")
-	}
-	d := f.details["login-fix"]
-	d.Diff = b.String()
-	f.details["login-fix"] = d
-	h := newHarness(t, f, 80, 24)
-	h.press("2", "pgdown")
-	page := h.m.detailHeight() - 2
-	if c := h.task("login-fix").rv.diffCur; c.top != page {
-		t.Fatalf("page down: top %d, want %d", c.top, page)
-	}
-	h.press("pgup", "pgup")
-	if c := h.task("login-fix").rv.diffCur; c.top != 0 {
-		t.Fatalf("page up: %+v", c)
-	}
-	h.press("G")
-	if c := h.task("login-fix").rv.diffCur; c.top != 102-h.m.diffBodyHeight() {
-		t.Fatalf("end: top %d with body %d", c.top, h.m.diffBodyHeight())
-	}
-}
-
 func TestFinalizeFormSendsTheExactRequest(t *testing.T) {
 	f := scenario()
 	f.onControl = func(req core.ControlRequest) (core.TaskView, error) {

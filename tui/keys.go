@@ -6,6 +6,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/tui/bind"
+	"reasonixctl/tui/review"
 )
 
 // The dashboard's own keys, those no dialog or pane took, as two binding tables: the task
@@ -102,7 +103,7 @@ func (m *Model) dashKeys() bind.Table[tea.Cmd] {
 			m.list.showAll = !m.list.showAll
 			return m.refreshList()
 		}},
-		{Key: k.Copy, Run: func(tea.KeyMsg) tea.Cmd { return m.copyKey(t, m.task(t.TaskID)) }, WhyNot: needTask},
+		{Key: k.Copy, Run: func(tea.KeyMsg) tea.Cmd { return m.copyKey(t) }, WhyNot: needTask},
 		{Key: k.Search, WhyNot: func() string {
 			if t != nil {
 				return "" // the tab in view has no search: nothing to say
@@ -124,7 +125,7 @@ func (m *Model) dashKeys() bind.Table[tea.Cmd] {
 func (m *Model) reload(t *core.TaskView) tea.Cmd {
 	cmds := []tea.Cmd{m.refreshList()}
 	if t != nil {
-		cmds = append(cmds, m.fetchDetail(t.TaskID), m.refreshPreview(t.TaskID, true))
+		cmds = append(cmds, m.fetchDetail(t.TaskID), m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true}))
 	}
 	return tea.Batch(cmds...)
 }
@@ -152,10 +153,6 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 // conflictsWithHead says the last cherry-pick preview of a task found its change conflicting
 // with its checkout's HEAD: what a rebase is for.
 func (m *Model) conflictsWithHead(taskID string) bool {
-	ti, ok := m.info[taskID]
-	if !ok {
-		return false
-	}
-	p := ti.rv.preview
+	p := m.review.Preview(taskID).Of
 	return p != nil && !p.Clean && len(p.Conflicts) > 0
 }

@@ -49,12 +49,14 @@ func TestActionKeysRunOrSayWhyNot(t *testing.T) {
 
 // M is offered in the footer when the change conflicts with its checkout's HEAD, and only then.
 func TestRebaseIsOfferedWhenTheChangeConflicts(t *testing.T) {
-	f := scenario()
-	h := newHarness(t, f, 220, 40)
-	if strings.Contains(lastLine(h.view()), "M rebase") {
-		t.Fatalf("rebase offered without a conflict: %q", lastLine(h.view()))
+	clean := newReviewHarness(t, &reviewFake{fakeService: scenario(), preview: core.CherryPickPreview{Source: "/src/app", Head: "89abcdef0123", Of: "review_tree", Clean: true}}, 220, 40, nil)
+	clean.press("2")
+	if strings.Contains(lastLine(clean.view()), "M rebase") {
+		t.Fatalf("rebase offered without a conflict: %q", lastLine(clean.view()))
 	}
-	h.m.task("login-fix").rv.preview = &core.CherryPickPreview{Source: "/src/app", Head: "abc", Conflicts: []string{"internal/auth/login.go"}}
+	h := newReviewHarness(t, &reviewFake{fakeService: scenario(), preview: core.CherryPickPreview{Source: "/src/app", Head: "89abcdef0123", Of: "review_tree", Conflicts: []string{"internal/auth/login.go"}}}, 220, 40, nil)
+	h.press("2")
+	h.requireView("conflicts with HEAD")
 	if !strings.Contains(lastLine(h.view()), "M rebase") {
 		t.Fatalf("a conflicting change does not offer the rebase: %q", lastLine(h.view()))
 	}

@@ -15,6 +15,7 @@ import (
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/checks"
 	"reasonixctl/tui/intent"
+	"reasonixctl/tui/review"
 	"reasonixctl/tui/term"
 )
 
@@ -93,8 +94,8 @@ type Model struct {
 	attach        attachState
 	rp            *replayView           // the replay on screen, if any
 	usageMemo     map[string]*taskUsage // each task's share of today's usage (usage.go)
-	review        reviewUI
-	attn          attentionWatch // each task's attention group and the terminal's focus (attention.go)
+	review        review.Review         // the review tab: every task's review (tui/review)
+	attn          attentionWatch        // each task's attention group and the terminal's focus (attention.go)
 }
 
 // NewModel builds the dashboard model over svc; Run wraps it in a program.
@@ -117,6 +118,7 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	if opts.Monochrome {
 		theme = term.MonochromeTheme()
 	}
+	keys := bind.DefaultKeyMap()
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(theme.Pending))
 	var attach attachState
 	if opts.Attached != nil {
@@ -125,9 +127,10 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	}
 	return &Model{
 		svc: svc, ctx: ctx, opts: opts, log: lg, attach: attach,
-		ui: ui{theme: theme, keys: bind.DefaultKeyMap(), now: opts.Now}, spin: sp,
+		ui: ui{theme: theme, keys: keys, now: opts.Now}, spin: sp,
 		info: map[string]*taskInfo{}, finalizing: map[string]time.Time{},
 		lastForm: intent.NewTask{RepoDir: opts.Dir, Lane: core.LaneFast},
+		review:   review.New(review.Config{Service: svc, Context: ctx, Theme: theme, Keys: keys, Now: opts.Now, Monochrome: opts.Monochrome}),
 	}
 }
 
@@ -178,7 +181,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// Re-renders (ages, elapsed times and the grace cue read the clock in View), and looks
 		// whether the selected task's checkout moved under its apply line.
 		m.graceTimer = false
-		cmds = append(cmds, m.watchCheckout())
+		cmds = append(cmds, m.reviewDo(review.Tick{TaskID: m.list.selected}))
 	case redrawMsg:
 		m.graceTimer = false
 	case spinner.TickMsg:

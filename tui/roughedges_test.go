@@ -84,33 +84,6 @@ func TestFinalizeRefusalIsInView(t *testing.T) {
 	h.requireControls()
 }
 
-// w turns side by side off on a terminal too narrow for it: it stayed chosen after a resize,
-// and w only repeated that it needs 160 columns.
-func TestSideBySideTurnsOffBelowItsWidth(t *testing.T) {
-	h := newHarness(t, reviewScenario(), 200, 40)
-	h.press("2", "w")
-	if !h.m.sbsActive() {
-		t.Fatal("w at 200 columns did not show side by side")
-	}
-	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
-	if !h.m.review.sideBySide || h.m.sbsActive() {
-		t.Fatal("at 120 columns side by side should be chosen but not shown")
-	}
-	h.press("w")
-	if h.m.review.sideBySide {
-		t.Fatalf("side by side is still chosen after w:\n%s", h.view())
-	}
-	h.requireNotInView("side by side needs")
-	h.send(tea.WindowSizeMsg{Width: 200, Height: 40})
-	if h.m.sbsActive() {
-		t.Fatal("side by side came back at 200 columns after being turned off")
-	}
-	// Turning it on below its width is still refused, with the reason.
-	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
-	h.press("w")
-	h.requireView("side by side needs a terminal at least 160 columns wide; this one is 120")
-}
-
 // A code line one cell wider than the pane ends in …, like longer ones.
 func TestALineOneCellTooLongEndsInAnEllipsis(t *testing.T) {
 	const codeW = 72 // 80 columns less the gutter of two-digit line numbers
@@ -138,26 +111,6 @@ func TestALineOneCellTooLongEndsInAnEllipsis(t *testing.T) {
 		if !cut && !strings.HasSuffix(row, line) {
 			t.Fatalf("%d cells in %d: the line is not whole: %q", n, codeW, row)
 		}
-	}
-}
-
-// A match past the pane's right edge scrolls the code sideways into view, and n back to one
-// at the start of a line scrolls back.
-func TestDiffSearchScrollsTheMatchIntoView(t *testing.T) {
-	h := newReviewHarness(t, wideScenario(), 80, 24, nil)
-	h.press("2", "/")
-	h.typeText("directory")
-	h.press("enter")
-	h.requireView("reaches the directory")
-	if h.task("login-fix").rv.xoff == 0 {
-		t.Fatal("the code did not scroll")
-	}
-	h.press("esc", "/")
-	h.typeText("func login")
-	h.press("enter")
-	h.requireView("func Login(user string) error {")
-	if x := h.task("login-fix").rv.xoff; x != 0 {
-		t.Fatalf("scrolled from column %d for a match at the start of its line", x+1)
 	}
 }
 
@@ -297,7 +250,7 @@ func TestTheDiffIsNeverNarrowerThanAt80(t *testing.T) {
 				row = l[strings.Index(l, "return fmt.Errorf("):]
 			}
 		}
-		return h.m.diffWidth(), row
+		return h.m.reviewAt().DiffWidth(), row
 	}
 	w80, row80 := shown(80)
 	if w80 != 80 {

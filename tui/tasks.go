@@ -8,6 +8,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/tui/checks"
 	"reasonixctl/tui/contract"
+	"reasonixctl/tui/review"
 	"reasonixctl/tui/words"
 )
 
@@ -28,7 +29,6 @@ type taskInfo struct {
 	early      []core.Event // live events seen before the replay finished
 	getting    bool         // a Get is in flight
 	stale      bool         // the detail changed since the last Get
-	rv         taskReview   // the review: the diff, its cursor, reviewed marks, cherry-pick preview
 
 	// The contract and checks tabs (tui/contract, tui/checks).
 	contract contract.Model
@@ -46,7 +46,7 @@ type taskInfo struct {
 func (m *Model) task(id string) *taskInfo {
 	ti := m.info[id]
 	if ti == nil {
-		ti = &taskInfo{events: newEventsPane(), rv: taskReview{reviewed: map[string]bool{}}}
+		ti = &taskInfo{events: newEventsPane()}
 		ti.contract = contract.New(m.theme, m.keys)
 		ti.checks = checks.New(id, checks.Env{Theme: m.theme, Keys: m.keys, Ctx: m.ctx, Logs: m.svc})
 		m.info[id] = ti
@@ -196,12 +196,12 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 		ti.usageGen++
 		ti.noteSnapshot(d.LastSeq, *d.Usage, m.now())
 	}
-	ti.rv.load(d)
+	m.reviewDo(review.Loaded{TaskID: msg.taskID, Detail: d, Risks: fileRisks(ti)})
 	ti.contract = ti.contract.Show(ti.detail)
 	ti.checks = ti.checks.Show(d.View, d.Verification)
 	m.list.replace(d.View)
 	if msg.taskID == m.list.selected {
-		cmd = tea.Batch(cmd, m.refreshPreview(msg.taskID, false))
+		cmd = tea.Batch(cmd, m.reviewDo(review.RefreshPreview{TaskID: msg.taskID}))
 	}
 	for _, ia := range d.Interactions {
 		if ia.Status == core.InteractionPending {

@@ -12,6 +12,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/bind"
+	"reasonixctl/tui/review"
 	"reasonixctl/tui/term"
 	"reasonixctl/tui/words"
 )
@@ -146,8 +147,7 @@ func (m *Model) viewFooter() string {
 	if tv := m.list.selectedTask(); tv != nil {
 		switch m.tab {
 		case tabDiff:
-			keys = append(keys, bind.Hint(k.NextHunk, "hunk"), bind.Hint(k.NextFile, "file"), bind.Hint(k.Reviewed, "reviewed"),
-				bind.Hint(k.Search, "search"), bind.Hint(k.Wrap, "wrap"), bind.Hint(k.HideFiles, "files"))
+			keys = append(keys, m.review.Footer()...)
 		case tabEvents:
 			if m.task(tv.TaskID).events.search.query != "" {
 				keys = append(keys, bind.New([]string{"n", "N"}, "n/N", "next/prev match"))
@@ -252,12 +252,8 @@ func (m *Model) viewDialog(d dialog, height int) string {
 	return m.theme.Dialog.Width(w - 2).Render(strings.Join(lines, "\n"))
 }
 
-// diffMinWidth is the least the diff is given on a terminal at least that wide: what it has at
-// 80 columns. Beside the list at 120 columns it had 71.
-const diffMinWidth = 80
-
 // Layout: wide terminals put the list beside the detail; narrow ones stack them. The diff stays
-// beside the list only where it keeps diffMinWidth there; on a wide terminal with less room the
+// beside the list only where it keeps review.MinWidth there; on a wide terminal with less room the
 // list and the selected task's summary share a band above a diff of the whole width (band). A
 // side-by-side diff takes the whole width, under the list: beside it, each side would be cut at
 // 45 columns.
@@ -266,14 +262,14 @@ func (m *Model) wide() bool {
 		return false
 	}
 	if m.tab == tabDiff {
-		return !m.sbsActive() && m.width-besideListWidth(m.width)-1 >= diffMinWidth
+		return !m.review.SideBySide(m.width) && m.width-besideListWidth(m.width)-1 >= review.MinWidth
 	}
 	return true
 }
 
 // band says the list and the summary sit side by side above a diff of the whole width.
 func (m *Model) band() bool {
-	return m.tab == tabDiff && m.width >= wideWidth && !m.sbsActive() && !m.wide()
+	return m.tab == tabDiff && m.width >= wideWidth && !m.review.SideBySide(m.width) && !m.wide()
 }
 
 func (m *Model) listRows(bodyH int) int {
@@ -398,7 +394,7 @@ func (m *Model) summaryLines(w int) []string {
 		add("resume", "r resumes it where it stopped")
 	}
 	add("commit", tv.CommitHash)
-	add("apply", previewLine(&ti.rv))
+	add("apply", m.review.Preview(tv.TaskID).Line())
 	if u := ti.totalUsage(); u != nil {
 		add("usage", formatUsage(u))
 	}

@@ -1,4 +1,4 @@
-package tui
+package review
 
 import (
 	"fmt"
@@ -85,35 +85,29 @@ func statStamp(path string) string {
 	return fmt.Sprintf("%d %d", fi.Size(), fi.ModTime().UnixNano())
 }
 
-// stampMsg is a stamp of a task's checkout read on a tick.
-type stampMsg struct {
-	taskID, stamp string
-}
-
-// watchCheckout reads the selected task's checkout stamp again, when its apply line is shown
-// and no preview or read is under way.
-func (m *Model) watchCheckout() tea.Cmd {
-	id := m.list.selected
-	ti, ok := m.info[id]
-	if !ok || ti.detail == nil || ti.rv.previewOf == "" || ti.rv.previewing || ti.rv.stamping {
+// watchCheckout reads the task's checkout stamp again, when its apply line is shown and no
+// preview or read is under way.
+func (r Review) watchCheckout(id string) tea.Cmd {
+	rv, ok := r.tasks[id]
+	if !ok || rv.detail == nil || rv.previewOf == "" || rv.previewing || rv.stamping {
 		return nil
 	}
-	root := ti.detail.Repository
-	ti.rv.stamping = true
-	return func() tea.Msg { return stampMsg{taskID: id, stamp: checkoutStamp(root)} }
+	root := rv.detail.Repository
+	rv.stamping = true
+	return func() tea.Msg { return Stamped{TaskID: id, Stamp: checkoutStamp(root)} }
 }
 
 // onStamp asks the preview again when the checkout moved since it was computed.
-func (m *Model) onStamp(msg stampMsg) tea.Cmd {
-	ti := m.task(msg.taskID)
-	ti.rv.stamping = false
-	if msg.stamp == ti.rv.previewStamp {
+func (r Review) onStamp(msg Stamped) tea.Cmd {
+	rv := r.task(msg.TaskID)
+	rv.stamping = false
+	if msg.Stamp == rv.previewStamp {
 		return nil
 	}
-	cmd := m.refreshPreview(msg.taskID, true)
-	if cmd == nil && !ti.rv.previewing {
+	cmd := r.refreshPreview(msg.TaskID, true)
+	if cmd == nil && !rv.previewing {
 		// Nothing to preview now (the task left review): this stamp is seen, not news.
-		ti.rv.previewStamp = msg.stamp
+		rv.previewStamp = msg.Stamp
 	}
 	return cmd
 }

@@ -1,4 +1,4 @@
-package tui
+package review
 
 import (
 	"reasonixctl/tui/term"
@@ -15,9 +15,9 @@ import (
 const hscrollStep = 8
 
 // diffWidth is the width of the diff itself, beside the file list when that is a column.
-func (m *Model) diffWidth() int {
-	w := m.detailWidth()
-	if m.fileColumn() {
+func (r Review) diffWidth() int {
+	w := r.place.Width
+	if r.fileColumn() {
 		w -= fileColumnWidth(w) + 1
 	}
 	return max(w, 1)
@@ -65,21 +65,21 @@ func sbsRowHeight(f *diffFile, r sbsRow, lw, rw int, wrap bool) int {
 
 // pageEnd is one past the last line of file f that the page from top shows whole (the first
 // line always counts, however tall).
-func (m *Model) pageEnd(doc *diffDoc, file, top, h int) int {
+func (r Review) pageEnd(doc *diffDoc, file, top, h int) int {
 	f := &doc.files[file]
-	wrap := m.review.wrap
-	lw, rw := codeWidths(m.diffWidth(), f.numW, m.sbsActive())
-	if !m.sbsActive() {
+	wrap := r.wrap
+	lw, rw := codeWidths(r.diffWidth(), f.numW, r.sbsActive())
+	if !r.sbsActive() {
 		if !wrap {
 			return min(top+h, len(f.lines))
 		}
 		used, i := 0, top
 		for ; i < len(f.lines); i++ {
-			r := lineRows(f, i, lw, true)
-			if used+r > h && i > top {
+			n := lineRows(f, i, lw, true)
+			if used+n > h && i > top {
 				break
 			}
-			used += r
+			used += n
 		}
 		return i
 	}
@@ -90,45 +90,45 @@ func (m *Model) pageEnd(doc *diffDoc, file, top, h int) int {
 	first := int(rowOf[top])
 	last, used := first, 0
 	for ; last < len(rows); last++ {
-		r := sbsRowHeight(f, rows[last], lw, rw, wrap)
-		if used+r > h && last > first {
+		n := sbsRowHeight(f, rows[last], lw, rw, wrap)
+		if used+n > h && last > first {
 			break
 		}
-		used += r
+		used += n
 	}
 	end := top
-	for _, r := range rows[first:last] {
-		end = max(end, int(r.l)+1, int(r.r)+1)
+	for _, row := range rows[first:last] {
+		end = max(end, int(row.l)+1, int(row.r)+1)
 	}
 	return min(end, len(f.lines))
 }
 
 // lastTop is the first line of the last full page of the cursor's file.
-func (m *Model) lastTop(doc *diffDoc, c diffCursor, h int) int {
+func (r Review) lastTop(doc *diffDoc, c diffCursor, h int) int {
 	if len(doc.files) == 0 {
 		return 0
 	}
-	if !m.review.wrap {
+	if !r.wrap {
 		return doc.maxTop(c, h)
 	}
 	f := &doc.files[c.file]
-	if m.sbsActive() {
-		lw, rw := codeWidths(m.diffWidth(), f.numW, true)
+	if r.sbsActive() {
+		lw, rw := codeWidths(r.diffWidth(), f.numW, true)
 		rows, _ := doc.rows(c.file)
 		used, k := 0, len(rows)-1
 		for ; k >= 0; k-- {
-			r := sbsRowHeight(f, rows[k], lw, rw, true)
-			if used+r > h {
+			n := sbsRowHeight(f, rows[k], lw, rw, true)
+			if used+n > h {
 				break
 			}
-			used += r
+			used += n
 		}
 		if k+1 >= len(rows) {
 			return max(len(f.lines)-1, 0)
 		}
 		top := len(f.lines)
-		for _, r := range rows[k+1:] {
-			for _, i := range []int32{r.l, r.r} {
+		for _, row := range rows[k+1:] {
+			for _, i := range []int32{row.l, row.r} {
 				if i >= 0 {
 					top = min(top, int(i))
 				}
@@ -136,14 +136,14 @@ func (m *Model) lastTop(doc *diffDoc, c diffCursor, h int) int {
 		}
 		return term.Clamp(top, 0, max(len(f.lines)-1, 0))
 	}
-	cw, _ := codeWidths(m.diffWidth(), f.numW, false)
+	cw, _ := codeWidths(r.diffWidth(), f.numW, false)
 	used, i := 0, len(f.lines)-1
 	for ; i >= 0; i-- {
-		r := lineRows(f, i, cw, true)
-		if used+r > h {
+		n := lineRows(f, i, cw, true)
+		if used+n > h {
 			break
 		}
-		used += r
+		used += n
 	}
 	return term.Clamp(i+1, 0, max(len(f.lines)-1, 0))
 }

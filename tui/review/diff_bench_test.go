@@ -1,7 +1,6 @@
-package tui
+package review
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -39,46 +38,47 @@ func bigDiff(n int) string {
 
 // BenchmarkDiffPage50k draws one page of a 50,000-line diff, a different page each time, so
 // every op tokenises and emphasises the page afresh (nothing comes from the cache). One op is
-// one whole frame of the dashboard.
+// the tab's whole view, in the pane the dashboard gives it on a terminal of the case's size.
 // The wrapped cases draw longDiff, whose code lines run to 170–230 columns, with wrapping on.
 func BenchmarkDiffPage50k(b *testing.B) {
 	text := bigDiff(50100)
 	long := longDiff(50100)
 	for _, sc := range []struct {
-		name string
-		w, h int
-		keys []string
-	}{{"unified_120x40", 120, 40, []string{"2"}}, {"side_by_side_200x50", 200, 50, []string{"2", "w"}},
-		{"unified_wrapped_100x30", 100, 30, []string{"2", "W"}}, {"unified_wrapped_120x40", 120, 40, []string{"2", "W"}},
-		{"side_by_side_wrapped_200x50", 200, 50, []string{"2", "w", "W"}}} {
+		name         string
+		screen, w, h int
+		keys         []string
+	}{{"unified_120x40", 120, 120, 27, nil}, {"side_by_side_200x50", 200, 200, 43, []string{"w"}},
+		{"unified_wrapped_100x30", 100, 100, 23, []string{"W"}}, {"unified_wrapped_120x40", 120, 120, 27, []string{"W"}},
+		{"side_by_side_wrapped_200x50", 200, 200, 43, []string{"w", "W"}}} {
 		b.Run(sc.name, func(b *testing.B) {
 			lipgloss.SetColorProfile(termenv.ANSI256)
 			defer lipgloss.SetColorProfile(termenv.Ascii)
-			f := scenario()
-			d := f.details["login-fix"]
-			d.Diff = text
+			d := loginFix(text)
 			if strings.Contains(sc.name, "wrapped") {
 				d.Diff = long
 			}
-			f.details["login-fix"] = d
-			m := benchDiffModel(b, f, sc.w, sc.h, sc.keys)
-			doc := m.task("login-fix").rv.diff
+			h := newHarness(b, d, sc.screen, sc.h)
+			h.place.Width = sc.w
+			h.press(sc.keys...)
+			rv := h.rv()
+			doc := rv.diff
 			if n := countLines(doc); n < 50000 {
 				b.Fatalf("diff has %d lines", n)
 			}
 			if strings.Contains(sc.name, "wrapped") {
-				if v := m.View(); !m.review.wrap || !strings.Contains(v, "↪") {
+				if v := h.view(); !h.r.wrap || !strings.Contains(v, "↪") {
 					b.Fatalf("no wrapped line on the page:\n%s", v)
 				}
 			}
-			bodyH := m.diffBodyHeight()
+			r := h.r.In(h.place)
+			bodyH := r.diffBodyHeight(rv)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				file := i % len(doc.files)
 				top := (i * 7 * bodyH) % max(len(doc.files[file].lines)-bodyH, 1)
-				m.task("login-fix").rv.diffCur = diffCursor{file, top}
-				_ = m.View()
+				rv.diffCur = diffCursor{file, top}
+				_ = r.View(sc.w, sc.h)
 			}
 		})
 	}
@@ -91,47 +91,27 @@ func longDiff(n int) string {
 	return strings.ReplaceAll(text, ", user, err) //", ", user, err) // the error names the user so that the log line of a failed login says whose login failed, with the cause after it //")
 }
 
-func benchDiffModel(b *testing.B, f *fakeService, w, h int, keys []string) *Model {
-	clk := &clock{t: epoch}
-	m := newModel(context.Background(), f, Options{StateDir: "/state", WorkerVersion: "1.38.11", Now: clk.Now, Dir: "/src/app"})
-	queue := append([]tea.Msg{tea.WindowSizeMsg{Width: w, Height: h}}, runCmd(m.Init())...)
-	drain := func() {
-		for len(queue) > 0 {
-			_, cmd := m.Update(queue[0])
-			queue = append(queue[1:], runCmd(cmd)...)
-		}
-	}
-	drain()
-	for _, k := range keys {
-		queue = append(queue, keyMsg(k))
-		drain()
-	}
-	return m
-}
-
 // BenchmarkDiffSearch50k is one keystroke of the diff's search over a 50,000-line diff: the
 // query changes (a letter typed, then taken back), every line is searched again, the selection
-// moves to the first match and the frame is drawn. "l" matches most lines: the worst case.
+// moves to the first match and the tab is drawn. "l" matches most lines: the worst case.
 func BenchmarkDiffSearch50k(b *testing.B) {
 	lipgloss.SetColorProfile(termenv.ANSI256)
 	defer lipgloss.SetColorProfile(termenv.Ascii)
-	f := scenario()
-	d := f.details["login-fix"]
-	d.Diff = bigDiff(50100)
-	f.details["login-fix"] = d
-	m := benchDiffModel(b, f, 120, 40, []string{"2", "/", "l"})
-	if countLines(m.task("login-fix").rv.diff) < 50000 {
+	h := newHarness(b, loginFix(bigDiff(50100)), 120, 27)
+	h.press("/", "l")
+	if countLines(h.rv().diff) < 50000 {
 		b.Fatal("diff too small")
 	}
 	keys := []tea.KeyMsg{keyMsg("o"), keyMsg("backspace")}
+	r := h.r.In(h.place)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.Update(keys[i%2])
-		_ = m.View()
+		r, _, _ = r.Update(keys[i%2])
+		_ = r.View(120, 27)
 	}
 	b.StopTimer()
-	if s := m.task("login-fix").rv.search; !s.typing || len(s.matches) == 0 {
+	if s := h.rv().search; !s.typing || len(s.matches) == 0 {
 		b.Fatalf("search %q found nothing", s.query)
 	}
 }

@@ -1,10 +1,9 @@
-package tui
+package review
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -82,61 +81,49 @@ func (d *diffDoc) find(q string) []diffMatch {
 	return out
 }
 
-// searchKey handles the diff's search keys; it reports whether it took the key.
-func (p diffTab) searchKey(ti *taskInfo, msg tea.KeyMsg) bool {
-	m, k := p.m, p.m.keys
-	s := &ti.rv.search
-	if s.typing {
-		switch msg.Type {
-		case tea.KeyEsc:
-			// Back to where the search began, as if it never happened.
-			ti.rv.diffCur, ti.rv.sel = s.originCur, s.originSel
-			ti.rv.placed, ti.rv.seenFile, ti.rv.seenTop = true, s.originCur.file, s.originCur.top
-			*s = diffSearch{}
-		case tea.KeyEnter:
-			s.typing = false
-			if s.query == "" {
-				*s = diffSearch{}
-			}
-		case tea.KeyBackspace, tea.KeyCtrlH:
-			if r := []rune(s.query); len(r) > 0 {
-				m.setDiffQuery(ti, string(r[:len(r)-1]))
-			}
-		case tea.KeyCtrlU:
-			m.setDiffQuery(ti, "")
-		case tea.KeyRunes, tea.KeySpace:
-			m.setDiffQuery(ti, s.query+safetext.Line(string(msg.Runes)))
-		case tea.KeyCtrlC:
-			return false
-		}
-		return true
-	}
-	switch {
-	case key.Matches(msg, k.Search):
-		m.placeSel(ti)
-		*s = diffSearch{typing: true, originCur: ti.rv.diffCur, originSel: ti.rv.sel, cur: -1}
-	case s.query == "":
-		return false
-	case key.Matches(msg, k.NextMatch):
-		m.nextDiffMatch(ti, 1)
-	case key.Matches(msg, k.PrevMatch):
-		m.nextDiffMatch(ti, -1)
-	case msg.Type == tea.KeyEsc:
+// searchTyping takes a key while the search line takes text: every key is the search's, but
+// ctrl+c, which it hands on (false).
+func (r Review) searchTyping(rv *taskReview, msg tea.KeyMsg) bool {
+	s := &rv.search
+	switch msg.Type {
+	case tea.KeyEsc:
+		// Back to where the search began, as if it never happened.
+		rv.diffCur, rv.sel = s.originCur, s.originSel
+		rv.placed, rv.seenFile, rv.seenTop = true, s.originCur.file, s.originCur.top
 		*s = diffSearch{}
-	default:
+	case tea.KeyEnter:
+		s.typing = false
+		if s.query == "" {
+			*s = diffSearch{}
+		}
+	case tea.KeyBackspace, tea.KeyCtrlH:
+		if q := []rune(s.query); len(q) > 0 {
+			r.setDiffQuery(rv, string(q[:len(q)-1]))
+		}
+	case tea.KeyCtrlU:
+		r.setDiffQuery(rv, "")
+	case tea.KeyRunes, tea.KeySpace:
+		r.setDiffQuery(rv, s.query+safetext.Line(string(msg.Runes)))
+	case tea.KeyCtrlC:
 		return false
 	}
 	return true
 }
 
+// startSearch opens the search line where the selection is.
+func (r Review) startSearch(rv *taskReview) {
+	r.placeSel(rv)
+	rv.search = diffSearch{typing: true, originCur: rv.diffCur, originSel: rv.sel, cur: -1}
+}
+
 // setDiffQuery searches for q from where the search began, going round the end.
-func (m *Model) setDiffQuery(ti *taskInfo, q string) {
-	s := &ti.rv.search
+func (r Review) setDiffQuery(rv *taskReview, q string) {
+	s := &rv.search
 	s.query = q
-	s.redo(ti.rv.diff)
+	s.redo(rv.diff)
 	if len(s.matches) == 0 {
-		ti.rv.diffCur, ti.rv.sel = s.originCur, s.originSel
-		ti.rv.placed, ti.rv.seenFile, ti.rv.seenTop = true, s.originCur.file, s.originCur.top
+		rv.diffCur, rv.sel = s.originCur, s.originSel
+		rv.placed, rv.seenFile, rv.seenTop = true, s.originCur.file, s.originCur.top
 		return
 	}
 	at := diffMatch{s.originCur.file, s.originSel}
@@ -147,22 +134,21 @@ func (m *Model) setDiffQuery(ti *taskInfo, q string) {
 	if i == len(s.matches) {
 		i = 0
 	}
-	m.goToMatch(ti, i)
+	r.goToMatch(rv, i)
 }
 
 // nextDiffMatch moves to the next (1) or previous (-1) match, going round the ends.
-func (m *Model) nextDiffMatch(ti *taskInfo, dir int) {
-	s := &ti.rv.search
+func (r Review) nextDiffMatch(rv *taskReview, dir int) Result {
+	s := &rv.search
 	if len(s.matches) == 0 {
-		m.setStatus("no line of the diff holds "+fmt.Sprintf("%q", s.query), false, "")
-		return
+		return say("no line of the diff holds "+fmt.Sprintf("%q", s.query), false, "")
 	}
 	i := s.cur
 	if i < 0 {
 		// After a reload: from the selected line.
-		c := ti.rv.diffCur
+		c := rv.diffCur
 		i = 0
-		for i < len(s.matches) && (s.matches[i].file < c.file || (s.matches[i].file == c.file && s.matches[i].line <= ti.rv.sel)) {
+		for i < len(s.matches) && (s.matches[i].file < c.file || (s.matches[i].file == c.file && s.matches[i].line <= rv.sel)) {
 			i++
 		}
 		if dir < 0 {
@@ -171,45 +157,46 @@ func (m *Model) nextDiffMatch(ti *taskInfo, dir int) {
 			i--
 		}
 	}
-	m.goToMatch(ti, ((i+dir)%len(s.matches)+len(s.matches))%len(s.matches))
+	r.goToMatch(rv, ((i+dir)%len(s.matches)+len(s.matches))%len(s.matches))
+	return Result{}
 }
 
 // goToMatch selects match i, opening its file if it is collapsed and scrolling the page only
 // when the line is not on it.
-func (m *Model) goToMatch(ti *taskInfo, i int) {
-	s := &ti.rv.search
+func (r Review) goToMatch(rv *taskReview, i int) {
+	s := &rv.search
 	s.cur = i
 	mt := s.matches[i]
-	doc := ti.rv.diff
+	doc := rv.diff
 	f := &doc.files[mt.file]
 	if f.collapsed {
 		f.expand()
 		delete(doc.caches, mt.file)
 	}
-	c := doc.clamp(ti.rv.diffCur)
-	h := m.diffBodyHeight()
+	c := doc.clamp(rv.diffCur)
+	h := r.diffBodyHeight(rv)
 	if c.file != mt.file {
 		c = diffCursor{mt.file, max(mt.line-h/3, 0)}
 	} else {
-		top := min(c.top, m.lastTop(doc, c, h))
-		if mt.line < top || mt.line >= m.pageEnd(doc, c.file, top, h) {
+		top := min(c.top, r.lastTop(doc, c, h))
+		if mt.line < top || mt.line >= r.pageEnd(doc, c.file, top, h) {
 			c.top = max(mt.line-h/3, 0)
 		}
 	}
-	ti.rv.diffCur = doc.clamp(c)
-	ti.rv.sel = mt.line
-	ti.rv.placed, ti.rv.seenFile, ti.rv.seenTop = true, ti.rv.diffCur.file, ti.rv.diffCur.top
-	m.placeSel(ti)
-	m.scrollToMatch(ti, mt, s.query)
+	rv.diffCur = doc.clamp(c)
+	rv.sel = mt.line
+	rv.placed, rv.seenFile, rv.seenTop = true, rv.diffCur.file, rv.diffCur.top
+	r.placeSel(rv)
+	r.scrollToMatch(rv, mt, s.query)
 }
 
 // scrollToMatch scrolls unwrapped code sideways so that the match on its line is in view: a
 // line is cut at the pane's edge, and a match past it was selected but never seen.
-func (m *Model) scrollToMatch(ti *taskInfo, mt diffMatch, q string) {
-	if m.review.wrap {
+func (r Review) scrollToMatch(rv *taskReview, mt diffMatch, q string) {
+	if r.wrap {
 		return
 	}
-	f := &ti.rv.diff.files[mt.file]
+	f := &rv.diff.files[mt.file]
 	if mt.line >= len(f.lines) {
 		return
 	}
@@ -217,7 +204,7 @@ func (m *Model) scrollToMatch(ti *taskInfo, mt diffMatch, q string) {
 	if l.kind != '+' && l.kind != '-' && l.kind != ' ' {
 		return // headers are drawn from their start, whatever the scroll
 	}
-	low := ti.rv.diff.lowerLines(mt.file)[mt.line]
+	low := rv.diff.lowerLines(mt.file)[mt.line]
 	lq := strings.ToLower(q)
 	at := strings.Index(low, lq)
 	if at < 0 || len(low) != len(l.text) {
@@ -225,14 +212,14 @@ func (m *Model) scrollToMatch(ti *taskInfo, mt diffMatch, q string) {
 	}
 	from := cellWidth(l.text[:at])
 	to := from + cellWidth(l.text[at:at+len(lq)])
-	left, right := codeWidths(m.diffWidth(), f.numW, m.sbsActive())
+	left, right := codeWidths(r.diffWidth(), f.numW, r.sbsActive())
 	cw := right
-	if l.kind == '-' && m.sbsActive() {
+	if l.kind == '-' && r.sbsActive() {
 		cw = left
 	}
 	// The last cell of a cut line holds its …: what shows ends one cell before the edge.
 	shown := max(cw-1, 1)
-	x := ti.rv.xoff
+	x := rv.xoff
 	switch {
 	case from < x:
 		x = from / hscrollStep * hscrollStep
@@ -243,16 +230,16 @@ func (m *Model) scrollToMatch(ti *taskInfo, mt diffMatch, q string) {
 			x = from / hscrollStep * hscrollStep
 		}
 	}
-	ti.rv.xoff = x
+	rv.xoff = x
 }
 
 // searchLine is the search's line under the diff, with its newline; empty when closed.
-func (m *Model) searchLine(ti *taskInfo, w int) string {
-	s := &ti.rv.search
+func (r Review) searchLine(rv *taskReview, w int) string {
+	s := &rv.search
 	if !s.shown() {
 		return ""
 	}
-	t := m.theme
+	t := r.cfg.Theme
 	line := "/" + s.query
 	if s.typing {
 		line += "█"
