@@ -151,7 +151,7 @@ func TestCommentMarksAndCOffersOnlyUnsentComments(t *testing.T) {
 	h = newReviewHarness(t, r, 120, 40, nil)
 	h.press("2", "C")
 	h.requireView("no new comments to send: the 2 open comment(s) were sent in round 1")
-	if len(h.m.dialogs.items) != 0 {
+	if len(h.stack().all()) != 0 {
 		t.Fatal("C opened a dialog with nothing new to send")
 	}
 }
@@ -227,7 +227,7 @@ func TestDiffSearchCapturesTypedText(t *testing.T) {
 	}
 	// A request that arrives meanwhile waits: no prompt opens over the search line.
 	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
-	if len(h.m.dialogs.items) != 0 {
+	if len(h.stack().all()) != 0 {
 		t.Fatal("a prompt opened over the diff's search line")
 	}
 	// Letters that are commands elsewhere (q quits, c comments, n starts a task) are text.
@@ -265,7 +265,7 @@ func TestDiffSearchCapturesTypedText(t *testing.T) {
 	if ti.rv.sel != before || ti.rv.search.shown() {
 		t.Fatalf("esc did not go back: sel %d (was %d)", ti.rv.sel, before)
 	}
-	for _, d := range h.m.dialogs.items {
+	for _, d := range h.stack().all() {
 		if _, ok := d.(*promptDialog); !ok {
 			t.Fatalf("a key typed into the search opened %T", d)
 		}
@@ -339,7 +339,7 @@ func TestSendCommentsOutsideARepairRound(t *testing.T) {
 		h := newReviewHarness(t, r, 120, 40, nil)
 		h.press("2", "C")
 		h.requireView(tc.want)
-		if len(h.m.dialogs.items) != 0 || len(r.sent) != 0 {
+		if len(h.stack().all()) != 0 || len(r.sent) != 0 {
 			t.Fatalf("%s: C opened a dialog or sent comments", tc.state)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/dialog"
 )
 
 // `e` opens the reviewed bytes of a file, never the worktree: reading cannot change what was
@@ -177,13 +178,8 @@ func (m *Model) editContract(path string) tea.Cmd {
 }
 
 func (m *Model) onContractEdited(msg contractEditedMsg) tea.Cmd {
-	d, _ := m.dialogs.top().(*newTaskDialog)
-	switch {
-	case d == nil:
-	case msg.err != nil:
-		d.err, d.note = "the editor ended with: "+msg.err.Error(), ""
-	default:
-		d.err, d.note = "", "edited "+msg.path+"; ctrl+s starts the task (the contract is checked then)"
+	if d, ok := m.dialogs.Top().(*dialog.NewTask); ok {
+		d.Edited(msg.path, msg.err)
 	}
 	return nil
 }
