@@ -2,11 +2,11 @@ package tui
 
 import (
 	"fmt"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/dialog"
 	"reasonixctl/tui/intent"
 	"reasonixctl/tui/review"
 	"reasonixctl/tui/words"
@@ -30,14 +30,14 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 			delete(m.finalizing, req.TaskID)
 		case core.ActionSteer:
 			// The steer dialog waits for the answer: it keeps the text and shows why.
-			if d := m.steerDialogFor(req.TaskID); d != nil && d.sending {
-				d.refused(m.describeError(msg.err))
+			if d := m.dialogs.Steer(req.TaskID); d != nil && d.Sending() {
+				d.Refused(m.describeError(msg.err))
 				return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
 			}
 		}
 		n := m.errorNotice(req.Action+" "+req.TaskID+" failed", msg.err)
 		if req.Action == core.ActionSteer && req.Message != nil {
-			n.lines = append(n.lines, "", "Your message, not sent: "+*req.Message)
+			n.AddLines("", "Your message, not sent: "+*req.Message)
 		}
 		m.push(n)
 		// The snapshot may have moved on: show the fresh diff and revision.
@@ -45,8 +45,8 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 	}
 	m.list.replace(msg.view)
 	if req.Action == core.ActionSteer {
-		if d := m.steerDialogFor(req.TaskID); d != nil && d.sending {
-			m.dialogs.remove(d)
+		if d := m.dialogs.Steer(req.TaskID); d != nil && d.Sending() {
+			m.dialogs.Remove(d)
 		}
 	}
 	switch req.Action {
@@ -63,7 +63,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 			// The committed event may have shown the notice already.
 			if _, ok := m.finalizing[req.TaskID]; ok {
 				delete(m.finalizing, req.TaskID)
-				m.push(commitNotice(req.TaskID, msg.view.CommitHash, msg.view.Branch, msg.view.IntegrationCommand))
+				m.push(dialog.CommitNotice(req.TaskID, msg.view.CommitHash, msg.view.Branch, msg.view.IntegrationCommand))
 			}
 			m.setStatus("committed "+req.TaskID+" as "+msg.view.CommitHash, false, req.TaskID)
 		} else {
@@ -90,12 +90,11 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 			m.reviewDo(review.Forget{TaskID: id})
 		}
 		d := m.newTaskForm(msg.in, id)
-		d.err = strings.Join(m.describeError(msg.err), "\n")
+		d.StartFailed(m.describeError(msg.err))
 		if conflict {
 			// Core names the first field that differs ("contract"); what the form got wrong is
 			// the id.
-			d.err = idTaken(id, m.stateOf(id))
-			d.setFocus(2)
+			d.IDTaken(m.stateOf(id))
 		}
 		m.push(d)
 		return m.refreshList()
@@ -113,19 +112,6 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 	return tea.Batch(m.refreshList(), m.fetchDetail(msg.res.TaskID), m.replay(msg.res.TaskID))
 }
 
-// newTaskForm is the new-task form filled with in, knowing the ids of the listed tasks but
-// except (the id of a start that just failed: its row is about to go).
-func (m *Model) newTaskForm(in intent.NewTask, except string) *newTaskDialog {
-	d := newNewTaskDialog(in)
-	d.taken = map[string]core.State{}
-	for _, tv := range m.list.tasks {
-		if tv.TaskID != except {
-			d.taken[tv.TaskID] = tv.State
-		}
-	}
-	return d
-}
-
 // stateOf is a task's state as the dashboard last saw it, or "".
 func (m *Model) stateOf(id string) core.State {
 	if i := m.list.index(id); i >= 0 {
@@ -135,16 +121,6 @@ func (m *Model) stateOf(id string) core.State {
 		return ti.detail.View.State
 	}
 	return ""
-}
-
-// steerDialogFor is the open steer dialog of a task, if any.
-func (m *Model) steerDialogFor(taskID string) *steerDialog {
-	for _, d := range m.dialogs.items {
-		if sd, ok := d.(*steerDialog); ok && sd.taskID == taskID {
-			return sd
-		}
-	}
-	return nil
 }
 
 // openRequestOf opens the waiting request of a task over the open dialogs, as `i` does.
@@ -167,12 +143,10 @@ func (m *Model) askSuspend() tea.Cmd {
 	if n == 0 || m.opts.Attached != nil {
 		return m.suspend()
 	}
-	m.push(&confirmDialog{
-		title: "Suspend reasonixctl?",
-		body: fmt.Sprintf("This dashboard runs the engine: its %d working task(s), and Codex's calls through an "+
+	m.push(dialog.NewConfirmAction("Suspend reasonixctl?",
+		fmt.Sprintf("This dashboard runs the engine: its %d working task(s), and Codex's calls through an "+
 			"MCP server attached to it, wait until you bring it back with fg.", n),
-		yes: intent.Suspend{},
-	})
+		intent.Suspend{}))
 	return nil
 }
 
@@ -202,7 +176,7 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 	}
 	switch action {
 	case core.ActionSteer:
-		m.push(newSteerDialog(*t))
+		m.push(dialog.NewSteer(*t))
 	case core.ActionFinalize:
 		ti := m.task(t.TaskID)
 		if ti.detail == nil {
@@ -210,23 +184,19 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 			return m.fetchDetail(t.TaskID)
 		}
 		if words.NothingChanged(ti.detail) {
-			m.push(nothingToFinalize(t.TaskID))
+			m.push(dialog.NothingToFinalize(t.TaskID))
 			return nil
 		}
 		m.push(m.finalizeForm(ti))
 		return m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true})
 	case core.ActionCancel:
-		m.push(&confirmDialog{
-			title: "Cancel task " + t.TaskID + "?",
-			body:  "The worker stops, pending questions are dropped and nothing is committed. The branch and worktree stay for inspection.",
-			req:   core.ControlRequest{TaskID: t.TaskID, Action: core.ActionCancel},
-		})
+		m.push(dialog.NewConfirm("Cancel task "+t.TaskID+"?",
+			"The worker stops, pending questions are dropped and nothing is committed. The branch and worktree stay for inspection.",
+			core.ControlRequest{TaskID: t.TaskID, Action: core.ActionCancel}))
 	case core.ActionClose:
-		m.push(&confirmDialog{
-			title: "Close task " + t.TaskID + "?",
-			body:  "The worker session is closed and the task ends; a committed result stays on its branch.",
-			req:   core.ControlRequest{TaskID: t.TaskID, Action: core.ActionClose},
-		})
+		m.push(dialog.NewConfirm("Close task "+t.TaskID+"?",
+			"The worker session is closed and the task ends; a committed result stays on its branch.",
+			core.ControlRequest{TaskID: t.TaskID, Action: core.ActionClose}))
 	case core.ActionResume:
 		ti := m.task(t.TaskID)
 		if ti.detail == nil {
@@ -246,31 +216,26 @@ func (m *Model) askQuit() tea.Cmd {
 		// An attached dashboard leaves the owner's tasks running.
 		return tea.Quit
 	}
-	m.push(&confirmDialog{
-		quit:  true,
-		title: "Quit reasonixctl?",
-		body: fmt.Sprintf("%d task(s) are still working. Quitting stops their workers; the tasks are paused and "+
-			"you can resume them (r) the next time you open the dashboard.", n),
-	})
+	m.push(dialog.NewQuitConfirm("Quit reasonixctl?",
+		fmt.Sprintf("%d task(s) are still working. Quitting stops their workers; the tasks are paused and "+
+			"you can resume them (r) the next time you open the dashboard.", n)))
 	return nil
 }
 
-func (m *Model) carryOut(d dialog, res intent.Result) tea.Cmd {
+func (m *Model) carryOut(d dialog.Dialog, res intent.Result) tea.Cmd {
 	if res.Close {
-		m.dialogs.remove(d)
+		m.dialogs.Remove(d)
 	}
 	if res.Quit {
 		return tea.Quit
 	}
-	if pd, ok := d.(*promptDialog); ok {
-		m.requests.handled(pd.ia.ID, res.Later, res.Control != nil)
+	if pd, ok := d.(*dialog.Prompt); ok {
+		m.requests.handled(pd.Interaction().ID, res.Later, res.Control != nil)
 	}
-	if sd, ok := d.(*steerDialog); ok && res.Control != nil {
+	if sd, ok := d.(*dialog.Steer); ok && res.Control != nil {
 		// Decide on the task as it is now, not as the dialog last drew it.
-		if i := m.list.index(sd.taskID); i >= 0 {
-			sd.sending = false
-			sd.follow(m.list.tasks[i])
-			res = sd.submit()
+		if i := m.list.index(sd.TaskID()); i >= 0 {
+			res = sd.Resubmit(m.list.tasks[i])
 		}
 	}
 	var cmd tea.Cmd

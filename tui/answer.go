@@ -6,6 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/dialog"
 	"reasonixctl/tui/intent"
 	"reasonixctl/tui/words"
 )
@@ -13,7 +14,7 @@ import (
 // The answering rules live here, and only here: every answer to a worker's request passes
 // through answerGate.hold and is sent by answerGate.settle. A request is answered only
 //
-//   - from its own dialog, on top of the stack, past the dialog's key grace (dialogStack);
+//   - from its own dialog, on top of the stack, past the dialog's key grace (dialog.Stack);
 //   - by a key that arrived alone: not one rune of several in one read, not a key that
 //     followed another within keyBurstGap, and not one followed by another key before its
 //     answer settled.
@@ -39,7 +40,7 @@ type answerGate struct {
 
 type heldAnswer struct {
 	key    uint64 // the key that gave it
-	dialog *promptDialog
+	prompt *dialog.Prompt
 	res    intent.Result
 }
 
@@ -62,11 +63,11 @@ func (g *answerGate) key(animate bool) (alone bool, quiet tea.Cmd) {
 }
 
 // hold keeps an answer given by the current key until that key's quiet arrives.
-func (g *answerGate) hold(d *promptDialog, res intent.Result) {
+func (g *answerGate) hold(d *dialog.Prompt, res intent.Result) {
 	if g.said == nil {
 		g.said = map[string]string{}
 	}
-	g.held = &heldAnswer{key: g.seen, dialog: d, res: res}
+	g.held = &heldAnswer{key: g.seen, prompt: d, res: res}
 }
 
 // settle takes the quiet after key n and returns the answer it releases, if any.
@@ -85,10 +86,10 @@ func (g *answerGate) settle(n uint64) *heldAnswer {
 // apply carries out a dialog's result (carryOut, actions.go). An answer to a request is held by
 // the gate until its key proves to have come alone, and refused outright when it did not: no
 // other path sends one.
-func (m *Model) apply(d dialog, res intent.Result, alone bool) tea.Cmd {
-	if pd, ok := d.(*promptDialog); ok && res.Control != nil && res.Control.Action == core.ActionRespond {
+func (m *Model) apply(d dialog.Dialog, res intent.Result, alone bool) tea.Cmd {
+	if pd, ok := d.(*dialog.Prompt); ok && res.Control != nil && res.Control.Action == core.ActionRespond {
 		if !alone {
-			pd.err = "keys that arrive together never answer: press the key on its own"
+			pd.Refuse("keys that arrive together never answer: press the key on its own")
 			return nil
 		}
 		m.gate.hold(pd, res)
@@ -99,11 +100,12 @@ func (m *Model) apply(d dialog, res intent.Result, alone bool) tea.Cmd {
 
 // release sends a held answer whose key came alone, if its request still waits here.
 func (m *Model) release(h *heldAnswer) tea.Cmd {
-	if m.dialogs.prompt(h.dialog.ia.ID) != h.dialog {
+	ia := h.prompt.Interaction()
+	if m.dialogs.Prompt(ia.ID) != h.prompt {
 		return nil
 	}
 	// What was chosen is said when the engine confirms; the request may be gone by then.
 	req := h.res.Control
-	m.gate.said[req.InteractionID] = words.AnswerText(h.dialog.ia, req.Decision, req.OptionID, req.Answer, req.Grant)
-	return m.carryOut(h.dialog, h.res)
+	m.gate.said[req.InteractionID] = words.AnswerText(ia, req.Decision, req.OptionID, req.Answer, req.Grant)
+	return m.carryOut(h.prompt, h.res)
 }

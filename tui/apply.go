@@ -9,6 +9,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
+	"reasonixctl/tui/dialog"
 	"reasonixctl/tui/intent"
 	"reasonixctl/tui/words"
 )
@@ -48,15 +49,13 @@ func (m *Model) runApply(id string, apply bool) tea.Cmd {
 func (m *Model) onApply(msg applyMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
-		m.push(&noticeDialog{title: "Cannot apply " + msg.taskID + " to its checkout", lines: []string{safetext.Line(words.OneLine(msg.err))}, isErr: true})
+		m.push(dialog.Failure("Cannot apply "+msg.taskID+" to its checkout", safetext.Line(words.OneLine(msg.err))))
 	case msg.dry:
 		r := msg.res
-		m.push(&confirmDialog{
-			title: "Apply " + msg.taskID + " to its checkout?",
-			body: fmt.Sprintf("Cherry-pick commit %s onto branch %s of %s (at %s). The dry run says it applies cleanly and nothing of yours is in its way; nothing is pushed.\n\n%s",
+		m.push(dialog.NewConfirmAction("Apply "+msg.taskID+" to its checkout?",
+			fmt.Sprintf("Cherry-pick commit %s onto branch %s of %s (at %s). The dry run says it applies cleanly and nothing of yours is in its way; nothing is pushed.\n\n%s",
 				shortHash(r.Commit), r.Branch, r.Checkout, shortHash(r.Head), r.Command),
-			yes: intent.Apply{TaskID: msg.taskID},
-		})
+			intent.Apply{TaskID: msg.taskID}))
 	default:
 		m.setStatus(fmt.Sprintf("applied %s: %s is now at %s (nothing pushed)", msg.taskID, msg.res.Branch, shortHash(msg.res.NewHead)), false, "")
 		return m.refreshList()

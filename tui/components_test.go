@@ -8,76 +8,9 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/tui/bind"
-	"reasonixctl/tui/intent"
 )
 
 // Tests of the parts on their own, without the root model.
-
-// The stack keeps the keys of a new prompt's grace, ctrl+c, help and paging; the rest go to the
-// top dialog.
-func TestDialogStackKeepsWhatIsItsOwn(t *testing.T) {
-	k := bind.DefaultKeyMap()
-	var s dialogStack
-	s.push(&noticeDialog{title: "n"}, epoch)
-	for _, c := range []struct {
-		key  tea.KeyMsg
-		want stackStep
-	}{
-		{keyMsg("?"), stackHelp},
-		{keyMsg("pgdown"), stackTook},
-		{tea.KeyMsg{Type: tea.KeyCtrlC}, stackAskQuit},
-		{keyMsg("esc"), stackToTop},
-		{keyMsg("y"), stackToTop},
-	} {
-		if got := s.key(c.key, k, epoch); got != c.want {
-			t.Errorf("%q over a notice: %d, want %d", c.key.String(), got, c.want)
-		}
-	}
-	if s.scroll != 5 {
-		t.Errorf("pgdown scrolled the body to %d", s.scroll)
-	}
-
-	s.push(&confirmDialog{title: "Quit?", quit: true}, epoch)
-	if got := s.key(tea.KeyMsg{Type: tea.KeyCtrlC}, k, epoch); got != stackQuit {
-		t.Errorf("ctrl+c in the quit confirmation: %d", got)
-	}
-
-	// A prompt's grace: keys are kept for as long as they keep coming; after a pause the next
-	// one reaches the prompt.
-	s.push(newPromptDialog("t", permissionIA("ia-1")), epoch)
-	at := epoch
-	for at.Before(epoch.Add(3 * time.Second)) {
-		if got := s.key(keyMsg("a"), k, at); got != stackTook {
-			t.Fatalf("a key %v after the prompt opened reached it", at.Sub(epoch))
-		}
-		at = at.Add(graceQuiet / 2)
-	}
-	at = at.Add(graceQuiet)
-	if got := s.key(keyMsg("a"), k, at); got != stackToTop {
-		t.Fatalf("a key after a pause: %d", got)
-	}
-
-	// Typing a word at two keys a second as a prompt opens under it: no key of the word reaches
-	// the prompt.
-	s.remove(s.top())
-	s.push(newPromptDialog("t", permissionIA("ia-2")), epoch)
-	for i, at := 0, epoch.Add(200*time.Millisecond); i < 6; i, at = i+1, at.Add(500*time.Millisecond) {
-		if got := s.key(keyMsg("make a"[i:i+1]), k, at); got != stackTook {
-			t.Fatalf("key %d of a word typed at 2 keys/s, %v after the prompt opened, reached it", i, at.Sub(epoch))
-		}
-	}
-}
-
-// A dialog taking text keeps ?, pgup and pgdown as text.
-func TestDialogStackLeavesTextToATypingDialog(t *testing.T) {
-	var s dialogStack
-	s.push(newSteerDialog(core.TaskView{TaskID: "t", State: core.StateRunning}), epoch)
-	for _, k := range []string{"?", "pgdown", "pgup"} {
-		if got := s.key(keyMsg(k), bind.DefaultKeyMap(), epoch); got != stackToTop {
-			t.Errorf("%q in the steer form: %d", k, got)
-		}
-	}
-}
 
 func TestRequestsOpen(t *testing.T) {
 	var r requests
@@ -175,20 +108,6 @@ func TestFocusFollowsReplayAndTab(t *testing.T) {
 	h.list().selected = ""
 	if p := h.m.focused(); p != nil {
 		t.Errorf("no task selected: focus on %T", p)
-	}
-}
-
-// A typed action from a dialog is carried out by the root: a copy writes the clipboard sequence.
-func TestConfirmedActionIsAValue(t *testing.T) {
-	d := &confirmDialog{title: "Suspend?", yes: intent.Suspend{}}
-	res := d.update(keyMsg("y"), bind.DefaultKeyMap())
-	if _, ok := res.Do.(intent.Suspend); !ok || !res.Close || res.Control != nil {
-		t.Fatalf("yes: %+v", res)
-	}
-	n := &noticeDialog{title: "Committed", command: "git cherry-pick abc"}
-	res = n.update(keyMsg("y"), bind.DefaultKeyMap())
-	if a, ok := res.Do.(intent.Copy); !ok || a.Text != "git cherry-pick abc" {
-		t.Fatalf("y in a notice with a command: %+v", res)
 	}
 }
 

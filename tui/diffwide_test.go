@@ -124,7 +124,7 @@ func TestCommentMarksAndCOffersOnlyUnsentComments(t *testing.T) {
 	h = newReviewHarness(t, r, 120, 40, nil)
 	h.press("2", "C")
 	h.requireView("no new comments to send: the 2 open comment(s) were sent in round 1")
-	if len(h.m.dialogs.items) != 0 {
+	if len(h.stack().all()) != 0 {
 		t.Fatal("C opened a dialog with nothing new to send")
 	}
 }
@@ -137,7 +137,7 @@ func TestDiffSearchCapturesTypedText(t *testing.T) {
 	}
 	// A request that arrives meanwhile waits: no prompt opens over the search line.
 	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))
-	if len(h.m.dialogs.items) != 0 {
+	if len(h.stack().all()) != 0 {
 		t.Fatal("a prompt opened over the diff's search line")
 	}
 	// Letters that are commands elsewhere (q quits, c comments, n starts a task) are text.
@@ -165,7 +165,7 @@ func TestDiffSearchCapturesTypedText(t *testing.T) {
 	if after := h.view(); after != before {
 		t.Fatalf("esc did not go back:\n%s\nwas\n%s", after, before)
 	}
-	for _, d := range h.m.dialogs.items {
+	for _, d := range h.stack().all() {
 		if _, ok := d.(*promptDialog); !ok {
 			t.Fatalf("a key typed into the search opened %T", d)
 		}
@@ -190,7 +190,7 @@ func TestSendCommentsOutsideARepairRound(t *testing.T) {
 		h := newReviewHarness(t, r, 120, 40, nil)
 		h.press("2", "C")
 		h.requireView(tc.want)
-		if len(h.m.dialogs.items) != 0 || len(r.sent) != 0 {
+		if len(h.stack().all()) != 0 || len(r.sent) != 0 {
 			t.Fatalf("%s: C opened a dialog or sent comments", tc.state)
 		}
 	}

@@ -20,15 +20,16 @@
 //     (replay.go), or the selected task's tab, which also draws itself under the tab bar — events with their search and filter (events.go,
 //     search.go, seek.go, paging.go), review (tui/review; review.go places it and carries out
 //     what it asks), contract (tui/contract), checks (tui/checks);
-//   - dialogs: the stack (stack.go), each dialog (dialogs.go, prompt.go, finalize.go,
-//     grants.go, help.go, notices.go), and the requests waiting for the person (requests.go);
+//   - dialogs: the stack and each dialog are package tui/dialog; the root opens them with what
+//     it knows and gives them what changes while they are open (dialogs.go, finalize.go,
+//     notices.go), and keeps the requests waiting for the person (requests.go);
 //   - the answering rules (answer.go): every answer to a prompt passes the one gate;
 //   - shared UI: theme.go, keys.go (the key map, every binding with its help), status.go (the
 //     header's status line and waits), view.go (layout and frame).
 //
-// Dialogs and panes answer one question, capturing (are keys text right now?), through one
-// interface (input); the root's capturing asks the top dialog or the focused pane and nothing
-// else. A dialog never calls the service or holds the model: it returns a dialogResult whose
-// control, delegate or draft request, or typed action (actions.go), the root carries out.
+// Dialogs and panes answer one question, capturing (are keys text right now?); the root's
+// capturing asks the top dialog or the focused pane and nothing else. A dialog never calls the
+// service or holds the model: it returns an intent.Result whose control, delegate or draft
+// request, or typed action (actions.go), the root carries out.
 // Results of commands come back as typed messages and are handled by the part they belong to.
 package tui

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"reasonixctl/tui/dialog"
 )
 
 // The new-task form's ctrl+e edits the contract file itself (a draft, or the person's own) in
@@ -29,13 +31,8 @@ func (m *Model) editContract(path string) tea.Cmd {
 }
 
 func (m *Model) onContractEdited(msg contractEditedMsg) tea.Cmd {
-	d, _ := m.dialogs.top().(*newTaskDialog)
-	switch {
-	case d == nil:
-	case msg.err != nil:
-		d.err, d.note = "the editor ended with: "+msg.err.Error(), ""
-	default:
-		d.err, d.note = "", "edited "+msg.path+"; ctrl+s starts the task (the contract is checked then)"
+	if d, ok := m.dialogs.Top().(*dialog.NewTask); ok {
+		d.Edited(msg.path, msg.err)
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"reasonixctl/core/doctor"
 	"reasonixctl/core/engine"
 	"reasonixctl/tui/bind"
+	"reasonixctl/tui/dialog"
 	"reasonixctl/tui/term"
 )
 
@@ -195,7 +196,7 @@ func TestGoldenPromptFromTheEngine(t *testing.T) {
 	h.waitView("Permission requested", "make check")
 	h.clk.advance(time.Second)
 	var prompt *promptDialog
-	for _, d := range h.stack().items {
+	for _, d := range h.stack().all() {
 		if pd, ok := d.(*promptDialog); ok {
 			prompt = pd
 		}
@@ -204,8 +205,9 @@ func TestGoldenPromptFromTheEngine(t *testing.T) {
 		t.Fatal("no prompt open")
 	}
 	// Temporary paths and the repository id differ from run to run.
-	prompt.ia.Request.Cwd = regexp.MustCompile(`worktrees/[0-9a-f]+/`).ReplaceAllString(
-		strings.ReplaceAll(prompt.ia.Request.Cwd, state, "/STATE"), "worktrees/REPO/")
-	body, keys := prompt.view(term.DefaultTheme(), bind.DefaultKeyMap(), 76)
+	ia := prompt.Interaction()
+	ia.Request.Cwd = regexp.MustCompile(`worktrees/[0-9a-f]+/`).ReplaceAllString(
+		strings.ReplaceAll(ia.Request.Cwd, state, "/STATE"), "worktrees/REPO/")
+	body, keys := dialog.NewPrompt(prompt.TaskID(), ia, prompt.LastWords(), 0).View(term.DefaultTheme(), bind.DefaultKeyMap(), 76)
 	golden.RequireEqual(t, []byte(body+"\n"+keys+"\n"))
 }

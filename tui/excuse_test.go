@@ -13,6 +13,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/baseline"
 	"reasonixctl/core/doctor"
+	"reasonixctl/tui/dialog"
 )
 
 // A check that fails before the change too, with the same failures: the checks tab says so and
@@ -144,8 +145,8 @@ func TestNewTaskFormDraftLeavesOutChecksFailingOnHEAD(t *testing.T) {
 	if got := f.draftLog(); !slices.Equal(got, []core.DraftRequest{{Dir: repo, Check: true}}) {
 		t.Fatalf("draft requests %+v", got)
 	}
-	d := h.stack().top().(*newTaskDialog)
-	path := d.inputs[0].Value()
+	d := h.stack().top().(*dialog.NewTask)
+	path := d.Value().ContractPath
 	if filepath.Dir(path) != baseline.DraftDir(state, repo) {
 		t.Fatalf("draft at %q", path)
 	}
@@ -153,8 +154,8 @@ func TestNewTaskFormDraftLeavesOutChecksFailingOnHEAD(t *testing.T) {
 	if err != nil || !strings.Contains(string(raw), `"unittest"`) || strings.Contains(string(raw), `"make-check"`) {
 		t.Fatalf("the draft: %v\n%s", err, raw)
 	}
-	if !strings.Contains(d.note, "Left out, failing on HEAD already: make-check (the linter crashed)") ||
-		!strings.Contains(d.note, "Kept, failing on HEAD with known failures that finalize can excuse (and no other): unittest (test_calc.T.test_add)") {
-		t.Fatalf("note: %s", d.note)
+	if note := d.Note(); !strings.Contains(note, "Left out, failing on HEAD already: make-check (the linter crashed)") ||
+		!strings.Contains(note, "Kept, failing on HEAD with known failures that finalize can excuse (and no other): unittest (test_calc.T.test_add)") {
+		t.Fatalf("note: %s", note)
 	}
 }

@@ -2,23 +2,25 @@ package tui
 
 import (
 	"reasonixctl/core"
+	"reasonixctl/tui/dialog"
 )
 
-// nothingToFinalize offers to close a task whose worker changed nothing.
-func nothingToFinalize(id string) *confirmDialog {
-	return &confirmDialog{
-		title: "Nothing to finalize in " + id,
-		body: "The worker changed no file, so there is no commit to make. Close the task? " +
-			"(Or steer a repair round with s saying what is missing.)",
-		req: core.ControlRequest{TaskID: id, Action: core.ActionClose},
-	}
+// finalizeForm is the finalize dialog of a task with what the review knows: the files not
+// marked reviewed, the risks in the diff view's words and the cherry-pick preview (which
+// followDialogs keeps current).
+func (m *Model) finalizeForm(ti *taskInfo) *dialog.Finalize {
+	id := ti.detail.View.TaskID
+	d := dialog.NewFinalize(*ti.detail, finalizeRisks(ti.detail.SourceRisks), m.review.Unreviewed(id))
+	d.SetPreview(m.review.Preview(id))
+	return d
 }
 
-// finalizeForm is the finalize dialog with what the diff view knows: the files not marked
-// reviewed and the cherry-pick preview.
-func (m *Model) finalizeForm(ti *taskInfo) *finalizeDialog {
-	d := newFinalizeDialog(*ti.detail)
-	d.unreviewed = m.review.Unreviewed(d.taskID)
-	d.rv = formReview(m.review.Preview(d.taskID))
-	return d
+// finalizeRisks are a review's risks as the finalize form lists them, worded as the diff view
+// words them.
+func finalizeRisks(rs []core.SourceRisk) []dialog.Risk {
+	var out []dialog.Risk
+	for _, r := range rs {
+		out = append(out, dialog.Risk{SourceRisk: r, Lines: riskLines(r)})
+	}
+	return out
 }

@@ -17,6 +17,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/tui/bind"
+	"reasonixctl/tui/dialog"
 )
 
 func (h *harness) view() string { return h.m.View() }
@@ -25,7 +26,7 @@ func (h *harness) view() string { return h.m.View() }
 func (h *harness) selected() string { return h.list().selected }
 
 // The components a test looks into, each through one accessor rather than the root's fields.
-func (h *harness) stack() *dialogStack      { return &h.m.dialogs }
+func (h *harness) stack() stackView         { return stackView{&h.m.dialogs} }
 func (h *harness) requests() *requests      { return &h.m.requests }
 func (h *harness) replay() *replayView      { return h.m.rp }
 func (h *harness) list() *taskList          { return &h.m.list }
@@ -371,7 +372,7 @@ func TestNewTaskWithBadContractSaysWhy(t *testing.T) {
 	h.typeText("t1")
 	h.press("ctrl+s")
 	h.requireView("New task", "invalid_contract", "bad.json")
-	if v := h.stack().top().(*newTaskDialog).inputs[2].Value(); v != "t1" {
+	if v := h.stack().top().(*dialog.NewTask).Value().TaskID; v != "t1" {
 		t.Fatalf("the form lost its values: task id %q", v)
 	}
 	if len(f.delegates) != 0 {

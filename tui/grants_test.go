@@ -17,6 +17,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/bind"
+	"reasonixctl/tui/dialog"
 	"reasonixctl/tui/term"
 )
 
@@ -61,12 +62,12 @@ func TestGrantsViewListsAndRevokes(t *testing.T) {
 	svc.grantsDir = dir
 	h := newHarness(t, svc, 100, 30)
 	h.press("P")
-	d, ok := h.stack().top().(*grantsDialog)
+	d, ok := h.stack().top().(*dialog.Grants)
 	if !ok {
 		t.Fatalf("P opened %T", h.stack().top())
 	}
 	k := bind.DefaultKeyMap()
-	body, _ := d.view(term.DefaultTheme(), k, 100)
+	body, _ := d.View(term.DefaultTheme(), k, 100)
 	if !strings.Contains(body, keep.ID) || !strings.Contains(body, "make lint") || !strings.Contains(body, "(in sub)") {
 		t.Fatalf("view:\n%s", body)
 	}
@@ -81,7 +82,7 @@ func TestGrantsViewListsAndRevokes(t *testing.T) {
 		t.Fatalf("n revoked: %+v", g)
 	}
 	h.press("d")
-	body, _ = d.view(term.DefaultTheme(), k, 100)
+	body, _ = d.View(term.DefaultTheme(), k, 100)
 	if !strings.Contains(body, "Revoke "+gone.ID+"?") {
 		t.Fatalf("no confirmation:\n%s", body)
 	}
@@ -90,11 +91,11 @@ func TestGrantsViewListsAndRevokes(t *testing.T) {
 	if len(g) != 1 || g[0].ID != keep.ID {
 		t.Fatalf("after the revoke: %+v", g)
 	}
-	body, _ = d.view(term.DefaultTheme(), k, 100)
+	body, _ = d.View(term.DefaultTheme(), k, 100)
 	if !strings.Contains(body, "revoked "+gone.ID) || strings.Contains(body, "  "+gone.ID+"  ") || strings.Contains(body, "\x1b[31m") {
 		t.Fatalf("view after the revoke:\n%s", body)
 	}
-	if res := d.update(tea.KeyMsg{Type: tea.KeyEsc}, k); !res.Close {
+	if res := d.Update(tea.KeyMsg{Type: tea.KeyEsc}, k); !res.Close {
 		t.Fatal("esc does not close the view")
 	}
 }

@@ -114,7 +114,7 @@ func (m *Model) dashKeys() bind.Table[tea.Cmd] {
 		}},
 		{Key: k.Grants, Run: func(tea.KeyMsg) tea.Cmd { return m.openGrants() }},
 		{Key: k.Refresh, Run: func(tea.KeyMsg) tea.Cmd { return m.reload(t) }},
-		{Key: k.Help, Run: func(tea.KeyMsg) tea.Cmd { m.push(&helpDialog{}); return nil }},
+		{Key: k.Help, Run: func(tea.KeyMsg) tea.Cmd { m.openHelp(); return nil }},
 		{Key: k.Quit, Short: "quit", Run: func(tea.KeyMsg) tea.Cmd { return m.askQuit() }},
 		{Key: k.Suspend, Run: func(tea.KeyMsg) tea.Cmd { return m.askSuspend() }},
 	}

@@ -40,7 +40,7 @@ func TestActionKeysRunOrSayWhyNot(t *testing.T) {
 			if got, _ := h.m.currentStatus(); got != why {
 				t.Errorf("%s: pressing %s says %q; want core's reason %q", state, key, got, why)
 			}
-			for h.m.dialogs.top() != nil {
+			for h.m.dialogs.Top() != nil {
 				h.press("esc")
 			}
 		}

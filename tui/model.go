@@ -14,6 +14,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/checks"
+	"reasonixctl/tui/dialog"
 	"reasonixctl/tui/intent"
 	"reasonixctl/tui/review"
 	"reasonixctl/tui/term"
@@ -82,7 +83,7 @@ type Model struct {
 	list          taskList
 	info          map[string]*taskInfo
 	requests      requests // waiting for the person (requests.go)
-	dialogs       dialogStack
+	dialogs       dialog.Stack
 	tab           detailTab
 	finalizing    map[string]time.Time
 	status        status
@@ -142,9 +143,9 @@ type Note struct {
 
 // Init loads the task list.
 func (m *Model) Init() tea.Cmd {
-	fresh := m.dialogs.empty()
+	fresh := m.dialogs.Empty()
 	if n := m.opts.Intro; n != nil && fresh {
-		m.push(&noticeDialog{title: n.Title, lines: n.Lines, intro: true})
+		m.push(dialog.Intro(n.Title, n.Lines))
 	}
 	if m.opts.Unshared != nil && fresh {
 		m.push(errorNotice("Other processes cannot attach to this dashboard", m.opts.Unshared))
@@ -161,7 +162,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		if hidden && !m.tooSmall() {
 			// A prompt behind the too-small notice was never faced: its grace starts now.
-			m.dialogs.regrace(m.now())
+			m.dialogs.Regrace(m.now())
 		}
 	case tea.KeyMsg:
 		cmds = append(cmds, m.handleKeys(msg))
@@ -212,15 +213,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		cmds = append(cmds, m.onDelegate(msg))
 	case draftMsg:
-		if d, ok := m.dialogs.top().(*newTaskDialog); ok {
-			d.drafted(msg)
+		if d, ok := m.dialogs.Top().(*dialog.NewTask); ok {
+			d.Drafted(core.DraftResult{Path: msg.path, Draft: msg.draft, Checked: msg.checked}, msg.err)
 		}
 	case ownerMsg:
 		cmds = append(cmds, m.onOwner())
 	case checks.LogRead:
 		ti := m.task(msg.TaskID)
 		ti.checks, _, _ = ti.checks.Update(msg)
-	case grantsMsg:
+	case dialog.GrantsMsg:
 		m.onGrants(msg)
 	case replayLoadedMsg:
 		m.rp.load(msg)
@@ -228,6 +229,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onResult(msg))
 	}
 	m.surfacePrompt()
+	m.followDialogs()
 	cmds = append(cmds, m.attend())
 	m.trackStates()
 	cmds = append(cmds, m.checksNeed())
@@ -246,14 +248,12 @@ func (m *Model) timers() tea.Cmd {
 		m.spinning = true
 		cmds = append(cmds, m.spin.Tick)
 	}
-	if left := m.dialogs.graceLeft(m.now()); left > 0 && !m.graceTimer {
+	if left := m.dialogs.GraceLeft(m.now()); left > 0 && !m.graceTimer {
 		m.graceTimer = true
 		cmds = append(cmds, tea.Tick(left+10*time.Millisecond, func(time.Time) tea.Msg { return redrawMsg{} }))
 	}
 	return tea.Batch(cmds...)
 }
-
-func (m *Model) push(d dialog) { m.dialogs.push(d, m.now()) }
 
 // handleKeys splits a key message that carries several runes (keys that arrived in one read:
 // fast typing, `tmux send-keys 2 3`) into one key each, unless a text input has focus, where
@@ -267,7 +267,7 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 		}
 		return quiet
 	}
-	top := m.dialogs.top()
+	top := m.dialogs.Top()
 	typing := m.capturing()
 	if typing && msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
 		// Text, like a paste: a read that is exactly "right", "enter" or "end" must be typed,
@@ -275,8 +275,8 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 		msg.Paste = true
 	}
 	if msg.Paste {
-		if typing && top != nil && !m.dialogs.swallow(m.now()) {
-			return tea.Batch(quiet, m.apply(top, top.update(msg, m.keys), false))
+		if typing && top != nil && !m.dialogs.Swallow(m.now()) {
+			return tea.Batch(quiet, m.apply(top, top.Update(msg, m.keys), false))
 		}
 		if typing && top == nil {
 			return tea.Batch(quiet, m.handleKey(msg, false))
@@ -318,8 +318,8 @@ type pane interface {
 // dialog open, the focused pane's. It is the one question the key router and the prompt's
 // opening ask.
 func (m *Model) capturing() bool {
-	if top := m.dialogs.top(); top != nil {
-		return top.capturing()
+	if top := m.dialogs.Top(); top != nil {
+		return top.Capturing()
 	}
 	if p := m.focused(); p != nil {
 		return p.capturing()
@@ -334,7 +334,7 @@ func (m *Model) handleKey(msg tea.KeyMsg, alone bool) tea.Cmd {
 	if key.Matches(msg, m.keys.Suspend) {
 		return m.askSuspend()
 	}
-	if top := m.dialogs.top(); top != nil {
+	if top := m.dialogs.Top(); top != nil {
 		return m.dialogKey(top, msg, alone)
 	}
 	if p := m.focused(); p != nil {
@@ -345,24 +345,24 @@ func (m *Model) handleKey(msg tea.KeyMsg, alone bool) tea.Cmd {
 	return m.globalKey(msg)
 }
 
-// dialogKey gives a key to the top dialog, unless the stack keeps it (stack.go).
-func (m *Model) dialogKey(top dialog, msg tea.KeyMsg, alone bool) tea.Cmd {
-	switch m.dialogs.key(msg, m.keys, m.now()) {
-	case stackTook:
+// dialogKey gives a key to the top dialog, unless the stack keeps it (dialog.Stack.Key).
+func (m *Model) dialogKey(top dialog.Dialog, msg tea.KeyMsg, alone bool) tea.Cmd {
+	switch m.dialogs.Key(msg, m.keys, m.now()) {
+	case dialog.Took:
 		return nil
-	case stackQuit:
+	case dialog.Quit:
 		return tea.Quit
-	case stackAskQuit:
+	case dialog.AskQuit:
 		return m.askQuit()
-	case stackHelp:
-		m.push(&helpDialog{})
+	case dialog.ShowHelp:
+		m.openHelp()
 		return nil
 	}
-	res := top.update(msg, m.keys)
-	if d, ok := top.(*newTaskDialog); ok && res.Close && res.Delegate == nil {
+	res := top.Update(msg, m.keys)
+	if d, ok := top.(*dialog.NewTask); ok && res.Close && res.Delegate == nil {
 		// Closed without starting: the next form opens with what this one held (a path fixed
 		// after a failed start, a drafted contract), not with the last submission's.
-		m.lastForm = d.value()
+		m.lastForm = d.Value()
 	}
 	return m.apply(top, res, alone)
 }

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/dialog"
 )
 
 func writeContract(t *testing.T) string {
@@ -37,9 +38,9 @@ func TestNewTaskFormForgetsTheStartedID(t *testing.T) {
 		t.Fatalf("delegates: %+v", f.delegates)
 	}
 	h.press("n")
-	d := h.stack().top().(*newTaskDialog)
-	if d.inputs[0].Value() != contract || d.inputs[1].Value() != "/src/app" || d.inputs[2].Value() != "" {
-		t.Fatalf("reopened form: contract %q repo %q id %q", d.inputs[0].Value(), d.inputs[1].Value(), d.inputs[2].Value())
+	got := h.stack().top().(*dialog.NewTask).Value()
+	if got.ContractPath != contract || got.RepoDir != "/src/app" || got.TaskID != "" {
+		t.Fatalf("reopened form: contract %q repo %q id %q", got.ContractPath, got.RepoDir, got.TaskID)
 	}
 }
 
@@ -52,12 +53,9 @@ func TestNewTaskFormRefusesAListedID(t *testing.T) {
 	h.press("tab", "tab")
 	h.typeText("login-fix")
 	h.press("ctrl+s")
-	h.requireView("New task", "task id login-fix exists (review required): choose another id")
+	h.requireView("New task", "task id login-fix exists (review required): choose another id", "› task id")
 	if len(f.delegates) != 0 {
 		t.Fatalf("a taken id reached Delegate: %+v", f.delegates)
-	}
-	if d := h.stack().top().(*newTaskDialog); d.focus != 2 {
-		t.Fatalf("focus on field %d, want the task id", d.focus)
 	}
 }
 
@@ -77,8 +75,8 @@ func TestNewTaskConflictSaysTheIDIsTaken(t *testing.T) {
 	if v := flatten(h.view()); strings.Contains(v, "different contract") {
 		t.Fatalf("the form blames the contract:\n%s", h.view())
 	}
-	if d := h.stack().top().(*newTaskDialog); d.inputs[2].Value() != "old-task" {
-		t.Fatalf("the form lost the id: %q", d.inputs[2].Value())
+	if id := h.stack().top().(*dialog.NewTask).Value().TaskID; id != "old-task" {
+		t.Fatalf("the form lost the id: %q", id)
 	}
 }
 
@@ -104,8 +102,8 @@ func TestNewTaskFormDraftsThroughTheService(t *testing.T) {
 	if got := f.draftLog(); !slices.Equal(got, []core.DraftRequest{{Dir: "/src/app", Check: true}}) {
 		t.Fatalf("draft requests %+v", got)
 	}
-	if d := h.stack().top().(*newTaskDialog); d.inputs[0].Value() != path {
-		t.Fatalf("contract field %q", d.inputs[0].Value())
+	if got := h.stack().top().(*dialog.NewTask).Value().ContractPath; got != path {
+		t.Fatalf("contract field %q", got)
 	}
 	h.requireView("drafted", "go vet ./...", "Left out, failing on HEAD already: go-test")
 }

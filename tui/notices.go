@@ -1,30 +1,20 @@
 package tui
 
 import (
+	"reasonixctl/tui/dialog"
 	"reasonixctl/tui/words"
 )
 
-func commitNotice(taskID, hash, branch, integration string) *noticeDialog {
-	if integration == "" {
-		integration = "git cherry-pick " + hash
-	}
-	return &noticeDialog{
-		title:   "Committed " + taskID,
-		lines:   []string{"commit " + hash, "branch " + branch, "", "Bring it into your checkout with:"},
-		command: integration,
-	}
-}
-
-func errorNotice(title string, err error) *noticeDialog {
-	return &noticeDialog{title: title, lines: words.DescribeError(err), isErr: true, err: err}
-}
+// errorNotice is the notice of a failed call, made where the model is not at hand (the
+// review's, the editor's); the frame still says when no owner answers (viewDialog).
+func errorNotice(title string, err error) *dialog.Notice { return dialog.ErrorNotice(title, err) }
 
 // errorNotice is errorNotice as this dashboard tells it: while an attached dashboard has no
 // owner, a failed call is explained by that (ownerGoneNext), not by the error's generic advice.
-func (m *Model) errorNotice(title string, err error) *noticeDialog {
+func (m *Model) errorNotice(title string, err error) *dialog.Notice {
 	n := errorNotice(title, err)
 	if m.attach.gone {
-		n.ownerGone, n.stateDir = true, m.opts.StateDir
+		n.NextInstead(ownerGoneNext(m.opts.StateDir))
 	}
 	return n
 }

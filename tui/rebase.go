@@ -4,6 +4,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/dialog"
 )
 
 // rebaseTask asks before moving t onto its checkout's HEAD, when core offers a rebase in t's
@@ -17,12 +18,10 @@ func (m *Model) rebaseTask(t *core.TaskView) tea.Cmd {
 		m.setStatus(why, true, t.TaskID)
 		return nil
 	}
-	m.push(&confirmDialog{
-		title: "Move " + t.TaskID + " onto its checkout's HEAD?",
-		body: "The change is merged onto the checkout's current HEAD; files that conflict get conflict markers, and a repair round " +
-			"(it counts against the limit) asks the worker to resolve them. The contract and write scope stay the same; " +
+	m.push(dialog.NewConfirm("Move "+t.TaskID+" onto its checkout's HEAD?",
+		"The change is merged onto the checkout's current HEAD; files that conflict get conflict markers, and a repair round "+
+			"(it counts against the limit) asks the worker to resolve them. The contract and write scope stay the same; "+
 			"you review the new revision before finalize.",
-		req: core.ControlRequest{TaskID: t.TaskID, Action: core.ActionRebase},
-	})
+		core.ControlRequest{TaskID: t.TaskID, Action: core.ActionRebase}))
 	return nil
 }

@@ -163,7 +163,7 @@ func (p replayPane) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case replayQuit:
 		return m.askQuit(), true
 	case replayHelp:
-		m.push(&helpDialog{})
+		m.openHelp()
 	case replayLeave:
 		rp := m.rp
 		m.rp = nil

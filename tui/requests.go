@@ -4,6 +4,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/dialog"
 )
 
 // pendingIA is an interaction waiting for the supervisor.
@@ -104,8 +105,8 @@ func (r *requests) next(selected string) *pendingIA {
 // dropPending forgets a request and closes its prompt.
 func (m *Model) dropPending(id string) {
 	m.requests.drop(id)
-	if d := m.dialogs.prompt(id); d != nil {
-		m.dialogs.remove(d)
+	if d := m.dialogs.Prompt(id); d != nil {
+		m.dialogs.Remove(d)
 	}
 }
 
@@ -114,7 +115,7 @@ func (m *Model) dropPending(id string) {
 // a dialog, a form or a search box, is announced (header count, row marker, bell) and waits for
 // `i`.
 func (m *Model) surfacePrompt() {
-	if !m.dialogs.empty() || m.capturing() {
+	if !m.dialogs.Empty() || m.capturing() {
 		return
 	}
 	if p := m.requests.opening(m.list.selected); p != nil {
@@ -123,10 +124,7 @@ func (m *Model) surfacePrompt() {
 }
 
 func (m *Model) openPrompt(p *pendingIA) {
-	d := newPromptDialog(p.taskID, p.ia)
-	d.lastWords = m.task(p.taskID).lastAgent
-	d.others = m.requests.count() - 1
-	m.dialogs.push(d, m.now())
+	m.push(dialog.NewPrompt(p.taskID, p.ia, m.task(p.taskID).lastAgent, m.requests.count()-1))
 }
 
 // openNextPending is `i`: the selected task's request first, else the oldest waiting one.

@@ -7,11 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
-	"reasonixctl/tui/bind"
-	"reasonixctl/tui/intent"
 	"reasonixctl/tui/review"
-	"reasonixctl/tui/term"
-	"reasonixctl/tui/words"
 )
 
 // The root's side of the review tab (tui/review): where it stands, what it asks, the dialogs it
@@ -42,7 +38,7 @@ func (m *Model) carryReview(cmd tea.Cmd, res review.Result) tea.Cmd {
 		m.setStatus(s.Text, s.Err, s.TaskID)
 	}
 	if res.Open != nil {
-		m.push(&reviewDialog{res.Open})
+		m.push(res.Open)
 	}
 	if f := res.Failed; f != nil {
 		m.push(m.errorNotice(f.Title, f.Err))
@@ -56,12 +52,6 @@ func (m *Model) carryReview(cmd tea.Cmd, res review.Result) tea.Cmd {
 	}
 	if res.Reload != "" {
 		cmds = append(cmds, m.fetchDetail(res.Reload))
-	}
-	// An open finalize form says the preview as the review has it now.
-	for _, d := range m.dialogs.items {
-		if fd, ok := d.(*finalizeDialog); ok {
-			fd.rv = formReview(m.review.Preview(fd.taskID))
-		}
 	}
 	return tea.Batch(cmds...)
 }
@@ -92,30 +82,6 @@ func fileRisks(ti *taskInfo) map[string]string {
 	}
 	return out
 }
-
-// reviewDialog is one of the review tab's dialogs on the stack: a comment, or sending the
-// comments.
-type reviewDialog struct{ review.Dialog }
-
-func (d *reviewDialog) capturing() bool { return d.Capturing() }
-
-func (d *reviewDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result { return d.Update(msg, k) }
-
-func (d *reviewDialog) view(t term.Theme, k bind.KeyMap, width int) (string, string) {
-	return d.View(t, k, width)
-}
-
-// taskReview is what the finalize form (dialogs.go) reads of its task's review: the
-// cherry-pick preview, renewed by carryReview while the form is open.
-type taskReview struct {
-	preview *core.CherryPickPreview
-	said    words.Preview
-}
-
-func formReview(p words.Preview) *taskReview { return &taskReview{preview: p.Of, said: p} }
-
-// previewLine says in one line whether the change applies to the source's HEAD.
-func previewLine(rv *taskReview) string { return rv.said.Line() }
 
 // ---- events ----
 

@@ -64,12 +64,3 @@ func binaryRiskLines(r core.SourceRisk) string {
 	}
 	return safetext.Line(r.Text[at+2:])
 }
-
-// riskIDs are what finalize's acknowledged_risks lists.
-func riskIDs(rs []core.SourceRisk) []string {
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.ID
-	}
-	return out
-}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/dialog"
 )
 
 // The dashboard used as a person would, each rough edge at the terminal size where it showed.
@@ -207,11 +208,11 @@ func TestAFailedStartAndTheFormItLeaves(t *testing.T) {
 	h.typeText(good)
 	h.press("esc")
 	h.press("n")
-	d := h.stack().top().(*newTaskDialog)
-	if got := d.inputs[0].Value(); got != good {
+	d := h.stack().top().(*dialog.NewTask)
+	if got := d.Value().ContractPath; got != good {
 		t.Fatalf("the form opened with contract %q, it held %q when closed", got, good)
 	}
-	if got := d.inputs[2].Value(); got != "add-audit" {
+	if got := d.Value().TaskID; got != "add-audit" {
 		t.Fatalf("the form lost the task id: %q", got)
 	}
 	if len(f.delegates) != 0 {

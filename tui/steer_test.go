@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/dialog"
 )
 
 // withState is the list's tasks with task id in state s.
@@ -44,7 +45,7 @@ func TestSteerTypedDuringAPermissionWaitIsKept(t *testing.T) {
 	h.press("enter")
 	note := "use the house style"
 	h.requireControls(allow[0], core.ControlRequest{TaskID: "docs-typo", Action: core.ActionSteer, Message: &note})
-	if _, open := h.stack().top().(*steerDialog); open {
+	if _, open := h.stack().top().(*dialog.Steer); open {
 		t.Fatal("the steer dialog stayed open after the message was sent")
 	}
 	h.requireView("steer docs-typo: now running")
@@ -66,7 +67,7 @@ func TestSteerRefusedByCoreKeepsTheText(t *testing.T) {
 	h.press("enter")
 	h.requireView("Steer docs-typo", "keep the old name", "Not sent: invalid_state: the worker is between turns",
 		"Your message is kept: enter sends it again")
-	if n := len(h.stack().items); n != 1 {
+	if n := len(h.stack().all()); n != 1 {
 		t.Fatalf("%d dialogs open, want the steer dialog alone", n)
 	}
 	refuse = false

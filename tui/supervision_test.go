@@ -16,6 +16,7 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/core/baseline"
+	"reasonixctl/tui/dialog"
 )
 
 // A request arriving while the cancel confirmation is open neither opens over it nor takes
@@ -70,8 +71,8 @@ func TestKeysArrivingInOneReadCountEach(t *testing.T) {
 	}
 	// A form opened by one rune takes the rest of the read as text.
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Fchecked")})
-	fd, ok := h.stack().top().(*finalizeDialog)
-	if !ok || fd.summary.Value() != "checked" {
+	fd, ok := h.stack().top().(*dialog.Finalize)
+	if !ok || fd.Summary() != "checked" {
 		t.Fatalf("finalize form after \"Fchecked\": %#v", h.stack().top())
 	}
 	// A read that spells a key's name is text in a text input: "right" does not move the
@@ -79,7 +80,7 @@ func TestKeysArrivingInOneReadCountEach(t *testing.T) {
 	for _, word := range []string{" right", "enter", "end"} {
 		h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(word)})
 	}
-	if got := fd.summary.Value(); got != "checked rightenterend" {
+	if got := fd.Summary(); got != "checked rightenterend" {
 		t.Fatalf("summary %q after typing key names", got)
 	}
 	if h.stack().top() != fd {
@@ -96,7 +97,7 @@ func TestPasteGoesOnlyToTextInputs(t *testing.T) {
 	}
 	h.press("s")
 	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("pasted note"), Paste: true})
-	if v := h.stack().top().(*steerDialog).input.Value(); v != "pasted note" {
+	if v := h.stack().top().(*dialog.Steer).Text(); v != "pasted note" {
 		t.Fatalf("steer note %q", v)
 	}
 }
@@ -211,8 +212,8 @@ func TestFailedStartLeavesNoDebrisAndPointsAtDoctor(t *testing.T) {
 	if i := h.list().index("needs-worker"); i >= 0 {
 		t.Fatal("the failed task still has a row")
 	}
-	d := h.stack().top().(*newTaskDialog)
-	if d.inputs[0].Value() != contract || d.inputs[2].Value() != "needs-worker" {
+	d := h.stack().top().(*dialog.NewTask)
+	if d.Value().ContractPath != contract || d.Value().TaskID != "needs-worker" {
 		t.Fatal("the form lost its values")
 	}
 	f.delegateErr = nil
@@ -329,8 +330,8 @@ func TestNewTaskFormDraftsAContract(t *testing.T) {
 	if got := f.draftLog(); len(got) != 1 || got[0] != (core.DraftRequest{Dir: repo}) {
 		t.Fatalf("draft requests %+v", got)
 	}
-	d := h.stack().top().(*newTaskDialog)
-	path := d.inputs[0].Value()
+	d := h.stack().top().(*dialog.NewTask)
+	path := d.Value().ContractPath
 	if !strings.HasPrefix(path, filepath.Join(state, "drafts")) {
 		t.Fatalf("draft path %q is not in the state directory", path)
 	}

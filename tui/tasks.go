@@ -8,6 +8,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/tui/checks"
 	"reasonixctl/tui/contract"
+	"reasonixctl/tui/dialog"
 	"reasonixctl/tui/review"
 	"reasonixctl/tui/words"
 )
@@ -107,7 +108,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 		if d, ok := core.DataOf[core.CommittedData](ev); ok {
 			if _, ok := m.finalizing[ev.TaskID]; ok {
 				delete(m.finalizing, ev.TaskID)
-				m.push(commitNotice(ev.TaskID, d.CommitHash, d.Branch, d.IntegrationCommand))
+				m.push(dialog.CommitNotice(ev.TaskID, d.CommitHash, d.Branch, d.IntegrationCommand))
 				m.setStatus("committed "+ev.TaskID+" as "+d.CommitHash, false, ev.TaskID)
 			}
 		}
@@ -246,8 +247,8 @@ func (m *Model) onReplay(msg replayMsg) {
 	// A prompt that opened before the journal arrived (a dashboard attaching to a waiting task)
 	// gets the agent's last words now.
 	for _, p := range m.requests.items {
-		if d := m.dialogs.prompt(p.ia.ID); p.taskID == msg.taskID && d != nil && d.lastWords == "" {
-			d.lastWords = ti.lastAgent
+		if d := m.dialogs.Prompt(p.ia.ID); p.taskID == msg.taskID && d != nil && d.LastWords() == "" {
+			d.SetLastWords(ti.lastAgent)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/bind"
+	"reasonixctl/tui/dialog"
 	"reasonixctl/tui/review"
 	"reasonixctl/tui/term"
 	"reasonixctl/tui/words"
@@ -48,7 +49,7 @@ func (m *Model) frame() string {
 	if m.rp != nil {
 		body = m.rp.view(m.theme, m.width, bodyH)
 	}
-	if d := m.dialogs.top(); d != nil {
+	if d := m.dialogs.Top(); d != nil {
 		body = m.overlayDialog(body, d, bodyH)
 	}
 	return header + "\n" + body + "\n" + footer
@@ -132,7 +133,7 @@ func (m *Model) viewHeader() string {
 func (m *Model) viewFooter() string {
 	t, k := m.theme, m.keys
 	var keys []key.Binding
-	if m.dialogs.top() != nil {
+	if m.dialogs.Top() != nil {
 		keys = append(keys, bind.Hint(k.Help, "help"))
 		return " " + term.ShortHelp(t, m.width-1, keys...)
 	}
@@ -163,18 +164,19 @@ func (m *Model) viewFooter() string {
 	return " " + term.ShortHelp(t, m.width-1, keys...)
 }
 
-// overlayDialog draws d over the body, which stays visible but dimmed. Prompts sit at the top
-// so the newest events, at the bottom of the events view, stay readable beside them.
-func (m *Model) overlayDialog(body string, d dialog, height int) string {
+// overlayDialog draws the top dialog d over the body, which stays visible but dimmed.
+// Prompts sit at the top so the newest events, at the bottom of the events view, stay
+// readable beside them.
+func (m *Model) overlayDialog(body string, d dialog.Dialog, height int) string {
 	box := m.viewDialog(d, height)
 	boxLines := strings.Split(box, "\n")
 	boxW := lipgloss.Width(box)
 	x := max((m.width-boxW)/2, 0)
 	y := 0
-	if _, ok := d.(*promptDialog); !ok {
+	if !dialog.SitsAtTop(d) {
 		y = max((height-len(boxLines))/2, 0)
 	}
-	if m.rp == nil && opensByItself(d) {
+	if m.rp == nil && dialog.OpensByItself(d) {
 		// What opens without being asked for (a worker's request, the first note) leaves the
 		// task list in view where it fits below it: which task asks, and what else is going on.
 		y = max(y, min(m.listRows(height)+1, height-len(boxLines)))
@@ -198,58 +200,19 @@ func (m *Model) overlayDialog(body string, d dialog, height int) string {
 	return strings.Join(lines[:height], "\n")
 }
 
-// opensByItself says d was not opened by a key of the person's: a worker's request, or the
-// first note.
-func opensByItself(d dialog) bool {
-	switch d := d.(type) {
-	case *promptDialog:
-		return true
-	case *noticeDialog:
-		return d.intro
-	}
-	return false
-}
-
-// viewDialog frames a dialog: its body scrolls when it is taller than the screen allows, and
-// its key line always stays in view.
-func (m *Model) viewDialog(d dialog, height int) string {
-	if nd, ok := d.(*noticeDialog); ok && nd.err != nil && m.attach.gone {
+// viewDialog frames the top dialog d (dialog.Stack.View), first giving it what the root knows
+// that changed: that no owner answers an attached dashboard, the steered task's state.
+func (m *Model) viewDialog(d dialog.Dialog, height int) string {
+	if nd, ok := d.(*dialog.Notice); ok && nd.TellsError() && m.attach.gone {
 		// The error came while no owner answers: say that, not the error's generic advice.
-		nd.ownerGone, nd.stateDir = true, m.opts.StateDir
+		nd.NextInstead(ownerGoneNext(m.opts.StateDir))
 	}
-	w := min(m.width-2, 96)
-	if nd, ok := d.(*noticeDialog); ok {
-		w = min(max(w, nd.minWidth()+4), m.width)
-	}
-	inner := w - 4 // border and padding
-	avail := max(height-2, 2)
-	if hd, ok := d.(*helpDialog); ok {
-		hd.setHeight(avail - 2) // its body, a blank line and its one key line fill the box
-	}
-	if sd, ok := d.(*steerDialog); ok {
-		if i := m.list.index(sd.taskID); i >= 0 {
-			sd.follow(m.list.tasks[i])
+	if sd, ok := d.(*dialog.Steer); ok {
+		if i := m.list.index(sd.TaskID()); i >= 0 {
+			sd.Follow(m.list.tasks[i])
 		}
 	}
-	body, keys := d.view(m.theme, m.keys, inner)
-	if left := m.dialogs.graceLeft(m.now()); left > 0 {
-		keys = m.theme.Warn.Render(fmt.Sprintf("keys paused %.1fs so nothing typed before this appeared answers it", left.Seconds()))
-	}
-	lines := strings.Split(body, "\n")
-	keyLines := strings.Split(keys, "\n")
-	room := max(avail-len(keyLines)-1, 1)
-	if len(lines) > room {
-		top := term.Clamp(m.dialogs.scroll, 0, len(lines)-room+1)
-		m.dialogs.scroll = top
-		more := fmt.Sprintf("↕ pgup/pgdn scroll (%d–%d of %d lines)", top+1, min(top+room-1, len(lines)), len(lines))
-		lines = append(lines[top:min(top+room-1, len(lines))], m.theme.Dim.Render(more))
-	}
-	lines = append(lines, "")
-	lines = append(lines, keyLines...)
-	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, inner, "…")
-	}
-	return m.theme.Dialog.Width(w - 2).Render(strings.Join(lines, "\n"))
+	return m.dialogs.View(m.theme, m.keys, m.width, height, m.now())
 }
 
 // Layout: wide terminals put the list beside the detail; narrow ones stack them. The diff stays

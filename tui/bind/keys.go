@@ -48,6 +48,14 @@ type KeyMap struct {
 	// The checks tab's log search.
 	// ClearSearch clears a kept search (n and N then act as elsewhere again).
 	ClearSearch key.Binding
+	// Dialogs: keys a dialog reads that no binding above names on their own.
+	//
+	// Back leaves a form, or the prompt's typed answer, sending nothing.
+	Back key.Binding
+	// StepOption and Choose select a question's option and answer with it.
+	StepOption, Choose key.Binding
+	// Draft, EditContract and SwitchLane are the new-task form's.
+	Draft, EditContract, SwitchLane key.Binding
 }
 
 func New(keys []string, helpKey, helpText string) key.Binding {
@@ -143,7 +151,13 @@ func DefaultKeyMap() KeyMap {
 		No:        New([]string{"n", "esc"}, "n/esc", "no"),
 		Dismiss:   New([]string{"esc", "enter", "q"}, "esc", "close"),
 
-		ClearSearch: New([]string{"esc"}, "esc", "clear the kept search"),
+		ClearSearch:  New([]string{"esc"}, "esc", "clear the kept search"),
+		Back:         New([]string{"esc"}, "esc", "cancel: close the form, or stop typing an answer, sending nothing"),
+		StepOption:   New([]string{"up", "down"}, "↑/↓", "select the previous / next option"),
+		Choose:       New([]string{"enter"}, "enter", "answer with the selected option, or send the typed answer"),
+		Draft:        New([]string{"ctrl+d"}, "ctrl+d", "draft a contract from the repository's toolchains (new task)"),
+		EditContract: New([]string{"ctrl+e"}, "ctrl+e", "open the contract in $EDITOR (new task)"),
+		SwitchLane:   New([]string{"left", "right"}, "←/→", "switch lane (new task)"),
 	}
 }
 
