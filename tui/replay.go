@@ -15,6 +15,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/bind"
+	"reasonixctl/tui/events"
 	"reasonixctl/tui/term"
 	"reasonixctl/tui/words"
 )
@@ -115,15 +116,7 @@ func (rp *replayView) load(msg replayLoadedMsg) {
 	}
 	rp.snaps = []core.ReplaySnapshot{{}}
 	rp.cur = 0
-	rp.titles = map[string]string{}
-	for _, ev := range rp.events {
-		if ev.Type != core.EventToolCall {
-			continue
-		}
-		if d, ok := core.DataOf[core.ToolCallData](ev); ok && d.Title != "" && rp.titles[d.ToolCallID] == "" {
-			rp.titles[d.ToolCallID] = term.CapText(d.Title, maxHeadBytes)
-		}
-	}
+	rp.titles = events.ToolTitles(rp.events)
 }
 
 // at is the task after the events up to and including index i.
@@ -209,32 +202,6 @@ func (rp *replayView) key(msg tea.KeyMsg, k bind.KeyMap) replayStep {
 		rp.seek(len(rp.events) - 1)
 	}
 	return replayStay
-}
-
-// replayLine is one event as a line of the replay's list; titles name tool calls by id.
-func replayLine(ev core.Event, titles map[string]string) (entryKind, string) {
-	switch ev.Type {
-	case core.EventAgentMessage:
-		return kindAgent, agentLabel + safetext.Line(textOf(ev))
-	case core.EventAgentThought:
-		return kindThought, "think  " + safetext.Line(textOf(ev))
-	case core.EventToolCall:
-		d, _ := core.DataOf[core.ToolCallData](ev)
-		k := kindTool
-		if d.Status == "failed" {
-			k = kindDeny
-		}
-		if d.Title == "" {
-			d.Title = titles[d.ToolCallID]
-		}
-		return k, "tool   " + safetext.Line(toolHeader(&d))
-	case core.EventPermissionDecided:
-		d, _ := core.DataOf[core.PermissionData](ev)
-		label, head := permissionHeader(d)
-		return permissionKind(d.Decision), safetext.Line(label + head)
-	}
-	kind, text := formatEvent(ev)
-	return kind, safetext.Line(text)
 }
 
 // sinceStart renders d as +m:ss or +h:mm:ss.
@@ -335,7 +302,7 @@ func replayState(t term.Theme, s core.ReplaySnapshot, w int) []string {
 		add("checks", strings.Join(parts, " · "), plain)
 	}
 	if s.Usage != nil {
-		add("usage", formatUsage(s.Usage), t.Usage)
+		add("usage", words.Usage(s.Usage), t.Usage)
 	}
 	if s.CommitHash != "" {
 		add("commit", s.CommitHash+" on "+s.Branch, t.Good)
@@ -361,7 +328,7 @@ func (rp *replayView) eventLines(t term.Theme, w, h int) string {
 	var lines []string
 	for i := start; i < len(rp.events) && len(lines) < h; i++ {
 		ev := rp.events[i]
-		kind, text := replayLine(ev, rp.titles)
+		kind, text := events.OneLine(ev, rp.titles)
 		mark := "  "
 		if i == rp.cur {
 			mark = "› "
@@ -373,7 +340,7 @@ func (rp *replayView) eventLines(t term.Theme, w, h int) string {
 		case i > rp.cur:
 			lines = append(lines, " "+t.Dim.Render(line))
 		default:
-			lines = append(lines, " "+(&eventsPane{}).style(t, dline{e: &entry{kind: kind}}).Render(line))
+			lines = append(lines, " "+kind.Style(t).Render(line))
 		}
 	}
 	return term.FixBlock(strings.Join(lines, "\n"), w, h)

@@ -1,9 +1,6 @@
 package tui
 
 import (
-	"fmt"
-	"strings"
-
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
@@ -116,33 +113,3 @@ func formReview(p words.Preview) *taskReview { return &taskReview{preview: p.Of,
 
 // previewLine says in one line whether the change applies to the source's HEAD.
 func previewLine(rv *taskReview) string { return rv.said.Line() }
-
-// ---- events ----
-
-// formatReviewEvent is the events-view line of the review events.
-func formatReviewEvent(ev core.Event) (entryKind, string) {
-	switch ev.Type {
-	case core.EventReviewComment:
-		c, _ := core.DataOf[core.ReviewComment](ev)
-		verb := "comment"
-		switch c.Status {
-		case core.CommentDeleted:
-			verb = "deleted"
-		case core.CommentOutdated:
-			verb = "outdated"
-		}
-		return kindSteer, fmt.Sprintf("review %s %s on %s:%d: %s", verb, c.ID, c.Path, c.Line, firstLineOf(c.Body))
-	case core.EventReviewCommentsSent:
-		d, _ := core.DataOf[core.CommentsSentData](ev)
-		return kindSteer, fmt.Sprintf("review sent %d comment(s) as repair round %d: %s", len(d.CommentIDs), d.RepairRound, strings.Join(d.CommentIDs, ", "))
-	case core.EventReviewSummary:
-		d, _ := core.DataOf[core.ReviewSummaryData](ev)
-		return kindState, fmt.Sprintf("review summary of revision %d: %s", d.ReviewRevision, d.Summary)
-	}
-	return kindInfo, ev.Type
-}
-
-func firstLineOf(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
-}

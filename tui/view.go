@@ -149,10 +149,7 @@ func (m *Model) viewFooter() string {
 		case tabDiff:
 			keys = append(keys, m.review.Footer()...)
 		case tabEvents:
-			if m.task(tv.TaskID).events.search.query != "" {
-				keys = append(keys, bind.New([]string{"n", "N"}, "n/N", "next/prev match"))
-			}
-			keys = append(keys, bind.Hint(k.Search, "search"), bind.Hint(k.Filter, "filter"), bind.Hint(k.NextItem, "item"), bind.Hint(k.Expand, "expand"))
+			keys = append(keys, m.task(tv.TaskID).events.Footer()...)
 		case tabContract:
 			keys = append(keys, m.task(tv.TaskID).contract.Footer()...)
 		case tabChecks:
@@ -396,7 +393,7 @@ func (m *Model) summaryLines(w int) []string {
 	add("commit", tv.CommitHash)
 	add("apply", m.review.Preview(tv.TaskID).Line())
 	if u := ti.totalUsage(); u != nil {
-		add("usage", formatUsage(u))
+		add("usage", words.Usage(u))
 	}
 	for _, p := range m.requests.items {
 		if p.taskID == tv.TaskID {
@@ -425,8 +422,8 @@ func (m *Model) viewDetail(w, h int) string {
 	var tabs []string
 	for i, name := range tabNames {
 		if detailTab(i) == tabEvents && tv != nil {
-			if f := m.task(tv.TaskID).events.filter; f != 0 {
-				name += ": " + f.name()
+			if f := m.task(tv.TaskID).events.Filtered(); f != "" {
+				name += ": " + f
 			}
 		}
 		if detailTab(i) == m.tab {
@@ -450,12 +447,4 @@ func (m *Model) viewDetail(w, h int) string {
 	}
 	bar += t.Dim.Render(ansi.Truncate(info, max(w-lipgloss.Width(bar), 0), "…"))
 	return term.FixBlock(bar+"\n"+m.tabPane().view(w, h), w, h+1)
-}
-
-func (m *Model) viewEvents(ti *taskInfo, w, h int) string {
-	if ti.replaying && ti.events.empty() {
-		return m.theme.Dim.Render(" reading the journal…")
-	}
-	ti.events.setSize(w, h)
-	return ti.events.view(m.theme)
 }
