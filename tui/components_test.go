@@ -127,35 +127,6 @@ func TestStatusExpiresWithTimeOrState(t *testing.T) {
 	}
 }
 
-func TestReplayKeysMoveOrAsk(t *testing.T) {
-	rp := &replayView{events: make([]core.Event, 30)}
-	k := bind.DefaultKeyMap()
-	for _, c := range []struct {
-		key  string
-		cur  int
-		step replayStep
-	}{
-		{"l", 1, replayStay},
-		{"pgdown", 11, replayStay},
-		{"G", 29, replayStay},
-		{"right", 29, replayStay},
-		{"g", 0, replayStay},
-		{"h", 0, replayStay},
-		{"?", 0, replayHelp},
-		{"ctrl+c", 0, replayQuit},
-		{"esc", 0, replayLeave},
-		{"p", 0, replayLeave},
-	} {
-		msg := keyMsg(c.key)
-		if c.key == "ctrl+c" {
-			msg = tea.KeyMsg{Type: tea.KeyCtrlC}
-		}
-		if step := rp.key(msg, k); step != c.step || rp.cur != c.cur {
-			t.Errorf("%q: step %d at %d, want %d at %d", c.key, step, rp.cur, c.step, c.cur)
-		}
-	}
-}
-
 // The focused pane is the replay while one is open, else the selected task's tab; with no task
 // selected, none, and keys go to the dashboard's own.
 func TestFocusFollowsReplayAndTab(t *testing.T) {

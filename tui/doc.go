@@ -17,9 +17,10 @@
 //     starts waiting or becomes ready), tasks.go (what is kept per task and how events, details
 //     and journal reads update it), service.go (the commands that call core.Service);
 //   - panes (panes.go), one of which has the keys when no dialog is open: the replay
-//     (replay.go), or the selected task's tab, which also draws itself under the tab bar — events with their search and filter (tui/events; events.go routes its keys and pages),
-//     review (tui/review; review.go places it and carries out what it asks), contract
-//     (tui/contract), checks (tui/checks);
+//     (tui/replay; replay.go opens it and routes its keys), or the selected task's tab, which also
+//     draws itself under the tab bar — events with their search and filter (tui/events; events.go
+//     routes its keys and pages), review (tui/review; review.go places it and carries out what it
+//     asks), contract (tui/contract), checks (tui/checks);
 //   - dialogs: the stack (stack.go), each dialog (dialogs.go, prompt.go, finalize.go,
 //     grants.go, help.go, notices.go), and the requests waiting for the person (requests.go);
 //   - the answering rules (answer.go): every answer to a prompt passes the one gate;

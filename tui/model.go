@@ -16,6 +16,7 @@ import (
 	"reasonixctl/tui/checks"
 	"reasonixctl/tui/events"
 	"reasonixctl/tui/intent"
+	"reasonixctl/tui/replay"
 	"reasonixctl/tui/review"
 	"reasonixctl/tui/term"
 )
@@ -93,7 +94,7 @@ type Model struct {
 	gate          answerGate
 	lastForm      intent.NewTask
 	attach        attachState
-	rp            *replayView           // the replay on screen, if any
+	rp            *replay.Model         // the replay on screen, if any
 	usageMemo     map[string]*taskUsage // each task's share of today's usage (usage.go)
 	review        review.Review         // the review tab: every task's review (tui/review)
 	attn          attentionWatch        // each task's attention group and the terminal's focus (attention.go)
@@ -225,8 +226,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		ti.checks, _, _ = ti.checks.Update(msg)
 	case grantsMsg:
 		m.onGrants(msg)
-	case replayLoadedMsg:
-		m.rp.load(msg)
+	case replay.LoadedMsg:
+		if m.rp != nil {
+			m.rp, _, _ = m.rp.Update(msg)
+		}
 	default:
 		cmds = append(cmds, m.onResult(msg))
 	}

@@ -46,7 +46,7 @@ func (m *Model) frame() string {
 	bodyH := m.height - 3
 	body := m.viewBody(bodyH)
 	if m.rp != nil {
-		body = m.rp.view(m.theme, m.width, bodyH)
+		body = m.rp.View(m.width, bodyH)
 	}
 	if d := m.dialogs.top(); d != nil {
 		body = m.overlayDialog(body, d, bodyH)
@@ -137,10 +137,7 @@ func (m *Model) viewFooter() string {
 		return " " + term.ShortHelp(t, m.width-1, keys...)
 	}
 	if m.rp != nil {
-		keys = append(keys, bind.New([]string{"left", "right"}, "←/→", "step"), bind.New([]string{"pgup", "pgdown"}, "pgup/pgdn", "ten"),
-			bind.New([]string{"g", "G"}, "g/G", "first/last"),
-			bind.Hint(k.LeaveReplay, "leave replay"), bind.Hint(k.Help, "help"))
-		return " " + term.ShortHelp(t, m.width-1, keys...)
+		return " " + term.ShortHelp(t, m.width-1, m.rp.Footer()...)
 	}
 	keys = append(keys, m.actionKeys().Footer()...)
 	keys = append(keys, bind.Hint(k.Help, "help"))

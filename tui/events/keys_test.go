@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/bind"
 )
 
 func footerText(bs []key.Binding) string {
@@ -83,5 +84,30 @@ func TestKeysPassOrSayWhy(t *testing.T) {
 	press(p, "/")
 	if _, _, res := p.Update(keyMsg("ctrl+c")); !res.Pass {
 		t.Error("ctrl+c while typing a search stayed in the pane")
+	}
+}
+
+// Every key the full help lists under Events and Find, and the detail's paging keys, is one of
+// the pane's table.
+func TestPaneTableHasEveryEventsKey(t *testing.T) {
+	k := bind.DefaultKeyMap()
+	taken := map[string]bool{}
+	for _, b := range New(testEnv(), "t").Help().Bindings {
+		for _, key := range b.Keys() {
+			taken[key] = true
+		}
+	}
+	want := []key.Binding{k.PageUp, k.PageDown, k.Top, k.Bottom}
+	for _, g := range k.Groups() {
+		if g.Title == "Events" || strings.HasPrefix(g.Title, "Find") {
+			want = append(want, g.Bindings...)
+		}
+	}
+	for _, b := range want {
+		for _, key := range b.Keys() {
+			if !taken[key] {
+				t.Errorf("%q (%s) is not in the pane's table", key, b.Help().Desc)
+			}
+		}
 	}
 }
