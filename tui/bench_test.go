@@ -84,35 +84,3 @@ func BenchmarkViewWith10kEvents(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkEventSearch100k types a search into the events pane after 100,000 events streamed
-// through it (the pane keeps the newest maxLogLines lines of them): one op is the whole search,
-// `/`, seven keystrokes each rescanning and moving to the first match, enter, ten n and esc.
-func BenchmarkEventSearch100k(b *testing.B) {
-	m := benchModel(b, 120, 40)
-	for _, msg := range benchEvents("login-fix", 100000) {
-		m.Update(msg)
-	}
-	p := m.task("login-fix").events
-	keys := eventKeys(m.keys)
-	script := []tea.KeyMsg{keyMsg("/")}
-	for _, r := range "go test" {
-		script = append(script, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
-	}
-	script = append(script, keyMsg("enter"))
-	for range 10 {
-		script = append(script, keyMsg("n"))
-	}
-	script = append(script, keyMsg("esc"))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for _, k := range script {
-			p.update(k, keys)
-		}
-		_ = p.view(m.theme)
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(len(p.entries)-p.head), "entries-kept")
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(len(script)), "µs/key")
-}

@@ -4,10 +4,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-
 	"reasonixctl/core"
-	"reasonixctl/tui/bind"
 )
 
 // Tests of the parts on their own, without the root model.
@@ -57,35 +54,6 @@ func TestStatusExpiresWithTimeOrState(t *testing.T) {
 	}
 	if text, isErr := newStatus("no task", true, epoch, "", l).fresh(epoch, l); text != "no task" || !isErr {
 		t.Errorf("a status about no task: %q %v", text, isErr)
-	}
-}
-
-func TestReplayKeysMoveOrAsk(t *testing.T) {
-	rp := &replayView{events: make([]core.Event, 30)}
-	k := bind.DefaultKeyMap()
-	for _, c := range []struct {
-		key  string
-		cur  int
-		step replayStep
-	}{
-		{"l", 1, replayStay},
-		{"pgdown", 11, replayStay},
-		{"G", 29, replayStay},
-		{"right", 29, replayStay},
-		{"g", 0, replayStay},
-		{"h", 0, replayStay},
-		{"?", 0, replayHelp},
-		{"ctrl+c", 0, replayQuit},
-		{"esc", 0, replayLeave},
-		{"p", 0, replayLeave},
-	} {
-		msg := keyMsg(c.key)
-		if c.key == "ctrl+c" {
-			msg = tea.KeyMsg{Type: tea.KeyCtrlC}
-		}
-		if step := rp.key(msg, k); step != c.step || rp.cur != c.cur {
-			t.Errorf("%q: step %d at %d, want %d at %d", c.key, step, rp.cur, c.step, c.cur)
-		}
 	}
 }
 

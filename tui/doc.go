@@ -1,35 +1,21 @@
-// Package tui is the Bubble Tea dashboard: live tasks, streamed worker events, keyboard answers to
-// permission prompts, diff review and finalize. It talks only to core.Service and its events.
+// Package tui is the Bubble Tea dashboard's root: it lays the screen out, owns the focus (the
+// selected task's tab, the replay) and the dialog stack, routes every key, and carries out what
+// its parts ask. It talks only to core.Service and its events.
 //
 // Run owns the terminal (alt screen) and feeds the model through one relay goroutine that reads
 // a Subscribe(all tasks) stream and calls program.Send; NewModel gives tests the same model
 // without a terminal.
 //
-// # Structure
+// Each tab and dialog is a component in a package of its own under tui/ — events, review,
+// contract, checks, replay, dialog — owning its state, with Update returning what it asks of
+// the root as a value (tui/intent) and View drawing it at a size; none imports the root. Below
+// them, tui/term holds the theme, text fitting and the frame guard, tui/bind the key map and the
+// binding tables that dispatch, the footer and help are read from, and tui/words the wording of
+// core's values.
 //
-// The root Model (model.go) sizes the screen, relays each message by its type (and, for a
-// task's results, by its task id) to the part it belongs to, owns the focus and the dialog
-// stack, and routes every key: to the top dialog if one is open, else to the focused pane, else
-// to the dashboard's own keys. The parts:
-//
-//   - task list and task data: tasklist.go (the rows, the selection), attention.go (the list's
-//     order by what each task needs from the person, the header's counts, the bell when a task
-//     starts waiting or becomes ready), tasks.go (what is kept per task and how events, details
-//     and journal reads update it), service.go (the commands that call core.Service);
-//   - panes (panes.go), one of which has the keys when no dialog is open: the replay
-//     (replay.go), or the selected task's tab, which also draws itself under the tab bar — events with their search and filter (events.go,
-//     search.go, seek.go, paging.go), review (tui/review; review.go places it and carries out
-//     what it asks), contract (tui/contract), checks (tui/checks);
-//   - dialogs: the stack and each dialog are package tui/dialog; the root opens them with what
-//     it knows and gives them what changes while they are open (dialogs.go, finalize.go,
-//     notices.go), and keeps the requests waiting for the person (requests.go);
-//   - the answering rules (answer.go): every answer to a prompt passes the one gate;
-//   - shared UI: theme.go, keys.go (the key map, every binding with its help), status.go (the
-//     header's status line and waits), view.go (layout and frame).
-//
-// Dialogs and panes answer one question, capturing (are keys text right now?); the root's
-// capturing asks the top dialog or the focused pane and nothing else. A dialog never calls the
-// service or holds the model: it returns an intent.Result whose control, delegate or draft
-// request, or typed action (actions.go), the root carries out.
-// Results of commands come back as typed messages and are handled by the part they belong to.
+// A key goes to the top dialog if one is open, else to the focused component, else to the
+// root's own two binding tables (task actions and the dashboard's keys). Every answer to a
+// worker's request passes one gate (the key must arrive alone, after the prompt's grace), and
+// the root is the only part that calls the service; a component's service reads run inside the
+// tea.Cmds it returns, through a narrow interface it was given.
 package tui

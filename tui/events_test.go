@@ -1,366 +1,117 @@
 package tui
 
 import (
-	"encoding/json"
+	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"reasonixctl/core"
-	"reasonixctl/tui/term"
 )
 
-// paneFeed adds events with consecutive seqs.
-type paneFeed struct {
-	t   *testing.T
-	p   *eventsPane
-	seq uint64
+// The events tab in the dashboard: the root reads a task's newest events when it is shown,
+// routes the pane's keys and pages, and reads the tail again when the pane asks. The pane's own
+// behaviour is tested in tui/events.
+
+// stepJournal is a journal of n finished tool calls, one line each: "step 000001" …
+func stepJournal(task string, n int) []core.Event {
+	evs := make([]core.Event, 0, n)
+	for i := 1; i <= n; i++ {
+		evs = append(evs, core.Event(ev(task, uint64(i), core.EventToolCall,
+			core.ToolCallData{ToolCallID: fmt.Sprintf("c%d", i), Title: fmt.Sprintf("step %06d", i), Kind: "execute", Status: "completed"})))
+	}
+	return evs
 }
 
-func newPaneFeed(t *testing.T, w, h int) *paneFeed {
-	p := newEventsPane()
-	p.setSize(w, h)
-	return &paneFeed{t: t, p: p}
+func journalFake(task string, journal []core.Event) *fakeService {
+	f := newFake()
+	v := core.TaskView{TaskID: task, State: core.StateRunning, Phase: "implementing", WorkerLane: core.LaneFast, RepositoryID: "3ce0f10f"}
+	f.tasks = []core.TaskView{v}
+	f.details[task] = core.TaskDetail{View: v, Repository: "/src/app", Objective: "Stream a lot.", CreatedAt: epoch}
+	f.journals[task] = journal
+	return f
 }
 
-func (f *paneFeed) add(typ string, data any) {
-	f.seq++
-	f.p.add(core.Event{TaskID: "t", Seq: f.seq, Type: typ, Data: mustJSON(data)})
+var stepRE = regexp.MustCompile(`step (\d{6})`)
+
+// shownSteps are the step numbers on screen, top to bottom.
+func shownSteps(view string) []int {
+	var out []int
+	for _, m := range stepRE.FindAllStringSubmatch(view, -1) {
+		n, _ := strconv.Atoi(m[1])
+		out = append(out, n)
+	}
+	return out
 }
 
-func (f *paneFeed) text(typ, s string) { f.add(typ, core.TextData{Text: s}) }
-
-func (f *paneFeed) press(keys ...string) {
-	k := DefaultEventKeys()
-	for _, s := range keys {
-		f.p.update(keyMsg(s), k)
+func TestSelectingATaskReadsOnlyItsNewestEvents(t *testing.T) {
+	f := journalFake("flood", stepJournal("flood", 20000))
+	h := newHarness(t, f, 80, 24)
+	// The newest events first (the newest 256), then pages before them.
+	if len(f.reads) == 0 || f.reads[0] != 20000-256+1 || len(f.reads) > 6 {
+		t.Fatalf("journal read from %v", f.reads)
 	}
-}
-
-// lines is the pane's view, checked for its size, without trailing blanks.
-func (f *paneFeed) lines() []string {
-	f.t.Helper()
-	v := f.p.view(term.DefaultTheme())
-	lines := strings.Split(v, "\n")
-	if len(lines) != f.p.h {
-		f.t.Fatalf("view has %d lines, want %d:\n%s", len(lines), f.p.h, v)
+	h.requireView("step 020000")
+	// Usage today cannot be exact from a window that does not start at the first event.
+	if h.task("flood").fromStart {
+		t.Fatal("a window from seq 15001 counted as the whole journal")
 	}
-	for _, l := range lines {
-		if w := ansi.StringWidth(l); w > f.p.w {
-			f.t.Fatalf("line %q is %d wide, pane is %d", l, w, f.p.w)
-		}
+	// Scrolling up past the window reads older events; a live event shows at the tail.
+	before := len(f.reads)
+	h.press("g")
+	if len(f.reads) != before+1 || f.reads[before] != 1 {
+		t.Fatalf("g read the journal from %v", f.reads[before:])
 	}
-	for i := range lines {
-		lines[i] = strings.TrimRight(lines[i], " ")
-	}
-	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
-}
-
-func (f *paneFeed) view() string { return strings.Join(f.lines(), "\n") }
-
-func (f *paneFeed) require(subs ...string) {
-	f.t.Helper()
-	v := f.view()
-	for _, s := range subs {
-		if !strings.Contains(v, s) {
-			f.t.Fatalf("view lacks %q:\n%s", s, v)
-		}
+	if steps := shownSteps(h.view()); len(steps) == 0 || steps[0] != 1 {
+		t.Fatalf("after g the screen shows steps %v", steps)
 	}
 }
 
-func (f *paneFeed) forbid(subs ...string) {
-	f.t.Helper()
-	v := f.view()
-	for _, s := range subs {
-		if strings.Contains(v, s) {
-			f.t.Fatalf("view shows %q:\n%s", s, v)
-		}
+// G in a pane that holds old events reads the newest window again, and it follows the live
+// stream from there.
+func TestGoingBackToTheTailReadsTheNewestWindowAgain(t *testing.T) {
+	f := journalFake("flood", stepJournal("flood", 20000))
+	h := newHarness(t, f, 80, 24)
+	h.press("g", "pgdown", "pgdown")
+	if steps := shownSteps(h.view()); len(steps) == 0 || steps[0] <= 1 || steps[len(steps)-1] > 200 {
+		t.Fatalf("paging down from the first event shows steps %v", steps)
 	}
+	before := len(f.reads)
+	h.press("G")
+	if len(f.reads) == before || f.reads[before] != 20000-256+1 {
+		t.Fatalf("G read the journal from %v", f.reads[before:])
+	}
+	h.requireView("step 020000")
+	if strings.Contains(h.view(), "G follows the live tail") {
+		t.Fatalf("after G the pane does not follow the tail:\n%s", h.view())
+	}
+	h.send(ev("flood", 20001, core.EventToolCall, core.ToolCallData{ToolCallID: "x", Title: "step 020001", Status: "completed"}))
+	h.requireView("step 020001")
 }
 
-// prose joins the text of the view's lines, labels and indentation removed, one space per
-// line break: a word cut across lines shows as two words.
-func prose(lines []string) string {
-	var words []string
-	for _, l := range lines {
-		l = strings.TrimSpace(l)
-		l = strings.TrimPrefix(l, "agent")
-		words = append(words, strings.Fields(l)...)
-	}
-	return strings.Join(words, " ")
+func TestSearchSaysItCoversTheLoadedEvents(t *testing.T) {
+	f := journalFake("flood", stepJournal("flood", 20000))
+	h := newHarness(t, f, 120, 24)
+	h.press("/")
+	h.typeText("step 01")
+	h.press("enter")
+	h.requireView("in the loaded events")
 }
 
-func TestStreamedCharactersReadAsOneParagraph(t *testing.T) {
-	const sentence = "Let me think about this. The handler returns early when the user is empty, so the check belongs before the lookup."
-	for w := 20; w <= 80; w++ {
-		f := newPaneFeed(t, w, 40)
-		for _, r := range sentence {
-			f.text(core.EventAgentMessage, string(r))
-		}
-		lines := f.lines()
-		if got := prose(lines); got != sentence {
-			t.Fatalf("width %d: the paragraph reads\n%q\nwant\n%q\n%s", w, got, sentence, strings.Join(lines, "\n"))
-		}
-		if n := strings.Count(f.view(), "agent"); n != 1 {
-			t.Fatalf("width %d: %d agent labels for one message:\n%s", w, n, f.view())
-		}
-		// Streamed one character at a time, it wraps exactly as when it arrives whole.
-		whole := newPaneFeed(t, w, 40)
-		whole.text(core.EventAgentMessage, sentence)
-		if f.view() != whole.view() {
-			t.Fatalf("width %d: streamed\n%s\nwhole\n%s", w, f.view(), whole.view())
-		}
-	}
-}
-
-func TestBlankLineInStreamedTextStartsAParagraph(t *testing.T) {
-	f := newPaneFeed(t, 60, 20)
-	// The blank line arrives split across two chunks.
-	for _, c := range []string{"First para", "graph ends here.\n", "\nSecond ", "paragraph", " follows."} {
-		f.text(core.EventAgentMessage, c)
-	}
-	want := []string{" agent  First paragraph ends here.", "", "   Second paragraph follows."}
-	if got := f.lines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("view\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-func TestOtherEventsEndAMessageButUsageDoesNot(t *testing.T) {
-	f := newPaneFeed(t, 60, 20)
-	f.text(core.EventAgentMessage, "Reading the ")
-	f.add(core.EventUsage, core.Usage{PromptTokens: 100, CompletionTokens: 10})
-	f.text(core.EventAgentMessage, "handler now.")
-	f.add(core.EventUsage, core.Usage{PromptTokens: 200, CompletionTokens: 20})
-	f.require("agent  Reading the handler now.")
-	if n := strings.Count(f.view(), "usage"); n != 1 {
-		t.Fatalf("%d usage lines:\n%s", n, f.view())
-	}
-	f.require("prompt 200")
-	f.add(core.EventStateChanged, core.StateChangedData{From: "running", To: "paused"})
-	f.text(core.EventAgentMessage, "Resumed.")
-	if n := strings.Count(f.view(), "agent"); n != 2 {
-		t.Fatalf("a message after a state change continues the old one:\n%s", f.view())
-	}
-}
-
-func TestToolCallIsOneLineUpdatedInPlaceAndExpands(t *testing.T) {
-	f := newPaneFeed(t, 80, 20)
-	f.text(core.EventAgentMessage, "Running the tests.")
-	f.add(core.EventToolCall, core.ToolCallData{ToolCallID: "c1", Title: "go test ./internal/auth", Kind: "execute", Status: "pending",
-		Input: map[string]any{"command": "go test ./internal/auth"}})
-	f.require("tool   ▸ go test ./internal/auth · ○ pending")
-	f.add(core.EventToolCall, core.ToolCallData{ToolCallID: "c1", Status: "in_progress"})
-	f.add(core.EventToolCall, core.ToolCallData{ToolCallID: "c1", Status: "completed", Output: "ok  \tapp/internal/auth\t0.012s\nPASS"})
-	f.require("tool   ▸ go test ./internal/auth · ✓ completed")
-	f.forbid("pending", "in_progress", "PASS")
-	if n := strings.Count(f.view(), "go test ./internal/auth"); n != 1 {
-		t.Fatalf("the tool call shows on %d lines:\n%s", n, f.view())
-	}
-	f.press("[")
-	if f.p.following() {
-		t.Fatal("a selection still follows the tail")
-	}
-	f.press("enter")
-	f.require("tool   ▾ go test ./internal/auth", `input  {"command":"go test ./internal/auth"}`, "ok      app/internal/auth", "PASS")
-	f.press("enter")
-	f.forbid("PASS", "input")
-	f.press("G")
-	if !f.p.following() || f.p.sel != 0 {
-		t.Fatal("G does not clear the selection and follow")
-	}
-}
-
-func TestDecisionExpandsToItsReasonAndHint(t *testing.T) {
-	f := newPaneFeed(t, 60, 20)
-	f.add(core.EventPermissionDecided, core.PermissionData{Kind: "execute", Argv: []string{"curl", "example.com"}, Decision: "deny",
-		Code: "network_tool", Reason: "network tools are denied because the contract grants no network access to this task",
-		Hint: "ask the supervisor for network access or use the vendored copy", By: "policy"})
-	lines := f.lines()
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], " policy ▸ deny execute: curl example.com") {
-		t.Fatalf("a decision is not one line:\n%s", strings.Join(lines, "\n"))
-	}
-	f.press("[", "enter")
-	got := prose(f.lines())
-	for _, want := range []string{
-		"reason network_tool: network tools are denied because the contract grants no network access to this task",
-		"hint ask the supervisor for network access or use the vendored copy",
-	} {
-		if !strings.Contains(got, want) {
-			t.Fatalf("expanded decision lacks %q:\n%s", want, f.view())
-		}
-	}
-}
-
-func TestReasoningFoldsOnceTheMessageStarts(t *testing.T) {
-	f := newPaneFeed(t, 100, 20)
-	for _, c := range []string{"The empty user ", "slips through because ", "the lookup runs first."} {
-		f.text(core.EventAgentThought, c)
-	}
-	f.require("▾ thinking (10 words)", "The empty user slips through because the lookup runs first.")
-	f.text(core.EventAgentMessage, "I will add the check.")
-	f.require("▸ thinking (10 words)", "agent  I will add the check.")
-	f.forbid("slips through")
-	// It unfolds on request, and folds again.
-	f.press("[")
-	f.press("enter")
-	f.require("▾ thinking (10 words)", "slips through")
-	f.press("enter")
-	f.forbid("slips through")
-	// A block older than the newest entry folds too.
-	f.press("G")
-	f.text(core.EventAgentThought, "Now the test.")
-	f.require("Now the test.")
-	f.add(core.EventToolCall, core.ToolCallData{ToolCallID: "c9", Title: "edit login_test.go", Status: "in_progress"})
-	f.forbid("Now the test.")
-	f.require("▸ thinking (3 words)")
-}
-
-func TestScrolledBackStaysPutWhileEventsArrive(t *testing.T) {
-	f := newPaneFeed(t, 60, 12)
-	for i := 1; i <= 100; i++ {
-		f.text(core.EventAgentMessage, "message number "+strconv.Itoa(i))
-		f.add(core.EventToolCall, core.ToolCallData{ToolCallID: "c" + strconv.Itoa(i), Title: "read file " + strconv.Itoa(i), Status: "completed"})
-	}
-	f.press("pgup", "pgup")
-	before := f.lines()
-	if f.p.following() || !strings.Contains(before[len(before)-1], "lines back · G follows the live tail") {
-		t.Fatalf("no scroll-back note:\n%s", strings.Join(before, "\n"))
-	}
-	for i := 101; i <= 160; i++ {
-		f.text(core.EventAgentThought, "thinking "+strconv.Itoa(i))
-		f.text(core.EventAgentMessage, "message number "+strconv.Itoa(i))
-		f.add(core.EventToolCall, core.ToolCallData{ToolCallID: "c" + strconv.Itoa(i), Title: "read file " + strconv.Itoa(i), Status: "in_progress"})
-		f.add(core.EventToolCall, core.ToolCallData{ToolCallID: "c" + strconv.Itoa(i), Status: "failed"})
-	}
-	after := f.lines()
-	if strings.Join(before[:len(before)-1], "\n") != strings.Join(after[:len(after)-1], "\n") {
-		t.Fatalf("the view moved under the reader:\nbefore\n%s\nafter\n%s", strings.Join(before, "\n"), strings.Join(after, "\n"))
-	}
-	if before[len(before)-1] == after[len(after)-1] {
-		t.Fatalf("the note does not count the new lines: %q", after[len(after)-1])
-	}
-	f.press("G")
-	f.require("message number 160", "read file 160")
-	f.forbid("lines back")
-	// Paging down all the way follows again.
-	f.press("pgup", "pgdown", "pgdown", "pgdown")
-	if !f.p.following() {
-		t.Fatal("paging down to the end does not follow")
-	}
-	f.press("g")
-	f.require("message number 1", "read file 1 ")
-}
-
-func TestSelectionMovesAndStaysInView(t *testing.T) {
-	f := newPaneFeed(t, 60, 6)
-	for i := 1; i <= 30; i++ {
-		f.text(core.EventAgentMessage, "step "+strconv.Itoa(i))
-		f.add(core.EventToolCall, core.ToolCallData{ToolCallID: "c" + strconv.Itoa(i), Title: "tool " + strconv.Itoa(i), Status: "completed", Output: strings.Repeat("out\n", 20)})
-	}
-	f.press("[")
-	f.require("tool 30")
-	for range 10 {
-		f.press("[")
-	}
-	f.require("tool 20 ")
-	f.press("]")
-	f.require("tool 21 ")
-	// Expanding shows the output without losing the selected line.
-	f.press("enter")
-	f.require("tool 21 ", "out")
-	if f.p.sel == 0 {
-		t.Fatal("selection lost")
-	}
-	f.press("]")
-	f.require("tool 22 ")
-}
-
-func TestPaneBufferStaysBounded(t *testing.T) {
-	f := newPaneFeed(t, 40, 10)
-	// An unbroken monologue streams into one entry, which must still be trimmed.
-	for i := range 12000 {
-		f.text(core.EventAgentMessage, "line "+strconv.Itoa(i)+"\n")
-	}
-	if f.p.cost > maxLogLines || f.p.msg == nil || f.p.msg.cost < maxLogLines-10 {
-		t.Fatalf("a monologue keeps %d lines, bound is %d", f.p.cost, maxLogLines)
-	}
-	f.require("line 11999")
-	for i := range 6000 {
-		f.text(core.EventAgentThought, "thought "+strconv.Itoa(i)+"\n\n")
-	}
-	if f.p.cost > maxLogLines || f.p.thought == nil {
-		t.Fatalf("reasoning keeps %d lines, bound is %d", f.p.cost, maxLogLines)
-	}
-	big := strings.Repeat("i", 100000)
-	for i := range 6000 {
-		d := core.ToolCallData{ToolCallID: "c" + strconv.Itoa(i%7000), Title: "x", Status: "completed"}
-		if i > 5990 {
-			// An edit's input can be a whole file.
-			d.Input, d.Output = big, big
-		}
-		f.add(core.EventToolCall, d)
-		f.add(core.EventWorkerStatus, core.WorkerStatusData{Phase: "p" + strconv.Itoa(i)})
-	}
-	if f.p.cost > maxLogLines || len(f.p.entries)-f.p.head > maxLogLines || len(f.p.tools) > maxLogLines || len(f.p.entries) > 2*maxLogLines+64 {
-		t.Fatalf("pane keeps %d lines, %d entries (%d slots), %d tool ids; bound is %d",
-			f.p.cost, len(f.p.entries)-f.p.head, len(f.p.entries), len(f.p.tools), maxLogLines)
-	}
-	f.require("worker p5999")
-	for _, e := range f.p.tools {
-		in, _ := e.tool.Input.(string)
-		if len(in) > 2*maxDetailBytes || len(e.tool.Output) > 2*maxDetailBytes {
-			t.Fatalf("a tool call keeps %d bytes of input and %d of output", len(in), len(e.tool.Output))
-		}
-	}
-}
-
-func TestPaneIgnoresDuplicateSeqs(t *testing.T) {
-	p := newEventsPane()
-	p.setSize(60, 10)
-	add := func(seq uint64, s string) {
-		p.add(core.Event{TaskID: "t", Seq: seq, Type: core.EventSteered, Data: mustJSON(core.TextData{Text: s})})
-	}
-	add(1, "one")
-	add(2, "two")
-	add(2, "two")
-	add(1, "one")
-	add(3, "three")
-	v := p.view(term.DefaultTheme())
-	for _, s := range []string{"one", "two", "three"} {
-		if n := strings.Count(v, "steer  "+s); n != 1 {
-			t.Fatalf("%q shows %d times:\n%s", s, n, v)
-		}
-	}
-}
-
-func TestWorkerTextCannotDrawOutsideThePane(t *testing.T) {
-	f := newPaneFeed(t, 60, 8)
-	f.text(core.EventAgentMessage, "red \x1b[31malert\x1b[0m\tdone\r\nnext\rover")
-	f.add(core.EventToolCall, core.ToolCallData{ToolCallID: "c", Title: "\x1b[2Jwipe", Status: "completed"})
-	v := f.view()
-	if strings.ContainsRune(v, '\x1b') || strings.ContainsRune(v, '\r') || strings.ContainsRune(v, '\t') {
-		t.Fatalf("control characters reach the screen: %q", v)
-	}
-	// The escape sequences show as inert text; a CRLF ends a line, a bare CR shows.
-	f.require("red ␛[31malert␛[0m    done", "next␍over", "␛[2Jwipe")
-}
-
-func TestStreamOfBlanksStaysCheap(t *testing.T) {
-	f := newPaneFeed(t, 40, 5)
-	f.text(core.EventAgentMessage, "start")
-	for range 20000 {
-		f.text(core.EventAgentMessage, " ")
-	}
-	f.text(core.EventAgentMessage, "end")
-	if n := len(f.p.msg.paras[0].text); n > 2*maxBlankRun {
-		t.Fatalf("a run of blanks keeps %d bytes", n)
-	}
-	f.require("agent  start", "  end")
+// N past the oldest loaded match reads the journal before the window through the dashboard:
+// the pages come back to the pane, which moves to the match they hold.
+func TestSearchReadsOlderEventsThroughTheDashboard(t *testing.T) {
+	j := stepJournal("flood", 20000)
+	j[14999] = core.Event(ev("flood", 15000, core.EventToolCall, core.ToolCallData{ToolCallID: "needle", Title: "needle at step 015000", Status: "completed"}))
+	f := journalFake("flood", j)
+	h := newHarness(t, f, 140, 24)
+	h.press("/")
+	h.typeText("needle")
+	h.press("enter")
+	h.requireView("no match in the loaded events · N searches older ones")
+	h.press("N")
+	h.requireView("needle at step 015000", "/needle  match 1 of 1")
 }
 
 func TestDashboardSendsEventKeysToThePane(t *testing.T) {
@@ -370,9 +121,12 @@ func TestDashboardSendsEventKeysToThePane(t *testing.T) {
 	h.press("[", "[", "enter")
 	h.requireView("tool   ▾ read internal/auth/login.go", "output")
 	h.press("G")
-	if ti := h.task("login-fix"); !ti.events.following() || ti.events.sel != 0 {
+	if !h.task("login-fix").events.Following() {
 		t.Fatal("G does not follow the live tail again")
 	}
+	// A key that does nothing says why.
+	h.press("enter")
+	h.requireView("nothing selected: [ and ] select a tool call, decision or reasoning")
 	// In the diff view the same keys page through hunks.
 	h.press("2", "]")
 	if file, top := h.m.review.Position("login-fix"); file != 0 || top != 1 {
@@ -380,81 +134,67 @@ func TestDashboardSendsEventKeysToThePane(t *testing.T) {
 	}
 }
 
-// BenchmarkStreamIntoOneMessage adds 8-byte chunks to one ever-growing message (trimmed at the
-// buffer bound): the cost of a chunk must not grow with the message. One op is one chunk.
-func BenchmarkStreamIntoOneMessage(b *testing.B) {
-	p := newEventsPane()
-	p.setSize(100, 40)
-	words := strings.Fields("the handler returns early when the user is empty so the check belongs before the lookup")
-	evs := make([]core.Event, 0, 4096)
-	for i := range cap(evs) {
-		text := words[i%len(words)] + " "
-		if i%97 == 96 {
-			text += "\n\n"
-		}
-		evs = append(evs, core.Event{TaskID: "t", Type: core.EventAgentMessage, Data: mustJSON(core.TextData{Text: text})})
-	}
-	th := term.DefaultTheme()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		ev := evs[i%len(evs)]
-		ev.Seq = uint64(i + 1)
-		p.add(ev)
-		if i%320 == 319 {
-			_ = p.view(th)
+func TestEventFilterShowsOneKind(t *testing.T) {
+	h := newHarness(t, scenario(), 120, 40)
+	h.press("f")
+	h.requireView("1 Events: agent text", "I will read the login code first")
+	v := h.view()
+	for _, hidden := range []string{"curl example.com", "provisioning → running", "read internal/auth/login.go"} {
+		if strings.Contains(v, hidden) {
+			t.Fatalf("the agent text filter shows %q:\n%s", hidden, v)
 		}
 	}
+	h.press("f")
+	h.requireView("1 Events: tool calls", "read internal/auth/login.go")
+	h.press("f")
+	h.requireView("1 Events: policy decisions", "curl example.com", "go test ./internal/auth")
+	if strings.Contains(h.view(), "I will read") {
+		t.Fatal("the decisions filter shows agent text")
+	}
+	// A search looks only at what the filter shows.
+	h.press("/")
+	h.typeText("login")
+	h.requireView("/login", "no match")
+	h.press("esc", "f")
+	h.requireView("1 Events: state changes", "provisioning → running", "review ready")
+	h.press("f")
+	h.requireView("1 Events: interactions", "no interactions yet · f shows the others")
+	h.press("f")
+	h.requireView("1 Events ", "I will read the login code first", "curl example.com")
 }
 
-// A state change that only moves the phase says so, not "provisioning → provisioning".
-func TestPhaseOnlyStateChangeReadsAsAPhase(t *testing.T) {
-	data, _ := json.Marshal(core.StateChangedData{From: "provisioning", To: "provisioning", Phase: "starting_reasonix"})
-	if _, got := formatEvent(core.Event{Type: core.EventStateChanged, Data: data}); got != "state  provisioning · phase starting_reasonix" {
-		t.Fatalf("got %q", got)
+// In the dashboard, n and N move between matches only while a search is kept; otherwise n
+// starts a new task as always.
+func TestSearchKeysInTheDashboard(t *testing.T) {
+	h := newHarness(t, scenario(), 120, 40)
+	h.press("/")
+	h.typeText("nq") // typed text, not the new-task or quit keys
+	h.requireView("/nq", "no match")
+	h.press("backspace", "backspace")
+	h.typeText("policy")
+	h.requireView("/policy", "match 1 of 2", "n/N next/prev match")
+	h.press("enter", "n")
+	h.requireView("match 2 of 2")
+	if h.stack().top() != nil {
+		t.Fatal("n opened a dialog while a search was kept")
 	}
-	data, _ = json.Marshal(core.StateChangedData{From: "running", To: "paused", Phase: "turn_ended"})
-	if _, got := formatEvent(core.Event{Type: core.EventStateChanged, Data: data}); got != "state  running → paused (turn_ended)" {
-		t.Fatalf("got %q", got)
-	}
+	h.press("esc", "n")
+	h.requireView("New task")
 }
 
-// A tool call titled by its tool alone shows what it runs or reads; a title that already says
-// it is left as it is.
-func TestToolLineNamesItsCommandOrPath(t *testing.T) {
-	cases := []struct {
-		d    core.ToolCallData
-		want string
-	}{
-		{core.ToolCallData{Title: "bash", Status: "pending", Input: `{"command":"go test ./...\nsecond line"}`}, "bash go test ./... · ○ pending"},
-		{core.ToolCallData{Title: "read_file", Status: "completed", Input: `{"path":"internal/auth/login.go"}`}, "read_file internal/auth/login.go · ✓ completed"},
-		{core.ToolCallData{Title: "bash go test ./...", Input: `{"command":"go test ./..."}`}, "bash go test ./..."},
-		{core.ToolCallData{Title: "todo_write", Input: `{"todos":[]}`}, "todo_write"},
-		{core.ToolCallData{Title: "bash", Input: `{"command":"` + strings.Repeat("x", 200)}, "bash"}, // cut JSON
-	}
-	for _, c := range cases {
-		if got := toolHeader(&c.d); got != c.want {
-			t.Errorf("%+v: got %q, want %q", c.d, got, c.want)
+// monologueJournal streams words "w0000000 w0000001 …" in agent-text events of about size
+// bytes each, adding up to total bytes.
+func monologueJournal(task string, total, size int) []core.Event {
+	var evs []core.Event
+	word := 0
+	for seq := uint64(1); total > 0; seq++ {
+		var b strings.Builder
+		for b.Len() < size {
+			fmt.Fprintf(&b, "w%07d ", word)
+			word++
 		}
+		total -= b.Len()
+		evs = append(evs, core.Event(ev(task, seq, core.EventAgentMessage, core.TextData{Text: b.String()})))
 	}
-}
-
-// The events of landing, rebasing and amending read as sentences, not raw JSON.
-func TestLaterEventsReadAsSentences(t *testing.T) {
-	for _, c := range []struct {
-		ev   core.Event
-		want string
-	}{
-		{core.Event{Type: core.EventAppliedToCheckout, Data: mustJSON(core.AppliedData{Checkout: "/src/app", Branch: "main",
-			Commit: "1111111111111111", Before: "2222222222222222", Applied: "3333333333333333"})},
-			"apply  111111111111 cherry-picked onto main of /src/app: 222222222222 → 333333333333 (nothing pushed)"},
-		{core.Event{Type: core.EventRebased, Data: mustJSON(core.RebasedData{From: "aaaaaaaaaaaaaaaa", To: "bbbbbbbbbbbbbbbb", ReviewRevision: 2, Conflicts: []string{"a.go"}})},
-			"rebase review 2 moved from aaaaaaaaaaaa onto bbbbbbbbbbbb; 1 file(s) with conflict markers for the worker: a.go"},
-		{core.Event{Type: core.EventContractAmended, Data: mustJSON(core.ContractAmendedData{Revision: 1, Dropped: []string{"vet"}, ToReview: []string{"clean"}})},
-			"checks revision 1: dropped vet; now approved at review: clean"},
-	} {
-		if _, got := formatEvent(c.ev); got != c.want {
-			t.Errorf("%s: %q, want %q", c.ev.Type, got, c.want)
-		}
-	}
+	return evs
 }

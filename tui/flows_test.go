@@ -18,6 +18,7 @@ import (
 	"reasonixctl/core"
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/dialog"
+	"reasonixctl/tui/replay"
 )
 
 func (h *harness) view() string { return h.m.View() }
@@ -28,7 +29,7 @@ func (h *harness) selected() string { return h.list().selected }
 // The components a test looks into, each through one accessor rather than the root's fields.
 func (h *harness) stack() stackView         { return stackView{&h.m.dialogs} }
 func (h *harness) requests() *requests      { return &h.m.requests }
-func (h *harness) replay() *replayView      { return h.m.rp }
+func (h *harness) replay() *replay.Model    { return h.m.rp }
 func (h *harness) list() *taskList          { return &h.m.list }
 func (h *harness) task(id string) *taskInfo { return h.m.task(id) }
 

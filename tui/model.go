@@ -15,7 +15,9 @@ import (
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/checks"
 	"reasonixctl/tui/dialog"
+	"reasonixctl/tui/events"
 	"reasonixctl/tui/intent"
+	"reasonixctl/tui/replay"
 	"reasonixctl/tui/review"
 	"reasonixctl/tui/term"
 )
@@ -93,10 +95,11 @@ type Model struct {
 	gate          answerGate
 	lastForm      intent.NewTask
 	attach        attachState
-	rp            *replayView           // the replay on screen, if any
+	rp            *replay.Model         // the replay on screen, if any
 	usageMemo     map[string]*taskUsage // each task's share of today's usage (usage.go)
 	review        review.Review         // the review tab: every task's review (tui/review)
 	attn          attentionWatch        // each task's attention group and the terminal's focus (attention.go)
+	eventsEnv     *events.Env           // what every task's events pane draws with and reads the journal through
 }
 
 // NewModel builds the dashboard model over svc; Run wraps it in a program.
@@ -129,7 +132,8 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	return &Model{
 		svc: svc, ctx: ctx, opts: opts, log: lg, attach: attach,
 		ui: ui{theme: theme, keys: keys, now: opts.Now}, spin: sp,
-		info: map[string]*taskInfo{}, finalizing: map[string]time.Time{},
+		eventsEnv: &events.Env{Theme: theme, Keys: keys, Ctx: ctx, Journal: svc},
+		info:      map[string]*taskInfo{}, finalizing: map[string]time.Time{},
 		lastForm: intent.NewTask{RepoDir: opts.Dir, Lane: core.LaneFast},
 		review:   review.New(review.Config{Service: svc, Context: ctx, Theme: theme, Keys: keys, Now: opts.Now, Monochrome: opts.Monochrome}),
 	}
@@ -199,10 +203,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.onDetail(msg))
 	case replayMsg:
 		m.onReplay(msg)
-	case pageMsg:
-		m.onPage(msg)
-	case searchPageMsg:
-		cmds = append(cmds, m.onSearchPage(msg))
+	case events.PageMsg:
+		cmds = append(cmds, m.toEvents(msg.TaskID, msg))
+	case events.SearchPageMsg:
+		cmds = append(cmds, m.toEvents(msg.TaskID, msg))
 	case controlMsg:
 		cmds = append(cmds, m.onControl(msg))
 	case delegateMsg:
@@ -223,8 +227,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		ti.checks, _, _ = ti.checks.Update(msg)
 	case dialog.GrantsMsg:
 		m.onGrants(msg)
-	case replayLoadedMsg:
-		m.rp.load(msg)
+	case replay.LoadedMsg:
+		if m.rp != nil {
+			m.rp, _, _ = m.rp.Update(msg)
+		}
 	default:
 		cmds = append(cmds, m.onResult(msg))
 	}

@@ -44,72 +44,33 @@ func replayScenario() *fakeService {
 	return f
 }
 
-// Replay steps through a finished task's journal and shows it as it was at each point.
-func TestReplayShowsTheTaskAsItWasAtEachEvent(t *testing.T) {
+// p replays the selected task over the body, with its keys in the footer; its keys step
+// through the journal, and esc leaves it. The replay's own behaviour is tested in tui/replay.
+func TestReplayOpensOverTheBodyAndLeaves(t *testing.T) {
 	h := newHarness(t, replayScenario(), 120, 40)
 	h.press("A", "j", "j") // all tasks: the finished one
 	if h.selected() != "old-task" {
 		t.Fatalf("selected %q", h.selected())
 	}
 	h.press("p")
-	h.requireView("Replay old-task · event 1 of 16 · seq 1 · 2026-11-30 09:00:07 · +0:00", "state provisioning", "waiting nothing",
-		"diff no review yet", "task created in /src/app: Old.")
+	h.requireView("Replay old-task · event 1 of 16 · seq 1", "task created in /src/app: Old.",
+		"←/→ step · pgup/pgdn ten · g/G first/last · esc leave replay · ? help")
 	h.press("l", "l", "l")
-	h.requireView("event 4 of 16 · seq 4", "+0:21", "state running (goal_running)", "waiting permission ia-7:", "make lint")
-	h.press("right")
-	h.requireView("state waiting_permission (permission)", "waiting permission ia-7")
-	h.press("l")
-	h.requireView("event 6 of 16", "waiting nothing")
-	h.press("pgdown")
-	h.requireView("event 16 of 16", "state completed (completed)", "revision 2 · tree 222222222222 · repair rounds 1/2",
-		"lint_test.go | +12 -0", "commit abc123 on reasonix/old-task")
-	h.press("pgup")
-	h.requireView("event 6 of 16")
-	h.press("pgup")
-	h.requireView("event 1 of 16")
-	h.press("h")
-	h.requireView("event 1 of 16")
-	h.press("G", "left", "left", "left", "left", "left", "left")
-	h.requireView("event 10 of 16 · seq 10", "state running (repair_1)", "revision 1 · tree 111111111111 · repair rounds 1/2",
-		"lint.go | +3 -1", "1 file changed")
-	if strings.Contains(h.view(), "lint_test.go") {
-		t.Fatal("the diff stat of a later revision shows before it was reviewed")
+	h.requireView("event 4 of 16 · seq 4", "waiting permission ia-7:")
+	h.press("h", "h", "h", "h")
+	h.requireView("event 1 of 16", "the first event: nothing before it")
+	// Help and quit are the dashboard's, over the replay.
+	h.press("?")
+	h.requireView("toggle active / all tasks", "esc/? close")
+	h.press("esc")
+	if h.replay() == nil {
+		t.Fatal("closing the help left the replay")
 	}
-	h.press("g")
-	h.requireView("event 1 of 16")
 	h.press("esc")
 	if h.replay() != nil || strings.Contains(h.view(), "Replay old-task") {
 		t.Fatal("esc did not leave the replay")
 	}
 	h.requireView("Tasks (3)")
-}
-
-// The view at a sequence number is the reducer's state there, whichever way the replay got
-// there: stepping on from the start or seeking back from the end through the snapshots.
-func TestReplaySeekMatchesTheReducer(t *testing.T) {
-	f := replayScenario()
-	var evs []core.Event
-	for i := 1; i <= 3*replayEvery+17; i++ {
-		typ, data := core.EventAgentMessage, any(core.TextData{Text: fmt.Sprintf("chunk %d", i)})
-		switch i % 97 {
-		case 5:
-			typ, data = core.EventReviewReady, core.ReviewReadyData{ReviewRevision: i, DiffStat: fmt.Sprintf(" f.go | +%d -0\n", i)}
-		case 11:
-			typ, data = core.EventStateChanged, core.StateChangedData{To: core.StateRunning, Phase: fmt.Sprintf("phase %d", i)}
-		}
-		evs = append(evs, core.Event{TaskID: "old-task", Seq: uint64(i), Time: epoch.Add(time.Duration(i) * time.Second), Type: typ, Data: mustJSON(data)})
-	}
-	f.journals["old-task"] = evs
-	h := newHarness(t, f, 120, 40)
-	h.press("A", "j", "j", "p", "G")
-	rp := h.replay()
-	for _, i := range []int{len(evs) - 1, 2*replayEvery + 3, replayEvery - 1, replayEvery, 0, 600} {
-		rp.seek(i)
-		got, want := rp.at(rp.cur), core.ReplayState(evs, evs[i].Seq)
-		if got.Seq != want.Seq || got.State != want.State || got.Phase != want.Phase || got.DiffStat != want.DiffStat || got.Events != want.Events {
-			t.Fatalf("at index %d: view %+v, reducer %+v", i, got, want)
-		}
-	}
 }
 
 func TestGoldenReplay(t *testing.T) {

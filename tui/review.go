@@ -1,13 +1,14 @@
 package tui
 
 import (
-	"fmt"
-	"strings"
-
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/bind"
+	"reasonixctl/tui/intent"
 	"reasonixctl/tui/review"
+	"reasonixctl/tui/term"
+	"reasonixctl/tui/words"
 )
 
 // The root's side of the review tab (tui/review): where it stands, what it asks, the dialogs it
@@ -83,32 +84,26 @@ func fileRisks(ti *taskInfo) map[string]string {
 	return out
 }
 
-// ---- events ----
+// reviewDialog is one of the review tab's dialogs on the stack: a comment, or sending the
+// comments.
+type reviewDialog struct{ review.Dialog }
 
-// formatReviewEvent is the events-view line of the review events.
-func formatReviewEvent(ev core.Event) (entryKind, string) {
-	switch ev.Type {
-	case core.EventReviewComment:
-		c, _ := core.DataOf[core.ReviewComment](ev)
-		verb := "comment"
-		switch c.Status {
-		case core.CommentDeleted:
-			verb = "deleted"
-		case core.CommentOutdated:
-			verb = "outdated"
-		}
-		return kindSteer, fmt.Sprintf("review %s %s on %s:%d: %s", verb, c.ID, c.Path, c.Line, firstLineOf(c.Body))
-	case core.EventReviewCommentsSent:
-		d, _ := core.DataOf[core.CommentsSentData](ev)
-		return kindSteer, fmt.Sprintf("review sent %d comment(s) as repair round %d: %s", len(d.CommentIDs), d.RepairRound, strings.Join(d.CommentIDs, ", "))
-	case core.EventReviewSummary:
-		d, _ := core.DataOf[core.ReviewSummaryData](ev)
-		return kindState, fmt.Sprintf("review summary of revision %d: %s", d.ReviewRevision, d.Summary)
-	}
-	return kindInfo, ev.Type
+func (d *reviewDialog) capturing() bool { return d.Capturing() }
+
+func (d *reviewDialog) update(msg tea.KeyMsg, k bind.KeyMap) intent.Result { return d.Update(msg, k) }
+
+func (d *reviewDialog) view(t term.Theme, k bind.KeyMap, width int) (string, string) {
+	return d.View(t, k, width)
 }
 
-func firstLineOf(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
+// taskReview is what the finalize form (dialogs.go) reads of its task's review: the
+// cherry-pick preview, renewed by carryReview while the form is open.
+type taskReview struct {
+	preview *core.CherryPickPreview
+	said    words.Preview
 }
+
+func formReview(p words.Preview) *taskReview { return &taskReview{preview: p.Of, said: p} }
+
+// previewLine says in one line whether the change applies to the source's HEAD.
+func previewLine(rv *taskReview) string { return rv.said.Line() }

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/events"
 	"reasonixctl/tui/intent"
 )
 
@@ -48,14 +49,16 @@ func (m *Model) replay(id string) tea.Cmd {
 		return nil
 	}
 	ti.replaying = true
-	w, h, f := ti.events.w, ti.events.h, ti.events.filter
+	read := ti.events.ReadTail()
 	ctx, svc := m.ctx, m.svc
 	return func() tea.Msg {
-		return replayTask(ctx, svc, id, w, h, f)
+		return replayTask(ctx, svc, id, read)
 	}
 }
 
-func replayTask(ctx context.Context, svc core.Service, id string, w, h int, f eventFilter) replayMsg {
+// replayTask reads the journal's newest window, learning the agent's last words and the usage
+// reports from the events read.
+func replayTask(ctx context.Context, svc core.Service, id string, read events.TailRead) replayMsg {
 	ctx, cancel := context.WithTimeout(ctx, replayTimeout)
 	defer cancel()
 	d, err := svc.Get(ctx, id)
@@ -66,29 +69,9 @@ func replayTask(ctx context.Context, svc core.Service, id string, w, h int, f ev
 	if d.LastSeq == 0 {
 		return replayMsg{taskID: id, pane: nil, agent: agent, from: 1}
 	}
-	from := uint64(1)
-	if d.LastSeq > replayFirst {
-		from = d.LastSeq - replayFirst + 1
-	}
-	pane, err := buildPage(ctx, svc, id, w, h, f, maxLogLines, from, d.LastSeq, agent.noteAgent)
-	msg := replayMsg{taskID: id, pane: pane, agent: agent, from: from, err: err}
-	// Fill the pane backwards, a page at a time: how many events fit depends on their size.
-	// Usage reports of the earlier pages count for today's figures too.
-	for err == nil && pane.hasOlder() {
-		room := min(pane.limit-pane.cost, pane.limit-(len(pane.entries)-pane.head))
-		if room < pane.limit/4 {
-			break
-		}
-		start, end := pane.olderPage(room)
-		var q *eventsPane
-		q, err = buildPage(ctx, svc, id, w, h, f, room, start, end, agent.noteUsage)
-		if err != nil {
-			break
-		}
-		pane.prepend(q)
-		msg.from = start
-	}
-	return msg
+	// Usage reports of the pages before the newest count for today's figures too.
+	pane, from, err := read(ctx, d.LastSeq, agent.noteAgent, agent.noteUsage)
+	return replayMsg{taskID: id, pane: pane, agent: agent, from: from, err: err}
 }
 
 func (m *Model) control(req core.ControlRequest) tea.Cmd {
@@ -166,9 +149,9 @@ type (
 	}
 	replayMsg struct {
 		taskID string
-		pane   *eventsPane // the journal's newest events, built off the event loop
-		agent  *taskInfo   // what noteAgent learnt from them
-		from   uint64      // the first seq read
+		pane   *events.Pane // the journal's newest events, built off the event loop
+		agent  *taskInfo    // what noteAgent learnt from them
+		from   uint64       // the first seq read
 		err    error
 	}
 	controlMsg struct {

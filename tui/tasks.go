@@ -9,6 +9,7 @@ import (
 	"reasonixctl/tui/checks"
 	"reasonixctl/tui/contract"
 	"reasonixctl/tui/dialog"
+	"reasonixctl/tui/events"
 	"reasonixctl/tui/review"
 	"reasonixctl/tui/words"
 )
@@ -23,7 +24,7 @@ type taskInfo struct {
 	usageGen   uint64   // counts changes of usage
 	usageSeq   uint64   // the journal seq usage is as of
 	total      usageTotal
-	events     *eventsPane
+	events     *events.Pane
 	replayed   bool         // the pane was built from the journal (its newest window)
 	fromStart  bool         // … and that window starts at the journal's first event
 	replaying  bool         // a replay command is in flight
@@ -47,7 +48,7 @@ type taskInfo struct {
 func (m *Model) task(id string) *taskInfo {
 	ti := m.info[id]
 	if ti == nil {
-		ti = &taskInfo{events: newEventsPane()}
+		ti = &taskInfo{events: events.New(m.eventsEnv, id)}
 		ti.contract = contract.New(m.theme, m.keys)
 		ti.checks = checks.New(id, checks.Env{Theme: m.theme, Keys: m.keys, Ctx: m.ctx, Logs: m.svc})
 		m.info[id] = ti
@@ -60,11 +61,11 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 	if !ti.replayed {
 		if ev.Seq == 1 {
 			ti.replayed, ti.fromStart = true, true
-		} else if len(ti.early) < maxLogLines {
+		} else if len(ti.early) < events.MaxLines {
 			ti.early = append(ti.early, ev)
 		}
 	}
-	ti.events.live(ev)
+	ti.events.Live(ev)
 	ti.noteAgent(ev)
 	var cmds []tea.Cmd
 	switch ev.Type {
@@ -217,16 +218,10 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 func (m *Model) onReplay(msg replayMsg) {
 	ti := m.task(msg.taskID)
 	ti.replaying = false
-	if msg.err != nil && (msg.pane == nil || msg.pane.empty() || msg.pane.detached) {
+	if msg.err != nil && !msg.pane.HoldsTail() {
 		m.setStatus("reading the journal of "+msg.taskID+" failed: "+words.OneLine(msg.err), true, msg.taskID)
 		return
 	}
-	pane := msg.pane
-	if pane == nil {
-		pane = newEventsPane()
-	}
-	pane.setSize(ti.events.w, ti.events.h)
-	pane.setFilter(ti.events.filter) // the reader's filter outlives a reload
 	ti.lastAgent, ti.agentStreak = "", false
 	if a := msg.agent; a != nil {
 		ti.lastAgent, ti.agentStreak = a.lastAgent, a.agentStreak
@@ -237,12 +232,11 @@ func (m *Model) onReplay(msg replayMsg) {
 			ti.usageLog[seq] = ev
 		}
 	}
+	ti.events = ti.events.Succeed(msg.pane, ti.early)
 	for _, ev := range ti.early {
-		pane.add(ev)
 		ti.noteAgent(ev)
 	}
-	ti.events.search.stopSeek()
-	ti.events, ti.early, ti.replayed = pane, nil, true
+	ti.early, ti.replayed = nil, true
 	ti.fromStart = msg.from <= 1
 	// A prompt that opened before the journal arrived (a dashboard attaching to a waiting task)
 	// gets the agent's last words now.

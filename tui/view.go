@@ -47,7 +47,7 @@ func (m *Model) frame() string {
 	bodyH := m.height - 3
 	body := m.viewBody(bodyH)
 	if m.rp != nil {
-		body = m.rp.view(m.theme, m.width, bodyH)
+		body = m.rp.View(m.width, bodyH)
 	}
 	if d := m.dialogs.Top(); d != nil {
 		body = m.overlayDialog(body, d, bodyH)
@@ -138,10 +138,7 @@ func (m *Model) viewFooter() string {
 		return " " + term.ShortHelp(t, m.width-1, keys...)
 	}
 	if m.rp != nil {
-		keys = append(keys, bind.New([]string{"left", "right"}, "←/→", "step"), bind.New([]string{"pgup", "pgdown"}, "pgup/pgdn", "ten"),
-			bind.New([]string{"g", "G"}, "g/G", "first/last"),
-			bind.Hint(k.LeaveReplay, "leave replay"), bind.Hint(k.Help, "help"))
-		return " " + term.ShortHelp(t, m.width-1, keys...)
+		return " " + term.ShortHelp(t, m.width-1, m.rp.Footer()...)
 	}
 	keys = append(keys, m.actionKeys().Footer()...)
 	keys = append(keys, bind.Hint(k.Help, "help"))
@@ -150,10 +147,7 @@ func (m *Model) viewFooter() string {
 		case tabDiff:
 			keys = append(keys, m.review.Footer()...)
 		case tabEvents:
-			if m.task(tv.TaskID).events.search.query != "" {
-				keys = append(keys, bind.New([]string{"n", "N"}, "n/N", "next/prev match"))
-			}
-			keys = append(keys, bind.Hint(k.Search, "search"), bind.Hint(k.Filter, "filter"), bind.Hint(k.NextItem, "item"), bind.Hint(k.Expand, "expand"))
+			keys = append(keys, m.task(tv.TaskID).events.Footer()...)
 		case tabContract:
 			keys = append(keys, m.task(tv.TaskID).contract.Footer()...)
 		case tabChecks:
@@ -359,7 +353,7 @@ func (m *Model) summaryLines(w int) []string {
 	add("commit", tv.CommitHash)
 	add("apply", m.review.Preview(tv.TaskID).Line())
 	if u := ti.totalUsage(); u != nil {
-		add("usage", formatUsage(u))
+		add("usage", words.Usage(u))
 	}
 	for _, p := range m.requests.items {
 		if p.taskID == tv.TaskID {
@@ -388,8 +382,8 @@ func (m *Model) viewDetail(w, h int) string {
 	var tabs []string
 	for i, name := range tabNames {
 		if detailTab(i) == tabEvents && tv != nil {
-			if f := m.task(tv.TaskID).events.filter; f != 0 {
-				name += ": " + f.name()
+			if f := m.task(tv.TaskID).events.Filtered(); f != "" {
+				name += ": " + f
 			}
 		}
 		if detailTab(i) == m.tab {
@@ -413,12 +407,4 @@ func (m *Model) viewDetail(w, h int) string {
 	}
 	bar += t.Dim.Render(ansi.Truncate(info, max(w-lipgloss.Width(bar), 0), "…"))
 	return term.FixBlock(bar+"\n"+m.tabPane().view(w, h), w, h+1)
-}
-
-func (m *Model) viewEvents(ti *taskInfo, w, h int) string {
-	if ti.replaying && ti.events.empty() {
-		return m.theme.Dim.Render(" reading the journal…")
-	}
-	ti.events.setSize(w, h)
-	return ti.events.view(m.theme)
 }

@@ -1,4 +1,4 @@
-package tui
+package events
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 // olderUnsearched says whether the journal before the window may hold a match the pane has not
 // looked for.
-func (p *eventsPane) olderUnsearched() bool {
+func (p *Pane) olderUnsearched() bool {
 	s := &p.search
 	if !p.hasOlder() {
 		return false
@@ -24,7 +24,7 @@ func (p *eventsPane) olderUnsearched() bool {
 }
 
 // startSeek asks for the page before the window, to look for the query in it.
-func (p *eventsPane) startSeek() {
+func (p *Pane) startSeek() {
 	s := &p.search
 	p.seekGen++
 	s.seeking, s.seekGen = true, p.seekGen
@@ -52,7 +52,7 @@ func (s *paneSearch) stopSeek() {
 }
 
 // seekPageRead looks for the query in q, the events [from, to] read for the search.
-func (p *eventsPane) seekPageRead(q *eventsPane, to uint64) {
+func (p *Pane) seekPageRead(q *Pane, to uint64) {
 	s := &p.search
 	if to > p.olderEnd() {
 		// The pane read some of these events itself meanwhile: look there first.
@@ -104,7 +104,7 @@ func (p *eventsPane) seekPageRead(q *eventsPane, to uint64) {
 }
 
 // pageHasMatch says whether an entry q shows holds the needle.
-func pageHasMatch(q *eventsPane, needle []byte) bool {
+func pageHasMatch(q *Pane, needle []byte) bool {
 	for _, e := range q.entries[q.head:] {
 		if e.n > 0 && entryMatches(e, needle) {
 			return true
@@ -115,7 +115,7 @@ func pageHasMatch(q *eventsPane, needle []byte) bool {
 
 // adopt makes a page of events long before the window the pane's whole window: the pane is
 // detached from the live stream until the reader pages forward or goes back to the tail.
-func (p *eventsPane) adopt(q *eventsPane) {
+func (p *Pane) adopt(q *Pane) {
 	q.interrupt()
 	keep := *p
 	*p = *q
@@ -131,38 +131,40 @@ func (p *eventsPane) adopt(q *eventsPane) {
 	p.trimNewest()
 }
 
-// searchPageMsg carries a page the search read from the journal to the pane it looks in.
-type searchPageMsg struct {
-	taskID string
-	pane   *eventsPane
+// SearchPageMsg carries a page the search read from the journal to the pane of task TaskID
+// that looks in it.
+type SearchPageMsg struct {
+	TaskID string
+	pane   *Pane
 	gen    uint64
-	page   *eventsPane
+	page   *Pane
 	to     uint64
 	err    error
 }
 
 // seekCmd starts reading the page the pane's search asks for, if any.
-func (m *Model) seekCmd(id string, p *eventsPane) tea.Cmd {
+func (p *Pane) seekCmd() tea.Cmd {
 	s := &p.search
 	if !s.seekWant || !s.seeking {
 		return nil
 	}
 	s.seekWant = false
-	ctx, cancel := context.WithCancel(m.ctx)
+	ctx, cancel := context.WithCancel(p.env.ctx())
 	s.cancel = cancel
-	svc, gen, from, to := m.svc, s.seekGen, s.seekFrom, s.seekTo
+	env, id, gen, from, to := p.env, p.taskID, s.seekGen, s.seekFrom, s.seekTo
 	w, h, f, limit := p.w, p.h, s.seekFilter, p.limit/2
 	return func() tea.Msg {
-		q, err := buildPage(ctx, svc, id, w, h, f, limit, from, to, nil)
-		return searchPageMsg{taskID: id, pane: p, gen: gen, page: q, to: to, err: err}
+		q, err := buildPage(ctx, env, id, w, h, f, limit, from, to, nil)
+		return SearchPageMsg{TaskID: id, pane: p, gen: gen, page: q, to: to, err: err}
 	}
 }
 
-func (m *Model) onSearchPage(msg searchPageMsg) tea.Cmd {
-	p := msg.pane
+// searchPaged looks in a page the search read, and asks for the next one while none matched;
+// a page of a search since stopped, or of a pane since rebuilt, is dropped.
+func (p *Pane) searchPaged(msg SearchPageMsg) (tea.Cmd, Result) {
 	s := &p.search
-	if m.task(msg.taskID).events != p || !s.seeking || s.seekGen != msg.gen {
-		return nil // stopped, or the pane was rebuilt meanwhile
+	if msg.pane != p || !s.seeking || s.seekGen != msg.gen {
+		return nil, Result{}
 	}
 	if s.cancel != nil {
 		s.cancel()
@@ -170,9 +172,8 @@ func (m *Model) onSearchPage(msg searchPageMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		s.stopSeek()
-		m.setStatus("searching older events of "+msg.taskID+" failed: "+words.OneLine(msg.err), true, msg.taskID)
-		return nil
+		return nil, Result{Status: "searching older events of " + p.taskID + " failed: " + words.OneLine(msg.err), IsErr: true}
 	}
 	p.seekPageRead(msg.page, msg.to)
-	return m.seekCmd(msg.taskID, p)
+	return p.seekCmd(), Result{}
 }

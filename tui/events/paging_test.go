@@ -1,4 +1,4 @@
-package tui
+package events
 
 import (
 	"fmt"
@@ -14,8 +14,8 @@ import (
 func stepJournal(task string, n int) []core.Event {
 	evs := make([]core.Event, 0, n)
 	for i := 1; i <= n; i++ {
-		evs = append(evs, core.Event(ev(task, uint64(i), core.EventToolCall,
-			core.ToolCallData{ToolCallID: fmt.Sprintf("c%d", i), Title: fmt.Sprintf("step %06d", i), Kind: "execute", Status: "completed"})))
+		evs = append(evs, ev(task, uint64(i), core.EventToolCall,
+			core.ToolCallData{ToolCallID: fmt.Sprintf("c%d", i), Title: fmt.Sprintf("step %06d", i), Kind: "execute", Status: "completed"}))
 	}
 	return evs
 }
@@ -32,18 +32,9 @@ func monologueJournal(task string, total, size int) []core.Event {
 			word++
 		}
 		total -= b.Len()
-		evs = append(evs, core.Event(ev(task, seq, core.EventAgentMessage, core.TextData{Text: b.String()})))
+		evs = append(evs, ev(task, seq, core.EventAgentMessage, core.TextData{Text: b.String()}))
 	}
 	return evs
-}
-
-func journalFake(task string, journal []core.Event) *fakeService {
-	f := newFake()
-	v := core.TaskView{TaskID: task, State: core.StateRunning, Phase: "implementing", WorkerLane: core.LaneFast, RepositoryID: "3ce0f10f"}
-	f.tasks = []core.TaskView{v}
-	f.details[task] = core.TaskDetail{View: v, Repository: "/src/app", Objective: "Stream a lot.", CreatedAt: epoch}
-	f.journals[task] = journal
-	return f
 }
 
 var stepRE = regexp.MustCompile(`step (\d{6})`)
@@ -58,36 +49,32 @@ func shownSteps(view string) []int {
 	return out
 }
 
-func checkBound(t *testing.T, p *eventsPane) {
+func checkBound(t *testing.T, p *Pane) {
 	t.Helper()
 	if p.cost > p.limit || len(p.entries)-p.head > p.limit {
 		t.Fatalf("pane over its bound: %d lines, %d entries (limit %d)", p.cost, len(p.entries)-p.head, p.limit)
 	}
 }
 
-func TestSelectingATaskReadsOnlyItsNewestEvents(t *testing.T) {
-	f := journalFake("flood", stepJournal("flood", 20000))
-	h := newHarness(t, f, 80, 24)
+func TestAShownTaskReadsOnlyItsNewestEvents(t *testing.T) {
+	j := &fakeJournal{events: stepJournal("flood", 20000)}
+	h := newHost(t, j, narrowW, narrowH)
 	// The newest events first, then pages before them until the pane is three quarters full.
-	if len(f.reads) == 0 || f.reads[0] != 20000-replayFirst+1 || len(f.reads) > 6 {
-		t.Fatalf("journal read from %v", f.reads)
+	if len(j.reads) == 0 || j.reads[0] != 20000-replayFirst+1 || len(j.reads) > 6 {
+		t.Fatalf("journal read from %v", j.reads)
 	}
-	p := h.task("flood").events
-	if !p.hasOlder() || p.lo > 20000-maxLogLines*3/4+1 || p.lo <= 20000-maxLogLines || p.lastSeq != 20000 || p.detached {
+	p := h.p
+	if !p.hasOlder() || p.lo > 20000-MaxLines*3/4+1 || p.lo <= 20000-MaxLines || p.lastSeq != 20000 || p.detached {
 		t.Fatalf("pane holds %d..%d (older: %v, detached %v)", p.lo, p.lastSeq, p.hasOlder(), p.detached)
 	}
 	h.requireView("step 020000")
-	// Usage today cannot be exact from a window that does not start at the first event.
-	if h.task("flood").fromStart {
-		t.Fatal("a window from seq 15001 counted as the whole journal")
-	}
 }
 
 func TestScrollingUpPagesOlderEventsInAndBackDown(t *testing.T) {
 	const n = 12000
-	f := journalFake("flood", stepJournal("flood", n))
-	h := newHarness(t, f, 80, 24)
-	p := func() *eventsPane { return h.task("flood").events }
+	j := &fakeJournal{events: stepJournal("flood", n)}
+	h := newHost(t, j, narrowW, narrowH)
+	p := func() *Pane { return h.p }
 
 	// Page up from the live tail to the first event: every step shows once, in order.
 	next := n
@@ -120,10 +107,8 @@ func TestScrollingUpPagesOlderEventsInAndBackDown(t *testing.T) {
 
 	// A live event while the pane shows old ones is not lost: it shows once the reader is back.
 	live := ev("flood", n+1, core.EventToolCall, core.ToolCallData{ToolCallID: "live", Title: fmt.Sprintf("step %06d", n+1), Status: "completed"})
-	f.mu.Lock()
-	f.journals["flood"] = append(f.journals["flood"], core.Event(live))
-	f.mu.Unlock()
-	h.send(live)
+	j.append(live)
+	h.live(live)
 
 	// Page down again to the live tail.
 	next = 1
@@ -149,11 +134,11 @@ func TestScrollingUpPagesOlderEventsInAndBackDown(t *testing.T) {
 }
 
 func TestGoingBackToTheTailReadsTheNewestWindowAgain(t *testing.T) {
-	f := journalFake("flood", stepJournal("flood", 20000))
-	h := newHarness(t, f, 80, 24)
+	j := &fakeJournal{events: stepJournal("flood", 20000)}
+	h := newHost(t, j, narrowW, narrowH)
 	// g goes to the task's first event, read from the journal, not to the oldest one loaded.
 	h.press("g")
-	p := h.task("flood").events
+	p := h.p
 	if !p.detached || p.lo != 1 {
 		t.Fatalf("after g the pane holds %d..%d, detached %v", p.lo, p.lastSeq, p.detached)
 	}
@@ -167,12 +152,12 @@ func TestGoingBackToTheTailReadsTheNewestWindowAgain(t *testing.T) {
 		t.Fatalf("paging down from the first event shows steps %v", steps)
 	}
 	h.press("G")
-	p = h.task("flood").events
+	p = h.p
 	if p.detached || !p.following() || p.lastSeq != 20000 {
 		t.Fatalf("G: pane holds %d..%d, detached %v, following %v", p.lo, p.lastSeq, p.detached, p.following())
 	}
 	h.requireView("step 020000")
-	h.send(ev("flood", 20001, core.EventToolCall, core.ToolCallData{ToolCallID: "x", Title: "step 020001", Status: "completed"}))
+	h.live(ev("flood", 20001, core.EventToolCall, core.ToolCallData{ToolCallID: "x", Title: "step 020001", Status: "completed"}))
 	h.requireView("step 020001")
 }
 
@@ -180,8 +165,7 @@ var wordRE = regexp.MustCompile(`w(\d{7})`)
 
 func TestScrollingBackThroughAMonologueShowsEveryWord(t *testing.T) {
 	journal := monologueJournal("flood", 1<<20, 4<<10)
-	f := journalFake("flood", journal)
-	h := newHarness(t, f, 80, 24)
+	h := newHost(t, &fakeJournal{events: journal}, narrowW, narrowH)
 	last := -1
 	for _, m := range wordRE.FindAllStringSubmatch(string(journal[len(journal)-1].Data), -1) {
 		last, _ = strconv.Atoi(m[1])
@@ -200,7 +184,7 @@ func TestScrollingBackThroughAMonologueShowsEveryWord(t *testing.T) {
 			}
 			next--
 		}
-		checkBound(t, h.task("flood").events)
+		checkBound(t, h.p)
 		if next < 0 {
 			break
 		}
@@ -211,17 +195,8 @@ func TestScrollingBackThroughAMonologueShowsEveryWord(t *testing.T) {
 	}
 }
 
-func TestSearchSaysItCoversTheLoadedEvents(t *testing.T) {
-	f := journalFake("flood", stepJournal("flood", 20000))
-	h := newHarness(t, f, 120, 24)
-	h.press("/")
-	h.typeText("step 01")
-	h.press("enter")
-	h.requireView("in the loaded events")
-}
-
 // paneBytes is the text the pane holds.
-func paneBytes(p *eventsPane) int {
+func paneBytes(p *Pane) int {
 	n := 0
 	for _, e := range p.entries[p.head:] {
 		for _, q := range e.paras {
@@ -239,20 +214,20 @@ func paneBytes(p *eventsPane) int {
 // what it shows, never the stream.
 func TestStreaming10MBKeepsThePaneBounded(t *testing.T) {
 	journal := monologueJournal("flood", 10<<20, 4<<10)
-	f := journalFake("flood", journal)
-	h := newHarness(t, journalFake("flood", nil), 80, 24)
-	h.m.svc = f
+	j := &fakeJournal{}
+	h := newHost(t, j, narrowW, narrowH)
+	j.append(journal...)  // later reads find the whole journal
 	const bound = 1 << 20 // 5,000 lines of 80 columns, their text kept twice (source and wrapped)
 	for i, e := range journal {
-		h.send(eventMsg(e))
+		h.live(e)
 		if i%256 == 0 {
-			if n := paneBytes(h.task("flood").events); n > bound {
+			if n := paneBytes(h.p); n > bound {
 				t.Fatalf("after %d events the pane holds %d bytes", i+1, n)
 			}
 		}
 	}
 	for range 1000 {
-		p := h.task("flood").events
+		p := h.p
 		if n := paneBytes(p); n > bound {
 			t.Fatalf("paging back the pane holds %d bytes", n)
 		}
@@ -262,7 +237,7 @@ func TestStreaming10MBKeepsThePaneBounded(t *testing.T) {
 		}
 		h.press("g")
 	}
-	if h.task("flood").events.hasOlder() {
+	if h.p.hasOlder() {
 		t.Fatal("paging back did not reach the first event")
 	}
 	h.press("g")
@@ -283,9 +258,9 @@ func TestPageSeamsShowEachLineOnce(t *testing.T) {
 			fmt.Fprintf(&b, "flood %d\n", line)
 			line++
 		}
-		journal = append(journal, core.Event(ev("flood", seq, core.EventAgentMessage, core.TextData{Text: b.String()})))
+		journal = append(journal, ev("flood", seq, core.EventAgentMessage, core.TextData{Text: b.String()}))
 	}
-	h := newHarness(t, journalFake("flood", journal), 80, 24)
+	h := newHost(t, &fakeJournal{events: journal}, narrowW, narrowH)
 	next := line - 1
 	for range 10000 {
 		var shown []int
@@ -326,7 +301,7 @@ func TestPageSeamsShowEachLineOnce(t *testing.T) {
 			}
 		}
 		if len(shown) > 0 && shown[0] > next {
-			p := h.task("flood").events
+			p := h.p
 			for _, e := range p.entries[p.head:] {
 				t.Logf("entry %d seq %d cost %d n %d cut %v marks %d", e.id, e.seq, e.cost, e.n, e.cut, len(e.marks))
 			}
@@ -336,13 +311,13 @@ func TestPageSeamsShowEachLineOnce(t *testing.T) {
 		if len(shown) > 0 {
 			next = max(next, shown[len(shown)-1]+1)
 		}
-		checkBound(t, h.task("flood").events)
-		if h.task("flood").events.following() {
+		checkBound(t, h.p)
+		if h.p.following() {
 			break
 		}
 		h.press("pgdown")
 	}
-	if next != line || h.task("flood").events.detached {
+	if next != line || h.p.detached {
 		t.Fatalf("paging down ended at line %d of %d", next, line)
 	}
 }

@@ -1,8 +1,9 @@
-package tui
+package events
 
 import (
 	"bytes"
 	"context"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -24,11 +25,11 @@ const (
 )
 
 // hasOlder says whether the journal holds events older than what the pane shows.
-func (p *eventsPane) hasOlder() bool { return p.lo > 1 || p.loPartial }
+func (p *Pane) hasOlder() bool { return p.lo > 1 || p.loPartial }
 
 // olderEnd is the newest seq a page of older events reads: the oldest event shown, again, when
 // only its end is shown (its text then shows twice at the seam rather than not at all).
-func (p *eventsPane) olderEnd() uint64 {
+func (p *Pane) olderEnd() uint64 {
 	if p.loPartial {
 		return p.lo
 	}
@@ -42,7 +43,7 @@ func estLines(ev core.Event, w int) uint64 {
 }
 
 // pageSize is how many events, of the sizes seen so far, fill about room lines.
-func (p *eventsPane) pageSize(room int) uint64 {
+func (p *Pane) pageSize(room int) uint64 {
 	if p.dataEvents == 0 {
 		return pageEvents
 	}
@@ -52,7 +53,7 @@ func (p *eventsPane) pageSize(room int) uint64 {
 }
 
 // olderPage is the range of the page before the oldest event shown, sized for room lines.
-func (p *eventsPane) olderPage(room int) (from, to uint64) {
+func (p *Pane) olderPage(room int) (from, to uint64) {
 	to = p.olderEnd()
 	from = 1
 	if n := p.pageSize(room); to > n {
@@ -61,12 +62,13 @@ func (p *eventsPane) olderPage(room int) (from, to uint64) {
 	return from, to
 }
 
-// buildPage reads events [from, to] into a pane of the given shape that keeps limit lines.
-func buildPage(ctx context.Context, svc core.Service, id string, w, h int, f eventFilter, limit int, from, to uint64, each func(core.Event)) (*eventsPane, error) {
-	q := newEventsPane()
+// buildPage reads events [from, to] of the task's journal into a pane of the given shape that
+// keeps limit lines; each, when set, sees every event read. It runs in a command.
+func buildPage(ctx context.Context, env *Env, id string, w, h int, f eventFilter, limit int, from, to uint64, each func(core.Event)) (*Pane, error) {
+	q := New(env, id)
 	q.w, q.h, q.filter, q.limit = w, h, f, max(limit, 1)
 	q.lo = from // events of the range that show nothing count as read too
-	err := readRange(ctx, svc, id, from, to, func(ev core.Event) bool {
+	err := readRange(ctx, env.Journal, id, from, to, func(ev core.Event) bool {
 		q.add(ev)
 		if each != nil {
 			each(ev)
@@ -76,8 +78,66 @@ func buildPage(ctx context.Context, svc core.Service, id string, w, h int, f eve
 	return q, err
 }
 
-// live takes an event of the live stream: a detached pane only notes that it exists.
-func (p *eventsPane) live(ev core.Event) {
+// TailRead reads the newest events of a task's journal, up to seq last, into a new pane: the
+// newest replayFirst, then pages before them until the pane is three quarters full. first sees
+// each event of the newest page, older each event of the pages before it. It returns the pane,
+// the first seq it read, and the error that stopped it (the pane then holds what was read). It
+// runs in a command, off the event loop.
+type TailRead func(ctx context.Context, last uint64, first, older func(core.Event)) (*Pane, uint64, error)
+
+// ReadTail is how to read the newest window of the task's journal into a pane shaped as p is
+// now (its size and filter): the dashboard reads it when the task is first shown, after a lost
+// subscription, and when G leaves a pane detached from the live stream.
+func (p *Pane) ReadTail() TailRead {
+	env, id, w, h, f := p.env, p.taskID, p.w, p.h, p.filter
+	return func(ctx context.Context, last uint64, first, older func(core.Event)) (*Pane, uint64, error) {
+		from := uint64(1)
+		if last > replayFirst {
+			from = last - replayFirst + 1
+		}
+		pane, err := buildPage(ctx, env, id, w, h, f, MaxLines, from, last, first)
+		// Fill the pane backwards, a page at a time: how many events fit depends on their size.
+		for err == nil && pane.hasOlder() {
+			room := min(pane.limit-pane.cost, pane.limit-(len(pane.entries)-pane.head))
+			if room < pane.limit/4 {
+				break
+			}
+			start, end := pane.olderPage(room)
+			var q *Pane
+			q, err = buildPage(ctx, env, id, w, h, f, room, start, end, older)
+			if err != nil {
+				break
+			}
+			pane.prepend(q)
+			from = start
+		}
+		return pane, from, err
+	}
+}
+
+// HoldsTail says whether p, read by ReadTail, shows the journal's newest events: worth showing
+// even when the read stopped on an error.
+func (p *Pane) HoldsTail() bool { return p != nil && !p.empty() && !p.detached }
+
+// Succeed is the pane that takes p's place once fresh, the tail read again (nil: the journal
+// was empty), has arrived: at p's size, with p's filter (the reader's filter outlives a reload),
+// and with early, the live events that arrived while it was read. A search of the journal p
+// was running stops.
+func (p *Pane) Succeed(fresh *Pane, early []core.Event) *Pane {
+	if fresh == nil {
+		fresh = New(p.env, p.taskID)
+	}
+	fresh.setSize(p.w, p.h)
+	fresh.setFilter(p.filter)
+	for _, ev := range early {
+		fresh.add(ev)
+	}
+	p.search.stopSeek()
+	return fresh
+}
+
+// Live takes an event of the live stream: a detached pane only notes that it exists.
+func (p *Pane) Live(ev core.Event) {
 	if p.detached {
 		p.liveSeq = max(p.liveSeq, ev.Seq)
 		return
@@ -86,7 +146,7 @@ func (p *eventsPane) live(ev core.Event) {
 }
 
 // atTop says whether the window starts at the first line the pane keeps.
-func (p *eventsPane) atTop(i, off int) bool {
+func (p *Pane) atTop(i, off int) bool {
 	if off > 0 {
 		return false
 	}
@@ -99,12 +159,12 @@ func (p *eventsPane) atTop(i, off int) bool {
 }
 
 // atBottom says whether the window of bh lines from (i, off) reaches the pane's last line.
-func (p *eventsPane) atBottom(i, off, bh int) bool {
+func (p *Pane) atBottom(i, off, bh int) bool {
 	return p.linesFrom(i, off, bh) <= bh
 }
 
 // edges asks for a page when the reader's window touches an end the journal continues past.
-func (p *eventsPane) edges() {
+func (p *Pane) edges() {
 	if p.anchor == nil || p.empty() || p.loading || p.search.seeking || p.want != 0 {
 		return // (a page asked for already, such as g's first page, stands)
 	}
@@ -120,7 +180,7 @@ func (p *eventsPane) edges() {
 
 // prepend puts a page of older events, read into q, in front of the pane's entries and drops
 // entries at the newest end to stay within the bound; the reader's place does not move.
-func (p *eventsPane) prepend(q *eventsPane) {
+func (p *Pane) prepend(q *Pane) {
 	q.interrupt()
 	if p.loPartial && q.lastSeq >= p.lo {
 		p.dropSeam()
@@ -155,7 +215,7 @@ func (p *eventsPane) prepend(q *eventsPane) {
 
 // dropSeam drops the lines of the oldest event shown, whose start was cut, before a page that
 // holds all of it goes in front: only a line it shares with the next event stays, twice.
-func (p *eventsPane) dropSeam() {
+func (p *Pane) dropSeam() {
 	if p.empty() {
 		return
 	}
@@ -190,7 +250,7 @@ func (p *eventsPane) dropSeam() {
 
 // trimNewest drops the newest entries beyond the bound; the pane then no longer follows the
 // live stream.
-func (p *eventsPane) trimNewest() {
+func (p *Pane) trimNewest() {
 	for (p.cost > p.limit || len(p.entries)-p.head > p.limit) && len(p.entries)-p.head > 1 {
 		e := p.entries[len(p.entries)-1]
 		if excess := p.cost - p.limit; len(p.entries)-p.head <= p.limit && e.cost > excess && p.cutTail(e, excess) {
@@ -223,7 +283,7 @@ func (p *eventsPane) trimNewest() {
 
 // cutTail drops at least n of e's newest lines, from the start of an event's text on, and
 // moves the pane's newest event back before that event; false when that would be all of e.
-func (p *eventsPane) cutTail(e *entry, n int) bool {
+func (p *Pane) cutTail(e *entry, n int) bool {
 	if len(e.marks) < 2 || n <= 0 {
 		return false
 	}
@@ -293,7 +353,7 @@ func (p *eventsPane) cutTail(e *entry, n int) bool {
 
 // appendPage adds a page of newer events to a detached pane; it follows the live stream again
 // once it holds the newest event.
-func (p *eventsPane) appendPage(evs []core.Event) {
+func (p *Pane) appendPage(evs []core.Event) {
 	p.paging = true
 	for _, ev := range evs {
 		p.add(ev)
@@ -304,39 +364,34 @@ func (p *eventsPane) appendPage(evs []core.Event) {
 	}
 }
 
-// pageMsg carries a page read from the journal to the pane that asked for it.
-type pageMsg struct {
-	taskID string
-	pane   *eventsPane
-	older  *eventsPane  // a page of older events, built off the event loop
+// PageMsg carries a page read from the journal to the pane of task TaskID that asked for it.
+type PageMsg struct {
+	TaskID string
+	pane   *Pane
+	older  *Pane        // a page of older events, built off the event loop
 	first  bool         // older is the journal's first page, to become the whole window
 	newer  []core.Event // a page of newer events
 	err    error
 }
 
-// pageCmd starts reading the page the selected task's pane asks for, if any.
-func (m *Model) pageCmd(id string) tea.Cmd {
-	ti := m.task(id)
-	p := ti.events
+// pageCmd starts reading the page the pane asks for, if any; back at the live tail of a pane
+// detached from it, it asks the root to read the newest window again.
+func (p *Pane) pageCmd() (tea.Cmd, Result) {
 	if p.search.seeking {
 		p.want = 0 // the search reads the journal; scrolling pages once it is done
-		return m.seekCmd(id, p)
+		return p.seekCmd(), Result{}
 	}
 	want := p.want
 	p.want = 0
 	switch {
 	case want == 2:
 		// Back to the live tail: read the newest window again.
-		if ti.replaying {
-			return nil
-		}
-		ti.replayed = false
-		return m.replay(id)
+		return nil, Result{Reload: true}
 	case want == 0 || p.loading:
-		return nil
+		return nil, Result{}
 	}
 	p.loading = true
-	ctx, svc := m.ctx, m.svc
+	ctx, env, id := p.env.ctx(), p.env, p.taskID
 	if want < 0 {
 		limit := p.limit / 2
 		from, to := p.olderPage(limit)
@@ -346,34 +401,37 @@ func (m *Model) pageCmd(id string) tea.Cmd {
 		}
 		w, h, f := p.w, p.h, p.filter
 		return func() tea.Msg {
-			q, err := buildPage(ctx, svc, id, w, h, f, limit, from, to, nil)
-			return pageMsg{taskID: id, pane: p, older: q, first: first, err: err}
-		}
+			q, err := buildPage(ctx, env, id, w, h, f, limit, from, to, nil)
+			return PageMsg{TaskID: id, pane: p, older: q, first: first, err: err}
+		}, Result{}
 	}
 	from, to := p.lastSeq+1, min(p.lastSeq+p.pageSize(p.limit/2), p.liveSeq)
 	room, tw := uint64(p.limit/2), p.textWidth()
 	return func() tea.Msg {
 		var evs []core.Event
 		size, lines := 0, uint64(0)
-		err := readRange(ctx, svc, id, from, to, func(ev core.Event) bool {
+		err := readRange(ctx, env.Journal, id, from, to, func(ev core.Event) bool {
 			evs = append(evs, ev)
 			size += len(ev.Data)
 			lines += estLines(ev, tw)
 			return size < pageBytes && lines < room
 		})
-		return pageMsg{taskID: id, pane: p, newer: evs, err: err}
-	}
+		return PageMsg{TaskID: id, pane: p, newer: evs, err: err}
+	}, Result{}
 }
+
+// readTimeout bounds one read of the journal.
+const readTimeout = 5 * time.Second
 
 // readRange reads events [from, to] of a task's journal and ends the subscription; each stops
 // early when it returns false.
-func readRange(ctx context.Context, svc core.Service, id string, from, to uint64, each func(core.Event) bool) error {
+func readRange(ctx context.Context, j Journal, id string, from, to uint64, each func(core.Event) bool) error {
 	if to < from {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, replayTimeout)
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
-	sub, err := svc.Subscribe(ctx, core.SubscribeOptions{TaskID: id, FromSeq: from})
+	sub, err := j.Subscribe(ctx, core.SubscribeOptions{TaskID: id, FromSeq: from})
 	if err != nil {
 		return err
 	}
@@ -395,33 +453,32 @@ func readRange(ctx context.Context, svc core.Service, id string, from, to uint64
 	}
 }
 
-// onPage hands a page read to the pane that asked for it, and shows a failed read.
-func (m *Model) onPage(msg pageMsg) {
-	if msg.err != nil && m.task(msg.taskID).events == msg.pane {
-		m.setStatus("reading older events of "+msg.taskID+" failed: "+words.OneLine(msg.err), true, msg.taskID)
+// paged takes a page read for msg.pane; it is this pane's only while the task's pane was not
+// rebuilt meanwhile. A failed read says so.
+func (p *Pane) paged(msg PageMsg) Result {
+	msg.pane.loading = false
+	if msg.pane != p {
+		return Result{}
 	}
-	msg.pane.paged(msg, m.task(msg.taskID).events == msg.pane)
-}
-
-// paged takes a page read for the pane; current says the pane is still the task's (it may have
-// been rebuilt meanwhile).
-func (p *eventsPane) paged(msg pageMsg, current bool) {
-	p.loading = false
-	if !current || (msg.err != nil && msg.older == nil && len(msg.newer) == 0) {
-		return
+	var res Result
+	if msg.err != nil {
+		res = Result{Status: "reading older events of " + p.taskID + " failed: " + words.OneLine(msg.err), IsErr: true}
+		if msg.older == nil && len(msg.newer) == 0 {
+			return res
+		}
 	}
-	if msg.older != nil && msg.first {
+	switch {
+	case msg.older != nil && msg.first:
 		// The first page of a journal longer than the window: it becomes the window, read on
 		// downwards as the reader scrolls, and G goes back to the live tail.
 		p.adopt(msg.older)
 		if !p.empty() {
 			p.anchor = &pos{id: p.entries[p.head].id}
 		}
-		return
-	}
-	if msg.older != nil {
+	case msg.older != nil:
 		p.prepend(msg.older)
-		return
+	default:
+		p.appendPage(msg.newer)
 	}
-	p.appendPage(msg.newer)
+	return res
 }

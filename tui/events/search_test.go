@@ -1,4 +1,4 @@
-package tui
+package events
 
 import (
 	"fmt"
@@ -9,15 +9,13 @@ import (
 	"github.com/muesli/termenv"
 
 	"reasonixctl/core"
-	"reasonixctl/tui/bind"
 	"reasonixctl/tui/term"
 )
 
 // searchPane is a pane of 30 one-line entries; "needle" is in entries 5, 15 and 25.
-func searchPane(t *testing.T) *eventsPane {
+func searchPane(t *testing.T) *Pane {
 	t.Helper()
-	p := newEventsPane()
-	p.setSize(60, 8)
+	p := newTestPane(60, 8)
 	for i := 1; i <= 30; i++ {
 		text := fmt.Sprintf("entry %d", i)
 		if i%10 == 5 {
@@ -28,22 +26,16 @@ func searchPane(t *testing.T) *eventsPane {
 	return p
 }
 
-func paneKeys(t *testing.T, p *eventsPane, keys ...string) {
+func paneKeys(t *testing.T, p *Pane, keys ...string) {
 	t.Helper()
-	for _, k := range keys {
-		p.update(keyMsg(k), eventKeys(bind.DefaultKeyMap()))
-	}
+	press(p, keys...)
 }
 
-func paneType(p *eventsPane, s string) {
-	for _, r := range s {
-		p.update(keyMsg(string(r)), eventKeys(bind.DefaultKeyMap()))
-	}
-}
+func paneType(p *Pane, s string) { typeText(p, s) }
 
-func requirePane(t *testing.T, p *eventsPane, want ...string) {
+func requirePane(t *testing.T, p *Pane, want ...string) {
 	t.Helper()
-	v := p.view(term.DefaultTheme())
+	v := p.view()
 	for _, w := range want {
 		if !strings.Contains(v, w) {
 			t.Fatalf("pane lacks %q:\n%s", w, v)
@@ -52,8 +44,8 @@ func requirePane(t *testing.T, p *eventsPane, want ...string) {
 }
 
 // topLine is the first event line the pane shows.
-func topLine(p *eventsPane) string {
-	return strings.TrimSpace(strings.Split(p.view(term.DefaultTheme()), "\n")[0])
+func topLine(p *Pane) string {
+	return strings.TrimSpace(strings.Split(p.view(), "\n")[0])
 }
 
 func TestEventSearchMovesAsYouTypeAndWraps(t *testing.T) {
@@ -80,7 +72,7 @@ func TestEventSearchMovesAsYouTypeAndWraps(t *testing.T) {
 	}
 	// esc clears the kept search; n is no longer the pane's.
 	paneKeys(t, p, "esc")
-	if p.search.shown() || p.update(keyMsg("n"), eventKeys(bind.DefaultKeyMap())) {
+	if _, _, res := p.Update(keyMsg("n")); p.search.shown() || !res.Pass {
 		t.Fatal("the search stays after esc")
 	}
 }
@@ -133,61 +125,14 @@ func TestEventSearchHighlightsMatches(t *testing.T) {
 	paneKeys(t, p, "g", "/")
 	paneType(p, "needle")
 	th := term.MonochromeTheme()
-	v := p.view(th)
+	p.env.Theme = th
+	v := p.view()
 	if cur := th.MatchCurrent.Render("Needle"); !strings.Contains(v, cur) {
 		t.Fatalf("the current match is not marked %q:\n%q", cur, v)
 	}
 	paneKeys(t, p, "enter", "n")
-	v = p.view(th)
+	v = p.view()
 	if other := th.Match.Render("Needle"); !strings.Contains(v, other) {
 		t.Fatalf("the other matches are not marked %q:\n%q", other, v)
 	}
-}
-
-func TestEventFilterShowsOneKind(t *testing.T) {
-	h := newHarness(t, scenario(), 120, 40)
-	h.press("f")
-	h.requireView("1 Events: agent text", "I will read the login code first")
-	v := h.view()
-	for _, hidden := range []string{"curl example.com", "provisioning → running", "read internal/auth/login.go"} {
-		if strings.Contains(v, hidden) {
-			t.Fatalf("the agent text filter shows %q:\n%s", hidden, v)
-		}
-	}
-	h.press("f")
-	h.requireView("1 Events: tool calls", "read internal/auth/login.go")
-	h.press("f")
-	h.requireView("1 Events: policy decisions", "curl example.com", "go test ./internal/auth")
-	if strings.Contains(h.view(), "I will read") {
-		t.Fatal("the decisions filter shows agent text")
-	}
-	// A search looks only at what the filter shows.
-	h.press("/")
-	h.typeText("login")
-	h.requireView("/login", "no match")
-	h.press("esc", "f")
-	h.requireView("1 Events: state changes", "provisioning → running", "review ready")
-	h.press("f")
-	h.requireView("1 Events: interactions", "no interactions yet · f shows the others")
-	h.press("f")
-	h.requireView("1 Events ", "I will read the login code first", "curl example.com")
-}
-
-// In the dashboard, n and N move between matches only while a search is kept; otherwise n
-// starts a new task as always.
-func TestSearchKeysInTheDashboard(t *testing.T) {
-	h := newHarness(t, scenario(), 120, 40)
-	h.press("/")
-	h.typeText("nq") // typed text, not the new-task or quit keys
-	h.requireView("/nq", "no match")
-	h.press("backspace", "backspace")
-	h.typeText("policy")
-	h.requireView("/policy", "match 1 of 2", "n/N next/prev match")
-	h.press("enter", "n")
-	h.requireView("match 2 of 2")
-	if h.stack().top() != nil {
-		t.Fatal("n opened a dialog while a search was kept")
-	}
-	h.press("esc", "n")
-	h.requireView("New task")
 }

@@ -1,4 +1,4 @@
-package tui
+package events
 
 import (
 	"encoding/json"
@@ -83,10 +83,7 @@ func FuzzEventsPane(f *testing.F) {
 	f.Add(join(rec(0x82, 0, "a"), rec(0x82, 1, "a"), rec(0x82, 6, "b"), rec(0x80, 7, strings.Repeat("word ", 40))), uint16(1), uint8(1))
 	f.Fuzz(func(t *testing.T, script []byte, width uint16, height uint8) {
 		w, h := 1+int(width)%300, 1+int(height)%60
-		p := newEventsPane()
-		p.setSize(w, h)
-		th := term.DefaultTheme()
-		keys := DefaultEventKeys()
+		p := newTestPane(w, h)
 		var seq uint64
 		for len(script) >= 3 {
 			typ, op, n := script[0], script[1], int(script[2])
@@ -100,20 +97,20 @@ func FuzzEventsPane(f *testing.F) {
 			}
 			p.add(fuzzEvent(seq, typ, payload))
 			if k := int(op & 0x0f); k > 0 && k <= len(fuzzKeys) {
-				p.update(fuzzKeys[k-1], keys)
+				p.Update(fuzzKeys[k-1])
 			}
 			if op&0x80 != 0 {
 				w = 1 + (w*7+int(op))%300
 				p.setSize(w, h)
 			}
-			checkPane(t, p, th)
+			checkPane(t, p)
 		}
 	})
 }
 
-func checkPane(t *testing.T, p *eventsPane, th term.Theme) {
+func checkPane(t *testing.T, p *Pane) {
 	t.Helper()
-	v := p.view(th)
+	v := p.view()
 	lines := strings.Split(v, "\n")
 	if len(lines) != p.h {
 		t.Fatalf("view has %d lines, want %d:\n%s", len(lines), p.h, v)
@@ -137,8 +134,8 @@ func checkPane(t *testing.T, p *eventsPane, th term.Theme) {
 		}
 		cost += e.cost
 	}
-	if cost != p.cost || p.cost > maxLogLines || len(p.entries)-p.head > maxLogLines {
-		t.Fatalf("pane cost %d, entries sum to %d, bound %d", p.cost, cost, maxLogLines)
+	if cost != p.cost || p.cost > MaxLines || len(p.entries)-p.head > MaxLines {
+		t.Fatalf("pane cost %d, entries sum to %d, bound %d", p.cost, cost, MaxLines)
 	}
 }
 

@@ -1,4 +1,4 @@
-package tui
+package events
 
 import (
 	"fmt"
@@ -12,25 +12,20 @@ import (
 func needleJournal(n int, at ...int) []core.Event {
 	j := stepJournal("flood", n)
 	for _, i := range at {
-		j[i-1] = core.Event(ev("flood", uint64(i), core.EventToolCall,
-			core.ToolCallData{ToolCallID: fmt.Sprintf("needle%d", i), Title: "needle at step " + stepTitle(i), Kind: "execute", Status: "completed"}))
+		j[i-1] = ev("flood", uint64(i), core.EventToolCall,
+			core.ToolCallData{ToolCallID: fmt.Sprintf("needle%d", i), Title: "needle at step " + stepTitle(i), Kind: "execute", Status: "completed"})
 	}
 	return j
 }
 
 func stepTitle(i int) string { return fmt.Sprintf("%06d", i) }
 
-func (h *harness) reads() int {
-	h.svc.mu.Lock()
-	defer h.svc.mu.Unlock()
-	return len(h.svc.reads)
-}
+func (h *host) reads() int { return h.j.readCount() }
 
 func TestSearchFindsOlderMatchesInTheJournal(t *testing.T) {
 	const n = 20000
-	f := journalFake("flood", needleJournal(n, 1, 15500, 19990))
-	h := newHarness(t, f, 140, 24)
-	p := func() *eventsPane { return h.task("flood").events }
+	h := newHost(t, &fakeJournal{events: needleJournal(n, 1, 15500, 19990)}, wideW, wideH)
+	p := func() *Pane { return h.p }
 	if lo := p().lo; lo <= 15500 || lo > 16400 {
 		t.Fatalf("the window starts at %d: the test wants step 15500 just before it", lo)
 	}
@@ -75,9 +70,8 @@ func TestSearchFindsOlderMatchesInTheJournal(t *testing.T) {
 }
 
 func TestSearchWithNoMatchInTheJournalStaysPut(t *testing.T) {
-	f := journalFake("flood", stepJournal("flood", 20000))
-	h := newHarness(t, f, 140, 24)
-	p := func() *eventsPane { return h.task("flood").events }
+	h := newHost(t, &fakeJournal{events: stepJournal("flood", 20000)}, wideW, wideH)
+	p := func() *Pane { return h.p }
 	h.press("pgup", "pgup")
 	top := topLine(p())
 	lo, last := p().lo, p().lastSeq
@@ -104,16 +98,15 @@ func TestSearchWithNoMatchInTheJournalStaysPut(t *testing.T) {
 }
 
 func TestEscStopsASearchOfTheJournal(t *testing.T) {
-	f := journalFake("flood", needleJournal(20000, 5))
-	h := newHarness(t, f, 140, 24)
-	p := h.task("flood").events
+	h := newHost(t, &fakeJournal{events: needleJournal(20000, 5)}, wideW, wideH)
+	p := h.p
 	h.press("/")
 	h.typeText("needle")
 	h.press("enter")
 	top, lo := topLine(p), p.lo
 	before := h.reads()
 	// N starts reading a page; it has not arrived when esc is pressed.
-	_, cmd := h.m.Update(keyMsg("N"))
+	cmd := h.update(keyMsg("N"))
 	if cmd == nil {
 		t.Fatal("N read nothing")
 	}
@@ -127,7 +120,7 @@ func TestEscStopsASearchOfTheJournal(t *testing.T) {
 	if h.reads()-before != 1 {
 		t.Fatalf("after esc the search read %d pages", h.reads()-before)
 	}
-	if h.task("flood").events != p || p.lo != lo || topLine(p) != top || strings.Contains(h.view(), "needle at") {
+	if h.p != p || p.lo != lo || topLine(p) != top || strings.Contains(h.view(), "needle at") {
 		t.Fatalf("a stopped search moved the window to %d:\n%s", p.lo, h.view())
 	}
 	// A second esc clears the search.
@@ -139,10 +132,10 @@ func TestEscStopsASearchOfTheJournal(t *testing.T) {
 	h.press("/")
 	h.typeText("needle")
 	h.press("enter")
-	_, cmd = h.m.Update(keyMsg("N"))
+	cmd = h.update(keyMsg("N"))
 	h.press("G")
 	h.run(cmd)
-	if p := h.task("flood").events; !p.following() || p.detached || p.search.seeking {
+	if p := h.p; !p.following() || p.detached || p.search.seeking {
 		t.Fatalf("G during a search: following %v, detached %v, seeking %v", p.following(), p.detached, p.search.seeking)
 	}
 	h.requireView("step 020000")

@@ -1,4 +1,4 @@
-package tui
+package events
 
 import (
 	"encoding/json"
@@ -200,7 +200,7 @@ func wrapText(dst []wline, text []byte, base, from int, hard bool, first, rest i
 
 // resolvedText is the line of an interaction_resolved event; grant says the allow also granted
 // the command for the repository, which the response itself does not record.
-func resolvedText(ia core.Interaction, grant bool) (entryKind, string) {
+func resolvedText(ia core.Interaction, grant bool) (Kind, string) {
 	if ia.Status != core.InteractionResolved || ia.Response == nil {
 		return kindAsk, fmt.Sprintf("ask    %s %s %s", ia.Kind, ia.ID, ia.Status)
 	}
@@ -217,7 +217,7 @@ func resolvedText(ia core.Interaction, grant bool) (entryKind, string) {
 
 const agentLabel = "agent  "
 
-func formatEvent(ev core.Event) (entryKind, string) {
+func formatEvent(ev core.Event) (Kind, string) {
 	switch ev.Type {
 	case core.EventSteered:
 		return kindSteer, "steer  " + strings.TrimSpace(textOf(ev))
@@ -265,7 +265,7 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		return kindState, fmt.Sprintf("review ready: revision %d, tree %s, %d file(s) changed", d.ReviewRevision, term.Short(d.ReviewTreeHash, 12), len(d.ChangedFiles))
 	case core.EventVerification:
 		v, _ := core.DataOf[core.VerificationResult](ev)
-		return verificationKind(v), "verify " + formatVerification(v)
+		return verificationKind(v), "verify " + words.Verification(v)
 	case core.EventCommitted:
 		d, _ := core.DataOf[core.CommittedData](ev)
 		return kindAllow, fmt.Sprintf("commit %s on %s — %s", d.CommitHash, d.Branch, d.IntegrationCommand)
@@ -274,9 +274,24 @@ func formatEvent(ev core.Event) (entryKind, string) {
 		return kindInfo, "worker " + strings.TrimSpace(d.State+" "+d.Phase)
 	case core.EventUsage:
 		u, _ := core.DataOf[core.Usage](ev)
-		return kindUsage, "usage  " + formatUsage(&u)
-	case core.EventReviewComment, core.EventReviewCommentsSent, core.EventReviewSummary:
-		return formatReviewEvent(ev)
+		return kindUsage, "usage  " + words.Usage(&u)
+	case core.EventReviewComment:
+		c, _ := core.DataOf[core.ReviewComment](ev)
+		verb := "comment"
+		switch c.Status {
+		case core.CommentDeleted:
+			verb = "deleted"
+		case core.CommentOutdated:
+			verb = "outdated"
+		}
+		body, _, _ := strings.Cut(c.Body, "\n")
+		return kindSteer, fmt.Sprintf("review %s %s on %s:%d: %s", verb, c.ID, c.Path, c.Line, body)
+	case core.EventReviewCommentsSent:
+		d, _ := core.DataOf[core.CommentsSentData](ev)
+		return kindSteer, fmt.Sprintf("review sent %d comment(s) as repair round %d: %s", len(d.CommentIDs), d.RepairRound, strings.Join(d.CommentIDs, ", "))
+	case core.EventReviewSummary:
+		d, _ := core.DataOf[core.ReviewSummaryData](ev)
+		return kindState, fmt.Sprintf("review summary of revision %d: %s", d.ReviewRevision, d.Summary)
 	}
 	data, _ := ev.Decode()
 	switch d := data.(type) {
@@ -305,7 +320,7 @@ func formatEvent(ev core.Event) (entryKind, string) {
 	return kindInfo, strings.TrimSpace(ev.Type + " " + string(ev.Data))
 }
 
-func permissionKind(decision string) entryKind {
+func permissionKind(decision string) Kind {
 	switch decision {
 	case core.DecisionAllow:
 		return kindAllow
@@ -447,43 +462,11 @@ func toolDetail(d *core.ToolCallData) []string {
 	return out
 }
 
-func verificationKind(v core.VerificationResult) entryKind {
+func verificationKind(v core.VerificationResult) Kind {
 	if v.Passed {
 		return kindAllow
 	}
 	return kindDeny
-}
-
-func formatVerification(v core.VerificationResult) string {
-	res := "FAILED"
-	if v.Passed {
-		res = "passed"
-	}
-	if v.TimedOut {
-		res = "TIMED OUT"
-	}
-	exit := "-"
-	if v.ExitCode != nil {
-		exit = fmt.Sprint(*v.ExitCode)
-	}
-	return fmt.Sprintf("%s %s: %s (exit %s)", res, v.ID, strings.Join(v.Argv, " "), exit)
-}
-
-func formatUsage(u *core.Usage) string {
-	if u == nil {
-		return "-"
-	}
-	s := fmt.Sprintf("prompt %s · completion %s", term.HumanInt(u.PromptTokens), term.HumanInt(u.CompletionTokens))
-	if u.ReasoningTokens > 0 {
-		s += " · reasoning " + term.HumanInt(u.ReasoningTokens)
-	}
-	if u.CacheHitRatio != nil {
-		s += fmt.Sprintf(" · cache %.0f%%", *u.CacheHitRatio*100)
-	}
-	if u.EstimatedCost != nil {
-		s += " · " + term.FormatCost(*u.EstimatedCost, u.Currency)
-	}
-	return s
 }
 
 // textOf is the raw text of a TextData event (no trimming: streamed text is concatenated), or
@@ -494,4 +477,48 @@ func textOf(ev core.Event) string {
 		return string(ev.Data)
 	}
 	return d.Text
+}
+
+// ---- one event, one line ----
+
+// OneLine is one event as one line, as the replay lists the journal; titles name tool calls by
+// id (ToolTitles), since a call's later updates often carry only its status.
+func OneLine(ev core.Event, titles map[string]string) (Kind, string) {
+	switch ev.Type {
+	case core.EventAgentMessage:
+		return kindAgent, agentLabel + safetext.Line(textOf(ev))
+	case core.EventAgentThought:
+		return kindThought, "think  " + safetext.Line(textOf(ev))
+	case core.EventToolCall:
+		d, _ := core.DataOf[core.ToolCallData](ev)
+		k := kindTool
+		if d.Status == "failed" {
+			k = kindDeny
+		}
+		if d.Title == "" {
+			d.Title = titles[d.ToolCallID]
+		}
+		return k, "tool   " + safetext.Line(toolHeader(&d))
+	case core.EventPermissionDecided:
+		d, _ := core.DataOf[core.PermissionData](ev)
+		label, head := permissionHeader(d)
+		return permissionKind(d.Decision), safetext.Line(label + head)
+	}
+	kind, text := formatEvent(ev)
+	return kind, safetext.Line(text)
+}
+
+// ToolTitles are the first title each tool call of evs gave itself, by call id, capped as a
+// line's header is.
+func ToolTitles(evs []core.Event) map[string]string {
+	titles := map[string]string{}
+	for _, ev := range evs {
+		if ev.Type != core.EventToolCall {
+			continue
+		}
+		if d, ok := core.DataOf[core.ToolCallData](ev); ok && d.Title != "" && titles[d.ToolCallID] == "" {
+			titles[d.ToolCallID] = term.CapText(d.Title, maxHeadBytes)
+		}
+	}
+	return titles
 }

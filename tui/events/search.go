@@ -1,12 +1,10 @@
-package tui
+package events
 
 import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -57,7 +55,7 @@ func (f eventFilter) shows(e *entry) bool { return f == 0 || category(f) == e.ca
 
 // setFilter shows only one category (0: all). Hidden entries keep their lines (and their cost
 // against the buffer bound) but take no room on screen.
-func (p *eventsPane) setFilter(f eventFilter) {
+func (p *Pane) setFilter(f eventFilter) {
 	if f == p.filter {
 		return
 	}
@@ -111,68 +109,57 @@ func (s *paneSearch) clear() {
 	*s = paneSearch{}
 }
 
-// searchKey handles the keys of the search and the filter; it reports whether it took the key.
-func (p *eventsPane) searchKey(msg tea.KeyMsg, k EventKeys) bool {
+// typeKey takes a key typed into the search box: text, backspace, enter keeps the search, esc
+// goes back to where it began. It reports whether it took the key: ctrl+c is the dashboard's.
+func (p *Pane) typeKey(msg tea.KeyMsg) bool {
 	s := &p.search
-	if s.typing {
-		switch msg.Type {
-		case tea.KeyEsc:
-			// Back to where the search began, as if it never happened.
-			p.anchor, p.sel = s.origin, s.originSel
-			s.stopSeek()
+	switch msg.Type {
+	case tea.KeyEsc:
+		// Back to where the search began, as if it never happened.
+		p.anchor, p.sel = s.origin, s.originSel
+		s.stopSeek()
+		s.clear()
+	case tea.KeyEnter:
+		s.typing = false
+		if s.query == "" {
 			s.clear()
-		case tea.KeyEnter:
-			s.typing = false
-			if s.query == "" {
-				s.clear()
-			}
-		case tea.KeyBackspace, tea.KeyCtrlH:
-			if r := []rune(s.query); len(r) > 0 {
-				p.setQuery(string(r[:len(r)-1]))
-			}
-		case tea.KeyCtrlU:
-			p.setQuery("")
-		case tea.KeyRunes, tea.KeySpace:
-			p.setQuery(s.query + safetext.Sanitize(string(msg.Runes)))
-		case tea.KeyCtrlC:
-			return false
 		}
-		return true
-	}
-	switch {
-	case s.seeking && key.Matches(msg, k.ClearSearch):
-		// Stop looking further back; the window and the search stay.
-		s.stopSeek()
-	case s.seeking && (key.Matches(msg, k.NextMatch) || key.Matches(msg, k.PrevMatch)):
-		// Already looking.
-	case key.Matches(msg, k.Search):
-		s.clear()
-		*s = paneSearch{typing: true, origin: p.anchor, originSel: p.sel}
-		if !p.empty() {
-			i, _ := p.top(max(p.bodyHeight(), 1))
-			s.from = p.entries[i].id
+	case tea.KeyBackspace, tea.KeyCtrlH:
+		if r := []rune(s.query); len(r) > 0 {
+			p.setQuery(string(r[:len(r)-1]))
 		}
-	case key.Matches(msg, k.Filter):
-		s.stopSeek()
-		p.setFilter((p.filter + 1) % filterCount)
-	case s.query == "":
-		return false
-	case key.Matches(msg, k.NextMatch):
-		p.nextMatch(1)
-	case key.Matches(msg, k.PrevMatch):
-		p.nextMatch(-1)
-	case key.Matches(msg, k.ClearSearch):
-		s.clear()
-	default:
+	case tea.KeyCtrlU:
+		p.setQuery("")
+	case tea.KeyRunes, tea.KeySpace:
+		p.setQuery(s.query + safetext.Sanitize(string(msg.Runes)))
+	case tea.KeyCtrlC:
 		return false
 	}
 	return true
 }
 
+// startSearch opens the search box: the search starts at the top of the window, and esc goes
+// back to the window and selection as they are now.
+func (p *Pane) startSearch() {
+	s := &p.search
+	s.clear()
+	*s = paneSearch{typing: true, origin: p.anchor, originSel: p.sel}
+	if !p.empty() {
+		i, _ := p.top(max(p.bodyHeight(), 1))
+		s.from = p.entries[i].id
+	}
+}
+
+// cycleFilter shows the next category of events (after the last, all of them).
+func (p *Pane) cycleFilter() {
+	p.search.stopSeek()
+	p.setFilter((p.filter + 1) % filterCount)
+}
+
 // setQuery changes the query while typing: the window moves to the first match at or after
 // the top of the window when the search began, going round to the oldest, or back to where it
 // was when nothing matches.
-func (p *eventsPane) setQuery(q string) {
+func (p *Pane) setQuery(q string) {
 	s := &p.search
 	s.query = q
 	s.needle = bytes.ToLower([]byte(q))
@@ -193,7 +180,7 @@ func (p *eventsPane) setQuery(q string) {
 }
 
 // matchIndexFrom is the index of the first match with an id at or after id (len when none).
-func (p *eventsPane) matchIndexFrom(id uint64) int {
+func (p *Pane) matchIndexFrom(id uint64) int {
 	ms := p.search.matches
 	lo, hi := 0, len(ms)
 	for lo < hi {
@@ -210,7 +197,7 @@ func (p *eventsPane) matchIndexFrom(id uint64) int {
 // nextMatch moves to the next (dir 1) or previous (dir -1) match, going round at either end.
 // The previous match of the oldest loaded one is looked for in the journal before the window
 // first.
-func (p *eventsPane) nextMatch(dir int) {
+func (p *Pane) nextMatch(dir int) {
 	s := &p.search
 	s.refresh(p)
 	n := len(s.matches)
@@ -236,7 +223,7 @@ func (p *eventsPane) nextMatch(dir int) {
 
 // goToMatch makes the entry with id the current match and scrolls so that its first matching
 // line is near the top of the window, a few lines of context above it.
-func (p *eventsPane) goToMatch(id uint64) {
+func (p *Pane) goToMatch(id uint64) {
 	s := &p.search
 	s.cur = id
 	i := p.find(id)
@@ -251,7 +238,7 @@ func (p *eventsPane) goToMatch(id uint64) {
 	}
 	off := 0
 	for j, d := range p.entryLines(e, 0, e.n, nil) {
-		if containsFold(d.prefix+d.text, s.needle) {
+		if term.ContainsFold(d.prefix+d.text, s.needle) {
 			off = j
 			break
 		}
@@ -266,7 +253,7 @@ func (p *eventsPane) goToMatch(id uint64) {
 }
 
 // refresh recomputes the matches when the entries, the filter or the query changed.
-func (s *paneSearch) refresh(p *eventsPane) {
+func (s *paneSearch) refresh(p *Pane) {
 	if len(s.needle) == 0 {
 		s.matches = s.matches[:0]
 		return
@@ -286,57 +273,14 @@ func (s *paneSearch) refresh(p *eventsPane) {
 // entryMatches looks for the needle in what the entry shows: its header and its text.
 // Reasoning is searched folded too (a match opens it); tool calls and decisions by their line.
 func entryMatches(e *entry, needle []byte) bool {
-	if containsFold(e.label, needle) {
+	if term.ContainsFold(e.label, needle) {
 		return true
 	}
 	if e.expandable && e.kind != kindThought {
-		return containsFold(e.head, needle)
+		return term.ContainsFold(e.head, needle)
 	}
 	for _, q := range e.paras {
-		if containsFold(q.text, needle) {
-			return true
-		}
-	}
-	return false
-}
-
-// containsFold reports whether hay contains needle (lower case), ignoring case. ASCII is
-// compared in place; other text is lowered first.
-func containsFold[T string | []byte](hay T, needle []byte) bool {
-	if len(needle) == 0 {
-		return true
-	}
-	ascii := true
-	for _, c := range needle {
-		if c >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	if !ascii {
-		return bytes.Contains(bytes.ToLower([]byte(hay)), needle)
-	}
-	first := needle[0]
-	upper := first
-	if 'a' <= first && first <= 'z' {
-		upper = first - 'a' + 'A'
-	}
-	for i := 0; i+len(needle) <= len(hay); i++ {
-		c := hay[i]
-		if c != first && c != upper {
-			continue
-		}
-		j := 1
-		for ; j < len(needle); j++ {
-			h := hay[i+j]
-			if 'A' <= h && h <= 'Z' {
-				h += 'a' - 'A'
-			}
-			if h != needle[j] {
-				break
-			}
-		}
-		if j == len(needle) {
+		if term.ContainsFold(q.text, needle) {
 			return true
 		}
 	}
@@ -349,42 +293,7 @@ func (s *paneSearch) highlight(t term.Theme, line string, base lipgloss.Style, i
 	if len(s.needle) == 0 || len(s.matches) == 0 {
 		return base.Render(line)
 	}
-	return markMatches(t, line, base, s.needle, id == s.cur)
-}
-
-// markMatches renders line in base with each occurrence of needle (lower case) marked.
-func markMatches(t term.Theme, line string, base lipgloss.Style, needle []byte, current bool) string {
-	lower := strings.ToLower(line)
-	if len(lower) != len(line) {
-		// Lowering changed byte lengths: offsets would not line up; leave the line plain.
-		return base.Render(line)
-	}
-	n := string(needle)
-	mark := t.Match
-	if current {
-		mark = t.MatchCurrent
-	}
-	var b strings.Builder
-	from := 0
-	for {
-		i := strings.Index(lower[from:], n)
-		if i < 0 {
-			break
-		}
-		i += from
-		if i > from {
-			b.WriteString(base.Render(line[from:i]))
-		}
-		b.WriteString(mark.Render(line[i : i+len(n)]))
-		from = i + len(n)
-	}
-	if from == 0 {
-		return base.Render(line)
-	}
-	if from < len(line) {
-		b.WriteString(base.Render(line[from:]))
-	}
-	return b.String()
+	return term.MarkMatches(t, line, base, s.needle, id == s.cur)
 }
 
 // bar is the search line of the pane.
@@ -399,11 +308,11 @@ func (s *paneSearch) bar(t term.Theme, w int, scope string) string {
 		line := fmt.Sprintf(" /%s  searching older events… (before event %d) · esc stops", s.query, s.seekTo+1)
 		return t.Warn.Render(ansi.Truncate(safetext.Line(line), w, "…"))
 	}
-	return searchBar(t, w, s.typing, s.query, len(s.needle) > 0, len(s.matches), cur, s.wrapped, scope)
+	return term.SearchBar(t, w, s.typing, s.query, len(s.needle) > 0, len(s.matches), cur, s.wrapped, scope)
 }
 
 // scopeNote says what a search of a pane that is a window on the journal does not cover.
-func (p *eventsPane) scopeNote() string {
+func (p *Pane) scopeNote() string {
 	switch {
 	case p.olderUnsearched():
 		return " in the loaded events · N searches older ones"
@@ -415,40 +324,5 @@ func (p *eventsPane) scopeNote() string {
 	return ""
 }
 
-// searchBar is a search's line: the query being typed, or the kept search with where it is.
-func searchBar(t term.Theme, w int, typing bool, query string, active bool, matches, cur int, wrapped bool, scope string) string {
-	var where string
-	switch {
-	case !active:
-	case matches == 0:
-		where = "no match"
-	case cur < 0:
-		where = fmt.Sprintf("%d matches", matches)
-	default:
-		where = fmt.Sprintf("match %d of %d", cur+1, matches)
-	}
-	if wrapped && matches > 0 {
-		where += " (wrapped)"
-	}
-	if active {
-		where += scope
-	}
-	var line string
-	if typing {
-		line = " /" + query + "▏"
-		if where != "" {
-			line += "  " + where
-		}
-		line += " · enter keeps · esc goes back"
-	} else {
-		line = fmt.Sprintf(" /%s  %s · n/N next/previous · esc clears", query, where)
-	}
-	st := t.Warn
-	if where == "no match" {
-		st = t.Error
-	}
-	return st.Render(ansi.Truncate(safetext.Line(line), w, "…"))
-}
-
-// typing says whether the pane takes every key as text.
-func (p *eventsPane) capturing() bool { return p.search.typing }
+// Capturing says whether the pane takes every key as text: a search is being typed.
+func (p *Pane) Capturing() bool { return p.search.typing }
