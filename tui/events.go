@@ -257,9 +257,9 @@ func (p *eventsPane) add(ev core.Event) {
 		e.cat = categoryOf(ev.Type)
 		p.push(e)
 		if ev.Type == core.EventInteractionResolved {
-			if ia, ok := core.DataOf[core.Interaction](ev); ok && ia.Kind == core.InteractionPermission &&
+			if ia, ok := core.DataOf[core.InteractionResolvedData](ev); ok && ia.Kind == core.InteractionPermission &&
 				ia.Response != nil && ia.Response.Decision == core.DecisionAllow {
-				p.answered = &answeredAsk{e: e, ia: ia}
+				p.answered = &answeredAsk{e: e, ia: core.Interaction(ia)}
 			}
 		}
 	}

@@ -216,7 +216,7 @@ func (e *Engine) steerLocked(ctx context.Context, id, msg, action string, only c
 			return core.TaskView{}, workerError(err)
 		}
 		r, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
-			return []newEvent{event(core.EventSteered, core.TextData{Text: msg})}, nil
+			return []newEvent{event(core.EventSteered, core.SteeredData{Text: msg})}, nil
 		})
 		if err != nil {
 			return core.TaskView{}, err
@@ -246,7 +246,7 @@ func (e *Engine) steerLocked(ctx context.Context, id, msg, action string, only c
 		r.RepairRounds, r.RepairActive = round, true
 		r.ContractNote = ""
 		ev, err := setState(r, core.StateRunning, "repair_"+strconv.Itoa(round), "")
-		evs := []newEvent{ev, event(core.EventSteered, core.TextData{Text: msg})}
+		evs := []newEvent{ev, event(core.EventSteered, core.SteeredData{Text: msg})}
 		if also != nil {
 			evs = append(evs, also(r)...)
 		}
@@ -316,7 +316,7 @@ func (e *Engine) respond(ctx context.Context, req core.ControlRequest) (core.Tas
 		}
 		answer = interactionAnswer{outcome: outcome, response: response}
 		ia.Status, ia.ResolvedAt, ia.Response = core.InteractionResolved, core.FormatTime(e.now()), response
-		evs := []newEvent{event(core.EventInteractionResolved, *ia)}
+		evs := []newEvent{event(core.EventInteractionResolved, core.InteractionResolvedData(*ia))}
 		if ia.Kind == core.InteractionPermission {
 			evs = append(evs, event(core.EventPermissionDecided, core.PermissionData{
 				ToolCallID: ia.Request.ToolCallID, Kind: ia.Request.Tool, Title: ia.Request.Title,

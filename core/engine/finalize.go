@@ -495,7 +495,7 @@ func (e *Engine) backToReview(ctx context.Context, id string, cause error) error
 			return nil, nil
 		}
 		ev, err := setState(r, core.StateReviewRequired, core.PhaseRepairRequired, string(ce.Code)+": "+ce.Message)
-		return []newEvent{ev, event(core.EventError, core.TextData{Text: ce.Message})}, err
+		return []newEvent{ev, event(core.EventError, core.ErrorData{Text: ce.Message})}, err
 	}
 	if rev, err := gitx.BuildReview(ctx, e.worktreeOf(r)); err == nil {
 		_ = e.saveReview(ctx, id, rev, apply)
