@@ -33,7 +33,7 @@ func TestCheckFailuresReachCodexWithPreExisting(t *testing.T) {
 		t.Fatalf("failures: %v", fs)
 	}
 
-	h.fake.control = func(context.Context, core.ControlRequest) (core.TaskView, error) {
+	h.fake.control = func(context.Context, core.Command) (core.TaskView, error) {
 		return core.TaskView{}, core.Errorf(core.CodeVerificationFailed, map[string]any{
 			"verification": "unit", "pre_existing_failure": false,
 			"failures": []map[string]any{{"id": "example.com/m: m.go: undefined: undefinedSymbol", "pre_existing": false},

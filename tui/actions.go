@@ -12,65 +12,67 @@ import (
 
 func (m *Model) onControl(msg controlMsg) tea.Cmd {
 	req := msg.req
+	respond, _ := req.(core.Respond)
+	steer, _ := req.(core.Steer)
 	if msg.err != nil {
 		e := core.AsError(msg.err)
-		switch req.Action {
+		switch req.Action() {
 		case core.ActionRespond:
-			if p := m.requests.find(req.InteractionID); p != nil {
+			if p := m.requests.find(respond.InteractionID); p != nil {
 				p.answering = false
 				if e.Code == core.CodeInteractionNotFound {
-					m.dropPending(req.InteractionID)
-					m.setStatus(req.InteractionID+" was already answered elsewhere; the first answer counts", false, req.TaskID)
-					return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
+					m.dropPending(respond.InteractionID)
+					m.setStatus(respond.InteractionID+" was already answered elsewhere; the first answer counts", false, req.Task())
+					return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
 				}
 			}
 		case core.ActionFinalize:
-			delete(m.finalizing, req.TaskID)
+			delete(m.finalizing, req.Task())
 		case core.ActionSteer:
 			// The steer dialog waits for the answer: it keeps the text and shows why.
-			if d := m.steerDialogFor(req.TaskID); d != nil && d.sending {
+			if d := m.steerDialogFor(req.Task()); d != nil && d.sending {
 				d.refused(m.describeError(msg.err))
-				return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
+				return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
 			}
 		}
-		n := m.errorNotice(req.Action+" "+req.TaskID+" failed", msg.err)
-		if req.Action == core.ActionSteer && req.Message != nil {
-			n.lines = append(n.lines, "", "Your message, not sent: "+*req.Message)
+		n := m.errorNotice(req.Action()+" "+req.Task()+" failed", msg.err)
+		if req.Action() == core.ActionSteer && steer.Message != "" {
+			n.lines = append(n.lines, "", "Your message, not sent: "+steer.Message)
 		}
 		m.push(n)
 		// The snapshot may have moved on: show the fresh diff and revision.
-		return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
+		return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
 	}
 	m.list.replace(msg.view)
-	if req.Action == core.ActionSteer {
-		if d := m.steerDialogFor(req.TaskID); d != nil && d.sending {
+	if req.Action() == core.ActionSteer {
+		if d := m.steerDialogFor(req.Task()); d != nil && d.sending {
 			m.dialogs.remove(d)
 		}
 	}
-	switch req.Action {
+	switch req.Action() {
 	case core.ActionRespond:
-		what := m.gate.said[req.InteractionID]
-		delete(m.gate.said, req.InteractionID)
+		what := m.gate.said[respond.InteractionID]
+		delete(m.gate.said, respond.InteractionID)
 		if what == "" {
-			what = req.Decision
+			what = respond.Decision
 		}
-		m.dropPending(req.InteractionID)
-		m.setStatus("answered "+req.InteractionID+": "+what, false, "")
+		m.dropPending(respond.InteractionID)
+		m.setStatus("answered "+respond.InteractionID+": "+what, false, "")
 	case core.ActionFinalize:
 		if msg.view.CommitHash != "" {
 			// The committed event may have shown the notice already.
-			if _, ok := m.finalizing[req.TaskID]; ok {
-				delete(m.finalizing, req.TaskID)
-				m.push(commitNotice(req.TaskID, msg.view.CommitHash, msg.view.Branch, msg.view.IntegrationCommand))
+			if _, ok := m.finalizing[req.Task()]; ok {
+				delete(m.finalizing, req.Task())
+				m.push(commitNotice(req.Task(), msg.view.CommitHash, msg.view.Branch, msg.view.IntegrationCommand))
 			}
-			m.setStatus("committed "+req.TaskID+" as "+msg.view.CommitHash, false, req.TaskID)
+			m.setStatus("committed "+req.Task()+" as "+msg.view.CommitHash, false, req.Task())
 		} else {
-			m.setStatus("finalizing "+req.TaskID+": "+string(msg.view.State), false, req.TaskID)
+			m.setStatus("finalizing "+req.Task()+": "+string(msg.view.State), false, req.Task())
 		}
 	default:
-		m.setStatus(req.Action+" "+req.TaskID+": now "+string(msg.view.State), false, req.TaskID)
+		m.setStatus(req.Action()+" "+req.Task()+": now "+string(msg.view.State), false, req.Task())
 	}
-	return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
+	return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
 }
 
 func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
@@ -216,13 +218,13 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 		m.push(&confirmDialog{
 			title: "Cancel task " + t.TaskID + "?",
 			body:  "The worker stops, pending questions are dropped and nothing is committed. The branch and worktree stay for inspection.",
-			req:   core.ControlRequest{TaskID: t.TaskID, Action: core.ActionCancel},
+			req:   core.Cancel{TaskID: t.TaskID},
 		})
 	case core.ActionClose:
 		m.push(&confirmDialog{
 			title: "Close task " + t.TaskID + "?",
 			body:  "The worker session is closed and the task ends; a committed result stays on its branch.",
-			req:   core.ControlRequest{TaskID: t.TaskID, Action: core.ActionClose},
+			req:   core.Close{TaskID: t.TaskID},
 		})
 	case core.ActionResume:
 		ti := m.task(t.TaskID)
@@ -272,11 +274,11 @@ func (m *Model) carryOut(d dialog, res dialogResult) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	if res.control != nil {
-		if res.control.Action == core.ActionFinalize {
-			m.finalizing[res.control.TaskID] = m.now()
-			m.setStatus("finalizing "+res.control.TaskID+": verifying and committing…", false, "")
+		if res.control.Action() == core.ActionFinalize {
+			m.finalizing[res.control.Task()] = m.now()
+			m.setStatus("finalizing "+res.control.Task()+": verifying and committing…", false, "")
 		}
-		cmd = m.control(*res.control)
+		cmd = m.control(res.control)
 	}
 	if res.draft != "" {
 		cmd = m.draftContract(res.draft)

@@ -33,5 +33,5 @@ func (m *Model) dropCheck(ti *taskInfo, id string) {
 // dropChecks drops a check from a task's contract through the service (reasonix_control's
 // amend_checks), so an attached dashboard can too.
 func (m *Model) dropChecks(a dropCheckAction) tea.Cmd {
-	return m.control(core.ControlRequest{TaskID: a.taskID, Action: core.ActionAmendChecks, DropChecks: []string{a.check}})
+	return m.control(core.AmendChecks{TaskID: a.taskID, DropChecks: []string{a.check}})
 }

@@ -178,7 +178,7 @@ func clip(s string, n int) string {
 // the gate until its key proves to have come alone, and refused outright when it did not: no
 // other path sends one.
 func (m *Model) apply(d dialog, res dialogResult, alone bool) tea.Cmd {
-	if pd, ok := d.(*promptDialog); ok && res.control != nil && res.control.Action == core.ActionRespond {
+	if pd, ok := d.(*promptDialog); ok && res.control != nil && res.control.Action() == core.ActionRespond {
 		if !alone {
 			pd.err = "keys that arrive together never answer: press the key on its own"
 			return nil
@@ -195,7 +195,7 @@ func (m *Model) release(h *heldAnswer) tea.Cmd {
 		return nil
 	}
 	// What was chosen is said when the engine confirms; the request may be gone by then.
-	req := h.res.control
+	req, _ := h.res.control.(core.Respond)
 	m.gate.said[req.InteractionID] = answerText(h.dialog.ia, req.Decision, req.OptionID, req.Answer, req.Grant)
 	return m.carryOut(h.dialog, h.res)
 }

@@ -32,7 +32,7 @@ type dialogResult struct {
 	later    bool // a prompt put aside; `i` brings it back
 	quit     bool
 	draft    string // draft a contract for this repository directory
-	control  *core.ControlRequest
+	control  core.Command
 	delegate *newTaskInput
 	// do is any other action, a value the dashboard carries out (actions.go).
 	do action
@@ -65,7 +65,7 @@ func newInput(placeholder, value string, limit int) textinput.Model {
 
 type confirmDialog struct {
 	title, body string
-	req         core.ControlRequest
+	req         core.Command
 	quit        bool   // yes quits the dashboard instead of sending req
 	yes         action // else, when set, yes carries this out instead of sending req
 }
@@ -79,8 +79,7 @@ func (d *confirmDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 		if d.yes != nil {
 			return dialogResult{close: true, do: d.yes}
 		}
-		req := d.req
-		return dialogResult{close: true, control: &req}
+		return dialogResult{close: true, control: d.req}
 	case key.Matches(msg, k.No):
 		return dialogResult{close: true}
 	}
@@ -177,7 +176,7 @@ func (d *steerDialog) submit() dialogResult {
 		return dialogResult{}
 	}
 	d.sending, d.err = true, ""
-	return dialogResult{control: &core.ControlRequest{TaskID: d.taskID, Action: core.ActionSteer, Message: &text}}
+	return dialogResult{control: core.Steer{TaskID: d.taskID, Message: text}}
 }
 
 func (d *steerDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
@@ -349,9 +348,8 @@ func (f *finalizeDialog) submit(k KeyMap) dialogResult {
 		return dialogResult{}
 	}
 	rev := f.revision
-	req := &core.ControlRequest{
-		TaskID: f.taskID, Action: core.ActionFinalize,
-		ReviewSummary: summary, ApprovedReviewCriteria: approved,
+	req := core.Finalize{
+		TaskID: f.taskID, ReviewSummary: summary, ApprovedReviewCriteria: approved,
 		ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: f.tree,
 		Authority: core.Authority{Cwd: f.repo, Writable: true}, ExcusedChecks: excused,
 	}

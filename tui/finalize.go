@@ -18,7 +18,7 @@ func nothingToFinalize(id string) *confirmDialog {
 		title: "Nothing to finalize in " + id,
 		body: "The worker changed no file, so there is no commit to make. Close the task? " +
 			"(Or steer a repair round with s saying what is missing.)",
-		req: core.ControlRequest{TaskID: id, Action: core.ActionClose},
+		req: core.Close{TaskID: id},
 	}
 }
 

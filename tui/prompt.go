@@ -36,8 +36,8 @@ func newPromptDialog(taskID string, ia core.Interaction) *promptDialog {
 func (d *promptDialog) capturing() bool { return d.answering }
 
 func (d *promptDialog) respond(decision, optionID, answer string) dialogResult {
-	return dialogResult{close: true, control: &core.ControlRequest{
-		TaskID: d.taskID, Action: core.ActionRespond, InteractionID: d.ia.ID,
+	return dialogResult{close: true, control: core.Respond{
+		TaskID: d.taskID, InteractionID: d.ia.ID,
 		Decision: decision, OptionID: optionID, Answer: answer,
 	}}
 }
@@ -77,7 +77,9 @@ func (d *promptDialog) update(msg tea.KeyMsg, k KeyMap) dialogResult {
 			return dialogResult{}
 		}
 		res := d.respond(core.DecisionAllow, "", "")
-		res.control.Grant = true
+		answer := res.control.(core.Respond)
+		answer.Grant = true
+		res.control = answer
 		return res
 	case key.Matches(msg, k.Option) && len(opts) > 0:
 		n := int(msg.String()[0] - '1')

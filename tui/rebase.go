@@ -26,7 +26,7 @@ func (m *Model) rebaseTask(t *core.TaskView) tea.Cmd {
 		body: "The change is merged onto the checkout's current HEAD; files that conflict get conflict markers, and a repair round " +
 			"(it counts against the limit) asks the worker to resolve them. The contract and write scope stay the same; " +
 			"you review the new revision before finalize.",
-		req: core.ControlRequest{TaskID: t.TaskID, Action: core.ActionRebase},
+		req: core.Rebase{TaskID: t.TaskID},
 	})
 	return nil
 }

@@ -90,7 +90,7 @@ func replayTask(ctx context.Context, svc core.Service, id string, w, h int, f ev
 	return msg
 }
 
-func (m *Model) control(req core.ControlRequest) tea.Cmd {
+func (m *Model) control(req core.Command) tea.Cmd {
 	return func() tea.Msg {
 		v, err := m.svc.Control(m.ctx, req)
 		return controlMsg{req: req, view: v, err: err}
@@ -171,7 +171,7 @@ type (
 		err    error
 	}
 	controlMsg struct {
-		req  core.ControlRequest
+		req  core.Command
 		view core.TaskView
 		err  error
 	}

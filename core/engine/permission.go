@@ -359,7 +359,7 @@ func (t *liveTask) recordAsked(ctx context.Context, id string, resp core.Interac
 	if resp.Decision != core.DecisionAllow && resp.Decision != core.DecisionDeny {
 		return fmt.Errorf("the asker answered %q, not allow or deny", resp.Decision)
 	}
-	_, err := t.e.Control(ctx, core.ControlRequest{TaskID: t.id, Action: core.ActionRespond, InteractionID: id,
+	_, err := t.e.Control(ctx, core.Respond{TaskID: t.id, InteractionID: id,
 		Decision: resp.Decision, OptionID: resp.OptionID, AnsweredBy: core.ByAskedUser, Outcome: resp.Outcome, Client: resp.Client})
 	return err
 }
