@@ -51,8 +51,8 @@ func views() []TaskView {
 // actions is every action a supervisor names: the control actions and resume.
 func actions() []string {
 	out := []string{ActionResume}
-	for a := range ControlFields {
-		out = append(out, a)
+	for _, c := range Commands() {
+		out = append(out, c.Action())
 	}
 	return out
 }

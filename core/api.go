@@ -16,8 +16,9 @@ type Service interface {
 	// Delegate creates a task, or resumes/waits on an existing one with the same id, and waits
 	// per WaitMode.
 	Delegate(ctx context.Context, req DelegateRequest) (DelegateResult, error)
-	// Control steers, answers an interaction, cancels, finalizes, closes a task or amends its checks.
-	Control(ctx context.Context, req ControlRequest) (TaskView, error)
+	// Control carries out a command on a task: steers, answers an interaction, cancels,
+	// finalizes, closes, rebases it or amends its checks (Command).
+	Control(ctx context.Context, cmd Command) (TaskView, error)
 	// Inspect returns bounded sections of a task, optionally waiting for a change.
 	Inspect(ctx context.Context, req InspectRequest) (InspectResult, error)
 	// List returns the tasks the filter selects, newest first.
@@ -155,49 +156,6 @@ const (
 	WaitBackground WaitMode = "background" // not at all: the call returns once the task started
 )
 
-// ControlRequest is reasonix_control's input (flat; which fields apply depends on Action).
-type ControlRequest struct {
-	TaskID                 string   `json:"task_id"`
-	Action                 string   `json:"action"` // steer | respond | cancel | finalize | close | rebase
-	Message                *string  `json:"message,omitempty"`
-	InteractionID          string   `json:"interaction_id,omitempty"`
-	Decision               string   `json:"decision,omitempty"` // allow | deny
-	OptionID               string   `json:"option_id,omitempty"`
-	Answer                 string   `json:"answer,omitempty"`
-	ReviewSummary          string   `json:"review_summary,omitempty"`
-	ApprovedReviewCriteria []string `json:"approved_review_criteria,omitempty"`
-	ExpectedReviewRevision *int     `json:"expected_review_revision,omitempty"`
-	ExpectedReviewTreeHash string   `json:"expected_review_tree_hash,omitempty"`
-	CommitMessage          string   `json:"commit_message,omitempty"`
-	WaitTimeoutSeconds     *int     `json:"wait_timeout_seconds,omitempty"`
-	// AcknowledgedRisks lists the id (or text) of every risk the review found in the diff.
-	AcknowledgedRisks []string `json:"acknowledged_risks,omitempty"`
-	// ExcusedChecks (finalize) excuses verification commands that fail before the change too.
-	ExcusedChecks []ExcusedCheck `json:"excused_checks,omitempty"`
-	// DropChecks and AddChecks (amend_checks, in review) change the contract's verification
-	// commands: verification ids to drop, commands to add (each proves "<id>-passes").
-	DropChecks []string     `json:"drop_checks,omitempty"`
-	AddChecks  []AddedCheck `json:"add_checks,omitempty"`
-
-	Authority Authority `json:"-"` // finalize only
-	// AnsweredBy names who answers an interaction (respond) in the record: ByCodex for
-	// reasonix_control, ByAskedUser for the person a client's form asked; empty is a dashboard
-	// (BySupervisor). Outcome says how that person answered: empty or OutcomeAnswered for an
-	// explicit allow or deny, OutcomeDeclined or OutcomeCancelled (with decision deny) for a
-	// form they declined or dismissed. Neither is part of the tool's JSON: a client does not
-	// choose them.
-	AnsweredBy string `json:"-"`
-	Outcome    string `json:"-"`
-	// Client names the MCP client that carried the answer, as its clientInfo says (name and
-	// version), for ByCodex and ByAskedUser: the words then say through what it came, rather
-	// than assume who was behind it. Not part of the tool's JSON either.
-	Client string `json:"-"`
-	// Grant, with an allow of a permission for a command, also allows that exact command (argv
-	// and cwd) in the task's repository from now on (a standing Grant). Only a person at a
-	// dashboard gives one: it is not part of the tool's JSON.
-	Grant bool `json:"-"`
-}
-
 // Who answered an interaction (InteractionResponse.By, PermissionData.By).
 const (
 	ByPolicy     = "policy"     // nobody did: the automatic denial
@@ -219,7 +177,8 @@ const (
 	OutcomeUnavailable = "unavailable"
 )
 
-// Control actions.
+// Control actions: what each Command type is called (Command.Action) in ActionsFor and on
+// reasonix_control.
 const (
 	ActionSteer    = "steer"
 	ActionRespond  = "respond"

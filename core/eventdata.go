@@ -8,23 +8,32 @@ import (
 // newEventData returns a pointer to a new value of the type an event of type typ carries in its
 // Data, or nil for one without a typed form (worker_unknown keeps the worker's raw message, and
 // an event of a later version is unknown here). It is the one place that ties an event type to
-// its data: TestEveryEventTypeDecodes fails for an event constant missing here.
+// its data: TestEveryEventTypeDecodes fails for an event constant missing here, or for two event
+// types that share a data type.
 func newEventData(typ string) any {
 	switch typ {
 	case EventTaskCreated:
 		return new(TaskCreatedData)
 	case EventStateChanged:
 		return new(StateChangedData)
-	case EventAgentMessage, EventAgentThought, EventSteered, EventError:
-		return new(TextData)
+	case EventAgentMessage:
+		return new(AgentMessageData)
+	case EventAgentThought:
+		return new(AgentThoughtData)
+	case EventSteered:
+		return new(SteeredData)
+	case EventError:
+		return new(ErrorData)
 	case EventToolCall:
 		return new(ToolCallData)
 	case EventPlan:
 		return new(PlanData)
 	case EventPermissionDecided:
 		return new(PermissionData)
-	case EventInteractionWaiting, EventInteractionResolved:
-		return new(Interaction)
+	case EventInteractionWaiting:
+		return new(InteractionWaitingData)
+	case EventInteractionResolved:
+		return new(InteractionResolvedData)
 	case EventUsage:
 		return new(Usage)
 	case EventReviewReady:
@@ -56,7 +65,7 @@ func newEventData(typ string) any {
 }
 
 // Decode returns the event's data as the type its Type carries, as a pointer
-// (*StateChangedData for state_changed, *Interaction for interaction_waiting, …), so that a
+// (*StateChangedData for state_changed, *InteractionWaitingData for interaction_waiting, …), so that a
 // front end switches on the Go type instead of matching a struct to a type by hand. An event
 // without a typed form decodes to nil; malformed data is an error.
 func (e Event) Decode() (any, error) {

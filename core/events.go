@@ -5,23 +5,23 @@ package core
 const (
 	EventTaskCreated         = "task_created"         // TaskCreatedData
 	EventStateChanged        = "state_changed"        // StateChangedData
-	EventAgentMessage        = "agent_message"        // TextData: coalesced agent text
-	EventAgentThought        = "agent_thought"        // TextData: coalesced reasoning text
+	EventAgentMessage        = "agent_message"        // AgentMessageData: coalesced agent text
+	EventAgentThought        = "agent_thought"        // AgentThoughtData: coalesced reasoning text
 	EventToolCall            = "tool_call"            // ToolCallData: a tool call started or changed
 	EventPlan                = "plan"                 // PlanData
 	EventPermissionDecided   = "permission_decided"   // PermissionData: every policy or supervisor decision
-	EventInteractionWaiting  = "interaction_waiting"  // Interaction
-	EventInteractionResolved = "interaction_resolved" // Interaction
+	EventInteractionWaiting  = "interaction_waiting"  // InteractionWaitingData
+	EventInteractionResolved = "interaction_resolved" // InteractionResolvedData
 	EventUsage               = "usage"                // Usage
 	EventReviewReady         = "review_ready"         // ReviewReadyData
-	EventSteered             = "steered"              // TextData: the message sent to the worker
+	EventSteered             = "steered"              // SteeredData: the message sent to the worker
 	EventVerification        = "verification"         // VerificationResult
 	EventCommitted           = "committed"            // CommittedData
 	EventWorkerStatus        = "worker_status"        // WorkerStatusData: the worker's phase changed
 	EventWorkerUnknown       = "worker_unknown"       // a worker message this version does not understand, kept raw
 	EventTaskArchived        = "task_archived"        // TaskArchivedData: the last event of an archived task
 	EventTaskPruned          = "task_pruned"          // TaskPrunedData: the only event of a tombstone
-	EventError               = "error"                // TextData: something went wrong; the state says what follows
+	EventError               = "error"                // ErrorData: something went wrong; the state says what follows
 	EventReviewComment       = "review_comment"       // ReviewComment: a comment was added, edited, deleted or outdated
 	EventReviewCommentsSent  = "review_comments_sent" // CommentsSentData: open comments went to the worker as one repair
 	EventReviewSummary       = "review_summary"       // ReviewSummaryData: the summary the supervisor gave at finalize
@@ -44,10 +44,33 @@ type StateChangedData struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// TextData carries text: agent messages, thoughts, steers, errors.
+// TextData is the form of every event that carries only text. Each such event type has its
+// own type of this form below, so that a decoded event's Go type alone says which event it is;
+// the JSON is the same.
 type TextData struct {
 	Text string `json:"text"`
 }
+
+// AgentMessageData is the data of agent_message.
+type AgentMessageData TextData
+
+// AgentThoughtData is the data of agent_thought.
+type AgentThoughtData TextData
+
+// SteeredData is the data of steered.
+type SteeredData TextData
+
+// ErrorData is the data of error.
+type ErrorData TextData
+
+// InteractionWaitingData is the data of interaction_waiting: the interaction as it started to
+// wait. A type of its own rather than Interaction, so that a front end cannot take an ended
+// interaction for a waiting one.
+type InteractionWaitingData Interaction
+
+// InteractionResolvedData is the data of interaction_resolved: the interaction as it ended,
+// answered or cancelled.
+type InteractionResolvedData Interaction
 
 // ToolCallData is the data of tool_call.
 type ToolCallData struct {

@@ -72,12 +72,14 @@ func (s *ReplaySnapshot) Apply(ev Event) {
 	case *ReviewReadyData:
 		s.ReviewRevision, s.ReviewTreeHash = d.ReviewRevision, d.ReviewTreeHash
 		s.ChangedFiles, s.DiffStat = slices.Clone(d.ChangedFiles), d.DiffStat
-	case *Interaction:
-		pending := slices.DeleteFunc(slices.Clone(s.Pending), func(p Interaction) bool { return p.ID == d.ID })
-		if ev.Type == EventInteractionWaiting && d.Status == InteractionPending {
-			pending = append(pending, *d)
+	case *InteractionWaitingData:
+		pending := withoutInteraction(s.Pending, d.ID)
+		if d.Status == InteractionPending {
+			pending = append(pending, Interaction(*d))
 		}
 		s.Pending = pending
+	case *InteractionResolvedData:
+		s.Pending = withoutInteraction(s.Pending, d.ID)
 	case *VerificationResult:
 		s.Verification = append(slices.Clone(s.Verification), *d)
 	case *Usage:
@@ -85,4 +87,10 @@ func (s *ReplaySnapshot) Apply(ev Event) {
 	case *CommittedData:
 		s.CommitHash, s.Branch = d.CommitHash, d.Branch
 	}
+}
+
+// withoutInteraction is pending without interaction id, as a new slice: Apply never changes a
+// slice a checkpoint may share.
+func withoutInteraction(pending []Interaction, id string) []Interaction {
+	return slices.DeleteFunc(slices.Clone(pending), func(p Interaction) bool { return p.ID == id })
 }

@@ -2,9 +2,7 @@ package core
 
 import (
 	"fmt"
-	"maps"
 	"regexp"
-	"slices"
 	"strings"
 
 	"reasonixctl/core/contract"
@@ -54,52 +52,10 @@ const (
 	PauseReasonPattern    = `^[0-9a-f]{64}$`
 )
 
-// ControlFieldRule is what one reasonix_control action takes besides task_id and action.
-type ControlFieldRule struct {
-	Required, Optional []string
-}
-
-// ControlFields is the per-action union of reasonix_control: the one place its fields are
-// assigned to actions.
-var ControlFields = map[string]ControlFieldRule{
-	ActionSteer:   {Required: []string{"message"}},
-	ActionRespond: {Required: []string{"interaction_id", "decision"}, Optional: []string{"option_id", "answer"}},
-	ActionCancel:  {},
-	ActionClose:   {},
-	// At least one of the two: AmendCheckIssues.
-	ActionAmendChecks: {Optional: []string{"drop_checks", "add_checks"}},
-	ActionRebase:      {},
-	ActionFinalize: {
-		Required: []string{"review_summary", "approved_review_criteria", "expected_review_revision", "expected_review_tree_hash"},
-		Optional: []string{"commit_message", "wait_timeout_seconds", "acknowledged_risks", "excused_checks"},
-	},
-}
-
-// ControlFieldIssues applies ControlFields to the fields a request sets: each required one that
-// is missing (in rule order), then each one the action does not take (by name). present lists
-// every field set, task_id and action included. An unknown action gets no issue here.
-func ControlFieldIssues(action string, present map[string]bool) []Issue {
-	rule, ok := ControlFields[action]
-	if !ok {
-		return nil
-	}
-	var issues []Issue
-	for _, f := range rule.Required {
-		if !present[f] {
-			issues = append(issues, Issue{Path: f, Message: "Required"})
-		}
-	}
-	for _, f := range slices.Sorted(maps.Keys(present)) {
-		if present[f] && f != "task_id" && f != "action" && !slices.Contains(rule.Required, f) && !slices.Contains(rule.Optional, f) {
-			issues = append(issues, Issue{Path: f, Message: "Not allowed for action " + action})
-		}
-	}
-	return issues
-}
-
 // AmendCheckIssues is the rule for an amend_checks request besides its fields: it drops or adds
-// at least one check, and no more than a contract holds. Both front ends apply it, like
-// ReviewSummaryIssues; the amended contract itself is checked as a delegated one.
+// at least one check, and no more than a contract holds. The engine applies it to every
+// AmendChecks and mcp on the wire, like ReviewSummaryIssues; the amended contract itself is
+// checked as a delegated one.
 func AmendCheckIssues(drop []string, add []AddedCheck) []Issue {
 	switch {
 	case len(drop) == 0 && len(add) == 0:
@@ -128,7 +84,7 @@ var criterionID = regexp.MustCompile(contract.CriterionIDPattern)
 
 // ReviewSummaryIssues is the rule for a finalize's review summary once set: it must say
 // something, whitespace alone is no review. The engine refuses a finalize by it whatever front
-// end sent it; mcp applies it on the wire alongside the per-action union.
+// end sent it; mcp applies it on the wire alongside reasonix_control's per-action fields.
 func ReviewSummaryIssues(summary string) []Issue {
 	if strings.TrimSpace(summary) == "" {
 		return []Issue{{Path: "review_summary", Message: "Must not be blank"}}

@@ -29,9 +29,9 @@ func TestControlAmendChecks(t *testing.T) {
 		{ID: "unit", Argv: []string{"go", "test", "./pkg/..."}, Cwd: "svc", TimeoutSeconds: 300},
 		{ID: "lint", Argv: []string{"golangci-lint", "run"}},
 	}
-	if c[0].Action != core.ActionAmendChecks || !reflect.DeepEqual(c[0].DropChecks, []string{"go-vet"}) ||
-		!reflect.DeepEqual(c[0].AddChecks, want) || c[0].Authority != (core.Authority{}) || c[0].AnsweredBy != "" {
-		t.Fatalf("amend request = %+v", c[0])
+	if a, ok := c[0].(core.AmendChecks); !ok || a.TaskID != "cap-1" || !reflect.DeepEqual(a.DropChecks, []string{"go-vet"}) ||
+		!reflect.DeepEqual(a.AddChecks, want) {
+		t.Fatalf("amend request = %#v", c[0])
 	}
 }
 

@@ -33,7 +33,7 @@ func TestCheckFailuresReachCodexWithPreExisting(t *testing.T) {
 		t.Fatalf("failures: %v", fs)
 	}
 
-	h.fake.control = func(context.Context, core.ControlRequest) (core.TaskView, error) {
+	h.fake.control = func(context.Context, core.Command) (core.TaskView, error) {
 		return core.TaskView{}, core.Errorf(core.CodeVerificationFailed, &core.FailedCheck{
 			Verification: "unit", BaselineComparison: &core.BaselineComparison{PreExistingFailure: false,
 				Failures: []core.CheckFailure{{ID: "example.com/m: m.go: undefined: undefinedSymbol", PreExisting: false},

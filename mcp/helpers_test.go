@@ -20,11 +20,11 @@ import (
 type fakeService struct {
 	mu        sync.Mutex
 	delegates []core.DelegateRequest
-	controls  []core.ControlRequest
+	controls  []core.Command
 	inspects  []core.InspectRequest
 
 	delegate func(context.Context, core.DelegateRequest) (core.DelegateResult, error)
-	control  func(context.Context, core.ControlRequest) (core.TaskView, error)
+	control  func(context.Context, core.Command) (core.TaskView, error)
 	inspect  func(context.Context, core.InspectRequest) (core.InspectResult, error)
 }
 
@@ -39,13 +39,13 @@ func (f *fakeService) Delegate(ctx context.Context, req core.DelegateRequest) (c
 	return fn(ctx, req)
 }
 
-func (f *fakeService) Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
+func (f *fakeService) Control(ctx context.Context, req core.Command) (core.TaskView, error) {
 	f.mu.Lock()
 	f.controls = append(f.controls, req)
 	fn := f.control
 	f.mu.Unlock()
 	if fn == nil {
-		return sampleView(req.TaskID), nil
+		return sampleView(req.Task()), nil
 	}
 	return fn(ctx, req)
 }
@@ -114,7 +114,7 @@ func (f *fakeService) SetAsker(core.Asker) {}
 
 var _ core.Service = (*fakeService)(nil)
 
-func (f *fakeService) calls() (d []core.DelegateRequest, c []core.ControlRequest, i []core.InspectRequest) {
+func (f *fakeService) calls() (d []core.DelegateRequest, c []core.Command, i []core.InspectRequest) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append(d, f.delegates...), append(c, f.controls...), append(i, f.inspects...)

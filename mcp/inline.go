@@ -140,7 +140,7 @@ func (s *Server) applyInputResponses(ctx context.Context, p callParams) {
 	if err != nil {
 		return // the call reports it
 	}
-	_, err = svc.Control(ctx, core.ControlRequest{TaskID: st.Task, Action: core.ActionRespond, InteractionID: st.Interaction,
+	_, err = svc.Control(ctx, core.Respond{TaskID: st.Task, InteractionID: st.Interaction,
 		Decision: resp.Decision, AnsweredBy: core.ByAskedUser, Outcome: resp.Outcome, Client: p.Client})
 	if err != nil {
 		s.log.Info("mcp: the form's answer was not recorded", "task", st.Task, "interaction", st.Interaction, "err", err)

@@ -154,8 +154,8 @@ func TestOutputCheckCatchesResultOutsideSchema(t *testing.T) {
 		}},
 	} {
 		h := newHarness(t, Options{})
-		h.fake.control = func(_ context.Context, req core.ControlRequest) (core.TaskView, error) {
-			v := sampleView(req.TaskID)
+		h.fake.control = func(_ context.Context, req core.Command) (core.TaskView, error) {
+			v := sampleView(req.Task())
 			c.edit(&v)
 			return v, nil
 		}

@@ -161,17 +161,24 @@ func TestDelegateWaitsForTheFormItsClientShows(t *testing.T) {
 }
 
 // reasonix_control respond is recorded as the client's answer, named by its clientInfo; no
-// other action names an answerer.
+// other action names an answerer (only core.Respond has one).
 func TestRespondIsCodexsAnswer(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.call(ToolControl, map[string]any{"task_id": "t-1", "action": "respond", "interaction_id": "permission-1", "decision": "deny"}, nil)
 	h.call(ToolControl, map[string]any{"task_id": "t-1", "action": "steer", "message": "go on"}, nil)
 	_, controls, _ := h.fake.calls()
-	if len(controls) != 2 || controls[0].AnsweredBy != core.ByCodex || controls[0].Outcome != "" || controls[1].AnsweredBy != "" {
+	if len(controls) != 2 {
 		t.Fatalf("controls %+v", controls)
 	}
-	if controls[0].Client != "codex-test 0" {
-		t.Fatalf("respond is recorded as through %q, want the clientInfo of the harness's initialize", controls[0].Client)
+	r, ok := controls[0].(core.Respond)
+	if !ok || r.AnsweredBy != core.ByCodex || r.Outcome != "" {
+		t.Fatalf("respond %#v", controls[0])
+	}
+	if _, ok := controls[1].(core.Steer); !ok {
+		t.Fatalf("steer %#v", controls[1])
+	}
+	if r.Client != "codex-test 0" {
+		t.Fatalf("respond is recorded as through %q, want the clientInfo of the harness's initialize", r.Client)
 	}
 }
 

@@ -395,9 +395,9 @@ func TestStdioCallsRunConcurrently(t *testing.T) {
 func TestStdioDuplicateRequestID(t *testing.T) {
 	fake := &fakeService{}
 	release := make(chan struct{})
-	fake.control = func(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
+	fake.control = func(ctx context.Context, req core.Command) (core.TaskView, error) {
 		<-release
-		return sampleView(req.TaskID), nil
+		return sampleView(req.Task()), nil
 	}
 	srv := NewServer(func(context.Context) (core.Service, error) { return fake, nil }, Options{})
 	p := startStdio(t, context.Background(), srv)
@@ -451,13 +451,13 @@ func TestStdioBoundsRunningCalls(t *testing.T) {
 	fake := &fakeService{}
 	entered := make(chan string, toolWorkers+1)
 	release := make(chan struct{}, toolWorkers+1)
-	fake.control = func(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
-		entered <- req.TaskID
+	fake.control = func(ctx context.Context, req core.Command) (core.TaskView, error) {
+		entered <- req.Task()
 		select {
 		case <-release:
 		case <-ctx.Done():
 		}
-		return sampleView(req.TaskID), nil
+		return sampleView(req.Task()), nil
 	}
 	srv := NewServer(func(context.Context) (core.Service, error) { return fake, nil }, Options{})
 	p := startStdio(t, context.Background(), srv)

@@ -200,29 +200,24 @@ func (s *Server) delegate(ctx context.Context, svc core.Service, call toolCall) 
 }
 
 func (s *Server) control(ctx context.Context, svc core.Service, call toolCall) (any, error) {
-	var req core.ControlRequest
-	if err := decodeStrict(ToolControl, call.args, &req); err != nil {
+	cmd, err := parseControl(call.args)
+	if err != nil {
 		return nil, err
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(call.args, &fields); err != nil {
-		return nil, invalidRequest(ToolControl, []core.Issue{{Path: "arguments", Message: err.Error()}})
-	}
-	if issues := controlUnionIssues(req, fields); len(issues) > 0 {
-		return nil, invalidRequest(ToolControl, issues)
-	}
-	if req.Action == core.ActionFinalize {
-		req.ReviewSummary = strings.TrimSpace(req.ReviewSummary)
+	switch c := cmd.(type) {
+	case core.Finalize:
+		c.ReviewSummary = strings.TrimSpace(c.ReviewSummary)
 		auth, err := ParseAuthority(call.meta, s.opts.Network)
 		if err != nil {
 			return nil, err
 		}
-		req.Authority = auth
+		c.Authority = auth
+		cmd = c
+	case core.Respond:
+		c.AnsweredBy, c.Client = core.ByCodex, call.client // recorded as the client's answer, not a dashboard's
+		cmd = c
 	}
-	if req.Action == core.ActionRespond {
-		req.AnsweredBy, req.Client = core.ByCodex, call.client // recorded as the client's answer, not a dashboard's
-	}
-	return svc.Control(ctx, req)
+	return svc.Control(ctx, cmd)
 }
 
 func (s *Server) inspect(ctx context.Context, svc core.Service, call toolCall) (any, error) {
@@ -231,21 +226,4 @@ func (s *Server) inspect(ctx context.Context, svc core.Service, call toolCall) (
 		return nil, err
 	}
 	return svc.Inspect(ctx, req)
-}
-
-// controlUnionIssues applies core's per-action union on top of the flat wire schema. A field
-// counts as set when its key is there, whatever its value.
-func controlUnionIssues(req core.ControlRequest, fields map[string]json.RawMessage) []core.Issue {
-	present := make(map[string]bool, len(fields))
-	for f := range fields {
-		present[f] = true
-	}
-	issues := core.ControlFieldIssues(req.Action, present)
-	if _, ok := fields["review_summary"]; ok && req.Action == core.ActionFinalize {
-		issues = append(issues, core.ReviewSummaryIssues(req.ReviewSummary)...)
-	}
-	if req.Action == core.ActionAmendChecks {
-		issues = append(issues, core.AmendCheckIssues(req.DropChecks, req.AddChecks)...)
-	}
-	return issues
 }

@@ -198,8 +198,8 @@ func TestControlFinalize(t *testing.T) {
 	})
 	t.Run("with metadata", func(t *testing.T) {
 		h := newHarness(t, Options{})
-		h.fake.control = func(_ context.Context, req core.ControlRequest) (core.TaskView, error) {
-			v := sampleView(req.TaskID)
+		h.fake.control = func(_ context.Context, req core.Command) (core.TaskView, error) {
+			v := sampleView(req.Task())
 			v.State, v.CommitHash = core.StateCompleted, "0123456789abcdef0123456789abcdef01234567"
 			v.IntegrationCommand = "git cherry-pick " + v.CommitHash
 			return v, nil
@@ -209,19 +209,20 @@ func TestControlFinalize(t *testing.T) {
 			t.Fatalf("got %v", got)
 		}
 		_, c, _ := h.fake.calls()
-		if c[0].Authority.Cwd != "/repo" || !c[0].Authority.Writable || c[0].ReviewSummary != "looks right" {
-			t.Fatalf("finalize request = %+v", c[0])
+		f, ok := c[0].(core.Finalize)
+		if !ok || f.Authority.Cwd != "/repo" || !f.Authority.Writable || f.ReviewSummary != "looks right" {
+			t.Fatalf("finalize request = %#v", c[0])
 		}
-		if c[0].ExpectedReviewRevision == nil || *c[0].ExpectedReviewRevision != 1 {
-			t.Fatalf("expected_review_revision not passed: %v", c[0].ExpectedReviewRevision)
+		if f.ExpectedReviewRevision == nil || *f.ExpectedReviewRevision != 1 {
+			t.Fatalf("expected_review_revision not passed: %v", f.ExpectedReviewRevision)
 		}
 	})
 	t.Run("steer needs no metadata", func(t *testing.T) {
 		h := newHarness(t, Options{})
 		structuredOf(t, h.call(ToolControl, map[string]any{"task_id": "t", "action": "steer", "message": "fix it"}, nil))
 		_, c, _ := h.fake.calls()
-		if c[0].Message == nil || *c[0].Message != "fix it" || c[0].Authority != (core.Authority{}) {
-			t.Fatalf("steer request = %+v", c[0])
+		if s, ok := c[0].(core.Steer); !ok || s != (core.Steer{TaskID: "t", Message: "fix it"}) {
+			t.Fatalf("steer request = %#v", c[0])
 		}
 	})
 }
@@ -320,7 +321,7 @@ func TestServiceErrorsBecomeEnvelopes(t *testing.T) {
 		t.Fatalf("message not redacted: %q", e.Message)
 	}
 
-	h.fake.control = func(context.Context, core.ControlRequest) (core.TaskView, error) {
+	h.fake.control = func(context.Context, core.Command) (core.TaskView, error) {
 		return core.TaskView{}, core.Errorf(core.CodeLeaseConflict,
 			&core.GitRefusal{Reason: "ghp_abcdefghijklmnopqrstuvwxyz", Paths: []string{"AKIAABCDEFGHIJKLMNOP"}},
 			"task is busy")

@@ -63,7 +63,7 @@ func FuzzValidateInput(f *testing.F) {
 		case ToolDelegate:
 			into = new(core.DelegateRequest)
 		case ToolControl:
-			into = new(core.ControlRequest)
+			into = new(controlArgs)
 		default:
 			into = new(core.InspectRequest)
 		}

@@ -14,65 +14,67 @@ import (
 
 func (m *Model) onControl(msg controlMsg) tea.Cmd {
 	req := msg.req
+	respond, _ := req.(core.Respond)
+	steer, _ := req.(core.Steer)
 	if msg.err != nil {
 		e := core.AsError(msg.err)
-		switch req.Action {
+		switch req.Action() {
 		case core.ActionRespond:
-			if p := m.requests.find(req.InteractionID); p != nil {
+			if p := m.requests.find(respond.InteractionID); p != nil {
 				p.answering = false
 				if e.Code == core.CodeInteractionNotFound {
-					m.dropPending(req.InteractionID)
-					m.setStatus(req.InteractionID+" was already answered elsewhere; the first answer counts", false, req.TaskID)
-					return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
+					m.dropPending(respond.InteractionID)
+					m.setStatus(respond.InteractionID+" was already answered elsewhere; the first answer counts", false, req.Task())
+					return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
 				}
 			}
 		case core.ActionFinalize:
-			delete(m.finalizing, req.TaskID)
+			delete(m.finalizing, req.Task())
 		case core.ActionSteer:
 			// The steer dialog waits for the answer: it keeps the text and shows why.
-			if d := m.dialogs.Steer(req.TaskID); d != nil && d.Sending() {
+			if d := m.dialogs.Steer(req.Task()); d != nil && d.Sending() {
 				d.Refused(m.describeError(msg.err))
-				return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
+				return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
 			}
 		}
-		n := m.errorNotice(req.Action+" "+req.TaskID+" failed", msg.err)
-		if req.Action == core.ActionSteer && req.Message != nil {
-			n.AddLines("", "Your message, not sent: "+*req.Message)
+		n := m.errorNotice(req.Action()+" "+req.Task()+" failed", msg.err)
+		if req.Action() == core.ActionSteer && steer.Message != "" {
+			n.AddLines("", "Your message, not sent: "+steer.Message)
 		}
 		m.push(n)
 		// The snapshot may have moved on: show the fresh diff and revision.
-		return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
+		return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
 	}
 	m.list.replace(msg.view)
-	if req.Action == core.ActionSteer {
-		if d := m.dialogs.Steer(req.TaskID); d != nil && d.Sending() {
+	if req.Action() == core.ActionSteer {
+		if d := m.dialogs.Steer(req.Task()); d != nil && d.Sending() {
 			m.dialogs.Remove(d)
 		}
 	}
-	switch req.Action {
+	switch req.Action() {
 	case core.ActionRespond:
-		what := m.gate.said[req.InteractionID]
-		delete(m.gate.said, req.InteractionID)
+		what := m.gate.said[respond.InteractionID]
+		delete(m.gate.said, respond.InteractionID)
 		if what == "" {
-			what = req.Decision
+			what = respond.Decision
 		}
-		m.dropPending(req.InteractionID)
-		m.setStatus("answered "+req.InteractionID+": "+what, false, "")
+		m.dropPending(respond.InteractionID)
+		m.setStatus("answered "+respond.InteractionID+": "+what, false, "")
 	case core.ActionFinalize:
 		if msg.view.CommitHash != "" {
 			// The committed event may have shown the notice already.
-			if _, ok := m.finalizing[req.TaskID]; ok {
-				delete(m.finalizing, req.TaskID)
-				m.push(dialog.CommitNotice(req.TaskID, msg.view.CommitHash, msg.view.Branch, msg.view.IntegrationCommand))
+			if _, ok := m.finalizing[req.Task()]; ok {
+				delete(m.finalizing, req.Task())
+				m.push(dialog.CommitNotice(req.Task(), msg.view.CommitHash, msg.view.Branch, msg.view.IntegrationCommand))
 			}
-			m.setStatus("committed "+req.TaskID+" as "+msg.view.CommitHash, false, req.TaskID)
+			m.setStatus("committed "+req.Task()+" as "+msg.view.CommitHash, false, req.Task())
 		} else {
-			m.setStatus("finalizing "+req.TaskID+": "+string(msg.view.State), false, req.TaskID)
+			m.setStatus("finalizing "+req.Task()+": "+string(msg.view.State), false, req.Task())
 		}
 	default:
-		m.setStatus(req.Action+" "+req.TaskID+": now "+string(msg.view.State), false, req.TaskID)
+		m.setStatus(req.Action()+" "+req.Task()+": now "+string(msg.view.State), false, req.Task())
 	}
-	return tea.Batch(m.refreshList(), m.fetchDetail(req.TaskID))
+	return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
 }
 
 func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
@@ -192,11 +194,11 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 	case core.ActionCancel:
 		m.push(dialog.NewConfirm("Cancel task "+t.TaskID+"?",
 			"The worker stops, pending questions are dropped and nothing is committed. The branch and worktree stay for inspection.",
-			core.ControlRequest{TaskID: t.TaskID, Action: core.ActionCancel}))
+			core.Cancel{TaskID: t.TaskID}))
 	case core.ActionClose:
 		m.push(dialog.NewConfirm("Close task "+t.TaskID+"?",
 			"The worker session is closed and the task ends; a committed result stays on its branch.",
-			core.ControlRequest{TaskID: t.TaskID, Action: core.ActionClose}))
+			core.Close{TaskID: t.TaskID}))
 	case core.ActionResume:
 		ti := m.task(t.TaskID)
 		if ti.detail == nil {
@@ -240,11 +242,11 @@ func (m *Model) carryOut(d dialog.Dialog, res intent.Result) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	if res.Control != nil {
-		if res.Control.Action == core.ActionFinalize {
-			m.finalizing[res.Control.TaskID] = m.now()
-			m.setStatus("finalizing "+res.Control.TaskID+": verifying and committing…", false, "")
+		if res.Control.Action() == core.ActionFinalize {
+			m.finalizing[res.Control.Task()] = m.now()
+			m.setStatus("finalizing "+res.Control.Task()+": verifying and committing…", false, "")
 		}
-		cmd = m.control(*res.Control)
+		cmd = m.control(res.Control)
 	}
 	if res.Draft != "" {
 		cmd = m.draftContract(res.Draft)
@@ -271,7 +273,7 @@ func (m *Model) perform(a intent.Action) tea.Cmd {
 		m.push(&confirmDialog{title: a.Title, body: a.Body, yes: a.Yes})
 	case intent.DropCheck:
 		// reasonix_control's amend_checks, through the service, so an attached dashboard can too.
-		return m.control(core.ControlRequest{TaskID: a.TaskID, Action: core.ActionAmendChecks, DropChecks: []string{a.Check}})
+		return m.control(core.AmendChecks{TaskID: a.TaskID, DropChecks: []string{a.Check}})
 	case intent.EditContract:
 		return m.editContract(a.Path)
 	case intent.Copy:

@@ -87,7 +87,7 @@ func (g *answerGate) settle(n uint64) *heldAnswer {
 // the gate until its key proves to have come alone, and refused outright when it did not: no
 // other path sends one.
 func (m *Model) apply(d dialog.Dialog, res intent.Result, alone bool) tea.Cmd {
-	if pd, ok := d.(*dialog.Prompt); ok && res.Control != nil && res.Control.Action == core.ActionRespond {
+	if pd, ok := d.(*dialog.Prompt); ok && res.Control != nil && res.Control.Action() == core.ActionRespond {
 		if !alone {
 			pd.Refuse("keys that arrive together never answer: press the key on its own")
 			return nil
@@ -105,7 +105,7 @@ func (m *Model) release(h *heldAnswer) tea.Cmd {
 		return nil
 	}
 	// What was chosen is said when the engine confirms; the request may be gone by then.
-	req := h.res.Control
+	req, _ := h.res.Control.(core.Respond)
 	m.gate.said[req.InteractionID] = words.AnswerText(ia, req.Decision, req.OptionID, req.Answer, req.Grant)
 	return m.carryOut(h.prompt, h.res)
 }

@@ -92,8 +92,8 @@ func TestPromptAnsweredElsewhereClosesAndSaysSo(t *testing.T) {
 	}
 
 	// Answering late: the engine says the interaction is gone, and the dashboard says why.
-	h.svc.onControl = func(req core.ControlRequest) (core.TaskView, error) {
-		return core.TaskView{}, core.Errorf(core.CodeInteractionNotFound, nil, "no pending interaction %s", req.InteractionID)
+	h.svc.onControl = func(req core.Command) (core.TaskView, error) {
+		return core.TaskView{}, core.Errorf(core.CodeInteractionNotFound, nil, "no pending interaction %s", req.(core.Respond).InteractionID)
 	}
 	h.send(ev("docs-typo", 9, core.EventInteractionWaiting, permissionIA("ia-2")))
 	h.requireView("Permission requested")
@@ -129,11 +129,11 @@ func TestOrphanedDashboardSaysItWaitsForAnOwner(t *testing.T) {
 	h := newAttachedHarness(t, svc, a, 120, 30)
 	a.set(Owner{PID: 4242, Mode: "serve"}, false)
 	gone := core.Errorf(core.CodeReasonixUnavailable, nil, "the owner exited")
-	svc.onControl = func(core.ControlRequest) (core.TaskView, error) { return core.TaskView{}, gone }
+	svc.onControl = func(core.Command) (core.TaskView, error) { return core.TaskView{}, gone }
 	h.send(ownerMsg{})
 	h.requireView("exited; waiting for an owner: reasonixctl serve starts one")
 
-	h.run(h.m.control(core.ControlRequest{TaskID: "login-fix", Action: core.ActionCancel}))
+	h.run(h.m.control(core.Cancel{TaskID: "login-fix"}))
 	h.requireView("cancel login-fix failed", "No process owns /state now: this dashboard waits for an owner",
 		"Start one with `reasonixctl serve`, or run `reasonixctl` with this state directory (CODEX_REASONIX_STATE_DIR=/state)")
 	if v := flatten(h.view()); strings.Contains(v, "doctor") {

@@ -39,8 +39,8 @@ func TestAttachedDashboardShowsFinalizeIssues(t *testing.T) {
 	h.run(m.Init())
 
 	rev := 1
-	h.run(m.control(core.ControlRequest{
-		TaskID: "attached", Action: core.ActionFinalize, ReviewSummary: "checked",
+	h.run(m.control(core.Finalize{
+		TaskID: "attached", ReviewSummary: "checked",
 		ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: "not-a-tree",
 	}))
 	h.requireView("finalize attached failed", "invalid_request: reasonix_control input validation failed",

@@ -96,7 +96,7 @@ func TestRebaseKeyAsksThenSendsRebase(t *testing.T) {
 	h.press("M")
 	h.requireView("Move login-fix onto its checkout's HEAD?", "conflict markers")
 	h.press("y")
-	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRebase})
+	h.requireControls(core.Rebase{TaskID: "login-fix"})
 	h.press("j") // docs-typo is running
 	h.press("M")
 	h.requireView("rebase needs a task in review")

@@ -269,7 +269,7 @@ func TestATaskThatChangedNothingOffersClose(t *testing.T) {
 	h.press("F")
 	h.requireView("Nothing to finalize in login-fix")
 	h.press("y")
-	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionClose})
+	h.requireControls(core.Close{TaskID: "login-fix"})
 }
 
 func TestFinalizeFormEditsTheCommitMessageAndShowsThePreview(t *testing.T) {
@@ -289,7 +289,7 @@ func TestFinalizeFormEditsTheCommitMessageAndShowsThePreview(t *testing.T) {
 	h.typeText("auth: reject empty users")
 	h.press("enter")
 	rev := 2
-	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionFinalize, ReviewSummary: "ok",
+	h.requireControls(core.Finalize{TaskID: "login-fix", ReviewSummary: "ok",
 		ApprovedReviewCriteria: []string{}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: treeHash,
 		CommitMessage: "auth: reject empty users", Authority: core.Authority{Cwd: "/src/app", Writable: true}})
 }

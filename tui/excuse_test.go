@@ -30,7 +30,7 @@ func TestChecksShowTheBaselineAndTheFormExcusesIt(t *testing.T) {
 	d.Verification[0].Failures = []core.CheckFailure{{ID: "example.com/app/internal/auth TestLogin", PreExisting: true,
 		Message: "login_test.go:42: Login(\"\") = nil, want ErrEmptyUser\x1b]52;c;aGk=\x07\u202e"}}
 	svc.details["login-fix"] = d
-	svc.onControl = func(req core.ControlRequest) (core.TaskView, error) { return svc.tasks[0], nil }
+	svc.onControl = func(req core.Command) (core.TaskView, error) { return svc.tasks[0], nil }
 	h := newChecksHarness(t, svc, svc.fakeService, 200, 40, false)
 	h.press("4")
 	h.requireView("before the change: ✗ fails too on 0123456789ab", "a pre-existing failure, with the same failures",
@@ -52,7 +52,7 @@ func TestChecksShowTheBaselineAndTheFormExcusesIt(t *testing.T) {
 	h.typeText("fails on main since the auth rewrite")
 	h.press("ctrl+s")
 	got := svc.controls
-	if len(got) != 1 || len(got[0].ExcusedChecks) != 1 || got[0].ExcusedChecks[0] != (core.ExcusedCheck{ID: "unit", Reason: "fails on main since the auth rewrite"}) {
+	if f, ok := got[0].(core.Finalize); len(got) != 1 || !ok || len(f.ExcusedChecks) != 1 || f.ExcusedChecks[0] != (core.ExcusedCheck{ID: "unit", Reason: "fails on main since the auth rewrite"}) {
 		t.Fatalf("controls: %+v", got)
 	}
 }

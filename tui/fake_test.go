@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,9 +31,9 @@ type fakeService struct {
 	tasks     []core.TaskView
 	details   map[string]core.TaskDetail
 	journals  map[string][]core.Event
-	controls  []core.ControlRequest
+	controls  []core.Command
 	delegates []core.DelegateRequest
-	onControl func(core.ControlRequest) (core.TaskView, error)
+	onControl func(core.Command) (core.TaskView, error)
 	// delegateErr fails Delegate the way the engine does when a worker cannot start: the task
 	// it created is undone.
 	delegateErr error
@@ -78,7 +79,7 @@ func (f *fakeService) Delegate(ctx context.Context, req core.DelegateRequest) (c
 	return core.DelegateResult{TaskView: v}, nil
 }
 
-func (f *fakeService) Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
+func (f *fakeService) Control(ctx context.Context, req core.Command) (core.TaskView, error) {
 	f.mu.Lock()
 	f.controls = append(f.controls, req)
 	fn := f.onControl
@@ -86,7 +87,7 @@ func (f *fakeService) Control(ctx context.Context, req core.ControlRequest) (cor
 	if fn != nil {
 		return fn(req)
 	}
-	return core.TaskView{TaskID: req.TaskID, State: core.StateRunning}, nil
+	return core.TaskView{TaskID: req.Task(), State: core.StateRunning}, nil
 }
 
 func (f *fakeService) Inspect(ctx context.Context, req core.InspectRequest) (core.InspectResult, error) {
@@ -242,10 +243,10 @@ func (f *fakeService) grantLog() []string {
 	return slices.Clone(f.grantCalls)
 }
 
-func (f *fakeService) controlLog() []core.ControlRequest {
+func (f *fakeService) controlLog() []core.Command {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]core.ControlRequest(nil), f.controls...)
+	return append([]core.Command(nil), f.controls...)
 }
 
 // clock is a settable test clock.
@@ -450,7 +451,13 @@ func questionIA(id string) core.Interaction {
 		}}
 }
 
-func fmtControls(cs []core.ControlRequest) string { return fmt.Sprintf("%+v", cs) }
+func fmtControls(cs []core.Command) string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = fmt.Sprintf("%T%+v", c, c)
+	}
+	return "[" + strings.Join(out, " ") + "]"
+}
 
 // msgsOf runs cmd as a program would and returns its messages with batches flattened, leaving
 // out the gate's keyQuietMsg: what a key did, not the timing of keys.

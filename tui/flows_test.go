@@ -51,7 +51,7 @@ func flatten(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func (h *harness) requireControls(want ...core.ControlRequest) {
+func (h *harness) requireControls(want ...core.Command) {
 	h.t.Helper()
 	got := h.svc.controlLog()
 	if len(want) == 0 && len(got) == 0 {
@@ -79,7 +79,7 @@ func TestPromptOfAnotherTaskIsAnnouncedAndOpensWithI(t *testing.T) {
 	h.clk.advance(time.Second)
 	h.requireView("Permission requested", "make lint", "unknown_executable", "/state/worktrees/9ab01c2d/docs-typo", "allow for session")
 	h.press("S")
-	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionAllow, OptionID: "allow-always"})
+	h.requireControls(core.Respond{TaskID: "docs-typo", InteractionID: "ia-1", Decision: core.DecisionAllow, OptionID: "allow-always"})
 	if strings.Contains(h.view(), "Permission requested") {
 		t.Fatal("the prompt stays open after the answer")
 	}
@@ -98,7 +98,7 @@ func TestPromptAllowOnceAndDeny(t *testing.T) {
 			h.press("i")
 			h.clk.advance(graceQuiet)
 			h.press(tc.key)
-			h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRespond, InteractionID: "ia-9", Decision: tc.decision})
+			h.requireControls(core.Respond{TaskID: "docs-typo", InteractionID: "ia-9", Decision: tc.decision})
 		})
 	}
 }
@@ -131,7 +131,7 @@ func TestKeysInTheGracePeriodAreSwallowed(t *testing.T) {
 		t.Fatal("the grace cue outlives the grace")
 	}
 	h.press("d")
-	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionDeny})
+	h.requireControls(core.Respond{TaskID: "login-fix", InteractionID: "ia-1", Decision: core.DecisionDeny})
 }
 
 func TestQuestionAnsweredBySelectingAndFreeText(t *testing.T) {
@@ -154,7 +154,7 @@ func TestQuestionAnsweredBySelectingAndFreeText(t *testing.T) {
 	h.requireView("› 1 ErrEmptyUser")
 	h.press("down")
 	h.press("enter")
-	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "q-1", Decision: core.DecisionAllow, OptionID: "o2"})
+	h.requireControls(core.Respond{TaskID: "login-fix", InteractionID: "q-1", Decision: core.DecisionAllow, OptionID: "o2"})
 	h.requireView(`answered q-1: option 2 "ErrNoUser"`)
 
 	h.send(ev("login-fix", 12, core.EventInteractionWaiting, questionIA("q-2")))
@@ -163,7 +163,7 @@ func TestQuestionAnsweredBySelectingAndFreeText(t *testing.T) {
 	h.typeText("ErrBlankUser")
 	h.press("enter")
 	got := h.svc.controlLog()
-	want := core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "q-2", Decision: core.DecisionAllow, Answer: "ErrBlankUser"}
+	want := core.Respond{TaskID: "login-fix", InteractionID: "q-2", Decision: core.DecisionAllow, Answer: "ErrBlankUser"}
 	if len(got) != 2 || !reflect.DeepEqual(got[1], want) {
 		t.Fatalf("free-text answer: %s", fmtControls(got))
 	}
@@ -204,7 +204,7 @@ func TestPendingInteractionFromDetailSurfacesAtStart(t *testing.T) {
 
 func TestFinalizeFormSendsTheExactRequest(t *testing.T) {
 	f := scenario()
-	f.onControl = func(req core.ControlRequest) (core.TaskView, error) {
+	f.onControl = func(req core.Command) (core.TaskView, error) {
 		v := f.tasks[0]
 		v.State, v.CommitHash, v.IntegrationCommand = core.StateCompleted, "0123456789abcdef0123456789abcdef01234567", "git cherry-pick 0123456789abcdef0123456789abcdef01234567"
 		return v, nil
@@ -230,8 +230,8 @@ func TestFinalizeFormSendsTheExactRequest(t *testing.T) {
 	h.requireControls()
 	h.press("ctrl+s")
 	rev := 2
-	h.requireControls(core.ControlRequest{
-		TaskID: "login-fix", Action: core.ActionFinalize,
+	h.requireControls(core.Finalize{
+		TaskID:                 "login-fix",
 		ReviewSummary:          "Checked the empty-user path and the new test.",
 		ApprovedReviewCriteria: []string{"ac_audit", "ac_readable"},
 		ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: treeHash,
@@ -242,7 +242,7 @@ func TestFinalizeFormSendsTheExactRequest(t *testing.T) {
 
 func TestFinalizeWaitsForTheCommittedEvent(t *testing.T) {
 	f := scenario()
-	f.onControl = func(req core.ControlRequest) (core.TaskView, error) {
+	f.onControl = func(req core.Command) (core.TaskView, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.tasks[0].State = core.StateVerifying
@@ -276,7 +276,7 @@ func TestFinalizeErrorsSayWhatToDoNext(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := scenario()
-			f.onControl = func(core.ControlRequest) (core.TaskView, error) { return core.TaskView{}, tc.err }
+			f.onControl = func(core.Command) (core.TaskView, error) { return core.TaskView{}, tc.err }
 			d := f.details["login-fix"]
 			d.Criteria = nil
 			f.details["login-fix"] = d
@@ -300,7 +300,7 @@ func TestSteerInReviewIsARepairRound(t *testing.T) {
 	h.typeText("Also log the rejected user.")
 	h.press("enter")
 	msg := "Also log the rejected user."
-	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionSteer, Message: &msg})
+	h.requireControls(core.Steer{TaskID: "login-fix", Message: msg})
 }
 
 func TestSteerRefusedInOtherStates(t *testing.T) {
@@ -325,8 +325,8 @@ func TestCancelAndCloseAskFirst(t *testing.T) {
 	h.requireView("Close task login-fix?")
 	h.press("esc", "X", "y")
 	h.requireControls(
-		core.ControlRequest{TaskID: "login-fix", Action: core.ActionCancel},
-		core.ControlRequest{TaskID: "login-fix", Action: core.ActionClose},
+		core.Cancel{TaskID: "login-fix"},
+		core.Close{TaskID: "login-fix"},
 	)
 }
 
@@ -554,7 +554,7 @@ func TestKeysArrivingTogetherNeverAnswer(t *testing.T) {
 	}
 	h.requireView("keys that arrive together never answer")
 	h.press("a") // alone
-	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionAllow})
+	h.requireControls(core.Respond{TaskID: "login-fix", InteractionID: "ia-1", Decision: core.DecisionAllow})
 	h.requireView("answered ia-1: allow once")
 }
 

@@ -44,7 +44,7 @@ func TestRebaseKeyFollowsTheTable(t *testing.T) {
 	h.press("M")
 	h.requireView("Move docs-typo onto its checkout's HEAD?")
 	h.press("y")
-	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRebase})
+	h.requireControls(core.Rebase{TaskID: "docs-typo"})
 }
 
 // D drops a check only where core offers amend_checks: outside review it says why in core's
@@ -65,5 +65,5 @@ func TestDropCheckFollowsTheTable(t *testing.T) {
 	h.press("k", "D")
 	h.requireView("Drop unit from login-fix's contract?")
 	h.press("y")
-	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionAmendChecks, DropChecks: []string{"unit"}})
+	h.requireControls(core.AmendChecks{TaskID: "login-fix", DropChecks: []string{"unit"}})
 }

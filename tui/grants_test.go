@@ -30,7 +30,7 @@ func TestPromptAllowForTheRepository(t *testing.T) {
 	h.clk.advance(time.Second)
 	h.requireView("R allow for repo")
 	h.press("R")
-	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionAllow, Grant: true})
+	h.requireControls(core.Respond{TaskID: "docs-typo", InteractionID: "ia-1", Decision: core.DecisionAllow, Grant: true})
 
 	edit := permissionIA("ia-2")
 	edit.Request.Tool, edit.Request.Argv, edit.Request.Code = "edit", nil, "outside_write_scope"
@@ -151,7 +151,7 @@ func TestAttachedGrantsGoThroughTheOwner(t *testing.T) {
 	h.press("i")
 	h.clk.advance(time.Second)
 	h.press("R")
-	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionAllow, Grant: true})
+	h.requireControls(core.Respond{TaskID: "docs-typo", InteractionID: "ia-1", Decision: core.DecisionAllow, Grant: true})
 
 	if left, err := os.ReadDir(state); err != nil || len(left) != 0 {
 		t.Fatalf("the dashboard wrote into the state directory: %v %v", left, err)

@@ -98,7 +98,7 @@ func TestHiddenSamplesAreRisksToAcknowledge(t *testing.T) {
 			h.press("ctrl+s")
 			h.requireView("not marked reviewed")
 			h.press("ctrl+s")
-			if got := f.controlLog(); len(got) != 1 || !slices.Equal(got[0].AcknowledgedRisks, []string{core.SourceRiskPrefix + path}) {
+			if got := f.controlLog(); len(got) != 1 || !slices.Equal(got[0].(core.Finalize).AcknowledgedRisks, []string{core.SourceRiskPrefix + path}) {
 				t.Fatalf("finalize requests: %+v", got)
 			}
 		})

@@ -414,7 +414,7 @@ func (kt *keyTrust) fail(before ktScreen, format string, args ...any) {
 }
 
 // answerKey says whether key may give resp to the request shown on before, and why not.
-func answerKey(p *ktIA, before ktScreen, key tea.KeyMsg, resp core.ControlRequest) string {
+func answerKey(p *ktIA, before ktScreen, key tea.KeyMsg, resp core.Respond) string {
 	k := key.String()
 	kind := p.ia.Kind
 	if before.answering {
@@ -508,10 +508,10 @@ func (kt *keyTrust) do(op ktOp) {
 
 	// Every answer sent is explained by this read.
 	log := h.svc.controlLog()
-	var answers []core.ControlRequest
+	var answers []core.Respond
 	for _, c := range log[kt.controls:] {
-		if c.Action == core.ActionRespond {
-			answers = append(answers, c)
+		if r, ok := c.(core.Respond); ok {
+			answers = append(answers, r)
 		}
 	}
 	kt.controls = len(log)
@@ -627,5 +627,5 @@ func TestKeyTrustTooSmallTerminal(t *testing.T) {
 	h.requireControls()
 	h.clk.advance(time.Second)
 	h.press("a")
-	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionAllow})
+	h.requireControls(core.Respond{TaskID: "login-fix", InteractionID: "ia-1", Decision: core.DecisionAllow})
 }

@@ -22,6 +22,6 @@ func (m *Model) rebaseTask(t *core.TaskView) tea.Cmd {
 		"The change is merged onto the checkout's current HEAD; files that conflict get conflict markers, and a repair round "+
 			"(it counts against the limit) asks the worker to resolve them. The contract and write scope stay the same; "+
 			"you review the new revision before finalize.",
-		core.ControlRequest{TaskID: t.TaskID, Action: core.ActionRebase}))
+		core.Rebase{TaskID: t.TaskID}))
 	return nil
 }

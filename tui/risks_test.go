@@ -98,7 +98,7 @@ func TestFinalizeAsksToAcknowledgeRisks(t *testing.T) {
 	h.press("ctrl+s")
 	h.requireView("3 file(s) not marked reviewed") // the form's other question, then it sends
 	h.press("ctrl+s")
-	if got := f.controlLog(); len(got) != 1 || strings.Join(got[0].AcknowledgedRisks, ",") != "trojan_source:internal/auth/access.go" {
+	if got := f.controlLog(); len(got) != 1 || strings.Join(got[0].(core.Finalize).AcknowledgedRisks, ",") != "trojan_source:internal/auth/access.go" {
 		t.Fatalf("finalize requests: %+v", got)
 	}
 }

@@ -52,7 +52,7 @@ func TestIntroFirstAndTheTaskListStaysInView(t *testing.T) {
 	h.requireView("Permission requested", "› login-fix", "docs-typo")
 	h.clk.advance(graceQuiet)
 	h.press("a")
-	h.requireControls(core.ControlRequest{TaskID: "login-fix", Action: core.ActionRespond, InteractionID: "ia-1", Decision: core.DecisionAllow})
+	h.requireControls(core.Respond{TaskID: "login-fix", InteractionID: "ia-1", Decision: core.DecisionAllow})
 }
 
 // The help says how to scroll it and close it, beside where it is.
@@ -166,7 +166,7 @@ func TestWaitingTasksInTheOrderIOpensThem(t *testing.T) {
 	}
 	h.clk.advance(graceQuiet)
 	h.press("a")
-	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionRespond, InteractionID: "ia-old", Decision: core.DecisionAllow})
+	h.requireControls(core.Respond{TaskID: "docs-typo", InteractionID: "ia-old", Decision: core.DecisionAllow})
 }
 
 // After R the events say the command was allowed for the repository, not "allow once": the

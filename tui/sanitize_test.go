@@ -194,7 +194,7 @@ func hostileWorld(p string) (*logService, core.Interaction, core.Interaction) {
 	add(p, map[string]any{"text": p}) // an event type this dashboard does not know
 	add(core.EventStateChanged, core.StateChangedData{From: core.StateRunning, To: core.StateReviewRequired, Phase: p, Reason: p})
 	f.journals[id] = evs
-	f.onControl = func(core.ControlRequest) (core.TaskView, error) {
+	f.onControl = func(core.Command) (core.TaskView, error) {
 		return core.TaskView{}, core.Errorf(core.CodeInvalidRequest, &core.GitRefusal{Reason: p}, "%s", p)
 	}
 	return &logService{fakeService: f, logs: map[string]string{id + "/unit": p + "\n" + p}}, perm, question

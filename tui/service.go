@@ -74,7 +74,7 @@ func replayTask(ctx context.Context, svc core.Service, id string, read events.Ta
 	return replayMsg{taskID: id, pane: pane, agent: agent, from: from, err: err}
 }
 
-func (m *Model) control(req core.ControlRequest) tea.Cmd {
+func (m *Model) control(req core.Command) tea.Cmd {
 	return func() tea.Msg {
 		v, err := m.svc.Control(m.ctx, req)
 		return controlMsg{req: req, view: v, err: err}
@@ -155,7 +155,7 @@ type (
 		err    error
 	}
 	controlMsg struct {
-		req  core.ControlRequest
+		req  core.Command
 		view core.TaskView
 		err  error
 	}

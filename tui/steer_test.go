@@ -37,14 +37,13 @@ func TestSteerTypedDuringAPermissionWaitIsKept(t *testing.T) {
 	h.clk.advance(2 * time.Second)
 	h.press("a")
 	allow := h.svc.controlLog()
-	if len(allow) != 1 || allow[0].Action != core.ActionRespond {
+	if len(allow) != 1 || allow[0].Action() != core.ActionRespond {
 		t.Fatalf("controls %s", fmtControls(allow))
 	}
 	// The answer's result put the task back to running; the dialog is on top again, text and all.
 	h.requireView("Steer docs-typo", "The message reaches the worker during its current turn.", "use the house style")
 	h.press("enter")
-	note := "use the house style"
-	h.requireControls(allow[0], core.ControlRequest{TaskID: "docs-typo", Action: core.ActionSteer, Message: &note})
+	h.requireControls(allow[0], core.Steer{TaskID: "docs-typo", Message: "use the house style"})
 	if _, open := h.stack().top().(*dialog.Steer); open {
 		t.Fatal("the steer dialog stayed open after the message was sent")
 	}
@@ -56,11 +55,11 @@ func TestSteerTypedDuringAPermissionWaitIsKept(t *testing.T) {
 func TestSteerRefusedByCoreKeepsTheText(t *testing.T) {
 	h := newHarness(t, scenario(), 100, 30)
 	refuse := true
-	h.svc.onControl = func(req core.ControlRequest) (core.TaskView, error) {
+	h.svc.onControl = func(req core.Command) (core.TaskView, error) {
 		if refuse {
 			return core.TaskView{}, core.Errorf(core.CodeInvalidState, nil, "the worker is between turns; steer again in a moment")
 		}
-		return core.TaskView{TaskID: req.TaskID, State: core.StateRunning}, nil
+		return core.TaskView{TaskID: req.Task(), State: core.StateRunning}, nil
 	}
 	h.press("j", "s")
 	h.typeText("keep the old name")

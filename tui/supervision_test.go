@@ -50,11 +50,11 @@ func TestPromptArrivingWhileTypingASteerNoteWaits(t *testing.T) {
 	h.requireControls()
 	h.press("enter")
 	note := "add a header and details"
-	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionSteer, Message: &note})
+	h.requireControls(core.Steer{TaskID: "docs-typo", Message: note})
 	// The request opens once the note is sent, and the grace protects it from the next keys.
 	h.requireView("Permission requested", "keys paused")
 	h.press("d")
-	h.requireControls(core.ControlRequest{TaskID: "docs-typo", Action: core.ActionSteer, Message: &note})
+	h.requireControls(core.Steer{TaskID: "docs-typo", Message: note})
 }
 
 // Keys that arrive in one read (tmux send-keys 2 3, fast typing over SSH) count one by one.

@@ -91,11 +91,12 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 			ti.usageGen++
 		}
 	case core.EventInteractionWaiting:
-		if ia, ok := core.DataOf[core.Interaction](ev); ok {
-			m.requests.add(ev.TaskID, ia) // attend announces the task starting to wait
+		if d, ok := core.DataOf[core.InteractionWaitingData](ev); ok {
+			m.requests.add(ev.TaskID, core.Interaction(d)) // attend announces the task starting to wait
 		}
 	case core.EventInteractionResolved:
-		if ia, ok := core.DataOf[core.Interaction](ev); ok {
+		if d, ok := core.DataOf[core.InteractionResolvedData](ev); ok {
+			ia := core.Interaction(d)
 			if p := m.requests.find(ia.ID); p != nil && !p.answering && ia.Status == core.InteractionResolved {
 				// First answer wins: someone else (Codex, another dashboard) answered it. The
 				// line outlives the task's state change that follows at once.
@@ -127,7 +128,7 @@ func (ti *taskInfo) noteAgent(ev core.Event) {
 		}
 		return
 	}
-	d, ok := core.DataOf[core.TextData](ev)
+	d, ok := core.DataOf[core.AgentMessageData](ev)
 	if !ok {
 		return
 	}

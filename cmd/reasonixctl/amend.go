@@ -45,7 +45,7 @@ revision and hash, journaled, and the worker is told at its next prompt.`,
 					return fmt.Errorf("--add-json %s: one JSON object per flag", raw)
 				}
 			}
-			return done(taskAmend(core.ControlRequest{TaskID: args[0], Action: core.ActionAmendChecks, DropChecks: drop, AddChecks: checks}, asJSON, stdout, stderr))
+			return done(taskAmend(core.AmendChecks{TaskID: args[0], DropChecks: drop, AddChecks: checks}, asJSON, stdout, stderr))
 		},
 	}
 	cmd.Flags().StringArrayVar(&drop, "drop", nil, "a verification id to drop (repeatable)")
@@ -54,7 +54,7 @@ revision and hash, journaled, and the worker is told at its next prompt.`,
 	return cmd
 }
 
-func taskAmend(req core.ControlRequest, asJSON bool, stdout, stderr io.Writer) int {
+func taskAmend(req core.AmendChecks, asJSON bool, stdout, stderr io.Writer) int {
 	return withEngine("task amend", stderr, func(e retention) int {
 		v, err := e.Control(context.Background(), req)
 		if err != nil {

@@ -195,8 +195,8 @@ func (a *attachment) Delegate(ctx context.Context, req core.DelegateRequest) (co
 	return through(a, func(s core.Service) (core.DelegateResult, error) { return s.Delegate(ctx, req) })
 }
 
-func (a *attachment) Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
-	return through(a, func(s core.Service) (core.TaskView, error) { return s.Control(ctx, req) })
+func (a *attachment) Control(ctx context.Context, cmd core.Command) (core.TaskView, error) {
+	return through(a, func(s core.Service) (core.TaskView, error) { return s.Control(ctx, cmd) })
 }
 
 func (a *attachment) Inspect(ctx context.Context, req core.InspectRequest) (core.InspectResult, error) {

@@ -115,7 +115,7 @@ func TestDashboardSupervisesACodexDelegatedTask(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = a.Control(context.Background(), core.ControlRequest{TaskID: "codex-1", Action: core.ActionRespond, InteractionID: ia.ID, Decision: core.DecisionAllow})
+			_, errs[i] = a.Control(context.Background(), core.Respond{TaskID: "codex-1", InteractionID: ia.ID, Decision: core.DecisionAllow})
 		}()
 	}
 	wg.Wait()

@@ -185,7 +185,7 @@ func (o *sbOwner) finalize(res core.DelegateResult) (core.TaskView, error) {
 	rev, wait := res.ReviewRevision, 600
 	ctx, cancel := context.WithTimeout(o.t.Context(), 11*time.Minute)
 	defer cancel()
-	return o.c.Control(ctx, core.ControlRequest{TaskID: res.TaskID, Action: core.ActionFinalize, ReviewSummary: "reviewed",
+	return o.c.Control(ctx, core.Finalize{TaskID: res.TaskID, ReviewSummary: "reviewed",
 		ApprovedReviewCriteria: res.RequiredReviewCriteria, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash,
 		WaitTimeoutSeconds: &wait})
 }

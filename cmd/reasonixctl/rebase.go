@@ -41,7 +41,7 @@ func taskRebase(id string, asJSON bool, stdout, stderr io.Writer) int {
 			return failed(stderr, core.Errorf(core.CodeInvalidState, nil,
 				"no reasonixctl owns the state directory, and the repair round a rebase starts needs one: start the dashboard or `reasonixctl serve` and rebase again"))
 		}
-		v, err := e.Control(context.Background(), core.ControlRequest{TaskID: id, Action: core.ActionRebase})
+		v, err := e.Control(context.Background(), core.Rebase{TaskID: id})
 		if err != nil {
 			return failed(stderr, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -77,7 +78,7 @@ func TestTaskCommandsBesideAnOwner(t *testing.T) {
 		t.Fatalf("stats beside an owner: exit %d\n%s\n%s", code, out, errOut)
 	}
 	c := doctorOwnerCheck(t)
-	if c.Status != doctor.CheckOK || !strings.Contains(c.Detail, "owned by reasonixctl --mcp (pid ") || !strings.Contains(c.Detail, "socket answers (protocol 1)") {
+	if c.Status != doctor.CheckOK || !strings.Contains(c.Detail, "owned by reasonixctl --mcp (pid ") || !strings.Contains(c.Detail, fmt.Sprintf("socket answers (protocol %d)", remote.Protocol)) {
 		t.Fatalf("doctor beside an owner: %+v", c)
 	}
 

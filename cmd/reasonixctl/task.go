@@ -26,7 +26,7 @@ import (
 // retention is what the task commands need of an engine: the one this process opens, or the
 // owner's through its socket when another process owns the state directory.
 type retention interface {
-	Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error)
+	Control(ctx context.Context, cmd core.Command) (core.TaskView, error)
 	ListStored(ctx context.Context, f core.ListFilter) ([]core.StoredTask, error)
 	Archive(ctx context.Context, id string, apply bool) (core.ArchiveResult, error)
 	Prune(ctx context.Context, olderThan time.Duration, apply bool) ([]core.PruneResult, error)

@@ -59,7 +59,7 @@ func seedTasks(t *testing.T) core.TaskView {
 	}
 	res := delegate("done", 60)
 	rev := res.ReviewRevision
-	v, err := e.Control(ctx, core.ControlRequest{TaskID: "done", Action: core.ActionFinalize, ReviewSummary: "fine",
+	v, err := e.Control(ctx, core.Finalize{TaskID: "done", ReviewSummary: "fine",
 		ApprovedReviewCriteria: []string{"reviewed"}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash})
 	if err != nil || v.State != core.StateCompleted {
 		t.Fatalf("finalize: %v %+v", err, v)

@@ -56,7 +56,7 @@ func TestActiveRecordsFollowTheTaskAndGuideTheGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := "Once more."
-	if _, err := h.e.Control(t.Context(), core.ControlRequest{TaskID: "guarded", Action: core.ActionSteer, Message: &msg}); err != nil {
+	if _, err := h.e.Control(t.Context(), core.Steer{TaskID: "guarded", Message: msg}); err != nil {
 		t.Fatal(err)
 	}
 	// Back in review once a state change follows the steer (the tree is unchanged, so there is
@@ -148,7 +148,7 @@ func TestOpenRebuildsActiveRecords(t *testing.T) {
 		t.Fatalf("records %+v, %v", repos, err)
 	}
 	// Closing the task ends it: the record goes.
-	if _, err := e.Control(context.Background(), core.ControlRequest{TaskID: "kept", Action: core.ActionClose}); err != nil {
+	if _, err := e.Control(context.Background(), core.Close{TaskID: "kept"}); err != nil {
 		t.Fatal(err)
 	}
 	if repos, err := guard.ReadActive(h.state); err != nil || len(repos) != 0 {

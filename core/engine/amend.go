@@ -12,25 +12,18 @@ import (
 	"reasonixctl/core/policy"
 )
 
-// AmendChecksRequest drops or adds verification commands of a task's contract in review.
-type AmendChecksRequest struct {
-	TaskID string   `json:"task_id"`
-	Drop   []string `json:"drop,omitempty"` // verification ids
-	Add    []core.AddedCheck
-}
-
 // AmendChecks changes the verification commands of a task in review, as its supervisor decides:
 // a check that cannot prove anything about this change (it fails before it) can go, and a
 // missing one can come, without cancelling the task. The contract gets a new revision and hash,
 // journaled; an automated criterion left without a prover becomes a review criterion; the
 // worker is told in its next prompt. The new contract is linted and gated like a delegated one;
-// a refused amendment changes nothing. Front ends reach it through Control, action
-// amend_checks; a dashboard that owns the engine may call it directly.
-func (e *Engine) AmendChecks(ctx context.Context, req AmendChecksRequest) (core.TaskView, error) {
+// a refused amendment changes nothing. Front ends reach it through Control with an
+// AmendChecks; a dashboard that owns the engine may call it directly.
+func (e *Engine) AmendChecks(ctx context.Context, req core.AmendChecks) (core.TaskView, error) {
 	if !core.ValidTaskID(req.TaskID) {
 		return core.TaskView{}, core.InvalidRequest("amend checks", []core.Issue{{Path: "task_id", Message: "must match " + core.TaskIDPattern}})
 	}
-	if issues := core.AmendCheckIssues(req.Drop, req.Add); len(issues) > 0 {
+	if issues := core.AmendCheckIssues(req.DropChecks, req.AddChecks); len(issues) > 0 {
 		return core.TaskView{}, core.InvalidRequest("amend checks", issues)
 	}
 	unlock := e.lockTask(req.TaskID)
@@ -72,7 +65,7 @@ func (e *Engine) AmendChecks(ctx context.Context, req AmendChecksRequest) (core.
 }
 
 // amendedContract applies req to c and checks the result as delegate would.
-func amendedContract(c *contract.Contract, req AmendChecksRequest) (*contract.Contract, core.ContractAmendedData, error) {
+func amendedContract(c *contract.Contract, req core.AmendChecks) (*contract.Contract, core.ContractAmendedData, error) {
 	var data core.ContractAmendedData
 	var doc map[string]any
 	if err := json.Unmarshal(c.CanonicalJSON(), &doc); err != nil {
@@ -81,7 +74,7 @@ func amendedContract(c *contract.Contract, req AmendChecksRequest) (*contract.Co
 	verification, _ := doc["verification"].([]any)
 	criteria, _ := doc["acceptance_criteria"].([]any)
 	var issues []core.Issue
-	for i, id := range req.Drop {
+	for i, id := range req.DropChecks {
 		n := len(verification)
 		verification = slices.DeleteFunc(verification, func(v any) bool { return v.(map[string]any)["id"] == id })
 		if len(verification) == n {
@@ -89,7 +82,7 @@ func amendedContract(c *contract.Contract, req AmendChecksRequest) (*contract.Co
 		}
 		data.Dropped = append(data.Dropped, id)
 	}
-	for _, a := range req.Add {
+	for _, a := range req.AddChecks {
 		cwd := a.Cwd
 		if cwd == "" {
 			cwd = "."

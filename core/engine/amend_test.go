@@ -31,16 +31,16 @@ func TestAmendChecksInReview(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 
-	_, err = h.e.AmendChecks(ctx, AmendChecksRequest{TaskID: "amend", Drop: []string{"nope"}})
+	_, err = h.e.AmendChecks(ctx, core.AmendChecks{TaskID: "amend", DropChecks: []string{"nope"}})
 	mustCode(t, err, core.CodeInvalidRequest)
-	_, err = h.e.AmendChecks(ctx, AmendChecksRequest{TaskID: "amend", Add: []core.AddedCheck{{ID: "net", Argv: []string{"curl", "example.com"}}}})
+	_, err = h.e.AmendChecks(ctx, core.AmendChecks{TaskID: "amend", AddChecks: []core.AddedCheck{{ID: "net", Argv: []string{"curl", "example.com"}}}})
 	mustCode(t, err, core.CodeInvalidContract)
 	if d, _ := h.e.Get(t.Context(), "amend"); d.View.ContractHash != before {
 		t.Fatal("a refused amendment changed the contract")
 	}
 
-	v, err := h.e.AmendChecks(ctx, AmendChecksRequest{TaskID: "amend", Drop: []string{"check"},
-		Add: []core.AddedCheck{{ID: "non-empty", Argv: []string{"test", "-s", "result.txt"}}}})
+	v, err := h.e.AmendChecks(ctx, core.AmendChecks{TaskID: "amend", DropChecks: []string{"check"},
+		AddChecks: []core.AddedCheck{{ID: "non-empty", Argv: []string{"test", "-s", "result.txt"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestAmendChecksInReview(t *testing.T) {
 
 	// The next repair round's prompt tells the worker (the scripted turn matches on it).
 	msg := "Keep going."
-	if _, err := h.e.Control(ctx, core.ControlRequest{TaskID: "amend", Action: core.ActionSteer, Message: &msg}); err != nil {
+	if _, err := h.e.Control(ctx, core.Steer{TaskID: "amend", Message: msg}); err != nil {
 		t.Fatal(err)
 	}
 	r, timedOut, err := h.e.waitFor(ctx, "amend", 30*time.Second, func(r *taskRecord) bool {
@@ -91,9 +91,9 @@ func TestAmendChecksInReview(t *testing.T) {
 	}
 }
 
-// The same amendment through Control, action amend_checks, as MCP and an attached dashboard
-// send it: drop_checks and add_checks only there, at least one of them, an unknown id or a task
-// out of review refused without a change.
+// The same amendment through Control, an AmendChecks, as MCP and an attached dashboard send it:
+// at least one check, an unknown id or a task out of review refused without a change. (Only
+// AmendChecks has drop_checks and add_checks: its type says so, and mcp's tests check the wire.)
 func TestAmendChecksThroughControl(t *testing.T) {
 	scn := &acptest.Scenario{Name: "amend", Turns: []acptest.Turn{
 		{Steps: []acptest.Step{{Write: &acptest.WriteFile{Path: "result.txt", Content: "ok\n"}}}, Summary: "Wrote result.txt."},
@@ -116,23 +116,14 @@ func TestAmendChecksThroughControl(t *testing.T) {
 		}
 		return paths
 	}
-	msg := "go on"
-	rev := res.ReviewRevision
 	for _, tc := range []struct {
 		name string
-		req  core.ControlRequest
+		req  core.AmendChecks
 		want string
 	}{
-		{"steer takes no drop_checks", core.ControlRequest{TaskID: "ctl", Action: core.ActionSteer, Message: &msg, DropChecks: []string{"check"}},
-			"drop_checks: Not allowed for action steer"},
-		{"finalize takes no add_checks", core.ControlRequest{TaskID: "ctl", Action: core.ActionFinalize, ReviewSummary: "ok",
-			ApprovedReviewCriteria: []string{}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash,
-			AddChecks: []core.AddedCheck{{ID: "x", Argv: []string{"true"}}}}, "add_checks: Not allowed for action finalize"},
-		{"amend_checks takes no message", core.ControlRequest{TaskID: "ctl", Action: core.ActionAmendChecks, Message: &msg, DropChecks: []string{"check"}},
-			"message: Not allowed for action amend_checks"},
-		{"amend_checks needs a check", core.ControlRequest{TaskID: "ctl", Action: core.ActionAmendChecks, DropChecks: []string{}},
+		{"amend_checks needs a check", core.AmendChecks{TaskID: "ctl", DropChecks: []string{}},
 			"drop_checks: drop_checks or add_checks must name at least one check"},
-		{"an unknown id", core.ControlRequest{TaskID: "ctl", Action: core.ActionAmendChecks, DropChecks: []string{"nope"}},
+		{"an unknown id", core.AmendChecks{TaskID: "ctl", DropChecks: []string{"nope"}},
 			`drop_checks.0: "nope" is not a verification id of the contract`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -147,7 +138,7 @@ func TestAmendChecksThroughControl(t *testing.T) {
 	}
 
 	// Add first, then drop: two revisions, each journaled.
-	v, err := h.e.Control(ctx, core.ControlRequest{TaskID: "ctl", Action: core.ActionAmendChecks,
+	v, err := h.e.Control(ctx, core.AmendChecks{TaskID: "ctl",
 		AddChecks: []core.AddedCheck{{ID: "non-empty", Argv: []string{"test", "-s", "result.txt"}, TimeoutSeconds: 30}}})
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +147,7 @@ func TestAmendChecksThroughControl(t *testing.T) {
 		t.Fatalf("after adding: %+v", v)
 	}
 	added := v.ContractHash
-	v, err = h.e.Control(ctx, core.ControlRequest{TaskID: "ctl", Action: core.ActionAmendChecks, DropChecks: []string{"check"}})
+	v, err = h.e.Control(ctx, core.AmendChecks{TaskID: "ctl", DropChecks: []string{"check"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +191,7 @@ func TestAmendChecksThroughControl(t *testing.T) {
 	if err != nil || v.State != core.StateCompleted {
 		t.Fatalf("finalize: %v %+v", err, v)
 	}
-	_, err = h.e.Control(ctx, core.ControlRequest{TaskID: "ctl", Action: core.ActionAmendChecks, DropChecks: []string{"non-empty"}})
+	_, err = h.e.Control(ctx, core.AmendChecks{TaskID: "ctl", DropChecks: []string{"non-empty"}})
 	if e := mustCode(t, err, core.CodeInvalidState); e.Message != core.WhyNot(v, core.ActionAmendChecks) {
 		t.Fatalf("outside review: %v", e)
 	}

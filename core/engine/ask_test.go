@@ -64,7 +64,7 @@ func TestAttachedSupervisorIsAskedAboutAutomaticTasks(t *testing.T) {
 	if res.State != core.StateWaitingPermission || res.ActiveInteraction == nil {
 		t.Fatalf("view %+v", res.TaskView)
 	}
-	if _, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "asked", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionAllow}); err != nil {
+	if _, err := h.e.Control(context.Background(), core.Respond{TaskID: "asked", InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionAllow}); err != nil {
 		t.Fatal(err)
 	}
 	if _, timedOut, err := h.e.waitFor(context.Background(), "asked", 30*time.Second, func(r *taskRecord) bool { return r.State == core.StateReviewRequired }); err != nil || timedOut {
@@ -259,7 +259,7 @@ func TestAnswerElsewhereCancelsTheAsker(t *testing.T) {
 	if err != nil || res.ActiveInteraction == nil {
 		t.Fatalf("%v %+v", err, res.TaskView)
 	}
-	if _, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "elsewhere", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionAllow}); err != nil {
+	if _, err := h.e.Control(context.Background(), core.Respond{TaskID: "elsewhere", InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionAllow}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -282,17 +282,17 @@ func TestRespondRecordsWhoAnswered(t *testing.T) {
 		if err != nil || res.ActiveInteraction == nil {
 			t.Fatalf("%v %+v", err, res.TaskView)
 		}
-		bad := []core.ControlRequest{
-			{TaskID: "who", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionDeny, AnsweredBy: "someone"},
-			{TaskID: "who", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionAllow, Outcome: core.OutcomeDeclined},
-			{TaskID: "who", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionDeny, Outcome: core.OutcomeTimedOut},
+		bad := []core.Respond{
+			{TaskID: "who", InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionDeny, AnsweredBy: "someone"},
+			{TaskID: "who", InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionAllow, Outcome: core.OutcomeDeclined},
+			{TaskID: "who", InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionDeny, Outcome: core.OutcomeTimedOut},
 		}
 		for _, req := range bad {
 			if _, err := h.e.Control(context.Background(), req); core.AsError(err).Code != core.CodeInvalidRequest {
 				t.Fatalf("%+v: %v", req, err)
 			}
 		}
-		if _, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "who", Action: core.ActionRespond,
+		if _, err := h.e.Control(context.Background(), core.Respond{TaskID: "who",
 			InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionDeny, AnsweredBy: c.by}); err != nil {
 			t.Fatal(err)
 		}

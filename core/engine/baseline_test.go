@@ -45,8 +45,8 @@ func finalizeWith(h *harness, v core.TaskView, excuses []core.ExcusedCheck, crit
 	rev := v.ReviewRevision
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	return h.e.Control(ctx, core.ControlRequest{
-		TaskID: v.TaskID, Action: core.ActionFinalize, ReviewSummary: "looks fine", ApprovedReviewCriteria: criteria,
+	return h.e.Control(ctx, core.Finalize{
+		TaskID: v.TaskID, ReviewSummary: "looks fine", ApprovedReviewCriteria: criteria,
 		ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: v.ReviewTreeHash, WaitTimeoutSeconds: intPtr(600),
 		ExcusedChecks: excuses,
 	})
@@ -252,7 +252,7 @@ func TestNodePreExistingFailureThenAmendedChecks(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	v, err := h.e.Control(ctx, core.ControlRequest{TaskID: "node", Action: core.ActionAmendChecks, DropChecks: []string{"v1"},
+	v, err := h.e.Control(ctx, core.AmendChecks{TaskID: "node", DropChecks: []string{"v1"},
 		AddChecks: []core.AddedCheck{{ID: "ok-tests", Argv: []string{"node", "--test", "ok.test.js"}, TimeoutSeconds: 120}}})
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func BenchmarkTaskBridgeTime(b *testing.B) {
 			b.Fatalf("delegate: %v %+v", err, res.TaskView)
 		}
 		rev := res.ReviewRevision
-		v, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: id, Action: core.ActionFinalize, ReviewSummary: "ok",
+		v, err := h.e.Control(context.Background(), core.Finalize{TaskID: id, ReviewSummary: "ok",
 			ApprovedReviewCriteria: []string{"looks-right"}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash})
 		if err != nil || v.State != core.StateCompleted {
 			b.Fatalf("finalize: %v %+v", err, v)
@@ -118,7 +118,7 @@ func benchParallel(b *testing.B, n int, e *Engine) {
 				res, err := e.Delegate(context.Background(), core.DelegateRequest{TaskID: id, Contract: json.RawMessage(happyContract), Authority: core.Authority{Cwd: repo, Writable: true}})
 				if err == nil {
 					rev := res.ReviewRevision
-					_, err = e.Control(context.Background(), core.ControlRequest{TaskID: id, Action: core.ActionFinalize, ReviewSummary: "ok",
+					_, err = e.Control(context.Background(), core.Finalize{TaskID: id, ReviewSummary: "ok",
 						ApprovedReviewCriteria: []string{"looks-right"}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash})
 				}
 				if err != nil {

@@ -53,8 +53,8 @@ func TestBinaryScriptIsReviewedAsTextAndIsARisk(t *testing.T) {
 		t.Fatalf("finalize without acknowledging: %+v", ce)
 	}
 	rev := res.ReviewRevision
-	v, err := h.e.Control(context.Background(), core.ControlRequest{
-		TaskID: "nul-1", Action: core.ActionFinalize, ReviewSummary: "read every line, the NUL on line 2 too",
+	v, err := h.e.Control(context.Background(), core.Finalize{
+		TaskID: "nul-1", ReviewSummary: "read every line, the NUL on line 2 too",
 		ApprovedReviewCriteria: []string{"looks-right"}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash,
 		AcknowledgedRisks: []string{id},
 	})

@@ -53,80 +53,88 @@ func (e *Engine) lockTask(id string) func() {
 	}
 }
 
-func validateControl(req *core.ControlRequest) error {
+// validateCommand checks a command's values, with reasonix_control's paths and messages: the
+// shape of a command is its type's, so what is left is what a type cannot say (a field a
+// caller left empty, limits, enumerations). mcp checks the wire's per-action fields before it
+// builds a command, so these are the issues Codex sees for a request of the right shape.
+func validateCommand(cmd core.Command) error {
 	var issues []core.Issue
 	add := func(path, msg string) { issues = append(issues, core.Issue{Path: path, Message: msg}) }
-	if !core.ValidTaskID(req.TaskID) {
+	required := func(path string, set bool) {
+		if !set {
+			add(path, "Required")
+		}
+	}
+	if cmd == nil {
+		add("action", "must be steer, respond, cancel, finalize, close, amend_checks or rebase")
+		return core.InvalidRequest("reasonix_control input validation failed", issues)
+	}
+	if !core.ValidTaskID(cmd.Task()) {
 		add("task_id", "must match "+core.TaskIDPattern)
 	}
-	has := map[string]bool{
-		"message": req.Message != nil, "interaction_id": req.InteractionID != "", "decision": req.Decision != "",
-		"option_id": req.OptionID != "", "answer": req.Answer != "", "review_summary": req.ReviewSummary != "",
-		"approved_review_criteria": req.ApprovedReviewCriteria != nil, "expected_review_revision": req.ExpectedReviewRevision != nil,
-		"expected_review_tree_hash": req.ExpectedReviewTreeHash != "", "commit_message": req.CommitMessage != "",
-		"wait_timeout_seconds": req.WaitTimeoutSeconds != nil, "acknowledged_risks": req.AcknowledgedRisks != nil,
-		"excused_checks": req.ExcusedChecks != nil, "drop_checks": req.DropChecks != nil, "add_checks": req.AddChecks != nil,
-	}
-	if _, ok := core.ControlFields[req.Action]; !ok {
-		add("action", "must be steer, respond, cancel, finalize, close, amend_checks or rebase")
-	}
-	issues = append(issues, core.ControlFieldIssues(req.Action, has)...)
-	if req.Action == core.ActionFinalize && req.ReviewSummary != "" {
-		issues = append(issues, core.ReviewSummaryIssues(req.ReviewSummary)...)
-	}
-	if req.Action == core.ActionAmendChecks {
-		issues = append(issues, core.AmendCheckIssues(req.DropChecks, req.AddChecks)...)
-	}
-	if req.Message != nil && (len(*req.Message) == 0 || len(*req.Message) > core.MaxSteerMessageLen) {
-		add("message", fmt.Sprintf("must be 1..%d characters", core.MaxSteerMessageLen))
-	}
-	if req.Decision != "" && req.Decision != core.DecisionAllow && req.Decision != core.DecisionDeny {
-		add("decision", "must be allow or deny")
-	}
-	switch req.AnsweredBy {
-	case "", core.BySupervisor, core.ByCodex, core.ByAskedUser:
+	switch c := cmd.(type) {
+	case core.Steer:
+		if len(c.Message) == 0 || len(c.Message) > core.MaxSteerMessageLen {
+			add("message", fmt.Sprintf("must be 1..%d characters", core.MaxSteerMessageLen))
+		}
+	case core.Respond:
+		required("interaction_id", c.InteractionID != "")
+		required("decision", c.Decision != "")
+		if c.Decision != "" && c.Decision != core.DecisionAllow && c.Decision != core.DecisionDeny {
+			add("decision", "must be allow or deny")
+		}
+		switch c.AnsweredBy {
+		case "", core.BySupervisor, core.ByCodex, core.ByAskedUser:
+		default:
+			add("answered_by", "must be supervisor, codex or asked_user")
+		}
+		if len(c.Client) > core.MaxClientNameLen {
+			add("client", fmt.Sprintf("must be at most %d bytes", core.MaxClientNameLen))
+		}
+		switch c.Outcome {
+		case "", core.OutcomeAnswered:
+		case core.OutcomeDeclined, core.OutcomeCancelled:
+			if c.Decision != core.DecisionDeny {
+				add("outcome", "a declined or cancelled answer denies")
+			}
+		default:
+			add("outcome", "must be answered, declined or cancelled")
+		}
+		if len(c.InteractionID) > core.MaxInteractionIDLen || len(c.OptionID) > core.MaxOptionIDLen || len(c.Answer) > core.MaxAnswerLen {
+			add("interaction_id", fmt.Sprintf("interaction_id ≤%d, option_id ≤%d, answer ≤%d characters", core.MaxInteractionIDLen, core.MaxOptionIDLen, core.MaxAnswerLen))
+		}
+	case core.Finalize:
+		required("review_summary", c.ReviewSummary != "")
+		required("approved_review_criteria", c.ApprovedReviewCriteria != nil)
+		required("expected_review_revision", c.ExpectedReviewRevision != nil)
+		required("expected_review_tree_hash", c.ExpectedReviewTreeHash != "")
+		if c.ReviewSummary != "" {
+			issues = append(issues, core.ReviewSummaryIssues(c.ReviewSummary)...)
+		}
+		if len(c.ReviewSummary) > core.MaxReviewSummaryLen || len(c.CommitMessage) > core.MaxCommitMessageLen || len(c.ApprovedReviewCriteria) > core.MaxApprovedCriteria {
+			add("review_summary", fmt.Sprintf("review_summary ≤%d, commit_message ≤%d, approved_review_criteria ≤%d items", core.MaxReviewSummaryLen, core.MaxCommitMessageLen, core.MaxApprovedCriteria))
+		}
+		if len(c.AcknowledgedRisks) > core.MaxAcknowledgedRisks {
+			add("acknowledged_risks", fmt.Sprintf("at most %d items", core.MaxAcknowledgedRisks))
+		}
+		if p := c.ExpectedReviewRevision; p != nil && *p < 0 {
+			add("expected_review_revision", "must be ≥ 0")
+		}
+		if c.ExpectedReviewTreeHash != "" && !hex40.MatchString(c.ExpectedReviewTreeHash) {
+			add("expected_review_tree_hash", "must be 40 lowercase hex digits")
+		}
+		if w := c.WaitTimeoutSeconds; w != nil && (*w < 0 || *w > maxWaitSeconds) {
+			add("wait_timeout_seconds", fmt.Sprintf("must be 0..%d", maxWaitSeconds))
+		}
+	case core.AmendChecks:
+		issues = append(issues, core.AmendCheckIssues(c.DropChecks, c.AddChecks)...)
+	case core.Cancel, core.Close, core.Rebase:
 	default:
-		add("answered_by", "must be supervisor, codex or asked_user")
+		// Only a pointer to a command gets here: the set is closed.
+		add("action", fmt.Sprintf("%T is not a command; pass the command's value", cmd))
 	}
-	if len(req.Client) > core.MaxClientNameLen {
-		add("client", fmt.Sprintf("must be at most %d bytes", core.MaxClientNameLen))
-	}
-	switch req.Outcome {
-	case "", core.OutcomeAnswered:
-	case core.OutcomeDeclined, core.OutcomeCancelled:
-		if req.Decision != core.DecisionDeny {
-			add("outcome", "a declined or cancelled answer denies")
-		}
-	default:
-		add("outcome", "must be answered, declined or cancelled")
-	}
-	if len(req.InteractionID) > core.MaxInteractionIDLen || len(req.OptionID) > core.MaxOptionIDLen || len(req.Answer) > core.MaxAnswerLen {
-		add("interaction_id", fmt.Sprintf("interaction_id ≤%d, option_id ≤%d, answer ≤%d characters", core.MaxInteractionIDLen, core.MaxOptionIDLen, core.MaxAnswerLen))
-	}
-	if len(req.ReviewSummary) > core.MaxReviewSummaryLen || len(req.CommitMessage) > core.MaxCommitMessageLen || len(req.ApprovedReviewCriteria) > core.MaxApprovedCriteria {
-		add("review_summary", fmt.Sprintf("review_summary ≤%d, commit_message ≤%d, approved_review_criteria ≤%d items", core.MaxReviewSummaryLen, core.MaxCommitMessageLen, core.MaxApprovedCriteria))
-	}
-	if len(req.AcknowledgedRisks) > core.MaxAcknowledgedRisks {
-		add("acknowledged_risks", fmt.Sprintf("at most %d items", core.MaxAcknowledgedRisks))
-	}
-	if p := req.ExpectedReviewRevision; p != nil && *p < 0 {
-		add("expected_review_revision", "must be ≥ 0")
-	}
-	if req.ExpectedReviewTreeHash != "" && !hex40.MatchString(req.ExpectedReviewTreeHash) {
-		add("expected_review_tree_hash", "must be 40 lowercase hex digits")
-	}
-	if w := req.WaitTimeoutSeconds; w != nil && (*w < 0 || *w > maxWaitSeconds) {
-		add("wait_timeout_seconds", fmt.Sprintf("must be 0..%d", maxWaitSeconds))
-	}
-	slices.SortFunc(issues, func(a, b core.Issue) int {
-		if a.Path < b.Path {
-			return -1
-		}
-		if a.Path > b.Path {
-			return 1
-		}
-		return 0
-	})
+	// Stable, so that two issues of one path keep the order they were found in.
+	slices.SortStableFunc(issues, func(a, b core.Issue) int { return cmp.Compare(a.Path, b.Path) })
 	if len(issues) > 0 {
 		return core.InvalidRequest("reasonix_control input validation failed", issues)
 	}
@@ -134,28 +142,31 @@ func validateControl(req *core.ControlRequest) error {
 }
 
 // Control implements Service.
-func (e *Engine) Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
-	if err := validateControl(&req); err != nil {
+func (e *Engine) Control(ctx context.Context, cmd core.Command) (core.TaskView, error) {
+	if err := validateCommand(cmd); err != nil {
 		return core.TaskView{}, err
 	}
-	if _, err := e.load(req.TaskID); err != nil {
+	if _, err := e.load(cmd.Task()); err != nil {
 		return core.TaskView{}, err
 	}
-	switch req.Action {
-	case core.ActionSteer:
-		return e.steer(ctx, req.TaskID, *req.Message)
-	case core.ActionRespond:
-		return e.respond(ctx, req)
-	case core.ActionCancel:
-		return e.cancel(req.TaskID)
-	case core.ActionClose:
-		return e.closeTask(req.TaskID)
-	case core.ActionAmendChecks:
-		return e.AmendChecks(ctx, AmendChecksRequest{TaskID: req.TaskID, Drop: req.DropChecks, Add: req.AddChecks})
-	case core.ActionRebase:
-		return e.rebase(ctx, req.TaskID)
+	switch c := cmd.(type) {
+	case core.Steer:
+		return e.steer(ctx, c.TaskID, c.Message)
+	case core.Respond:
+		return e.respond(ctx, c)
+	case core.Cancel:
+		return e.cancel(c.TaskID)
+	case core.Close:
+		return e.closeTask(c.TaskID)
+	case core.AmendChecks:
+		return e.AmendChecks(ctx, c)
+	case core.Rebase:
+		return e.rebase(ctx, c.TaskID)
+	case core.Finalize:
+		return e.finalize(ctx, c)
 	}
-	return e.finalize(ctx, req)
+	// validateCommand refused every other type.
+	return core.TaskView{}, core.Errorf(core.CodeInternalError, nil, "command %T has no handler", cmd)
 }
 
 // refusal is the engine's one gate on the lifecycle: nil when core.ActionsFor offers action in
@@ -216,7 +227,7 @@ func (e *Engine) steerLocked(ctx context.Context, id, msg, action string, only c
 			return core.TaskView{}, workerError(err)
 		}
 		r, err = e.update(id, func(r *taskRecord) ([]newEvent, error) {
-			return []newEvent{event(core.EventSteered, core.TextData{Text: msg})}, nil
+			return []newEvent{event(core.EventSteered, core.SteeredData{Text: msg})}, nil
 		})
 		if err != nil {
 			return core.TaskView{}, err
@@ -246,7 +257,7 @@ func (e *Engine) steerLocked(ctx context.Context, id, msg, action string, only c
 		r.RepairRounds, r.RepairActive = round, true
 		r.ContractNote = ""
 		ev, err := setState(r, core.StateRunning, "repair_"+strconv.Itoa(round), "")
-		evs := []newEvent{ev, event(core.EventSteered, core.TextData{Text: msg})}
+		evs := []newEvent{ev, event(core.EventSteered, core.SteeredData{Text: msg})}
 		if also != nil {
 			evs = append(evs, also(r)...)
 		}
@@ -260,7 +271,7 @@ func (e *Engine) steerLocked(ctx context.Context, id, msg, action string, only c
 }
 
 // respond answers a pending interaction.
-func (e *Engine) respond(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
+func (e *Engine) respond(ctx context.Context, req core.Respond) (core.TaskView, error) {
 	id := req.TaskID
 	t := e.liveTask(id)
 	var ch chan interactionAnswer
@@ -316,7 +327,7 @@ func (e *Engine) respond(ctx context.Context, req core.ControlRequest) (core.Tas
 		}
 		answer = interactionAnswer{outcome: outcome, response: response}
 		ia.Status, ia.ResolvedAt, ia.Response = core.InteractionResolved, core.FormatTime(e.now()), response
-		evs := []newEvent{event(core.EventInteractionResolved, *ia)}
+		evs := []newEvent{event(core.EventInteractionResolved, core.InteractionResolvedData(*ia))}
 		if ia.Kind == core.InteractionPermission {
 			evs = append(evs, event(core.EventPermissionDecided, core.PermissionData{
 				ToolCallID: ia.Request.ToolCallID, Kind: ia.Request.Tool, Title: ia.Request.Title,
@@ -342,7 +353,7 @@ func (e *Engine) respond(ctx context.Context, req core.ControlRequest) (core.Tas
 }
 
 // chooseOption maps a supervisor's answer onto one of the options the worker offered.
-func chooseOption(ia *core.Interaction, req core.ControlRequest) (acp.PermissionOutcome, *core.InteractionResponse, error) {
+func chooseOption(ia *core.Interaction, req core.Respond) (acp.PermissionOutcome, *core.InteractionResponse, error) {
 	opts := ia.Request.Options
 	find := func(match func(o core.InteractionOption) bool) string {
 		for _, o := range opts {

@@ -199,7 +199,7 @@ func cancelInteractions(r *taskRecord, now time.Time) []newEvent {
 		ia := &r.Interactions[i]
 		if ia.Status == core.InteractionPending {
 			ia.Status, ia.ResolvedAt = core.InteractionCancelled, core.FormatTime(now)
-			evs = append(evs, event(core.EventInteractionResolved, *ia))
+			evs = append(evs, event(core.EventInteractionResolved, core.InteractionResolvedData(*ia)))
 		}
 	}
 	return evs

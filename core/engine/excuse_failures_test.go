@@ -32,7 +32,7 @@ func steerAndWait(t *testing.T, h *harness, id, msg string) core.TaskView {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	if _, err := h.e.Control(ctx, core.ControlRequest{TaskID: id, Action: core.ActionSteer, Message: &msg}); err != nil {
+	if _, err := h.e.Control(ctx, core.Steer{TaskID: id, Message: msg}); err != nil {
 		t.Fatal(err)
 	}
 	r, timedOut, err := h.e.waitFor(ctx, id, 30*time.Second, func(r *taskRecord) bool {

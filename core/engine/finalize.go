@@ -25,7 +25,7 @@ import (
 // finalize turns the reviewed tree into one commit on the task branch. It is bound to the
 // review revision and tree hash the supervisor approved; every failure before the commit
 // returns the task to a repairable review_required.
-func (e *Engine) finalize(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
+func (e *Engine) finalize(ctx context.Context, req core.Finalize) (core.TaskView, error) {
 	id := req.TaskID
 	unlock := e.lockTask(id)
 	r, err := e.load(id)
@@ -96,7 +96,7 @@ func (e *Engine) finalize(ctx context.Context, req core.ControlRequest) (core.Ta
 
 // checkFinalize is the synchronous part: state (the lifecycle's gate, refusal), approvals,
 // commit message and the bound snapshot. It writes nothing.
-func (e *Engine) checkFinalize(r *taskRecord, req core.ControlRequest) (*contract.Contract, string, error) {
+func (e *Engine) checkFinalize(r *taskRecord, req core.Finalize) (*contract.Contract, string, error) {
 	if err := refusal(r, core.ActionFinalize); err != nil {
 		return nil, "", err
 	}
@@ -159,7 +159,7 @@ func (e *Engine) checkFinalize(r *taskRecord, req core.ControlRequest) (*contrac
 // target, size, secrets), verification, file assertions, evidence, the external scanner and the
 // compare-and-swap commit, with a source-collision guard at each checkpoint of the
 // specification. A collision pauses the task and ends the transaction.
-func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract, req core.ControlRequest, msg string) error {
+func (e *Engine) finalizeTx(ctx context.Context, id string, c *contract.Contract, req core.Finalize, msg string) error {
 	r, err := e.load(id)
 	if err != nil {
 		return err
@@ -495,7 +495,7 @@ func (e *Engine) backToReview(ctx context.Context, id string, cause error) error
 			return nil, nil
 		}
 		ev, err := setState(r, core.StateReviewRequired, core.PhaseRepairRequired, string(ce.Code)+": "+ce.Message)
-		return []newEvent{ev, event(core.EventError, core.TextData{Text: ce.Message})}, err
+		return []newEvent{ev, event(core.EventError, core.ErrorData{Text: ce.Message})}, err
 	}
 	if rev, err := gitx.BuildReview(ctx, e.worktreeOf(r)); err == nil {
 		_ = e.saveReview(ctx, id, rev, apply)

@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"testing"
 
@@ -32,7 +30,8 @@ func TestControlTakesExactlyWhatActionsForOffers(t *testing.T) {
 		}
 		for _, vr := range variants {
 			for _, rounds := range []int{0, core.MaxRepairRounds} {
-				for _, action := range slices.Sorted(maps.Keys(core.ControlFields)) {
+				for _, c := range core.Commands() {
+					action := c.Action()
 					n++
 					id := fmt.Sprintf("gate-%d", n)
 					r := &taskRecord{Version: recordVersion, TaskID: id, State: s, Phase: vr.phase, RepairRounds: rounds,
@@ -84,23 +83,27 @@ func TestControlTakesExactlyWhatActionsForOffers(t *testing.T) {
 	}
 }
 
-// gateRequest is a request for action on task id that passes reasonix_control's validation.
-func gateRequest(id, action string) core.ControlRequest {
-	msg, rev, wait := "go on", 1, 0
-	req := core.ControlRequest{TaskID: id, Action: action}
+// gateRequest is a command for action on task id that passes reasonix_control's validation.
+func gateRequest(id, action string) core.Command {
+	rev, wait := 1, 0
 	switch action {
 	case core.ActionSteer:
-		req.Message = &msg
+		return core.Steer{TaskID: id, Message: "go on"}
 	case core.ActionRespond:
-		req.InteractionID, req.Decision = "permission-1", core.DecisionAllow
+		return core.Respond{TaskID: id, InteractionID: "permission-1", Decision: core.DecisionAllow}
 	case core.ActionAmendChecks:
-		req.DropChecks = []string{"check"}
+		return core.AmendChecks{TaskID: id, DropChecks: []string{"check"}}
 	case core.ActionFinalize:
-		req.ReviewSummary, req.ApprovedReviewCriteria = "looks right", []string{}
-		req.ExpectedReviewRevision, req.ExpectedReviewTreeHash = &rev, "0123456789abcdef0123456789abcdef01234567"
-		req.WaitTimeoutSeconds = &wait
+		return core.Finalize{TaskID: id, ReviewSummary: "looks right", ApprovedReviewCriteria: []string{},
+			ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: "0123456789abcdef0123456789abcdef01234567", WaitTimeoutSeconds: &wait}
+	case core.ActionCancel:
+		return core.Cancel{TaskID: id}
+	case core.ActionClose:
+		return core.Close{TaskID: id}
+	case core.ActionRebase:
+		return core.Rebase{TaskID: id}
 	}
-	return req
+	panic("gateRequest: no command for action " + action)
 }
 
 // refusedForItsState reports whether e is a refusal about the task's state rather than about

@@ -8,7 +8,7 @@ import (
 
 // grantFor makes the standing grant a person's answer req asks for: an allow of a pending
 // permission for a command the policy would ask about, answered at a dashboard.
-func (e *Engine) grantFor(id string, req core.ControlRequest) (core.Grant, error) {
+func (e *Engine) grantFor(id string, req core.Respond) (core.Grant, error) {
 	if req.AnsweredBy != "" && req.AnsweredBy != core.BySupervisor {
 		return core.Grant{}, core.Errorf(core.CodeInvalidRequest, nil, "only a person at a dashboard can grant a command for a repository")
 	}

@@ -51,15 +51,15 @@ func TestStandingGrantAddedUsedListedRevoked(t *testing.T) {
 		t.Fatalf("delegate: %v %+v", err, res.TaskView)
 	}
 	// A grant goes only with an allow.
-	_, err = h.e.Control(context.Background(), core.ControlRequest{TaskID: "first", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionDeny, Grant: true})
+	_, err = h.e.Control(context.Background(), core.Respond{TaskID: "first", InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionDeny, Grant: true})
 	mustCode(t, err, core.CodeInvalidRequest)
 	// Codex cannot grant.
-	_, err = h.e.Control(context.Background(), core.ControlRequest{TaskID: "first", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionAllow, Grant: true, AnsweredBy: core.ByCodex})
+	_, err = h.e.Control(context.Background(), core.Respond{TaskID: "first", InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionAllow, Grant: true, AnsweredBy: core.ByCodex})
 	mustCode(t, err, core.CodeInvalidRequest)
 	if g, _ := core.LoadGrants(h.state); len(g) != 0 {
 		t.Fatalf("a refused grant was stored: %+v", g)
 	}
-	if _, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "first", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionAllow, Grant: true}); err != nil {
+	if _, err := h.e.Control(context.Background(), core.Respond{TaskID: "first", InteractionID: res.ActiveInteraction.ID, Decision: core.DecisionAllow, Grant: true}); err != nil {
 		t.Fatal(err)
 	}
 	h.waitReview("first")

@@ -104,8 +104,8 @@ func (h *harness) finalize(v core.TaskView, criteria ...string) (core.TaskView, 
 	rev := v.ReviewRevision
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	return h.e.Control(ctx, core.ControlRequest{
-		TaskID: v.TaskID, Action: core.ActionFinalize, ReviewSummary: "looks fine",
+	return h.e.Control(ctx, core.Finalize{
+		TaskID: v.TaskID, ReviewSummary: "looks fine",
 		ApprovedReviewCriteria: append([]string{}, criteria...), ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: v.ReviewTreeHash,
 	})
 }

@@ -42,7 +42,7 @@ func plantAndReview(t *testing.T, h *harness, id, contractJSON string, plant fun
 	}
 	plant(res.Worktree)
 	msg := "repair"
-	if _, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: id, Action: core.ActionSteer, Message: &msg}); err != nil {
+	if _, err := h.e.Control(context.Background(), core.Steer{TaskID: id, Message: msg}); err != nil {
 		t.Fatal(err)
 	}
 	r, timedOut, err := h.e.waitFor(context.Background(), id, 30*time.Second, func(r *taskRecord) bool {
@@ -433,7 +433,7 @@ func TestSteerIsGuardedAgainstSourceCollisions(t *testing.T) {
 	checkpointHook.Store(&hook)
 	t.Cleanup(func() { checkpointHook.Store(nil) })
 	msg := "repair"
-	_, err = h.e.Control(context.Background(), core.ControlRequest{TaskID: "steer-guard", Action: core.ActionSteer, Message: &msg})
+	_, err = h.e.Control(context.Background(), core.Steer{TaskID: "steer-guard", Message: msg})
 	mustCode(t, err, core.CodeOwnershipAmbiguous)
 	d, _ := h.e.Get(context.Background(), "steer-guard")
 	if d.View.State != core.StatePaused || d.View.SourceCollision == nil || d.View.SourceCollision.Checkpoint != "before_steer" || d.View.RepairRounds != 0 {
@@ -552,7 +552,7 @@ func TestWorkerSideCheckpointsGuardAgainstSourceCollisions(t *testing.T) {
 			t.Fatalf("%v %+v", err, res.TaskView)
 		}
 		hookAt(t, h, "answer", "resume_after_interaction")
-		_, err = h.e.Control(context.Background(), core.ControlRequest{TaskID: "answer", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: "allow"})
+		_, err = h.e.Control(context.Background(), core.Respond{TaskID: "answer", InteractionID: res.ActiveInteraction.ID, Decision: "allow"})
 		mustCode(t, err, core.CodeOwnershipAmbiguous)
 		d := assertCollisionPause(t, h, "answer", "resume_after_interaction")
 		if ia := d.Interactions[len(d.Interactions)-1]; ia.Status != core.InteractionCancelled {

@@ -116,7 +116,7 @@ func BenchmarkLargeRepoDelegate(b *testing.B) {
 		review += done.Sub(at)
 		rev := res.ReviewRevision
 		fstart := time.Now()
-		v, err := e.Control(context.Background(), core.ControlRequest{TaskID: id, Action: core.ActionFinalize, ReviewSummary: "ok",
+		v, err := e.Control(context.Background(), core.Finalize{TaskID: id, ReviewSummary: "ok",
 			ApprovedReviewCriteria: []string{"looks-right"}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash})
 		if err != nil || v.State != core.StateCompleted {
 			b.Fatalf("finalize: %v %+v", err, v)

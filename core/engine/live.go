@@ -354,7 +354,7 @@ func (e *Engine) fail(id, phase, reason string) {
 		if err != nil {
 			return nil, err
 		}
-		return append(evs, ev, event(core.EventError, core.TextData{Text: reason})), nil
+		return append(evs, ev, event(core.EventError, core.ErrorData{Text: reason})), nil
 	})
 	if err != nil {
 		e.log.Warn("fail failed", "task", id, "err", err)

@@ -278,7 +278,7 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, v permiss
 		if err != nil {
 			return nil, err
 		}
-		return []newEvent{event(core.EventInteractionWaiting, ia), ev}, nil
+		return []newEvent{event(core.EventInteractionWaiting, core.InteractionWaitingData(ia)), ev}, nil
 	})
 	if err == nil {
 		t.answers[id] = ch
@@ -359,7 +359,7 @@ func (t *liveTask) recordAsked(ctx context.Context, id string, resp core.Interac
 	if resp.Decision != core.DecisionAllow && resp.Decision != core.DecisionDeny {
 		return fmt.Errorf("the asker answered %q, not allow or deny", resp.Decision)
 	}
-	_, err := t.e.Control(ctx, core.ControlRequest{TaskID: t.id, Action: core.ActionRespond, InteractionID: id,
+	_, err := t.e.Control(ctx, core.Respond{TaskID: t.id, InteractionID: id,
 		Decision: resp.Decision, OptionID: resp.OptionID, AnsweredBy: core.ByAskedUser, Outcome: resp.Outcome, Client: resp.Client})
 	return err
 }
@@ -376,7 +376,7 @@ func (t *liveTask) cancelInteraction(id string, state core.State, response *core
 				cancelled = true
 				r.Interactions[i].Status, r.Interactions[i].ResolvedAt = core.InteractionCancelled, core.FormatTime(e.now())
 				r.Interactions[i].Response = response
-				evs := []newEvent{event(core.EventInteractionResolved, r.Interactions[i])}
+				evs := []newEvent{event(core.EventInteractionResolved, core.InteractionResolvedData(r.Interactions[i]))}
 				if r.pendingInteraction() == nil && r.State == state {
 					ev, err := setState(r, core.StateRunning, "implementing", "")
 					if err == nil {
@@ -402,7 +402,7 @@ func (t *liveTask) steerQuietly(msg string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := s.Steer(ctx, msg); err == nil {
-		t.e.appendEvents(t.id, event(core.EventSteered, core.TextData{Text: msg}))
+		t.e.appendEvents(t.id, event(core.EventSteered, core.SteeredData{Text: msg}))
 	}
 }
 

@@ -194,10 +194,7 @@ func (t *liveTask) flushText() {
 	t.flushCallsLocked()
 	t.mu.Lock()
 	text := t.text.b.String()
-	typ := core.EventAgentMessage
-	if t.text.stream == acp.KindAgentThought {
-		typ = core.EventAgentThought
-	}
+	thought := t.text.stream == acp.KindAgentThought
 	t.text.b.Reset()
 	t.mu.Unlock()
 	if text == "" {
@@ -205,7 +202,11 @@ func (t *liveTask) flushText() {
 	}
 	var evs []newEvent
 	for _, piece := range splitText(text, maxEventText) {
-		evs = append(evs, event(typ, core.TextData{Text: piece}))
+		if thought {
+			evs = append(evs, event(core.EventAgentThought, core.AgentThoughtData{Text: piece}))
+		} else {
+			evs = append(evs, event(core.EventAgentMessage, core.AgentMessageData{Text: piece}))
+		}
 	}
 	t.e.appendEvents(t.id, evs...)
 }

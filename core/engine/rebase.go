@@ -238,7 +238,7 @@ func (e *Engine) conflictsLeft(id string, left []string) {
 		timeout = time.Duration(r.ExecutionTimeout) * time.Second
 		r.RepairRounds, r.RepairActive = round, true
 		ev, err := setState(r, core.StateRunning, "repair_"+strconv.Itoa(round), "")
-		return []newEvent{ev, event(core.EventSteered, core.TextData{Text: msg})}, err
+		return []newEvent{ev, event(core.EventSteered, core.SteeredData{Text: msg})}, err
 	})
 	if err != nil {
 		e.log.Warn("rebase conflicts not recorded", "task", id, "err", err)

@@ -29,7 +29,7 @@ func commitInSource(t *testing.T, repo, path, content string) string {
 func (h *harness) rebase(id string) (core.TaskView, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return h.e.Control(ctx, core.ControlRequest{TaskID: id, Action: core.ActionRebase})
+	return h.e.Control(ctx, core.Rebase{TaskID: id})
 }
 
 func rebasedEvent(t *testing.T, h *harness, id string) *core.RebasedData {
@@ -75,11 +75,6 @@ func TestRebaseRoundWithTheWorkerResolvingAConflict(t *testing.T) {
 	if ce := mustCode(t, err, core.CodeInvalidState); !strings.Contains(ce.Message, "applies cleanly") || !strings.Contains(ce.Message, "task apply") {
 		t.Fatalf("clean: %s", ce.Message)
 	}
-	// A rebase takes no other field.
-	msg := "x"
-	_, err = h.e.Control(context.Background(), core.ControlRequest{TaskID: "rb", Action: core.ActionRebase, Message: &msg})
-	mustCode(t, err, core.CodeInvalidRequest)
-
 	head := commitInSource(t, h.repo, "result.txt", "theirs\n")
 	before := sourceFingerprint(t, h.repo)
 	v, err := h.rebase("rb")
@@ -287,7 +282,7 @@ func TestRebaseInterruptedAfterTheWorktreeMovedIsRecordedByTheNextStart(t *testi
 	// The worker is told at the next steer, resolves the conflict, and the task finalizes on
 	// the new base.
 	msg := "Resolve them, then ask for review as before."
-	if _, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "rbc", Action: core.ActionSteer, Message: &msg}); err != nil {
+	if _, err := h.e.Control(context.Background(), core.Steer{TaskID: "rbc", Message: msg}); err != nil {
 		t.Fatal(err)
 	}
 	r, timedOut, err := h.e.waitFor(context.Background(), "rbc", 30*time.Second, func(r *taskRecord) bool {

@@ -150,7 +150,7 @@ func TestArchiveRefusesDirtyWorktreeAndAcceptsItOnceClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	v, err := h.e.Control(ctx, core.ControlRequest{TaskID: "dirty", Action: core.ActionCancel})
+	v, err := h.e.Control(ctx, core.Cancel{TaskID: "dirty"})
 	if err != nil || v.State != core.StateCancelled {
 		t.Fatalf("cancel: %v %+v", err, v)
 	}

@@ -24,8 +24,8 @@ func TestFinalizeRefusesABlankReviewSummary(t *testing.T) {
 	rev := v.ReviewRevision
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	_, err = h.e.Control(ctx, core.ControlRequest{
-		TaskID: v.TaskID, Action: core.ActionFinalize, ReviewSummary: "   ",
+	_, err = h.e.Control(ctx, core.Finalize{
+		TaskID: v.TaskID, ReviewSummary: "   ",
 		ApprovedReviewCriteria: []string{"looks-right"}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: v.ReviewTreeHash,
 	})
 	e := mustCode(t, err, core.CodeInvalidRequest)

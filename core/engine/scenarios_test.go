@@ -129,7 +129,7 @@ func TestRepairRoundsAreLimited(t *testing.T) {
 	}
 	msg := "please fix"
 	for round := 1; round <= 2; round++ {
-		v, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "repair", Action: core.ActionSteer, Message: &msg})
+		v, err := h.e.Control(context.Background(), core.Steer{TaskID: "repair", Message: msg})
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
@@ -141,7 +141,7 @@ func TestRepairRoundsAreLimited(t *testing.T) {
 			t.Fatalf("round %d did not return to review: %v %+v", round, err, r.view())
 		}
 	}
-	_, err = h.e.Control(context.Background(), core.ControlRequest{TaskID: "repair", Action: core.ActionSteer, Message: &msg})
+	_, err = h.e.Control(context.Background(), core.Steer{TaskID: "repair", Message: msg})
 	mustCode(t, err, core.CodeRepairLimitReached)
 	_ = res
 }
@@ -378,10 +378,10 @@ func TestSupervisedPermissionRoundTrip(t *testing.T) {
 	if ia.Kind != core.InteractionPermission || !strings.Contains(toJSON(ia.Request), `"argv":["make","lint"]`) {
 		t.Fatalf("interaction %s", toJSON(ia))
 	}
-	if _, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "supervised", Action: core.ActionRespond, InteractionID: "nope", Decision: "allow"}); core.AsError(err).Code != core.CodeInteractionNotFound {
+	if _, err := h.e.Control(context.Background(), core.Respond{TaskID: "supervised", InteractionID: "nope", Decision: "allow"}); core.AsError(err).Code != core.CodeInteractionNotFound {
 		t.Fatalf("unknown interaction: %v", err)
 	}
-	v, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "supervised", Action: core.ActionRespond, InteractionID: ia.ID, Decision: "allow"})
+	v, err := h.e.Control(context.Background(), core.Respond{TaskID: "supervised", InteractionID: ia.ID, Decision: "allow"})
 	if err != nil || v.State != core.StateRunning {
 		t.Fatalf("respond: %v %+v", err, v)
 	}
@@ -403,7 +403,7 @@ func TestQuestionIsAnsweredByOption(t *testing.T) {
 	if res.State != core.StateWaitingInput || res.ActiveInteraction == nil || res.ActiveInteraction.Kind != core.InteractionInput {
 		t.Fatalf("view %+v", res.TaskView)
 	}
-	if _, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "question", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: "allow", Answer: "hello"}); err != nil {
+	if _, err := h.e.Control(context.Background(), core.Respond{TaskID: "question", InteractionID: res.ActiveInteraction.ID, Decision: "allow", Answer: "hello"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, timedOut, err := h.e.waitFor(context.Background(), "question", 30*time.Second, func(r *taskRecord) bool { return r.State == core.StateReviewRequired }); err != nil || timedOut {
@@ -474,16 +474,14 @@ func TestCancelAndCloseAreTerminalAndIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		v, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "cancel", Action: core.ActionCancel})
+		v, err := h.e.Control(context.Background(), core.Cancel{TaskID: "cancel"})
 		if err != nil || v.State != core.StateCancelled {
 			t.Fatalf("cancel: %v %+v", err, v)
 		}
 	}
 	msg := "x"
-	_, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "cancel", Action: core.ActionSteer, Message: &msg})
+	_, err := h.e.Control(context.Background(), core.Steer{TaskID: "cancel", Message: msg})
 	mustCode(t, err, core.CodeInvalidState)
-	_, err = h.e.Control(context.Background(), core.ControlRequest{TaskID: "cancel", Action: core.ActionClose, Message: &msg})
-	mustCode(t, err, core.CodeInvalidRequest)
 }
 
 func TestInspectPagesWithSignedCursors(t *testing.T) {
@@ -603,7 +601,7 @@ func TestUnknownRecordVersionFailsClosed(t *testing.T) {
 	_, err := h.e.Get(context.Background(), "future")
 	mustCode(t, err, core.CodeInvalidState)
 	msg := "x"
-	_, err = h.e.Control(context.Background(), core.ControlRequest{TaskID: "future", Action: core.ActionSteer, Message: &msg})
+	_, err = h.e.Control(context.Background(), core.Steer{TaskID: "future", Message: msg})
 	mustCode(t, err, core.CodeInvalidState)
 	raw, _ := h.e.store.Get("future")
 	if string(raw) != `{"version":99,"task_id":"future"}` {
@@ -710,7 +708,7 @@ func floodWithStalledConsumer(t *testing.T, flood acptest.Step) *taskRecord {
 		t.Fatalf("the task did not settle: %v, timed out %v", err, timedOut)
 	}
 	// Nothing hangs: the task still takes a supervisor's action.
-	if _, err := h.e.Control(context.Background(), core.ControlRequest{TaskID: "flood", Action: core.ActionCancel}); err != nil {
+	if _, err := h.e.Control(context.Background(), core.Cancel{TaskID: "flood"}); err != nil {
 		t.Fatalf("cancel after the flood: %v", err)
 	}
 	return r

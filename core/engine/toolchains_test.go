@@ -164,8 +164,8 @@ func TestVerificationWorksOnRealProjects(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 			defer cancel()
 			rev := res.ReviewRevision
-			v, err := h.e.Control(ctx, core.ControlRequest{
-				TaskID: "lang", Action: core.ActionFinalize, ReviewSummary: "checked", ApprovedReviewCriteria: []string{"objective-met"},
+			v, err := h.e.Control(ctx, core.Finalize{
+				TaskID: "lang", ReviewSummary: "checked", ApprovedReviewCriteria: []string{"objective-met"},
 				ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash, WaitTimeoutSeconds: intPtr(600),
 			})
 			if err != nil {

@@ -19,13 +19,10 @@ func TestAttachedClientAmendsChecks(t *testing.T) {
 	if err != nil || res.State != core.StateReviewRequired {
 		t.Fatalf("delegate %v %+v", err, res)
 	}
-	_, err = c.Control(ctx, core.ControlRequest{TaskID: "amend", Action: core.ActionAmendChecks, DropChecks: []string{"nope"}})
-	mustCode(t, err, core.CodeInvalidRequest)
-	msg := "x"
-	_, err = c.Control(ctx, core.ControlRequest{TaskID: "amend", Action: core.ActionSteer, Message: &msg, DropChecks: []string{"check"}})
+	_, err = c.Control(ctx, core.AmendChecks{TaskID: "amend", DropChecks: []string{"nope"}})
 	mustCode(t, err, core.CodeInvalidRequest)
 
-	v, err := c.Control(ctx, core.ControlRequest{TaskID: "amend", Action: core.ActionAmendChecks, DropChecks: []string{"check"},
+	v, err := c.Control(ctx, core.AmendChecks{TaskID: "amend", DropChecks: []string{"check"},
 		AddChecks: []core.AddedCheck{{ID: "non-empty", Argv: []string{"test", "-s", "result.txt"}, Cwd: ".", TimeoutSeconds: 30}}})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +49,7 @@ func TestAttachedClientAmendsChecks(t *testing.T) {
 		t.Fatalf("verification %+v", contract.Verification)
 	}
 	rev := v.ReviewRevision
-	v, err = c.Control(ctx, core.ControlRequest{TaskID: "amend", Action: core.ActionFinalize, ReviewSummary: "fine",
+	v, err = c.Control(ctx, core.Finalize{TaskID: "amend", ReviewSummary: "fine",
 		ApprovedReviewCriteria: []string{"looks-right", "result"}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: v.ReviewTreeHash})
 	if err != nil || v.State != core.StateCompleted {
 		t.Fatalf("finalize %v %+v", err, v)

@@ -21,7 +21,7 @@ func TestWhoAnsweredCrosses(t *testing.T) {
 	if err != nil || res.ActiveInteraction == nil {
 		t.Fatalf("delegate %v %+v", err, res)
 	}
-	if _, err := c.Control(ctx, core.ControlRequest{TaskID: "asked", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID,
+	if _, err := c.Control(ctx, core.Respond{TaskID: "asked", InteractionID: res.ActiveInteraction.ID,
 		Decision: core.DecisionDeny, AnsweredBy: core.ByAskedUser, Outcome: core.OutcomeDeclined}); err != nil {
 		t.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func TestQuestionsGoToTheDelegatingClient(t *testing.T) {
 	first.Close()
 	waitForAskers(t, o, 1)
 	msg := "also format"
-	if _, err := second.Control(ctxT(t, 30*time.Second), core.ControlRequest{TaskID: "routed", Action: core.ActionSteer, Message: &msg}); err != nil {
+	if _, err := second.Control(ctxT(t, 30*time.Second), core.Steer{TaskID: "routed", Message: msg}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 60*time.Second, "the second client to be asked", func() bool { return sa.count() == 1 })

@@ -351,9 +351,10 @@ func (c *Client) Delegate(ctx context.Context, req core.DelegateRequest) (core.D
 	return core.DelegateResult{TaskView: res.View, TimedOut: res.TimedOut, ReviewBundle: res.Bundle}, nil
 }
 
-// Control implements core.Service; the request's Authority goes with it.
-func (c *Client) Control(ctx context.Context, req core.ControlRequest) (core.TaskView, error) {
-	res, err := unaryCall(c, ctx, c.control, &controlRequest{Request: req, Authority: req.Authority, AnsweredBy: req.AnsweredBy, Outcome: req.Outcome, Client: req.Client, Grant: req.Grant})
+// Control implements core.Service; the command goes whole, fields outside reasonix_control's
+// JSON included.
+func (c *Client) Control(ctx context.Context, cmd core.Command) (core.TaskView, error) {
+	res, err := unaryCall(c, ctx, c.control, newControlRequest(cmd))
 	if err != nil {
 		return core.TaskView{}, err
 	}

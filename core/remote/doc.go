@@ -18,8 +18,9 @@
 // Delegate that waits ten minutes stops when the caller goes away), and a standard error
 // envelope with typed details, which carries core.Error intact. gRPC would need HTTP/2 and
 // generated stubs; a JSON-RPC 2.0 library would leave streaming, size limits and cancellation
-// to us. The JSON codec means the wire types are the Go types core already marshals for MCP,
-// so nothing is generated and nothing drifts.
+// to us. The JSON codec means the wire types are core's own Go types (a command travels as its
+// kind and its fields and arrives as the same type), so nothing is generated and nothing
+// drifts.
 //
 // # Protocol
 //

@@ -86,8 +86,28 @@ func TestEveryRequestKeepsItsEmptyLists(t *testing.T) {
 			}
 		}
 	}
+	// A command is an interface in its message, which fill leaves nil: each type is sent in it.
+	for _, zero := range core.Commands() {
+		typ := reflect.TypeOf(zero)
+		for _, shape := range []string{"empty", "nested", "missing"} {
+			cmd := reflect.New(typ).Elem()
+			fill(cmd, shape, 0)
+			sent := newControlRequest(cmd.Interface().(core.Command))
+			b, err := jsonCodec{}.Marshal(sent)
+			if err != nil {
+				t.Fatalf("%s %s: %v", typ, shape, err)
+			}
+			var got controlRequest
+			if err := (jsonCodec{}).Unmarshal(b, &got); err != nil {
+				t.Fatalf("%s %s: %v", typ, shape, err)
+			}
+			if !reflect.DeepEqual(*sent, got) {
+				t.Errorf("%s (%s lists) changed on the wire:\nsent %+v\ngot  %+v\njson %s", typ, shape, *sent, got, b)
+			}
+		}
+	}
 	// The JSON is encoding/json's but for the lists it put back.
-	b, _ := jsonCodec{}.Marshal(&controlRequest{Request: core.ControlRequest{TaskID: "t", Action: "finalize", ApprovedReviewCriteria: []string{}}})
+	b, _ := jsonCodec{}.Marshal(newControlRequest(core.Finalize{TaskID: "t", ApprovedReviewCriteria: []string{}}))
 	if !strings.Contains(string(b), `"approved_review_criteria":[]`) || strings.Contains(string(b), "acknowledged_risks") {
 		t.Fatalf("wire form: %s", b)
 	}
@@ -97,7 +117,7 @@ func TestEveryRequestKeepsItsEmptyLists(t *testing.T) {
 func TestMessagesWithoutEmptyListsAreUnchanged(t *testing.T) {
 	for _, v := range []any{
 		&core.ReviewBundle{Summary: "s", ChangedFiles: []string{"a"}},
-		&controlRequest{Request: core.ControlRequest{TaskID: "t", Action: "steer"}},
+		newControlRequest(core.Steer{TaskID: "t"}),
 		&subscribeFrame{Events: []core.Event{{TaskID: "t", Data: json.RawMessage(`{"a":[]}`)}}},
 	} {
 		want, _ := json.Marshal(v)
@@ -122,7 +142,7 @@ func TestAttachedFinalizeApprovesNoCriteria(t *testing.T) {
 		t.Fatalf("delegate: %v %+v", err, res.TaskView)
 	}
 	rev := res.ReviewRevision
-	finalize := core.ControlRequest{TaskID: "none", Action: core.ActionFinalize, ReviewSummary: "nothing to judge by eye",
+	finalize := core.Finalize{TaskID: "none", ReviewSummary: "nothing to judge by eye",
 		ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash, Authority: core.Authority{Cwd: o.repo, Writable: true}}
 
 	_, inProcess := o.e.Control(ctxT(t, time.Minute), finalize)

@@ -28,7 +28,7 @@ func TestGrantCrossesAndClientsAreCounted(t *testing.T) {
 	if err != nil || res.ActiveInteraction == nil {
 		t.Fatalf("delegate %v %+v", err, res)
 	}
-	if _, err := c.Control(ctx, core.ControlRequest{TaskID: "granting", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID,
+	if _, err := c.Control(ctx, core.Respond{TaskID: "granting", InteractionID: res.ActiveInteraction.ID,
 		Decision: core.DecisionAllow, Grant: true}); err != nil {
 		t.Fatal(err)
 	}

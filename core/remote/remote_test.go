@@ -90,7 +90,7 @@ func TestEveryMethodRoundTrips(t *testing.T) {
 	mustCode(t, err, core.CodeInvalidRequest)
 
 	rev := res.ReviewRevision
-	v, err := c.Control(ctx, core.ControlRequest{TaskID: "round", Action: core.ActionFinalize, ReviewSummary: "fine",
+	v, err := c.Control(ctx, core.Finalize{TaskID: "round", ReviewSummary: "fine",
 		ApprovedReviewCriteria: []string{"looks-right"}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: res.ReviewTreeHash})
 	if err != nil || v.State != core.StateCompleted {
 		t.Fatalf("finalize %v %+v", err, v)
@@ -205,7 +205,7 @@ func TestAuthorityAndPermissionModeCross(t *testing.T) {
 	if d.Repository != o.repo {
 		t.Fatalf("repository %q, want %q", d.Repository, o.repo)
 	}
-	v, err := c.Control(ctx, core.ControlRequest{TaskID: "asked", Action: core.ActionRespond, InteractionID: res.ActiveInteraction.ID, Decision: "allow"})
+	v, err := c.Control(ctx, core.Respond{TaskID: "asked", InteractionID: res.ActiveInteraction.ID, Decision: "allow"})
 	if err != nil || v.State != core.StateRunning {
 		t.Fatalf("respond %v %+v", err, v)
 	}
@@ -216,7 +216,7 @@ func TestAuthorityAndPermissionModeCross(t *testing.T) {
 	// Finalize's Authority crosses too: a read-only one is refused as the engine refuses it.
 	d, _ = o.e.Get(ctx, "asked")
 	rev := d.View.ReviewRevision
-	_, err = c.Control(ctx, core.ControlRequest{TaskID: "asked", Action: core.ActionFinalize, ReviewSummary: "x",
+	_, err = c.Control(ctx, core.Finalize{TaskID: "asked", ReviewSummary: "x",
 		ApprovedReviewCriteria: []string{"looks-right"}, ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: d.View.ReviewTreeHash,
 		Authority: core.Authority{Cwd: o.repo, Writable: false}})
 	mustCode(t, err, core.CodeReadOnlySandbox)
@@ -277,7 +277,7 @@ func TestProtocolMismatchIsRefused(t *testing.T) {
 	o := newOwner(t, nil)
 	_, err := dial(ctxT(t, 10*time.Second), o.dir, RoleCLI, Protocol+1)
 	ce := mustCode(t, err, core.CodeReasonixIncompatible)
-	if !strings.Contains(ce.Message, "protocol 2") || !strings.Contains(ce.Message, "speaks 1") {
+	if !strings.Contains(ce.Message, fmt.Sprintf("protocol %d", Protocol+1)) || !strings.Contains(ce.Message, fmt.Sprintf("speaks %d", Protocol)) {
 		t.Fatalf("message %q", ce.Message)
 	}
 }

@@ -253,9 +253,7 @@ func (s *Server) routes() http.Handler {
 		return &delegateReply{View: res.TaskView, TimedOut: res.TimedOut, Bundle: res.ReviewBundle}, err
 	}))
 	mux.Handle(unary(s, procControl, opts, func(ctx context.Context, r *controlRequest) (*core.TaskView, error) {
-		req := r.Request
-		req.Authority, req.AnsweredBy, req.Outcome, req.Client, req.Grant = r.Authority, r.AnsweredBy, r.Outcome, r.Client, r.Grant
-		v, err := s.e.Control(ctx, req)
+		v, err := s.e.Control(ctx, r.Command)
 		return &v, err
 	}))
 	mux.Handle(unary(s, procInspect, opts, func(ctx context.Context, r *core.InspectRequest) (*core.InspectResult, error) {

@@ -13,7 +13,8 @@ import (
 )
 
 // Protocol is the version of the procedures below; Hello refuses a peer speaking another one.
-const Protocol = 1
+// 2: Control carries a typed command (controlRequest) instead of reasonix_control's flat form.
+const Protocol = 2
 
 // SocketName is the owner's socket inside the state directory.
 const SocketName = "owner.sock"
@@ -151,14 +152,65 @@ type delegateReply struct {
 	Bundle   *core.ReviewBundle `json:"bundle,omitempty"`
 }
 
+// controlRequest carries a command as its kind (its action) and its fields, so that the owner
+// rebuilds the same Go type. The fields include what a reasonix_control client cannot set
+// (Finalize.Authority, Respond.AnsweredBy, Outcome, Client and Grant): as with
+// delegateRequest, the peer runs as our uid, so trusting them grants it nothing it lacks.
 type controlRequest struct {
-	Request   core.ControlRequest `json:"request"`
-	Authority core.Authority      `json:"authority"`
-	// Who answers an interaction, and how: kept out of core's JSON like the Authority.
-	AnsweredBy string `json:"answered_by,omitempty"`
-	Outcome    string `json:"outcome,omitempty"`
-	Client     string `json:"client,omitempty"`
-	Grant      bool   `json:"grant,omitempty"` // a dashboard's standing grant with its allow
+	Kind    string       `json:"kind"`
+	Command core.Command `json:"command"`
+}
+
+func newControlRequest(cmd core.Command) *controlRequest {
+	r := &controlRequest{Command: cmd}
+	if cmd != nil {
+		r.Kind = cmd.Action()
+	}
+	return r
+}
+
+// UnmarshalJSON rebuilds the command as the type its kind names. No kind is no command, which
+// the engine refuses as it would in process.
+func (r *controlRequest) UnmarshalJSON(b []byte) error {
+	var m struct {
+		Kind    string          `json:"kind"`
+		Command json.RawMessage `json:"command"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	var cmd core.Command
+	var err error
+	switch m.Kind {
+	case "":
+	case core.ActionSteer:
+		cmd, err = decodeCommand[core.Steer](m.Command)
+	case core.ActionRespond:
+		cmd, err = decodeCommand[core.Respond](m.Command)
+	case core.ActionCancel:
+		cmd, err = decodeCommand[core.Cancel](m.Command)
+	case core.ActionClose:
+		cmd, err = decodeCommand[core.Close](m.Command)
+	case core.ActionFinalize:
+		cmd, err = decodeCommand[core.Finalize](m.Command)
+	case core.ActionAmendChecks:
+		cmd, err = decodeCommand[core.AmendChecks](m.Command)
+	case core.ActionRebase:
+		cmd, err = decodeCommand[core.Rebase](m.Command)
+	default:
+		return fmt.Errorf("unknown command kind %q", m.Kind)
+	}
+	if err != nil {
+		return fmt.Errorf("command %s: %w", m.Kind, err)
+	}
+	r.Kind, r.Command = m.Kind, cmd
+	return nil
+}
+
+func decodeCommand[C core.Command](raw json.RawMessage) (core.Command, error) {
+	var c C
+	err := json.Unmarshal(raw, &c)
+	return c, err
 }
 
 type grantsRequest struct{}

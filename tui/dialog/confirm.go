@@ -13,13 +13,13 @@ import (
 // Confirm asks before something that cannot be taken back: y does it, n or esc does not.
 type Confirm struct {
 	title, body string
-	req         core.ControlRequest
+	req         core.Command
 	quit        bool          // yes quits the dashboard instead of sending req
 	yes         intent.Action // else, when set, yes carries this out instead of sending req
 }
 
 // NewConfirm asks before sending req (cancel, close, rebase).
-func NewConfirm(title, body string, req core.ControlRequest) *Confirm {
+func NewConfirm(title, body string, req core.Command) *Confirm {
 	return &Confirm{title: title, body: body, req: req}
 }
 
@@ -38,7 +38,7 @@ func NothingToFinalize(id string) *Confirm {
 	return NewConfirm("Nothing to finalize in "+id,
 		"The worker changed no file, so there is no commit to make. Close the task? "+
 			"(Or steer a repair round with s saying what is missing.)",
-		core.ControlRequest{TaskID: id, Action: core.ActionClose})
+		core.Close{TaskID: id})
 }
 
 func (d *Confirm) keys(k bind.KeyMap) keys {
@@ -55,8 +55,7 @@ func (d *Confirm) yesResult(tea.KeyMsg) intent.Result {
 	if d.yes != nil {
 		return intent.Result{Close: true, Do: d.yes}
 	}
-	req := d.req
-	return intent.Result{Close: true, Control: &req}
+	return intent.Result{Close: true, Control: d.req}
 }
 
 func (d *Confirm) Update(msg tea.KeyMsg, k bind.KeyMap) intent.Result {

@@ -10,8 +10,8 @@ import (
 
 // y sends the request, carries out the action or quits; n and esc close and do nothing.
 func TestConfirmAsksThenDoes(t *testing.T) {
-	req := core.ControlRequest{TaskID: "t", Action: core.ActionCancel}
-	if res := press(NewConfirm("Cancel t?", "", req), "y"); !res.Close || res.Control == nil || !reflect.DeepEqual(*res.Control, req) {
+	req := core.Cancel{TaskID: "t"}
+	if res := press(NewConfirm("Cancel t?", "", req), "y"); !res.Close || res.Control == nil || !reflect.DeepEqual(res.Control, core.Command(req)) {
 		t.Fatalf("y: %+v", res)
 	}
 	res := press(NewConfirmAction("Suspend?", "", intent.Suspend{}), "y")
@@ -34,7 +34,7 @@ func TestConfirmAsksThenDoes(t *testing.T) {
 	}
 	d := NothingToFinalize("t")
 	requireView(t, d, 80, "Nothing to finalize in t", "Close the task?")
-	if res := press(d, "y"); res.Control == nil || res.Control.Action != core.ActionClose {
+	if res := press(d, "y"); res.Control == nil || res.Control.Action() != core.ActionClose {
 		t.Fatalf("y on nothing to finalize: %+v", res)
 	}
 }

@@ -194,9 +194,8 @@ func (f *Finalize) submit(k bind.KeyMap) intent.Result {
 		return intent.Result{}
 	}
 	rev := f.revision
-	req := &core.ControlRequest{
-		TaskID: f.taskID, Action: core.ActionFinalize,
-		ReviewSummary: summary, ApprovedReviewCriteria: approved,
+	req := core.Finalize{
+		TaskID: f.taskID, ReviewSummary: summary, ApprovedReviewCriteria: approved,
 		ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: f.tree,
 		Authority: core.Authority{Cwd: f.repo, Writable: true}, ExcusedChecks: excused,
 	}

@@ -24,8 +24,8 @@ func TestFinalizeSubmitsWhatWasReviewed(t *testing.T) {
 	press(d, "tab", "space", "enter")
 	requireView(t, d, 80, "2 file(s) not marked reviewed: internal/auth/login.go, internal/auth/login_test.go. Submit again")
 	res := press(d, "ctrl+s")
-	req := res.Control
-	if req == nil || !res.Close || req.Action != core.ActionFinalize || req.ReviewSummary != "Checked the empty-user path." ||
+	req, ok := res.Control.(core.Finalize)
+	if !ok || !res.Close || req.ReviewSummary != "Checked the empty-user path." ||
 		strings.Join(req.ApprovedReviewCriteria, ",") != "ac_audit,ac_readable" || *req.ExpectedReviewRevision != 2 ||
 		req.ExpectedReviewTreeHash != treeHash || req.Authority.Cwd != "/src/app" || req.CommitMessage != "" {
 		t.Fatalf("finalize: %+v", res)
@@ -38,7 +38,7 @@ func TestFinalizeSubmitsWhatWasReviewed(t *testing.T) {
 		t.Fatal("the commit message does not take text")
 	}
 	typeText(d, " (reviewed)")
-	if res := press(d, "enter"); res.Control == nil || !strings.HasSuffix(res.Control.CommitMessage, " (reviewed)") {
+	if res := press(d, "enter"); res.Control == nil || !strings.HasSuffix(res.Control.(core.Finalize).CommitMessage, " (reviewed)") {
 		t.Fatalf("an edited commit message: %+v", res)
 	}
 }
@@ -56,7 +56,7 @@ func TestFinalizeAsksToAcknowledgeRisks(t *testing.T) {
 	press(d, "ctrl+o")
 	requireView(t, d, 80, "[x] ctrl+o: I read these lines")
 	res := press(d, "ctrl+s")
-	if res.Control == nil || strings.Join(res.Control.AcknowledgedRisks, ",") != risk.ID {
+	if res.Control == nil || strings.Join(res.Control.(core.Finalize).AcknowledgedRisks, ",") != risk.ID {
 		t.Fatalf("finalize: %+v", res)
 	}
 
@@ -94,8 +94,8 @@ func TestFinalizeExcusesPreExistingFailures(t *testing.T) {
 	requireView(t, d, 100, "say why the pre-existing failure may stand")
 	typeText(d, "fails on main since the auth rewrite")
 	res := press(d, "ctrl+s")
-	if res.Control == nil || len(res.Control.ExcusedChecks) != 1 ||
-		res.Control.ExcusedChecks[0] != (core.ExcusedCheck{ID: "unit", Reason: "fails on main since the auth rewrite"}) {
+	if res.Control == nil || len(res.Control.(core.Finalize).ExcusedChecks) != 1 ||
+		res.Control.(core.Finalize).ExcusedChecks[0] != (core.ExcusedCheck{ID: "unit", Reason: "fails on main since the auth rewrite"}) {
 		t.Fatalf("finalize: %+v", res)
 	}
 

@@ -58,8 +58,8 @@ func (d *Prompt) Refuse(why string) { d.err = why }
 func (d *Prompt) Capturing() bool { return d.answering }
 
 func (d *Prompt) respond(decision, optionID, answer string) intent.Result {
-	return intent.Result{Close: true, Control: &core.ControlRequest{
-		TaskID: d.taskID, Action: core.ActionRespond, InteractionID: d.ia.ID,
+	return intent.Result{Close: true, Control: core.Respond{
+		TaskID: d.taskID, InteractionID: d.ia.ID,
 		Decision: decision, OptionID: optionID, Answer: answer,
 	}}
 }
@@ -125,7 +125,9 @@ func (d *Prompt) keys(k bind.KeyMap) keys {
 		}},
 		{Key: k.AllowRepo, Short: "allow for repo", Run: func(tea.KeyMsg) intent.Result {
 			res := d.respond(core.DecisionAllow, "", "")
-			res.Control.Grant = true
+			grant := res.Control.(core.Respond)
+			grant.Grant = true
+			res.Control = grant
 			return res
 		}, WhyNot: func() string {
 			if why := d.onlyFor(true)(); why != "" {

@@ -8,8 +8,8 @@ import (
 	"reasonixctl/core"
 )
 
-func respond(id, decision, option, answer string) *core.ControlRequest {
-	return &core.ControlRequest{TaskID: "t", Action: core.ActionRespond, InteractionID: id, Decision: decision, OptionID: option, Answer: answer}
+func respond(id, decision, option, answer string) core.Respond {
+	return core.Respond{TaskID: "t", InteractionID: id, Decision: decision, OptionID: option, Answer: answer}
 }
 
 // A permission is answered by its own keys only: a, S where offered, R for a command the
@@ -19,7 +19,7 @@ func TestPromptPermissionKeys(t *testing.T) {
 	grant.Grant = true
 	for _, c := range []struct {
 		key  string
-		want *core.ControlRequest
+		want core.Command
 	}{
 		{"a", respond("ia-1", core.DecisionAllow, "", "")},
 		{"S", respond("ia-1", core.DecisionAllow, "allow-always", "")},

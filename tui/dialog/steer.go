@@ -116,7 +116,7 @@ func (d *Steer) submit() intent.Result {
 		return intent.Result{}
 	}
 	d.sending, d.err = true, ""
-	return intent.Result{Control: &core.ControlRequest{TaskID: d.taskID, Action: core.ActionSteer, Message: &text}}
+	return intent.Result{Control: core.Steer{TaskID: d.taskID, Message: text}}
 }
 
 func (d *Steer) keys(k bind.KeyMap) keys {

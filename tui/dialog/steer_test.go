@@ -18,7 +18,7 @@ func TestSteerSendsAndWaits(t *testing.T) {
 	requireView(t, d, 80, "the message is empty")
 	typeText(d, "use the house style")
 	res := press(d, "ctrl+s")
-	if res.Control == nil || res.Control.Action != core.ActionSteer || *res.Control.Message != "use the house style" || res.Close {
+	if res.Control == nil || res.Control != core.Command(core.Steer{TaskID: res.Control.Task(), Message: "use the house style"}) || res.Close {
 		t.Fatalf("ctrl+s: %+v", res)
 	}
 	if !d.Sending() {

@@ -237,9 +237,9 @@ func (p *Pane) add(ev core.Event) {
 		e.cat = categoryOf(ev.Type)
 		p.push(e)
 		if ev.Type == core.EventInteractionResolved {
-			if ia, ok := core.DataOf[core.Interaction](ev); ok && ia.Kind == core.InteractionPermission &&
-				ia.Response != nil && ia.Response.Decision == core.DecisionAllow {
-				p.answered = &answeredAsk{e: e, ia: ia}
+			if d, ok := core.DataOf[core.InteractionResolvedData](ev); ok && d.Kind == core.InteractionPermission &&
+				d.Response != nil && d.Response.Decision == core.DecisionAllow {
+				p.answered = &answeredAsk{e: e, ia: core.Interaction(d)}
 			}
 		}
 	}

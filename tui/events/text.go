@@ -240,11 +240,12 @@ func formatEvent(ev core.Event) (Kind, string) {
 		}
 		return kindState, s
 	case core.EventInteractionWaiting:
-		ia, _ := core.DataOf[core.Interaction](ev)
+		d, _ := core.DataOf[core.InteractionWaitingData](ev)
+		ia := core.Interaction(d)
 		return kindAsk, "ask    " + ia.Kind + " " + ia.ID + " waits for you: " + words.DescribeRequest(ia.Request).Summary()
 	case core.EventInteractionResolved:
-		ia, _ := core.DataOf[core.Interaction](ev)
-		return resolvedText(ia, false)
+		d, _ := core.DataOf[core.InteractionResolvedData](ev)
+		return resolvedText(core.Interaction(d), false)
 	case core.EventPlan:
 		d, _ := core.DataOf[core.PlanData](ev)
 		var b strings.Builder
@@ -469,14 +470,21 @@ func verificationKind(v core.VerificationResult) Kind {
 	return kindDeny
 }
 
-// textOf is the raw text of a TextData event (no trimming: streamed text is concatenated), or
-// the data itself when it is not one.
+// textOf is the raw text of an event that carries only text (no trimming: streamed text is
+// concatenated), or the data itself when it is not one.
 func textOf(ev core.Event) string {
-	d, ok := core.DataOf[core.TextData](ev)
-	if !ok {
-		return string(ev.Data)
+	v, _ := ev.Decode()
+	switch d := v.(type) {
+	case *core.AgentMessageData:
+		return d.Text
+	case *core.AgentThoughtData:
+		return d.Text
+	case *core.SteeredData:
+		return d.Text
+	case *core.ErrorData:
+		return d.Text
 	}
-	return d.Text
+	return string(ev.Data)
 }
 
 // ---- one event, one line ----

@@ -12,7 +12,7 @@ type Result struct {
 	Later    bool // a prompt put aside; `i` brings it back
 	Quit     bool
 	Draft    string // draft a contract for this repository directory
-	Control  *core.ControlRequest
+	Control  core.Command
 	Delegate *NewTask
 	// Do is any other action, a value the root carries out.
 	Do Action
