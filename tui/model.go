@@ -217,7 +217,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case checkLogMsg:
 		m.task(msg.taskID).checks.loaded(msg)
 	case dialog.GrantsMsg:
-		m.onGrants(msg)
+		m.dialogs.GrantsAnswered(msg)
 	case replayLoadedMsg:
 		m.rp.load(msg)
 	default:
