@@ -283,7 +283,7 @@ func (m *Model) perform(a intent.Action) tea.Cmd {
 	case intent.OpenRequest:
 		return m.openRequestOf(a.TaskID)
 	case intent.Grants:
-		return m.grantsCmd(a)
+		return dialog.GrantsCmd(m.ctx, m.svc, a)
 	}
 	return nil
 }

@@ -14,39 +14,23 @@ import (
 
 func (m *Model) push(d dialog.Dialog) { m.dialogs.Push(d, m.now()) }
 
-// openHelp puts the full help on top.
-func (m *Model) openHelp() { m.push(dialog.NewHelp(m.helpGroups())) }
-
-// helpGroups are the full help's groups: the dashboard's keys, then the dialogs', each read
-// from its part's binding table.
-func (m *Model) helpGroups() []bind.Group {
-	var out []bind.Group
+// openHelp puts the full help on top, listing the dashboard's keys, then the dialogs', each
+// group read from its part's binding table.
+func (m *Model) openHelp() {
+	var groups []bind.Group
 	for _, g := range m.keys.Groups() {
 		if g.Title == "Prompt" || g.Title == "Forms" {
 			continue // the dialogs' groups, from their tables
 		}
-		out = append(out, g)
+		groups = append(groups, g)
 	}
-	return append(out, dialog.HelpGroups(m.keys)...)
+	m.push(dialog.NewHelp(append(groups, dialog.HelpGroups(m.keys)...)))
 }
 
 // openGrants is P: the dialog, and the command that fills it.
 func (m *Model) openGrants() tea.Cmd {
 	m.push(dialog.NewGrants())
-	return m.grantsCmd(intent.Grants{})
-}
-
-// grantsCmd carries out a grants dialog's request through the service.
-func (m *Model) grantsCmd(a intent.Grants) tea.Cmd { return dialog.GrantsCmd(m.ctx, m.svc, a) }
-
-// onGrants gives the open grants dialog the service's answer; one closed since has nothing to
-// show it in.
-func (m *Model) onGrants(msg dialog.GrantsMsg) {
-	for _, d := range m.dialogs.All() {
-		if gd, ok := d.(*dialog.Grants); ok {
-			gd.Answered(msg)
-		}
-	}
+	return dialog.GrantsCmd(m.ctx, m.svc, intent.Grants{})
 }
 
 // newTaskForm is the new-task form filled with in, knowing the ids of the listed tasks but

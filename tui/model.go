@@ -226,7 +226,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		ti := m.task(msg.TaskID)
 		ti.checks, _, _ = ti.checks.Update(msg)
 	case dialog.GrantsMsg:
-		m.onGrants(msg)
+		m.dialogs.GrantsAnswered(msg)
 	case replay.LoadedMsg:
 		if m.rp != nil {
 			m.rp, _, _ = m.rp.Update(msg)

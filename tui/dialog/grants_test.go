@@ -37,7 +37,7 @@ func (o *grantsOwner) RevokeGrant(_ context.Context, id string) (core.Grant, err
 }
 
 // run carries out what the dialog asks through the owner, as the root does, and hands the
-// answer back.
+// answer back through the stack.
 func run(t *testing.T, d *Grants, o *grantsOwner, res intent.Result) {
 	t.Helper()
 	a, ok := res.Do.(intent.Grants)
@@ -49,7 +49,10 @@ func run(t *testing.T, d *Grants, o *grantsOwner, res intent.Result) {
 	if len(o.calls) != before {
 		t.Fatal("GrantsCmd called the service before its command ran")
 	}
-	d.Answered(cmd().(GrantsMsg))
+	var s Stack
+	s.Push(d, epoch)
+	s.Push(NewNotice("over it"), epoch)
+	s.GrantsAnswered(cmd().(GrantsMsg))
 }
 
 // The grants dialog lists the owner's grants, sanitized, and revokes one after a confirmation,

@@ -90,6 +90,16 @@ func (s *Stack) Steer(taskID string) *Steer {
 	return nil
 }
 
+// GrantsAnswered gives the open grants dialog the service's answer; one closed since has
+// nothing to show it in.
+func (s *Stack) GrantsAnswered(msg GrantsMsg) {
+	for _, d := range s.items {
+		if gd, ok := d.(*Grants); ok {
+			gd.Answered(msg)
+		}
+	}
+}
+
 // HasPrompt says a request's prompt is open somewhere in the stack.
 func (s *Stack) HasPrompt() bool {
 	for _, d := range s.items {
