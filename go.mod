@@ -1,6 +1,6 @@
 module reasonixctl
 
-go 1.26
+go 1.26.0
 
 require (
 	connectrpc.com/connect v1.19.1
@@ -20,9 +20,10 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/sourcegraph/go-diff v0.10.0
 	github.com/spf13/cobra v1.10.2
-	golang.org/x/sys v0.41.0
+	golang.org/x/sys v0.47.0
 	golang.org/x/text v0.28.0
 	google.golang.org/protobuf v1.36.9
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
