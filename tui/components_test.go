@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -84,6 +85,12 @@ func TestFocusFollowsReplayAndTab(t *testing.T) {
 func TestHelpListsDropAndExcuse(t *testing.T) {
 	h := newHarness(t, scenario(), 120, 60)
 	h.press("?")
+	for range 10 {
+		if strings.Contains(h.view(), "drop this check from the contract") {
+			break
+		}
+		h.press("pgdown")
+	}
 	h.requireView("drop this check from the contract")
 	h.press("G") // the form keys are at the end
 	h.requireView("excuse pre-existing failures")

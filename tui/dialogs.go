@@ -5,8 +5,12 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/tui/bind"
+	"reasonixctl/tui/checks"
+	"reasonixctl/tui/contract"
 	"reasonixctl/tui/dialog"
+	"reasonixctl/tui/events"
 	"reasonixctl/tui/intent"
+	"reasonixctl/tui/replay"
 )
 
 // The root's side of the dialogs (tui/dialog): opening them with what the root knows, and
@@ -16,15 +20,20 @@ func (m *Model) push(d dialog.Dialog) { m.dialogs.Push(d, m.now()) }
 
 // openHelp puts the full help on top, listing the dashboard's keys, then the dialogs', each
 // group read from its part's binding table.
-func (m *Model) openHelp() {
-	var groups []bind.Group
-	for _, g := range m.keys.Groups() {
-		if g.Title == "Prompt" || g.Title == "Forms" {
-			continue // the dialogs' groups, from their tables
-		}
-		groups = append(groups, g)
+func (m *Model) openHelp() { m.push(dialog.NewHelp(m.helpGroups())) }
+
+// helpGroups is the full help: every part's binding table, the root's two first.
+func (m *Model) helpGroups() []bind.Group {
+	groups := []bind.Group{
+		{Title: "Tasks", Bindings: m.actionKeys().Help()},
+		{Title: "Dashboard", Bindings: m.dashKeys().Help()},
+		events.New(m.eventsEnv, "").Help(),
+		m.review.Help(),
+		contract.New(m.theme, m.keys).Help(),
+		checks.New("", checks.Env{Theme: m.theme, Keys: m.keys}).Help(),
+		replay.HelpGroup(m.keys),
 	}
-	m.push(dialog.NewHelp(append(groups, dialog.HelpGroups(m.keys)...)))
+	return append(groups, dialog.HelpGroups(m.keys)...)
 }
 
 // openGrants is P: the dialog, and the command that fills it.

@@ -16,7 +16,6 @@ import (
 	"github.com/muesli/termenv"
 
 	"reasonixctl/core"
-	"reasonixctl/tui/bind"
 	"reasonixctl/tui/dialog"
 	"reasonixctl/tui/replay"
 )
@@ -451,15 +450,14 @@ func TestToggleAllShowsTerminalTasks(t *testing.T) {
 }
 
 func TestHelpListsEveryBinding(t *testing.T) {
-	k := bind.DefaultKeyMap()
-	for _, g := range k.Groups() {
+	h := newHarness(t, scenario(), 120, 40)
+	for _, g := range h.m.helpGroups() {
 		for _, b := range g.Bindings {
 			if h := b.Help(); h.Key == "" || h.Desc == "" {
 				t.Fatalf("binding %v in %s has no help", b.Keys(), g.Title)
 			}
 		}
 	}
-	h := newHarness(t, scenario(), 120, 40)
 	h.press("?")
 	h.requireView("Tasks", "toggle active / all tasks")
 	for range 10 {
@@ -470,7 +468,7 @@ func TestHelpListsEveryBinding(t *testing.T) {
 	}
 	h.requireView("next hunk")
 	titles := map[string]bool{}
-	for _, g := range k.Groups() {
+	for _, g := range h.m.helpGroups() {
 		if titles[g.Title] {
 			t.Fatalf("help group %q appears twice", g.Title)
 		}

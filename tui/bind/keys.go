@@ -167,21 +167,6 @@ type Group struct {
 	Bindings []key.Binding
 }
 
-func (k KeyMap) Groups() []Group {
-	return []Group{
-		{"Tasks", []key.Binding{k.Up, k.Down, k.ToggleAll, k.NewTask, k.Steer, k.Finalize, k.Apply, k.Rebase, k.Resume, k.Cancel, k.Close, k.ShowPending, k.Grants, k.Refresh, k.Help, k.Quit, k.Suspend}},
-		{"Detail", []key.Binding{k.NextView, k.PrevView, k.EventsView, k.DiffView, k.ContractView, k.ChecksView, k.Replay, k.PageUp, k.PageDown, k.Top, k.Bottom}},
-		{"Events", []key.Binding{k.PrevItem, k.NextItem, k.Expand}},
-		{"Find (events, check logs and the diff: n/N go across files)", []key.Binding{k.Search, k.NextMatch, k.PrevMatch, k.Filter}},
-		{"Checks", []key.Binding{k.PrevCheck, k.NextCheck, k.DropCheck}},
-		{"Replay", []key.Binding{k.StepBack, k.StepOn, k.StepBack10, k.StepOn10, k.FirstEvent, k.LastEvent, k.LeaveReplay}},
-		{"Diff", []key.Binding{k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile, k.Reviewed, k.LineDown, k.LineUp,
-			k.OpenFile, k.SideBySide, k.Wrap, k.ScrollLeft, k.ScrollRight, k.HideFiles, k.Comment, k.SendComments, k.Copy, k.Editor}},
-		{"Prompt", []key.Binding{k.AllowOnce, k.AllowSession, k.AllowRepo, k.Deny, k.Option, k.FreeText, k.Later}},
-		{"Forms", []key.Binding{k.FocusNext, k.FocusPrev, k.Toggle, k.Submit, k.AckRisks, k.Excuse, k.Yes, k.No, k.Dismiss}},
-	}
-}
-
 // hint is b with a shorter description, for the footer.
 func Hint(b key.Binding, desc string) key.Binding {
 	return New(b.Keys(), b.Help().Key, desc)

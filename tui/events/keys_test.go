@@ -97,12 +97,8 @@ func TestPaneTableHasEveryEventsKey(t *testing.T) {
 			taken[key] = true
 		}
 	}
-	want := []key.Binding{k.PageUp, k.PageDown, k.Top, k.Bottom}
-	for _, g := range k.Groups() {
-		if g.Title == "Events" || strings.HasPrefix(g.Title, "Find") {
-			want = append(want, g.Bindings...)
-		}
-	}
+	want := []key.Binding{k.PageUp, k.PageDown, k.Top, k.Bottom, k.PrevItem, k.NextItem, k.Expand,
+		k.Search, k.NextMatch, k.PrevMatch, k.Filter}
 	for _, b := range want {
 		for _, key := range b.Keys() {
 			if !taken[key] {

@@ -82,6 +82,9 @@ func (rp *Model) Footer() []key.Binding { return rp.table().Footer() }
 // Help is the replay's group in the full help: every key it takes.
 func (rp *Model) Help() bind.Group { return bind.Group{Title: "Replay", Bindings: rp.table().Help()} }
 
+// HelpGroup is the replay's help group before any replay is open, for the full help.
+func HelpGroup(k bind.KeyMap) bind.Group { return (&Model{opts: Options{Keys: k}}).Help() }
+
 // key moves through the journal, or says what the root should do. Every other key is the
 // replay's too, and does nothing: the replay takes the whole body while it is open.
 func (rp *Model) key(msg tea.KeyMsg) (tea.Cmd, Result) {
