@@ -373,6 +373,10 @@ type InteractionResponse struct {
 	// Client is the MCP client the answer came through ("codex-mcp-client 0.169.0"), when
 	// By is codex or asked_user and the client named itself.
 	Client string `json:"client,omitempty"`
+	// Grant is the standing grant given with this allow (R in the dashboard), so that whoever
+	// reads the answer later — a replay, another dashboard — words it as one. Empty in records
+	// written before it was kept.
+	Grant string `json:"grant,omitempty"`
 }
 
 // VerificationResult is the evidence of one sandboxed verification command.

@@ -264,3 +264,19 @@ func TestTheDiffIsNeverNarrowerThanAt80(t *testing.T) {
 		}
 	}
 }
+
+// A grant given at another dashboard is worded as one wherever the answer is read later: the
+// status line here, and the events line, which has only the answer's record to go by.
+func TestAGrantFromElsewhereIsWordedAsOne(t *testing.T) {
+	h := newHarness(t, scenario(), 200, 30)
+	ia := permissionIA("ia-9")
+	h.send(ev("login-fix", 11, core.EventInteractionWaiting, ia))
+	h.press("esc") // the prompt opened by itself: put it aside
+	ia.Status = core.InteractionResolved
+	ia.Response = &core.InteractionResponse{Decision: core.DecisionAllow, OptionID: "allow-once", By: core.BySupervisor,
+		Outcome: core.OutcomeAnswered, Grant: "g-2"}
+	h.send(ev("login-fix", 12, core.EventInteractionResolved, ia))
+	h.requireView("answered by another dashboard: allow this command for the repository",
+		"ask permission ia-9 answered allow this command for the repository (by supervisor)")
+	h.requireNotInView("allow once")
+}

@@ -325,6 +325,7 @@ func (e *Engine) respond(ctx context.Context, req core.Respond) (core.TaskView, 
 		if response.By == core.ByCodex || response.By == core.ByAskedUser {
 			response.Client = req.Client
 		}
+		response.Grant = granted.ID
 		answer = interactionAnswer{outcome: outcome, response: response}
 		ia.Status, ia.ResolvedAt, ia.Response = core.InteractionResolved, core.FormatTime(e.now()), response
 		evs := []newEvent{event(core.EventInteractionResolved, core.InteractionResolvedData(*ia))}

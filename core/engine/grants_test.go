@@ -77,6 +77,11 @@ func TestStandingGrantAddedUsedListedRevoked(t *testing.T) {
 	if d := grantDecisions(t, h, "first"); len(d) != 2 || d[1].By != core.BySupervisor || d[1].Grant != g.ID {
 		t.Fatalf("first task's decisions: %s", toJSON(d))
 	}
+	// The answer's own record names the grant, for whoever reads it later (a replay).
+	if detail, err := h.e.Get(context.Background(), "first"); err != nil || len(detail.Interactions) == 0 ||
+		detail.Interactions[0].Response == nil || detail.Interactions[0].Response.Grant != g.ID {
+		t.Fatalf("the answer's record does not name grant %s: %v %s", g.ID, err, toJSON(detail.Interactions))
+	}
 
 	// The same command in another task of the repository: allowed by the grant, no prompt.
 	res, err = h.delegate("second", supervised)

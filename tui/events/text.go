@@ -245,7 +245,7 @@ func formatEvent(ev core.Event) (Kind, string) {
 		return kindAsk, "ask    " + ia.Kind + " " + ia.ID + " waits for you: " + words.DescribeRequest(ia.Request).Summary()
 	case core.EventInteractionResolved:
 		d, _ := core.DataOf[core.InteractionResolvedData](ev)
-		return resolvedText(core.Interaction(d), false)
+		return resolvedText(core.Interaction(d), d.Response != nil && d.Response.Grant != "")
 	case core.EventPlan:
 		d, _ := core.DataOf[core.PlanData](ev)
 		var b strings.Builder

@@ -58,7 +58,7 @@ func ResponseText(ia core.Interaction) string {
 	if r == nil {
 		return "no answer"
 	}
-	return AnswerText(ia, r.Decision, r.OptionID, r.Answer, false)
+	return AnswerText(ia, r.Decision, r.OptionID, r.Answer, r.Grant != "")
 }
 
 // AnsweredBy names who gave a recorded answer that this dashboard did not send.
