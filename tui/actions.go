@@ -25,7 +25,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 				if e.Code == core.CodeInteractionNotFound {
 					m.dropPending(respond.InteractionID)
 					m.setStatus(respond.InteractionID+" was already answered elsewhere; the first answer counts", false, req.Task())
-					return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
+					return tea.Batch(m.cmds.refreshList(&m.list), m.cmds.fetchDetail(req.Task(), m.task(req.Task())))
 				}
 			}
 		case core.ActionFinalize:
@@ -34,7 +34,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 			// The steer dialog waits for the answer: it keeps the text and shows why.
 			if d := m.dialogs.Steer(req.Task()); d != nil && d.Sending() {
 				d.Refused(m.describeError(msg.err))
-				return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
+				return tea.Batch(m.cmds.refreshList(&m.list), m.cmds.fetchDetail(req.Task(), m.task(req.Task())))
 			}
 		}
 		n := m.errorNotice(req.Action()+" "+req.Task()+" failed", msg.err)
@@ -43,7 +43,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 		}
 		m.push(n)
 		// The snapshot may have moved on: show the fresh diff and revision.
-		return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
+		return tea.Batch(m.cmds.refreshList(&m.list), m.cmds.fetchDetail(req.Task(), m.task(req.Task())))
 	}
 	m.list.replace(msg.view)
 	if req.Action() == core.ActionSteer {
@@ -74,7 +74,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 	default:
 		m.setStatus(req.Action()+" "+req.Task()+": now "+string(msg.view.State), false, req.Task())
 	}
-	return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
+	return tea.Batch(m.cmds.refreshList(&m.list), m.cmds.fetchDetail(req.Task(), m.task(req.Task())))
 }
 
 func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
@@ -82,7 +82,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 	if msg.err != nil {
 		if msg.resume {
 			m.push(m.errorNotice("resuming "+id+" failed", msg.err))
-			return tea.Batch(m.refreshList(), m.fetchDetail(id))
+			return tea.Batch(m.cmds.refreshList(&m.list), m.cmds.fetchDetail(id, m.task(id)))
 		}
 		// A task that could not start is undone by the engine: drop what the dashboard saw of
 		// it and give the person their form back, with the cause and what to do about it.
@@ -99,7 +99,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 			d.IDTaken(m.stateOf(id))
 		}
 		m.push(d)
-		return m.refreshList()
+		return m.cmds.refreshList(&m.list)
 	}
 	if !msg.resume && m.lastForm.TaskID == id {
 		// The next form starts from the same contract and repository, with a new id to type.
@@ -111,7 +111,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 		verb = "resumed "
 	}
 	m.setStatus(verb+msg.res.TaskID+" ("+string(msg.res.State)+")", false, msg.res.TaskID)
-	return tea.Batch(m.refreshList(), m.fetchDetail(msg.res.TaskID), m.replay(msg.res.TaskID))
+	return tea.Batch(m.cmds.refreshList(&m.list), m.cmds.fetchDetail(msg.res.TaskID, m.task(msg.res.TaskID)), m.cmds.replay(msg.res.TaskID, m.task(msg.res.TaskID)))
 }
 
 // stateOf is a task's state as the dashboard last saw it, or "".
@@ -143,27 +143,13 @@ func (m *Model) openRequestOf(taskID string) tea.Cmd {
 func (m *Model) askSuspend() tea.Cmd {
 	n := m.list.working()
 	if n == 0 || m.opts.Attached != nil {
-		return m.suspend()
+		return m.cmds.suspend()
 	}
 	m.push(dialog.NewConfirmAction("Suspend reasonixctl?",
 		fmt.Sprintf("This dashboard runs the engine: its %d working task(s), and Codex's calls through an "+
 			"MCP server attached to it, wait until you bring it back with fg.", n),
 		intent.Suspend{}))
 	return nil
-}
-
-// suspend stops the dashboard for the shell (ctrl+z), telling the engine first that nobody is
-// here to answer; fg brings it back (tea.ResumeMsg).
-func (m *Model) suspend() tea.Cmd {
-	return tea.Sequence(m.away(true), tea.Suspend)
-}
-
-func (m *Model) away(away bool) tea.Cmd {
-	hook := m.opts.Away
-	if hook == nil {
-		return nil
-	}
-	return func() tea.Msg { hook(away); return nil }
 }
 
 // act runs one of the task actions core allows in the task's state, or says why it cannot.
@@ -183,7 +169,7 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 		ti := m.task(t.TaskID)
 		if ti.detail == nil {
 			m.setStatus("loading the review of "+t.TaskID+"…", false, t.TaskID)
-			return m.fetchDetail(t.TaskID)
+			return m.cmds.fetchDetail(t.TaskID, m.task(t.TaskID))
 		}
 		if words.NothingChanged(ti.detail) {
 			m.push(dialog.NothingToFinalize(t.TaskID))
@@ -203,10 +189,10 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 		ti := m.task(t.TaskID)
 		if ti.detail == nil {
 			m.setStatus("loading "+t.TaskID+"…", false, t.TaskID)
-			return m.fetchDetail(t.TaskID)
+			return m.cmds.fetchDetail(t.TaskID, m.task(t.TaskID))
 		}
 		m.setStatus("resuming "+t.TaskID+"…", false, t.TaskID)
-		return m.resume(*ti.detail, *t)
+		return m.cmds.resume(*ti.detail, *t)
 	}
 	return nil
 }
@@ -246,10 +232,10 @@ func (m *Model) carryOut(d dialog.Dialog, res intent.Result) tea.Cmd {
 			m.finalizing[res.Control.Task()] = m.now()
 			m.setStatus("finalizing "+res.Control.Task()+": verifying and committing…", false, "")
 		}
-		cmd = m.control(res.Control)
+		cmd = m.cmds.control(res.Control)
 	}
 	if res.Draft != "" {
-		cmd = m.draftContract(res.Draft)
+		cmd = m.cmds.draftContract(res.Draft)
 	}
 	if res.Do != nil {
 		cmd = m.perform(res.Do)
@@ -257,7 +243,7 @@ func (m *Model) carryOut(d dialog.Dialog, res intent.Result) tea.Cmd {
 	if res.Delegate != nil {
 		m.lastForm = *res.Delegate
 		m.setStatus("starting task "+res.Delegate.TaskID+"…", false, "")
-		cmd = m.delegate(*res.Delegate)
+		cmd = m.cmds.delegate(*res.Delegate)
 	}
 	return cmd
 }
@@ -266,16 +252,16 @@ func (m *Model) carryOut(d dialog.Dialog, res intent.Result) tea.Cmd {
 func (m *Model) perform(a intent.Action) tea.Cmd {
 	switch a := a.(type) {
 	case intent.Suspend:
-		return m.suspend()
+		return m.cmds.suspend()
 	case intent.Apply:
-		return m.runApply(a.TaskID, true)
+		return m.cmds.applyToCheckout(a.TaskID, true)
 	case intent.Confirm:
 		m.push(&confirmDialog{title: a.Title, body: a.Body, yes: a.Yes})
 	case intent.DropCheck:
 		// reasonix_control's amend_checks, through the service, so an attached dashboard can too.
-		return m.control(core.AmendChecks{TaskID: a.TaskID, DropChecks: []string{a.Check}})
+		return m.cmds.control(core.AmendChecks{TaskID: a.TaskID, DropChecks: []string{a.Check}})
 	case intent.EditContract:
-		return m.editContract(a.Path)
+		return editContract(a.Path)
 	case intent.Copy:
 		return m.copyText(a.Text, a.What)
 	case intent.SaveComment, intent.SendComments:
@@ -283,7 +269,7 @@ func (m *Model) perform(a intent.Action) tea.Cmd {
 	case intent.OpenRequest:
 		return m.openRequestOf(a.TaskID)
 	case intent.Grants:
-		return dialog.GrantsCmd(m.ctx, m.svc, a)
+		return m.cmds.grants(a)
 	}
 	return nil
 }

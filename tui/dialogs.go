@@ -39,7 +39,7 @@ func (m *Model) helpGroups() []bind.Group {
 // openGrants is P: the dialog, and the command that fills it.
 func (m *Model) openGrants() tea.Cmd {
 	m.push(dialog.NewGrants())
-	return dialog.GrantsCmd(m.ctx, m.svc, intent.Grants{})
+	return m.cmds.grants(intent.Grants{})
 }
 
 // newTaskForm is the new-task form filled with in, knowing the ids of the listed tasks but

@@ -18,7 +18,8 @@ type contractEditedMsg struct {
 	err  error
 }
 
-func (m *Model) editContract(path string) tea.Cmd {
+// editContract opens path in $VISUAL or $EDITOR (vi without either) and reports when it is closed.
+func editContract(path string) tea.Cmd {
 	prog := strings.Fields(os.Getenv("VISUAL"))
 	if len(prog) == 0 {
 		prog = strings.Fields(os.Getenv("EDITOR"))

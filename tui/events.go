@@ -55,7 +55,7 @@ func (m *Model) eventsDid(id string, cmd tea.Cmd, res events.Result) tea.Cmd {
 	}
 	if ti := m.task(id); res.Reload && !ti.replaying {
 		ti.replayed = false
-		cmd = tea.Batch(cmd, m.replay(id))
+		cmd = tea.Batch(cmd, m.cmds.replay(id, m.task(id)))
 	}
 	return cmd
 }

@@ -101,7 +101,7 @@ func (m *Model) dashKeys() bind.Table[tea.Cmd] {
 		{Key: k.NewTask, Short: "new", Run: func(tea.KeyMsg) tea.Cmd { m.push(m.newTaskForm(m.lastForm, "")); return nil }},
 		{Key: k.ToggleAll, Short: short(t == nil, "all tasks"), Run: func(tea.KeyMsg) tea.Cmd {
 			m.list.showAll = !m.list.showAll
-			return m.refreshList()
+			return m.cmds.refreshList(&m.list)
 		}},
 		{Key: k.Copy, Run: func(tea.KeyMsg) tea.Cmd { return m.copyKey(t) }, WhyNot: needTask},
 		{Key: k.Search, WhyNot: func() string {
@@ -123,9 +123,9 @@ func (m *Model) dashKeys() bind.Table[tea.Cmd] {
 // reload reads the task list again and, with a task selected, its detail and apply line: the
 // person reloads because something moved, and the preview's own age says nothing about that.
 func (m *Model) reload(t *core.TaskView) tea.Cmd {
-	cmds := []tea.Cmd{m.refreshList()}
+	cmds := []tea.Cmd{m.cmds.refreshList(&m.list)}
 	if t != nil {
-		cmds = append(cmds, m.fetchDetail(t.TaskID), m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true}))
+		cmds = append(cmds, m.cmds.fetchDetail(t.TaskID, m.task(t.TaskID)), m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true}))
 	}
 	return tea.Batch(cmds...)
 }

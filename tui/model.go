@@ -75,8 +75,7 @@ type (
 // belongs to, owns the focus (the tab, the replay) and the dialog stack, routes keys to
 // whichever has focus and carries out what dialogs ask (actions.go).
 type Model struct {
-	svc  core.Service
-	ctx  context.Context
+	cmds commands // the service's calls (service.go)
 	opts Options
 	ui   // the theme, the key map and the clock every part shares
 	log  *slog.Logger
@@ -130,7 +129,7 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 		attach = attachState{owner: owner, gone: !ok}
 	}
 	return &Model{
-		svc: svc, ctx: ctx, opts: opts, log: lg, attach: attach,
+		cmds: commands{svc: svc, ctx: ctx, checkDrafts: opts.CheckDrafts, awayHook: opts.Away}, opts: opts, log: lg, attach: attach,
 		ui: ui{theme: theme, keys: keys, now: opts.Now}, spin: sp,
 		eventsEnv: &events.Env{Theme: theme, Keys: keys, Ctx: ctx, Journal: svc},
 		info:      map[string]*taskInfo{}, finalizing: map[string]time.Time{},
@@ -154,7 +153,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.opts.Unshared != nil && fresh {
 		m.push(errorNotice("Other processes cannot attach to this dashboard", m.opts.Unshared))
 	}
-	return m.refreshList()
+	return m.cmds.refreshList(&m.list)
 }
 
 // Update handles one message.
@@ -177,7 +176,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.FocusMsg, tea.BlurMsg:
 		m.onFocus(msg)
 	case tea.ResumeMsg:
-		cmds = append(cmds, m.away(false), m.refreshList())
+		cmds = append(cmds, m.cmds.away(false), m.cmds.refreshList(&m.list))
 	case eventMsg:
 		cmds = append(cmds, m.ingest(core.Event(msg)))
 	case resyncMsg:

@@ -227,7 +227,7 @@ func BenchmarkStream10MB(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		base := heapInUse()
 		m := modelOver(journalFake("flood", nil), 80, 24)
-		m.svc, m.eventsEnv.Journal = f, f // later reads find the whole journal
+		m.cmds.svc, m.eventsEnv.Journal = f, f // later reads find the whole journal
 		for j, ev := range journal {
 			m.Update(eventMsg(ev))
 			if j%64 == 63 {

@@ -15,7 +15,7 @@ func (m *Model) openReplay(t *core.TaskView) tea.Cmd {
 		return nil
 	}
 	var cmd tea.Cmd
-	m.rp, cmd = replay.Open(m.ctx, m.svc, t.TaskID, replay.Options{Theme: m.theme, Keys: m.keys})
+	m.rp, cmd = replay.Open(m.cmds.ctx, m.cmds.svc, t.TaskID, replay.Options{Theme: m.theme, Keys: m.keys})
 	return cmd
 }
 

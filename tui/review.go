@@ -49,10 +49,10 @@ func (m *Model) carryReview(cmd tea.Cmd, res review.Result) tea.Cmd {
 		cmds = append(cmds, m.perform(res.Do))
 	}
 	if res.ReloadList {
-		cmds = append(cmds, m.refreshList())
+		cmds = append(cmds, m.cmds.refreshList(&m.list))
 	}
 	if res.Reload != "" {
-		cmds = append(cmds, m.fetchDetail(res.Reload))
+		cmds = append(cmds, m.cmds.fetchDetail(res.Reload, m.task(res.Reload)))
 	}
 	return tea.Batch(cmds...)
 }

@@ -180,7 +180,7 @@ func (m *Model) viewList(rows int) string {
 func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if m.list.fetched() {
-		cmds = append(cmds, m.refreshList())
+		cmds = append(cmds, m.cmds.refreshList(&m.list))
 	}
 	if msg.err != nil {
 		m.setStatus("listing tasks failed: "+words.OneLine(msg.err), true, "")
@@ -191,11 +191,11 @@ func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
 		ti := m.task(t.TaskID)
 		// Details give the repository, age, usage and pending interactions the list lacks.
 		if ti.detail == nil || (ti.stale && t.TaskID == m.list.selected) {
-			cmds = append(cmds, m.fetchDetail(t.TaskID))
+			cmds = append(cmds, m.cmds.fetchDetail(t.TaskID, m.task(t.TaskID)))
 		}
 	}
 	if m.list.selected != "" {
-		cmds = append(cmds, m.replay(m.list.selected))
+		cmds = append(cmds, m.cmds.replay(m.list.selected, m.task(m.list.selected)))
 	}
 	return tea.Batch(cmds...)
 }
@@ -213,8 +213,8 @@ func (m *Model) selectionChanged() tea.Cmd {
 	ti := m.task(m.list.selected)
 	var cmds []tea.Cmd
 	if ti.detail == nil || ti.stale {
-		cmds = append(cmds, m.fetchDetail(m.list.selected))
+		cmds = append(cmds, m.cmds.fetchDetail(m.list.selected, m.task(m.list.selected)))
 	}
-	cmds = append(cmds, m.replay(m.list.selected))
+	cmds = append(cmds, m.cmds.replay(m.list.selected, m.task(m.list.selected)))
 	return tea.Batch(cmds...)
 }

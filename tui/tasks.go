@@ -50,7 +50,7 @@ func (m *Model) task(id string) *taskInfo {
 	if ti == nil {
 		ti = &taskInfo{events: events.New(m.eventsEnv, id)}
 		ti.contract = contract.New(m.theme, m.keys)
-		ti.checks = checks.New(id, checks.Env{Theme: m.theme, Keys: m.keys, Ctx: m.ctx, Logs: m.svc})
+		ti.checks = checks.New(id, checks.Env{Theme: m.theme, Keys: m.keys, Ctx: m.cmds.ctx, Logs: m.cmds.svc})
 		m.info[id] = ti
 	}
 	return ti
@@ -74,7 +74,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 			ti.repository = d.Repository
 		}
 		ti.created = ev.Time
-		cmds = append(cmds, m.refreshList())
+		cmds = append(cmds, m.cmds.refreshList(&m.list))
 	case core.EventStateChanged:
 		if d, ok := core.DataOf[core.StateChangedData](ev); ok {
 			for i := range m.list.tasks {
@@ -84,7 +84,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 			}
 			ti.state, ti.since = d.To, ev.Time
 		}
-		cmds = append(cmds, m.refreshList(), m.detailIfSelected(ev.TaskID))
+		cmds = append(cmds, m.cmds.refreshList(&m.list), m.detailIfSelected(ev.TaskID))
 	case core.EventUsage:
 		if u, ok := core.DataOf[core.Usage](ev); ok {
 			ti.usage, ti.usageSeq = &u, ev.Seq
@@ -147,7 +147,7 @@ func (m *Model) detailIfSelected(id string) tea.Cmd {
 		m.task(id).stale = true
 		return nil
 	}
-	return m.fetchDetail(id)
+	return m.cmds.fetchDetail(id, m.task(id))
 }
 
 // resync follows a lost subscription: events may have been missed, so reload what is shown.
@@ -162,12 +162,12 @@ func (m *Model) resync(err error) tea.Cmd {
 	for _, ti := range m.info {
 		ti.stale = true
 	}
-	cmds := []tea.Cmd{m.refreshList()}
+	cmds := []tea.Cmd{m.cmds.refreshList(&m.list)}
 	if m.list.selected != "" {
 		ti := m.task(m.list.selected)
 		// Replay the journal again so the events view has no gap.
 		ti.replayed = false
-		cmds = append(cmds, m.fetchDetail(m.list.selected), m.replay(m.list.selected))
+		cmds = append(cmds, m.cmds.fetchDetail(m.list.selected, m.task(m.list.selected)), m.cmds.replay(m.list.selected, m.task(m.list.selected)))
 	}
 	return tea.Batch(cmds...)
 }
