@@ -25,7 +25,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 				if e.Code == core.CodeInteractionNotFound {
 					m.dropPending(respond.InteractionID)
 					m.setStatus(respond.InteractionID+" was already answered elsewhere; the first answer counts", false, req.Task())
-					return tea.Batch(m.cmds.refreshList(&m.list), m.cmds.fetchDetail(req.Task(), m.task(req.Task())))
+					return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(req.Task()))
 				}
 			}
 		case core.ActionFinalize:
@@ -34,7 +34,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 			// The steer dialog waits for the answer: it keeps the text and shows why.
 			if d := m.dialogs.Steer(req.Task()); d != nil && d.Sending() {
 				d.Refused(m.describeError(msg.err))
-				return tea.Batch(m.cmds.refreshList(&m.list), m.cmds.fetchDetail(req.Task(), m.task(req.Task())))
+				return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(req.Task()))
 			}
 		}
 		n := m.errorNotice(req.Action()+" "+req.Task()+" failed", msg.err)
@@ -43,7 +43,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 		}
 		m.push(n)
 		// The snapshot may have moved on: show the fresh diff and revision.
-		return tea.Batch(m.cmds.refreshList(&m.list), m.cmds.fetchDetail(req.Task(), m.task(req.Task())))
+		return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(req.Task()))
 	}
 	m.list.replace(msg.view)
 	if req.Action() == core.ActionSteer {
@@ -74,7 +74,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 	default:
 		m.setStatus(req.Action()+" "+req.Task()+": now "+string(msg.view.State), false, req.Task())
 	}
-	return tea.Batch(m.cmds.refreshList(&m.list), m.cmds.fetchDetail(req.Task(), m.task(req.Task())))
+	return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(req.Task()))
 }
 
 func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
@@ -82,13 +82,13 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 	if msg.err != nil {
 		if msg.resume {
 			m.push(m.errorNotice("resuming "+id+" failed", msg.err))
-			return tea.Batch(m.cmds.refreshList(&m.list), m.cmds.fetchDetail(id, m.task(id)))
+			return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(id))
 		}
 		// A task that could not start is undone by the engine: drop what the dashboard saw of
 		// it and give the person their form back, with the cause and what to do about it.
 		conflict := core.AsError(msg.err).Code == core.CodeTaskConflict
 		if m.list.index(id) < 0 || !conflict {
-			delete(m.info, id)
+			delete(m.info.byID, id)
 			m.reviewDo(review.Forget{TaskID: id})
 		}
 		d := m.newTaskForm(msg.in, id)
@@ -96,7 +96,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 		if conflict {
 			// Core names the first field that differs ("contract"); what the form got wrong is
 			// the id.
-			d.IDTaken(m.stateOf(id))
+			d.IDTaken(m.info.stateOf(id, &m.list))
 		}
 		m.push(d)
 		return m.cmds.refreshList(&m.list)
@@ -111,18 +111,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 		verb = "resumed "
 	}
 	m.setStatus(verb+msg.res.TaskID+" ("+string(msg.res.State)+")", false, msg.res.TaskID)
-	return tea.Batch(m.cmds.refreshList(&m.list), m.cmds.fetchDetail(msg.res.TaskID, m.task(msg.res.TaskID)), m.cmds.replay(msg.res.TaskID, m.task(msg.res.TaskID)))
-}
-
-// stateOf is a task's state as the dashboard last saw it, or "".
-func (m *Model) stateOf(id string) core.State {
-	if i := m.list.index(id); i >= 0 {
-		return m.list.tasks[i].State
-	}
-	if ti, ok := m.info[id]; ok && ti.detail != nil {
-		return ti.detail.View.State
-	}
-	return ""
+	return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(msg.res.TaskID), m.info.replay(msg.res.TaskID))
 }
 
 // openRequestOf opens the waiting request of a task over the open dialogs, as `i` does.
@@ -166,10 +155,10 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 	case core.ActionSteer:
 		m.push(dialog.NewSteer(*t))
 	case core.ActionFinalize:
-		ti := m.task(t.TaskID)
+		ti := m.info.task(t.TaskID)
 		if ti.detail == nil {
 			m.setStatus("loading the review of "+t.TaskID+"…", false, t.TaskID)
-			return m.cmds.fetchDetail(t.TaskID, m.task(t.TaskID))
+			return m.info.fetchDetail(t.TaskID)
 		}
 		if words.NothingChanged(ti.detail) {
 			m.push(dialog.NothingToFinalize(t.TaskID))
@@ -186,10 +175,10 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 			"The worker session is closed and the task ends; a committed result stays on its branch.",
 			core.Close{TaskID: t.TaskID}))
 	case core.ActionResume:
-		ti := m.task(t.TaskID)
+		ti := m.info.task(t.TaskID)
 		if ti.detail == nil {
 			m.setStatus("loading "+t.TaskID+"…", false, t.TaskID)
-			return m.cmds.fetchDetail(t.TaskID, m.task(t.TaskID))
+			return m.info.fetchDetail(t.TaskID)
 		}
 		m.setStatus("resuming "+t.TaskID+"…", false, t.TaskID)
 		return m.cmds.resume(*ti.detail, *t)

@@ -16,7 +16,7 @@ import (
 type checksTab struct{ m *Model }
 
 func (p checksTab) capturing() bool {
-	_, ti := p.m.selectedInfo()
+	_, ti := p.m.info.selected(&p.m.list)
 	return ti != nil && ti.checks.Capturing()
 }
 
@@ -24,7 +24,7 @@ func (p checksTab) capturing() bool {
 // dropping a check, a status saying why a key did nothing) the root carries out.
 func (p checksTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	m := p.m
-	tv, ti := m.selectedInfo()
+	tv, ti := m.info.selected(&m.list)
 	if ti == nil {
 		return nil, false
 	}
@@ -41,7 +41,7 @@ func (p checksTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 func (p checksTab) view(w, h int) string {
-	_, ti := p.m.selectedInfo()
+	_, ti := p.m.info.selected(&p.m.list)
 	return ti.checks.View(w, h)
 }
 
@@ -51,7 +51,7 @@ func (m *Model) checksNeed() tea.Cmd {
 	if m.tab != tabChecks || m.rp != nil {
 		return nil
 	}
-	_, ti := m.selectedInfo()
+	_, ti := m.info.selected(&m.list)
 	if ti == nil {
 		return nil
 	}

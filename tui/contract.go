@@ -14,7 +14,7 @@ func (p contractTab) capturing() bool { return false }
 
 func (p contractTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	m := p.m
-	tv, ti := m.selectedInfo()
+	tv, ti := m.info.selected(&m.list)
 	if ti == nil {
 		return nil, false
 	}
@@ -27,6 +27,6 @@ func (p contractTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 func (p contractTab) view(w, h int) string {
-	_, ti := p.m.selectedInfo()
+	_, ti := p.m.info.selected(&p.m.list)
 	return ti.contract.View(w, h)
 }

@@ -27,7 +27,7 @@ func (m *Model) helpGroups() []bind.Group {
 	groups := []bind.Group{
 		{Title: "Tasks", Bindings: m.actionKeys().Help()},
 		{Title: "Dashboard", Bindings: m.dashKeys().Help()},
-		events.New(m.eventsEnv, "").Help(),
+		events.New(m.info.events, "").Help(),
 		m.review.Help(),
 		contract.New(m.theme, m.keys).Help(),
 		checks.New("", checks.Env{Theme: m.theme, Keys: m.keys}).Help(),

@@ -11,12 +11,12 @@ import (
 type eventsTab struct{ m *Model }
 
 func (p eventsTab) capturing() bool {
-	_, ti := p.m.selectedInfo()
+	_, ti := p.m.info.selected(&p.m.list)
 	return ti != nil && ti.events.Capturing()
 }
 
 func (p eventsTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
-	t, ti := p.m.selectedInfo()
+	t, ti := p.m.info.selected(&p.m.list)
 	if ti == nil {
 		return nil, false
 	}
@@ -30,7 +30,7 @@ func (p eventsTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 func (p eventsTab) view(w, h int) string {
-	_, ti := p.m.selectedInfo()
+	_, ti := p.m.info.selected(&p.m.list)
 	if ti.replaying && ti.events.Empty() {
 		return p.m.theme.Dim.Render(" reading the journal…")
 	}
@@ -40,7 +40,7 @@ func (p eventsTab) view(w, h int) string {
 // toEvents gives a task's events pane a message of its own (a page of the journal it asked
 // for).
 func (m *Model) toEvents(id string, msg tea.Msg) tea.Cmd {
-	ti := m.task(id)
+	ti := m.info.task(id)
 	var cmd tea.Cmd
 	var res events.Result
 	ti.events, cmd, res = ti.events.Update(msg)
@@ -53,9 +53,9 @@ func (m *Model) eventsDid(id string, cmd tea.Cmd, res events.Result) tea.Cmd {
 	if res.Status != "" {
 		m.setStatus(res.Status, res.IsErr, id)
 	}
-	if ti := m.task(id); res.Reload && !ti.replaying {
+	if ti := m.info.task(id); res.Reload && !ti.replaying {
 		ti.replayed = false
-		cmd = tea.Batch(cmd, m.cmds.replay(id, m.task(id)))
+		cmd = tea.Batch(cmd, m.info.replay(id))
 	}
 	return cmd
 }

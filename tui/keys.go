@@ -125,7 +125,7 @@ func (m *Model) dashKeys() bind.Table[tea.Cmd] {
 func (m *Model) reload(t *core.TaskView) tea.Cmd {
 	cmds := []tea.Cmd{m.cmds.refreshList(&m.list)}
 	if t != nil {
-		cmds = append(cmds, m.cmds.fetchDetail(t.TaskID, m.task(t.TaskID)), m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true}))
+		cmds = append(cmds, m.info.fetchDetail(t.TaskID), m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true}))
 	}
 	return tea.Batch(cmds...)
 }

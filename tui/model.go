@@ -75,14 +75,14 @@ type (
 // belongs to, owns the focus (the tab, the replay) and the dialog stack, routes keys to
 // whichever has focus and carries out what dialogs ask (actions.go).
 type Model struct {
-	cmds commands // the service's calls (service.go)
+	cmds *commands // the service's calls (service.go)
 	opts Options
 	ui   // the theme, the key map and the clock every part shares
 	log  *slog.Logger
 
 	width, height int
 	list          taskList
-	info          map[string]*taskInfo
+	info          taskData // what the dashboard keeps of each task (tasks.go)
 	requests      requests // waiting for the person (requests.go)
 	dialogs       dialog.Stack
 	tab           detailTab
@@ -98,7 +98,6 @@ type Model struct {
 	usageMemo     map[string]*taskUsage // each task's share of today's usage (usage.go)
 	review        review.Review         // the review tab: every task's review (tui/review)
 	attn          attentionWatch        // each task's attention group and the terminal's focus (attention.go)
-	eventsEnv     *events.Env           // what every task's events pane draws with and reads the journal through
 }
 
 // NewModel builds the dashboard model over svc; Run wraps it in a program.
@@ -128,13 +127,15 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 		owner, ok := opts.Attached.Owner()
 		attach = attachState{owner: owner, gone: !ok}
 	}
+	cmds := &commands{svc: svc, ctx: ctx, checkDrafts: opts.CheckDrafts, awayHook: opts.Away}
+	u := ui{theme: theme, keys: keys, now: opts.Now}
 	return &Model{
-		cmds: commands{svc: svc, ctx: ctx, checkDrafts: opts.CheckDrafts, awayHook: opts.Away}, opts: opts, log: lg, attach: attach,
-		ui: ui{theme: theme, keys: keys, now: opts.Now}, spin: sp,
-		eventsEnv: &events.Env{Theme: theme, Keys: keys, Ctx: ctx, Journal: svc},
-		info:      map[string]*taskInfo{}, finalizing: map[string]time.Time{},
-		lastForm: intent.NewTask{RepoDir: opts.Dir, Lane: core.LaneFast},
-		review:   review.New(review.Config{Service: svc, Context: ctx, Theme: theme, Keys: keys, Now: opts.Now, Monochrome: opts.Monochrome}),
+		cmds: cmds, opts: opts, log: lg, attach: attach, ui: u, spin: sp,
+		info: taskData{byID: map[string]*taskInfo{}, cmds: cmds, ui: u,
+			events: &events.Env{Theme: theme, Keys: keys, Ctx: ctx, Journal: svc}},
+		finalizing: map[string]time.Time{},
+		lastForm:   intent.NewTask{RepoDir: opts.Dir, Lane: core.LaneFast},
+		review:     review.New(review.Config{Service: svc, Context: ctx, Theme: theme, Keys: keys, Now: opts.Now, Monochrome: opts.Monochrome}),
 	}
 }
 
@@ -222,7 +223,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case ownerMsg:
 		cmds = append(cmds, m.onOwner())
 	case checks.LogRead:
-		ti := m.task(msg.TaskID)
+		ti := m.info.task(msg.TaskID)
 		ti.checks, _, _ = ti.checks.Update(msg)
 	case dialog.GrantsMsg:
 		m.dialogs.GrantsAnswered(msg)
@@ -236,7 +237,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.surfacePrompt()
 	m.followDialogs()
 	cmds = append(cmds, m.attend())
-	m.trackStates()
+	m.info.trackStates(m.list.tasks, m.now())
 	cmds = append(cmds, m.checksNeed())
 	cmds = append(cmds, m.timers())
 	return m, tea.Batch(cmds...)

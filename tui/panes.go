@@ -2,8 +2,6 @@ package tui
 
 import (
 	tea "github.com/charmbracelet/bubbletea"
-
-	"reasonixctl/core"
 )
 
 // The panes that can hold the keys when no dialog is open. Each is one pointer wide, so handing
@@ -76,12 +74,3 @@ func (p diffTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 func (p diffTab) view(w, h int) string { return p.m.reviewAt().View(w, h) }
-
-// selectedInfo is the selected task and what the dashboard keeps of it, or nils.
-func (m *Model) selectedInfo() (*core.TaskView, *taskInfo) {
-	t := m.list.selectedTask()
-	if t == nil {
-		return nil, nil
-	}
-	return t, m.task(t.TaskID)
-}

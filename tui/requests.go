@@ -124,7 +124,7 @@ func (m *Model) surfacePrompt() {
 }
 
 func (m *Model) openPrompt(p *pendingIA) {
-	m.push(dialog.NewPrompt(p.taskID, p.ia, m.task(p.taskID).lastAgent, m.requests.count()-1))
+	m.push(dialog.NewPrompt(p.taskID, p.ia, m.info.task(p.taskID).lastAgent, m.requests.count()-1))
 }
 
 // openNextPending is `i`: the selected task's request first, else the oldest waiting one.
@@ -138,7 +138,7 @@ func (m *Model) openNextPending() tea.Cmd {
 	var cmd tea.Cmd
 	if next.taskID != m.list.selected && m.list.index(next.taskID) >= 0 {
 		m.list.selected = next.taskID
-		cmd = m.selectionChanged()
+		cmd = m.info.selectionChanged(m.list.selected)
 	}
 	m.openPrompt(next)
 	return cmd

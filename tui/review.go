@@ -52,7 +52,7 @@ func (m *Model) carryReview(cmd tea.Cmd, res review.Result) tea.Cmd {
 		cmds = append(cmds, m.cmds.refreshList(&m.list))
 	}
 	if res.Reload != "" {
-		cmds = append(cmds, m.cmds.fetchDetail(res.Reload, m.task(res.Reload)))
+		cmds = append(cmds, m.info.fetchDetail(res.Reload))
 	}
 	return tea.Batch(cmds...)
 }

@@ -27,7 +27,7 @@ type commands struct {
 }
 
 // refreshList lists the tasks again, once the List in flight (if any) has answered.
-func (c commands) refreshList(l *taskList) tea.Cmd {
+func (c *commands) refreshList(l *taskList) tea.Cmd {
 	if !l.fetch() {
 		return nil
 	}
@@ -40,7 +40,7 @@ func (c commands) refreshList(l *taskList) tea.Cmd {
 
 // fetchDetail reads task id's detail (ti is what the dashboard keeps of it), once the Get in
 // flight (if any) has answered.
-func (c commands) fetchDetail(id string, ti *taskInfo) tea.Cmd {
+func (c *commands) fetchDetail(id string, ti *taskInfo) tea.Cmd {
 	if ti.getting {
 		ti.stale = true
 		return nil
@@ -57,7 +57,7 @@ const replayTimeout = 5 * time.Second
 
 // replay reads the newest replayWindow events of a task's journal, up to the seq the task had
 // when the replay started, into a fresh pane; older ones are paged in as the reader scrolls up.
-func (c commands) replay(id string, ti *taskInfo) tea.Cmd {
+func (c *commands) replay(id string, ti *taskInfo) tea.Cmd {
 	if ti.replayed || ti.replaying {
 		return nil
 	}
@@ -87,14 +87,14 @@ func replayTask(ctx context.Context, svc core.Service, id string, read events.Ta
 	return replayMsg{taskID: id, pane: pane, agent: agent, from: from, err: err}
 }
 
-func (c commands) control(req core.Command) tea.Cmd {
+func (c *commands) control(req core.Command) tea.Cmd {
 	return func() tea.Msg {
 		v, err := c.svc.Control(c.ctx, req)
 		return controlMsg{req: req, view: v, err: err}
 	}
 }
 
-func (c commands) delegate(in intent.NewTask) tea.Cmd {
+func (c *commands) delegate(in intent.NewTask) tea.Cmd {
 	return func() tea.Msg {
 		raw, err := core.ReadContractFile(in.ContractPath)
 		if err != nil {
@@ -114,7 +114,7 @@ func (c commands) delegate(in intent.NewTask) tea.Cmd {
 
 // resume continues a paused task with the pause tokens the person is looking at: if the task
 // paused again since, the engine refuses and the dashboard shows the new reason.
-func (c commands) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
+func (c *commands) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
 	rev, yes := v.PauseRevision, true
 	req := core.DelegateRequest{
 		TaskID: v.TaskID, Contract: d.Contract, WaitMode: "background", PathBase: "repository",
@@ -131,7 +131,7 @@ func (c commands) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
 // draftContract asks the service to draft a contract for the repository (as `reasonixctl
 // contract init` does) into the state directory, never into the repository, whose checkout must
 // stay clean.
-func (c commands) draftContract(dir string) tea.Cmd {
+func (c *commands) draftContract(dir string) tea.Cmd {
 	req := core.DraftRequest{Dir: dir, Check: c.checkDrafts}
 	// The service may be another process, in another directory.
 	if abs, err := filepath.Abs(dir); err == nil {
@@ -149,7 +149,7 @@ func (c commands) draftContract(dir string) tea.Cmd {
 
 // applyToCheckout applies task id's commit to its source checkout, or only tries it (a dry
 // run) unless apply.
-func (c commands) applyToCheckout(id string, apply bool) tea.Cmd {
+func (c *commands) applyToCheckout(id string, apply bool) tea.Cmd {
 	svc := c.svc
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(c.ctx, 60*time.Second)
@@ -160,10 +160,10 @@ func (c commands) applyToCheckout(id string, apply bool) tea.Cmd {
 }
 
 // grants lists the grants, or makes or revokes one, for the grants dialog.
-func (c commands) grants(a intent.Grants) tea.Cmd { return dialog.GrantsCmd(c.ctx, c.svc, a) }
+func (c *commands) grants(a intent.Grants) tea.Cmd { return dialog.GrantsCmd(c.ctx, c.svc, a) }
 
 // away tells whoever listens (Options.Away) that the person left or came back.
-func (c commands) away(away bool) tea.Cmd {
+func (c *commands) away(away bool) tea.Cmd {
 	hook := c.awayHook
 	if hook == nil {
 		return nil
@@ -173,7 +173,7 @@ func (c commands) away(away bool) tea.Cmd {
 
 // suspend stops the dashboard for the shell (ctrl+z), telling the engine first that nobody is
 // here to answer; fg brings it back (tea.ResumeMsg).
-func (c commands) suspend() tea.Cmd {
+func (c *commands) suspend() tea.Cmd {
 	return tea.Sequence(c.away(true), tea.Suspend)
 }
 

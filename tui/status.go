@@ -90,7 +90,7 @@ func (m *Model) waitLabel(tv core.TaskView) string {
 	if !m.isWaiting(tv) {
 		return ""
 	}
-	since := m.task(tv.TaskID).since
+	since := m.info.task(tv.TaskID).since
 	what := strings.ReplaceAll(string(tv.State), "_", " ")
 	if at, ok := m.finalizing[tv.TaskID]; ok {
 		since, what = at, "finalizing"

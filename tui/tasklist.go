@@ -139,7 +139,7 @@ func (m *Model) viewList(rows int) string {
 	}
 	for i := start; i < len(m.list.tasks) && i < start+rows; i++ {
 		tv := m.list.tasks[i]
-		ti := m.task(tv.TaskID)
+		ti := m.info.task(tv.TaskID)
 		mark := "  "
 		if tv.TaskID == m.list.selected {
 			mark = "› "
@@ -167,7 +167,7 @@ func (m *Model) viewList(rows int) string {
 			repo = filepath.Base(repo)
 		}
 		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, term.PadRight(ansi.Truncate(safetext.Line(tv.TaskID), idW, "…"), idW),
-			badge, safetext.Line(string(tv.WorkerLane)), m.age(tv, ti), pend, tokens)
+			badge, safetext.Line(string(tv.WorkerLane)), ti.age(tv, m.now()), pend, tokens)
 		line := fixed + ansi.Truncate(safetext.Line(repo), max(w-lipgloss.Width(fixed), 0), "…")
 		if tv.TaskID == m.list.selected {
 			line = t.Selected.Render(term.PadRight(ansi.Strip(line), w))
@@ -188,14 +188,14 @@ func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
 	}
 	m.list.set(msg.tasks, &m.requests)
 	for _, t := range m.list.tasks {
-		ti := m.task(t.TaskID)
+		ti := m.info.task(t.TaskID)
 		// Details give the repository, age, usage and pending interactions the list lacks.
 		if ti.detail == nil || (ti.stale && t.TaskID == m.list.selected) {
-			cmds = append(cmds, m.cmds.fetchDetail(t.TaskID, m.task(t.TaskID)))
+			cmds = append(cmds, m.info.fetchDetail(t.TaskID))
 		}
 	}
 	if m.list.selected != "" {
-		cmds = append(cmds, m.cmds.replay(m.list.selected, m.task(m.list.selected)))
+		cmds = append(cmds, m.info.replay(m.list.selected))
 	}
 	return tea.Batch(cmds...)
 }
@@ -206,15 +206,5 @@ func (m *Model) moveSelection(delta int) tea.Cmd {
 	if !m.list.move(delta) {
 		return nil
 	}
-	return m.selectionChanged()
-}
-
-func (m *Model) selectionChanged() tea.Cmd {
-	ti := m.task(m.list.selected)
-	var cmds []tea.Cmd
-	if ti.detail == nil || ti.stale {
-		cmds = append(cmds, m.cmds.fetchDetail(m.list.selected, m.task(m.list.selected)))
-	}
-	cmds = append(cmds, m.cmds.replay(m.list.selected, m.task(m.list.selected)))
-	return tea.Batch(cmds...)
+	return m.info.selectionChanged(m.list.selected)
 }

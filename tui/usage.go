@@ -119,7 +119,7 @@ func (m *Model) todayUsage() (stats.Usage, bool) {
 	}
 	var total stats.Usage
 	partial := false
-	for id, ti := range m.info {
+	for id, ti := range m.info.byID {
 		tu := m.usageMemo[id]
 		if tu == nil {
 			tu = &taskUsage{}
@@ -130,7 +130,7 @@ func (m *Model) todayUsage() (stats.Usage, bool) {
 		partial = partial || p
 	}
 	for id := range m.usageMemo {
-		if m.info[id] == nil {
+		if m.info.byID[id] == nil {
 			delete(m.usageMemo, id)
 		}
 	}

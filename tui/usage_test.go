@@ -25,7 +25,7 @@ func TestTodayUsage(t *testing.T) {
 	yesterday, morning := now.Add(-20*time.Hour), now.Add(-6*time.Hour)
 
 	// Read from the start: yesterday's 1000 prompt tokens are not today's, the next 500 are.
-	a := m.task("a")
+	a := m.info.task("a")
 	a.replayed = true
 	a.noteUsage(report("a", 3, yesterday, 1000, c(0.01)))
 	a.noteUsage(report("a", 9, morning, 1500, c(0.015)))
@@ -37,7 +37,7 @@ func TestTodayUsage(t *testing.T) {
 	}
 
 	// Created today, journal not read: all its usage is today's. No cost reported: none shown.
-	b := m.task("b")
+	b := m.info.task("b")
 	b.created = morning
 	b.usage = &core.Usage{PromptTokens: 700}
 	if u, partial = m.todayUsage(); u.PromptTokens != 1200 || u.Cost["USD"] != 0.005 || partial {
@@ -45,7 +45,7 @@ func TestTodayUsage(t *testing.T) {
 	}
 
 	// Older, journal not read, changed today: only the growth seen here counts, as a lower bound.
-	d := m.task("d")
+	d := m.info.task("d")
 	d.created, d.usage = yesterday.Add(-time.Hour), &core.Usage{PromptTokens: 5000}
 	d.noteUsage(report("d", 40, now.Add(-time.Minute), 5000, nil))
 	d.noteUsage(report("d", 41, now, 5300, nil))

@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
@@ -147,11 +146,11 @@ func (m *Model) viewFooter() string {
 		case tabDiff:
 			keys = append(keys, m.review.Footer()...)
 		case tabEvents:
-			keys = append(keys, m.task(tv.TaskID).events.Footer()...)
+			keys = append(keys, m.info.task(tv.TaskID).events.Footer()...)
 		case tabContract:
-			keys = append(keys, m.task(tv.TaskID).contract.Footer()...)
+			keys = append(keys, m.info.task(tv.TaskID).contract.Footer()...)
 		case tabChecks:
-			keys = append(keys, m.task(tv.TaskID).checks.Footer()...)
+			keys = append(keys, m.info.task(tv.TaskID).checks.Footer()...)
 		}
 	}
 	keys = append(keys, m.dashKeys().Footer()...)
@@ -311,7 +310,7 @@ func (m *Model) summaryLines(w int) []string {
 	if tv == nil {
 		return nil
 	}
-	ti := m.task(tv.TaskID)
+	ti := m.info.task(tv.TaskID)
 	lines := []string{t.Title.Render(" " + safetext.Line(tv.TaskID))}
 	add := func(label, value string) {
 		if value == "" {
@@ -363,26 +362,13 @@ func (m *Model) summaryLines(w int) []string {
 	return lines
 }
 
-func (m *Model) age(tv core.TaskView, ti *taskInfo) string {
-	created := ti.created
-	if created.IsZero() {
-		if u, err := time.Parse(time.RFC3339Nano, tv.UpdatedAt); err == nil {
-			created = u
-		}
-	}
-	if created.IsZero() {
-		return "-"
-	}
-	return term.HumanAge(m.now().Sub(created))
-}
-
 func (m *Model) viewDetail(w, h int) string {
 	t := m.theme
 	tv := m.selectedTask()
 	var tabs []string
 	for i, name := range tabNames {
 		if detailTab(i) == tabEvents && tv != nil {
-			if f := m.task(tv.TaskID).events.Filtered(); f != "" {
+			if f := m.info.task(tv.TaskID).events.Filtered(); f != "" {
 				name += ": " + f
 			}
 		}
