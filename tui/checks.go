@@ -30,7 +30,7 @@ func (p checksTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	}
 	var cmd tea.Cmd
 	var res checks.Result
-	ti.checks, cmd, res = ti.checks.Resize(m.detailWidth(), m.detailHeight()).Update(msg)
+	ti.checks, cmd, res = ti.checks.Resize(m.layout().detail()).Update(msg)
 	if res.Status != "" {
 		m.setStatus(res.Status, false, tv.TaskID)
 	}
@@ -56,7 +56,7 @@ func (m *Model) checksNeed() tea.Cmd {
 		return nil
 	}
 	var cmd tea.Cmd
-	ti.checks, cmd = ti.checks.Resize(m.detailWidth(), m.detailHeight()).OnScreen()
+	ti.checks, cmd = ti.checks.Resize(m.layout().detail()).OnScreen()
 	return cmd
 }
 

@@ -19,7 +19,7 @@ func (p contractTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	var res contract.Result
-	ti.contract, _, res = ti.contract.Resize(m.detailWidth(), m.detailHeight()).Update(msg)
+	ti.contract, _, res = ti.contract.Resize(m.layout().detail()).Update(msg)
 	if res.Status != "" {
 		m.setStatus(res.Status, false, tv.TaskID)
 	}

@@ -162,9 +162,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		hidden := m.tooSmall()
+		hidden := m.layout().tooSmall()
 		m.width, m.height = msg.Width, msg.Height
-		if hidden && !m.tooSmall() {
+		if hidden && !m.layout().tooSmall() {
 			// A prompt behind the too-small notice was never faced: its grace starts now.
 			m.dialogs.Regrace(m.now())
 		}
@@ -266,7 +266,7 @@ func (m *Model) timers() tea.Cmd {
 // they are text. A paste only ever goes to a text input.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	alone, quiet := m.gate.key(m.opts.animate)
-	if m.tooSmall() {
+	if m.layout().tooSmall() {
 		// Only the notice is on screen: nothing behind it may take a key but quitting.
 		if msg.Type == tea.KeyCtrlC || key.Matches(msg, m.keys.Quit) {
 			return tea.Batch(quiet, m.askQuit())
@@ -371,12 +371,6 @@ func (m *Model) dialogKey(top dialog.Dialog, msg tea.KeyMsg, alone bool) tea.Cmd
 		m.lastForm = d.Value()
 	}
 	return m.apply(top, res, alone)
-}
-
-// tooSmall says the terminal is below the size the dashboard draws in: the screen shows only a
-// notice saying so.
-func (m *Model) tooSmall() bool {
-	return m.width > 0 && m.height > 0 && (m.width < minWidth || m.height < minHeight)
 }
 
 // ui is what the parts of the dashboard share to draw and read keys: the theme, the key map

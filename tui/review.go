@@ -16,7 +16,8 @@ import (
 
 // reviewAt is the review tab placed where the selected task's detail is drawn.
 func (m *Model) reviewAt() review.Review {
-	p := review.Place{Screen: m.width, Width: m.detailWidth(), Height: m.detailHeight()}
+	l := m.layout()
+	p := review.Place{Screen: m.width, Width: l.detailWidth(), Height: l.detailHeight()}
 	if tv := m.list.selectedTask(); tv != nil {
 		p.Task = *tv
 	}

@@ -117,9 +117,9 @@ func (l *taskList) resumable() int {
 	return n
 }
 
-func (m *Model) viewList(rows int) string {
+// viewList draws the task list w wide, rows tasks and its title.
+func (m *Model) viewList(w, rows int) string {
 	t := m.theme
-	w := m.listWidth()
 	title := fmt.Sprintf(" Tasks (%d)", len(m.list.tasks))
 	lines := []string{t.Title.Render(term.PadRight(title, w))}
 	if len(m.list.tasks) == 0 {
