@@ -29,7 +29,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 				}
 			}
 		case core.ActionFinalize:
-			delete(m.finalizing, req.Task())
+			delete(m.waits.finalizing, req.Task())
 		case core.ActionSteer:
 			// The steer dialog waits for the answer: it keeps the text and shows why.
 			if d := m.dialogs.Steer(req.Task()); d != nil && d.Sending() {
@@ -63,8 +63,8 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 	case core.ActionFinalize:
 		if msg.view.CommitHash != "" {
 			// The committed event may have shown the notice already.
-			if _, ok := m.finalizing[req.Task()]; ok {
-				delete(m.finalizing, req.Task())
+			if _, ok := m.waits.finalizing[req.Task()]; ok {
+				delete(m.waits.finalizing, req.Task())
 				m.push(dialog.CommitNotice(req.Task(), msg.view.CommitHash, msg.view.Branch, msg.view.IntegrationCommand))
 			}
 			m.setStatus("committed "+req.Task()+" as "+msg.view.CommitHash, false, req.Task())
@@ -218,7 +218,7 @@ func (m *Model) carryOut(d dialog.Dialog, res intent.Result) tea.Cmd {
 	var cmd tea.Cmd
 	if res.Control != nil {
 		if res.Control.Action() == core.ActionFinalize {
-			m.finalizing[res.Control.Task()] = m.now()
+			m.waits.finalizing[res.Control.Task()] = m.now()
 			m.setStatus("finalizing "+res.Control.Task()+": verifying and committing…", false, "")
 		}
 		cmd = m.cmds.control(res.Control)

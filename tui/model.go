@@ -86,10 +86,8 @@ type Model struct {
 	requests      requests // waiting for the person (requests.go)
 	dialogs       dialog.Stack
 	tab           detailTab
-	finalizing    map[string]time.Time
 	status        status
-	spin          spinner.Model
-	spinning      bool
+	waits         waits // the tasks in a wait, and the spinner (status.go)
 	graceTimer    bool
 	gate          answerGate
 	lastForm      intent.NewTask
@@ -130,12 +128,11 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	cmds := &commands{svc: svc, ctx: ctx, checkDrafts: opts.CheckDrafts, awayHook: opts.Away}
 	u := ui{theme: theme, keys: keys, now: opts.Now}
 	return &Model{
-		cmds: cmds, opts: opts, log: lg, attach: attach, ui: u, spin: sp,
+		cmds: cmds, opts: opts, log: lg, attach: attach, ui: u, waits: waits{finalizing: map[string]time.Time{}, spin: sp},
 		info: taskData{byID: map[string]*taskInfo{}, cmds: cmds, ui: u,
 			events: &events.Env{Theme: theme, Keys: keys, Ctx: ctx, Journal: svc}},
-		finalizing: map[string]time.Time{},
-		lastForm:   intent.NewTask{RepoDir: opts.Dir, Lane: core.LaneFast},
-		review:     review.New(review.Config{Service: svc, Context: ctx, Theme: theme, Keys: keys, Now: opts.Now, Monochrome: opts.Monochrome}),
+		lastForm: intent.NewTask{RepoDir: opts.Dir, Lane: core.LaneFast},
+		review:   review.New(review.Config{Service: svc, Context: ctx, Theme: theme, Keys: keys, Now: opts.Now, Monochrome: opts.Monochrome}),
 	}
 }
 
@@ -190,12 +187,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case redrawMsg:
 		m.graceTimer = false
 	case spinner.TickMsg:
-		if m.anyWaiting() {
+		if m.waits.any(m.list.tasks) {
 			var cmd tea.Cmd
-			m.spin, cmd = m.spin.Update(msg)
+			m.waits.spin, cmd = m.waits.spin.Update(msg)
 			cmds = append(cmds, cmd)
 		} else {
-			m.spinning = false
+			m.waits.spinning = false
 		}
 	case tasksMsg:
 		cmds = append(cmds, m.onTasks(msg))
@@ -250,9 +247,9 @@ func (m *Model) timers() tea.Cmd {
 		return nil
 	}
 	var cmds []tea.Cmd
-	if !m.spinning && m.anyWaiting() {
-		m.spinning = true
-		cmds = append(cmds, m.spin.Tick)
+	if !m.waits.spinning && m.waits.any(m.list.tasks) {
+		m.waits.spinning = true
+		cmds = append(cmds, m.waits.spin.Tick)
 	}
 	if left := m.dialogs.GraceLeft(m.now()); left > 0 && !m.graceTimer {
 		m.graceTimer = true

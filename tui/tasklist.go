@@ -148,8 +148,8 @@ func (m *Model) viewList(w, rows int) string {
 		switch {
 		case attentionOf(tv, &m.requests) == attnWaiting:
 			pend = t.Pending.Render("!")
-		case m.isWaiting(tv):
-			pend = m.spin.View()
+		case m.waits.waiting(tv):
+			pend = m.waits.spin.View()
 		}
 		badge := t.Badge(tv.State)
 		if failedFinalize(tv) {

@@ -192,8 +192,8 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 		cmds = append(cmds, m.info.detailIfSelected(ev.TaskID, m.list.selected))
 	case core.EventCommitted:
 		if d, ok := core.DataOf[core.CommittedData](ev); ok {
-			if _, ok := m.finalizing[ev.TaskID]; ok {
-				delete(m.finalizing, ev.TaskID)
+			if _, ok := m.waits.finalizing[ev.TaskID]; ok {
+				delete(m.waits.finalizing, ev.TaskID)
 				m.push(dialog.CommitNotice(ev.TaskID, d.CommitHash, d.Branch, d.IntegrationCommand))
 				m.setStatus("committed "+ev.TaskID+" as "+d.CommitHash, false, ev.TaskID)
 			}

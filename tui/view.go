@@ -101,7 +101,7 @@ func (m *Model) viewHeader() string {
 		rightText = strings.Join(right, " · ") + " "
 	}
 	line1 := t.Header.Render(term.FitBetween(left, rightText, m.width))
-	if msg, isErr := m.currentStatus(); msg != "" {
+	if msg, isErr := m.status.current(m.now(), &m.list, m.width, m.height); msg != "" {
 		st := t.HeaderDim
 		if isErr {
 			st = t.Error
@@ -201,7 +201,7 @@ func (m *Model) summaryLines(w int) []string {
 		}
 		add("risks", fmt.Sprintf("⚠ %d file(s) hold hidden characters, look-alikes or binary content: %s", len(names), strings.Join(names, ", ")))
 	}
-	if w := m.waitLabel(*tv); w != "" {
+	if w := m.waits.label(*tv, ti.since, m.now()); w != "" {
 		// The spinner is styled and the rest is ours (a state, an age): sanitizing it, as add
 		// does with what a task says, would print the spinner's colour codes as text.
 		lines = append(lines, " "+t.Dim.Render(term.PadRight("now", 11))+w)
@@ -249,7 +249,7 @@ func (m *Model) viewDetail(w, h int) string {
 		info += " (" + tv.Phase + ")"
 	}
 	info = safetext.Line(info)
-	if wl := m.waitLabel(*tv); wl != "" {
+	if wl := m.waits.label(*tv, m.info.task(tv.TaskID).since, m.now()); wl != "" {
 		info += " " + wl // the styled spinner: the dashboard's own, drawn, not sanitized
 	}
 	bar += t.Dim.Render(ansi.Truncate(info, max(w-lipgloss.Width(bar), 0), "…"))
