@@ -33,11 +33,11 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 		case core.ActionSteer:
 			// The steer dialog waits for the answer: it keeps the text and shows why.
 			if d := m.dialogs.Steer(req.Task()); d != nil && d.Sending() {
-				d.Refused(m.describeError(msg.err))
+				d.Refused(m.attach.describeError(msg.err))
 				return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(req.Task()))
 			}
 		}
-		n := m.errorNotice(req.Action()+" "+req.Task()+" failed", msg.err)
+		n := m.attach.errorNotice(req.Action()+" "+req.Task()+" failed", msg.err)
 		if req.Action() == core.ActionSteer && steer.Message != "" {
 			n.AddLines("", "Your message, not sent: "+steer.Message)
 		}
@@ -81,7 +81,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 	id := msg.in.TaskID
 	if msg.err != nil {
 		if msg.resume {
-			m.push(m.errorNotice("resuming "+id+" failed", msg.err))
+			m.push(m.attach.errorNotice("resuming "+id+" failed", msg.err))
 			return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(id))
 		}
 		// A task that could not start is undone by the engine: drop what the dashboard saw of
@@ -92,7 +92,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 			m.reviewDo(review.Forget{TaskID: id})
 		}
 		d := m.newTaskForm(msg.in, id)
-		d.StartFailed(m.describeError(msg.err))
+		d.StartFailed(m.attach.describeError(msg.err))
 		if conflict {
 			// Core names the first field that differs ("contract"); what the form got wrong is
 			// the id.

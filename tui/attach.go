@@ -36,16 +36,19 @@ type Attachment interface {
 // ownerMsg says the attachment changed: the owner went away or a new one answered.
 type ownerMsg struct{}
 
-// attachState is what the model remembers of its attachment.
+// attachState is what the model remembers of its attachment: the owner it last saw, and whether
+// none answers now.
 type attachState struct {
-	owner Owner
-	gone  bool
+	attached Attachment // Options.Attached: nil when this dashboard's engine is its own
+	stateDir string
+	owner    Owner
+	gone     bool
 }
 
 // onOwner takes in a change of the attachment. When the owner leaves, everything shown stays as
 // it was and the header says so; when a new one answers, the views are reloaded from it.
 func (m *Model) onOwner() tea.Cmd {
-	a := m.opts.Attached
+	a := m.attach.attached
 	if a == nil {
 		return nil
 	}
@@ -55,7 +58,7 @@ func (m *Model) onOwner() tea.Cmd {
 		m.attach.gone = true
 		m.setStatus("the owner exited: showing what was last seen until a new owner starts", true, "")
 	case ok && (m.attach.gone || owner != m.attach.owner):
-		m.attach = attachState{owner: owner}
+		m.attach.owner, m.attach.gone = owner, false
 		m.setStatus("attached to "+owner.Describe(), false, "")
 		// The relay re-subscribes by itself too; reloading here does not depend on which of
 		// the two arrives first.
@@ -64,14 +67,14 @@ func (m *Model) onOwner() tea.Cmd {
 	return nil
 }
 
-// attachLabel is the header's account of where the engine runs.
-func (m *Model) attachLabel() string {
-	if m.opts.Attached == nil {
+// label is the header's account of where the engine runs.
+func (a *attachState) label() string {
+	if a.attached == nil {
 		return ""
 	}
-	if m.attach.gone {
-		return "owner " + strings.TrimPrefix(m.attach.owner.Describe(), "reasonixctl ") +
+	if a.gone {
+		return "owner " + strings.TrimPrefix(a.owner.Describe(), "reasonixctl ") +
 			" exited; waiting for an owner: reasonixctl serve starts one"
 	}
-	return "attached to " + m.attach.owner.Describe()
+	return "attached to " + a.owner.Describe()
 }

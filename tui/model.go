@@ -92,10 +92,10 @@ type Model struct {
 	gate          answerGate
 	lastForm      intent.NewTask
 	attach        attachState
-	rp            *replay.Model         // the replay on screen, if any
-	usageMemo     map[string]*taskUsage // each task's share of today's usage (usage.go)
-	review        review.Review         // the review tab: every task's review (tui/review)
-	attn          attentionWatch        // each task's attention group and the terminal's focus (attention.go)
+	rp            *replay.Model  // the replay on screen, if any
+	usage         usageToday     // each task's share of today's usage (usage.go)
+	review        review.Review  // the review tab: every task's review (tui/review)
+	attn          attentionWatch // each task's attention group and the terminal's focus (attention.go)
 }
 
 // NewModel builds the dashboard model over svc; Run wraps it in a program.
@@ -120,15 +120,15 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	}
 	keys := bind.DefaultKeyMap()
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(theme.Pending))
-	var attach attachState
+	attach := attachState{attached: opts.Attached, stateDir: opts.StateDir}
 	if opts.Attached != nil {
 		owner, ok := opts.Attached.Owner()
-		attach = attachState{owner: owner, gone: !ok}
+		attach.owner, attach.gone = owner, !ok
 	}
 	cmds := &commands{svc: svc, ctx: ctx, checkDrafts: opts.CheckDrafts, awayHook: opts.Away}
 	u := ui{theme: theme, keys: keys, now: opts.Now}
 	return &Model{
-		cmds: cmds, opts: opts, log: lg, attach: attach, ui: u, waits: waits{finalizing: map[string]time.Time{}, spin: sp},
+		cmds: cmds, opts: opts, log: lg, attach: attach, attn: attentionWatch{notify: opts.Notify, out: opts.Output}, ui: u, waits: waits{finalizing: map[string]time.Time{}, spin: sp},
 		info: taskData{byID: map[string]*taskInfo{}, cmds: cmds, ui: u,
 			events: &events.Env{Theme: theme, Keys: keys, Ctx: ctx, Journal: svc}},
 		lastForm: intent.NewTask{RepoDir: opts.Dir, Lane: core.LaneFast},
@@ -172,7 +172,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, m.release(h))
 		}
 	case tea.FocusMsg, tea.BlurMsg:
-		m.onFocus(msg)
+		m.attn.onFocus(msg)
 	case tea.ResumeMsg:
 		cmds = append(cmds, m.cmds.away(false), m.cmds.refreshList(&m.list))
 	case eventMsg:
@@ -233,7 +233,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	m.surfacePrompt()
 	m.followDialogs()
-	cmds = append(cmds, m.attend())
+	cmds = append(cmds, m.attn.attend(&m.list, &m.requests))
 	m.info.trackStates(m.list.tasks, m.now())
 	cmds = append(cmds, m.checksNeed())
 	cmds = append(cmds, m.timers())

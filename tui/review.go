@@ -43,7 +43,7 @@ func (m *Model) carryReview(cmd tea.Cmd, res review.Result) tea.Cmd {
 		m.push(res.Open)
 	}
 	if f := res.Failed; f != nil {
-		m.push(m.errorNotice(f.Title, f.Err))
+		m.push(m.attach.errorNotice(f.Title, f.Err))
 	}
 	cmds := []tea.Cmd{cmd}
 	if res.Do != nil {

@@ -31,7 +31,7 @@ func TestTodayUsage(t *testing.T) {
 	a.noteUsage(report("a", 9, morning, 1500, c(0.015)))
 	a.noteUsage(report("a", 9, morning, 1500, c(0.015))) // the same report again (live, then replayed)
 	a.noteAgent(core.Event{TaskID: "a", Seq: 10, Type: core.EventAgentMessage})
-	u, partial := m.todayUsage()
+	u, partial := m.usage.today(m.info.byID, m.list.tasks, m.now())
 	if u.PromptTokens != 500 || u.Cost["USD"] != 0.005 || partial {
 		t.Fatalf("replayed task: %+v partial %v", u, partial)
 	}
@@ -40,7 +40,7 @@ func TestTodayUsage(t *testing.T) {
 	b := m.info.task("b")
 	b.created = morning
 	b.usage = &core.Usage{PromptTokens: 700}
-	if u, partial = m.todayUsage(); u.PromptTokens != 1200 || u.Cost["USD"] != 0.005 || partial {
+	if u, partial = m.usage.today(m.info.byID, m.list.tasks, m.now()); u.PromptTokens != 1200 || u.Cost["USD"] != 0.005 || partial {
 		t.Fatalf("with a task of today: %+v partial %v", u, partial)
 	}
 
@@ -49,10 +49,10 @@ func TestTodayUsage(t *testing.T) {
 	d.created, d.usage = yesterday.Add(-time.Hour), &core.Usage{PromptTokens: 5000}
 	d.noteUsage(report("d", 40, now.Add(-time.Minute), 5000, nil))
 	d.noteUsage(report("d", 41, now, 5300, nil))
-	if u, partial = m.todayUsage(); u.PromptTokens != 1500 || !partial {
+	if u, partial = m.usage.today(m.info.byID, m.list.tasks, m.now()); u.PromptTokens != 1500 || !partial {
 		t.Fatalf("with a partly known task: %+v partial %v", u, partial)
 	}
-	if got := m.usageHeader(); got != "today ≥1.5k tokens · est. $0.0050" {
+	if got := m.usage.header(m.info.byID, m.list.tasks, m.now()); got != "today ≥1.5k tokens · est. $0.0050" {
 		t.Fatalf("header %q", got)
 	}
 }

@@ -85,7 +85,7 @@ func tooSmallNotice(w, h int) string {
 func (m *Model) viewHeader() string {
 	t := m.theme
 	left := " reasonixctl  state " + m.opts.StateDir + "  worker " + term.OrDash(m.opts.WorkerVersion)
-	if a := m.attachLabel(); a != "" {
+	if a := m.attach.label(); a != "" {
 		left = " reasonixctl  " + a + "  state " + m.opts.StateDir
 	}
 	var right []string
@@ -110,7 +110,7 @@ func (m *Model) viewHeader() string {
 	}
 
 	// What needs the person comes first; fitBetween cuts the usage before the counts.
-	stats := " " + attentionCounts(m.list.tasks, &m.requests) + "  │  " + safetext.Line(m.usageHeader()) // the worker names the currency
+	stats := " " + attentionCounts(m.list.tasks, &m.requests) + "  │  " + safetext.Line(m.usage.header(m.info.byID, m.list.tasks, m.now())) // the worker names the currency
 	scope := "active tasks "
 	if m.list.showAll {
 		scope = "all tasks "
@@ -152,9 +152,9 @@ func (m *Model) viewFooter() string {
 // viewDialog frames the top dialog d (dialog.Stack.View), first giving it what the root knows
 // that changed: that no owner answers an attached dashboard, the steered task's state.
 func (m *Model) viewDialog(d dialog.Dialog, height int) string {
-	if nd, ok := d.(*dialog.Notice); ok && nd.TellsError() && m.attach.gone {
+	if nd, ok := d.(*dialog.Notice); ok && nd.TellsError() {
 		// The error came while no owner answers: say that, not the error's generic advice.
-		nd.NextInstead(ownerGoneNext(m.opts.StateDir))
+		m.attach.explain(nd)
 	}
 	if sd, ok := d.(*dialog.Steer); ok {
 		if i := m.list.index(sd.TaskID()); i >= 0 {
