@@ -91,7 +91,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 			delete(m.info.byID, id)
 			m.reviewDo(review.Forget{TaskID: id})
 		}
-		d := m.newTaskForm(msg.in, id)
+		d := m.list.newTaskForm(msg.in, id)
 		d.StartFailed(m.attach.describeError(msg.err))
 		if conflict {
 			// Core names the first field that differs ("contract"); what the form got wrong is
@@ -164,7 +164,7 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 			m.push(dialog.NothingToFinalize(t.TaskID))
 			return nil
 		}
-		m.push(m.finalizeForm(ti))
+		m.push(finalizeForm(ti, &m.review))
 		return m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true})
 	case core.ActionCancel:
 		m.push(dialog.NewConfirm("Cancel task "+t.TaskID+"?",

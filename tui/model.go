@@ -228,11 +228,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.rp != nil {
 			m.rp, _, _ = m.rp.Update(msg)
 		}
-	default:
-		cmds = append(cmds, m.onResult(msg))
+	// The results of a review, editor or apply command: each is a typed message, most of them
+	// carrying their task's id.
+	case review.Message:
+		cmds = append(cmds, m.reviewDo(msg))
+	case contractEditedMsg:
+		if d, ok := m.dialogs.Top().(*dialog.NewTask); ok {
+			d.Edited(msg.path, msg.err)
+		}
+	case applyMsg:
+		cmds = append(cmds, m.onApply(msg))
 	}
 	m.surfacePrompt()
-	m.followDialogs()
+	followPreviews(&m.dialogs, &m.review)
 	cmds = append(cmds, m.attn.attend(&m.list, &m.requests))
 	m.info.trackStates(m.list.tasks, m.now())
 	cmds = append(cmds, m.checksNeed())
@@ -358,7 +366,7 @@ func (m *Model) dialogKey(top dialog.Dialog, msg tea.KeyMsg, alone bool) tea.Cmd
 	case dialog.AskQuit:
 		return m.askQuit()
 	case dialog.ShowHelp:
-		m.openHelp()
+		m.push(dialog.NewHelp(m.helpGroups()))
 		return nil
 	}
 	res := top.Update(msg, m.keys)

@@ -58,20 +58,6 @@ func (m *Model) carryReview(cmd tea.Cmd, res review.Result) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// onResult hands the result of a review, editor or apply command to its handler: each is a
-// typed message, most of them carrying their task's id.
-func (m *Model) onResult(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case review.Message:
-		return m.reviewDo(msg)
-	case contractEditedMsg:
-		return m.onContractEdited(msg)
-	case applyMsg:
-		return m.onApply(msg)
-	}
-	return nil
-}
-
 // fileRisks says what the review found in each file of a task's diff, by path, in the words the
 // finalize form uses (risks.go).
 func fileRisks(ti *taskInfo) map[string]string {

@@ -199,12 +199,3 @@ func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
 	}
 	return tea.Batch(cmds...)
 }
-
-func (m *Model) selectedTask() *core.TaskView { return m.list.selectedTask() }
-
-func (m *Model) moveSelection(delta int) tea.Cmd {
-	if !m.list.move(delta) {
-		return nil
-	}
-	return m.info.selectionChanged(m.list.selected)
-}

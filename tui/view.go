@@ -167,7 +167,7 @@ func (m *Model) viewDialog(d dialog.Dialog, height int) string {
 // summaryLines are the lines of the selected task's summary at width w; none without a task.
 func (m *Model) summaryLines(w int) []string {
 	t := m.theme
-	tv := m.selectedTask()
+	tv := m.list.selectedTask()
 	if tv == nil {
 		return nil
 	}
@@ -225,7 +225,7 @@ func (m *Model) summaryLines(w int) []string {
 
 func (m *Model) viewDetail(w, h int) string {
 	t := m.theme
-	tv := m.selectedTask()
+	tv := m.list.selectedTask()
 	var tabs []string
 	for i, name := range tabNames {
 		if detailTab(i) == tabEvents && tv != nil {
