@@ -23,7 +23,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 			if p := m.requests.find(respond.InteractionID); p != nil {
 				p.answering = false
 				if e.Code == core.CodeInteractionNotFound {
-					m.dropPending(respond.InteractionID)
+					m.requests.forget(respond.InteractionID, &m.dialogs)
 					m.setStatus(respond.InteractionID+" was already answered elsewhere; the first answer counts", false, req.Task())
 					return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(req.Task()))
 				}
@@ -58,7 +58,7 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 		if what == "" {
 			what = respond.Decision
 		}
-		m.dropPending(respond.InteractionID)
+		m.requests.forget(respond.InteractionID, &m.dialogs)
 		m.setStatus("answered "+respond.InteractionID+": "+what, false, "")
 	case core.ActionFinalize:
 		if msg.view.CommitHash != "" {
@@ -114,19 +114,6 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 	return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(msg.res.TaskID), m.info.replay(msg.res.TaskID))
 }
 
-// openRequestOf opens the waiting request of a task over the open dialogs, as `i` does.
-func (m *Model) openRequestOf(taskID string) tea.Cmd {
-	for _, p := range m.requests.items {
-		if p.taskID == taskID && !p.answering {
-			p.deferred = false
-			m.openPrompt(p)
-			return nil
-		}
-	}
-	m.setStatus(taskID+" has no request waiting here yet: ctrl+r reloads it", false, taskID)
-	return nil
-}
-
 // askSuspend suspends the dashboard, first asking when it runs the engine of working tasks:
 // while this process is stopped, so are they.
 func (m *Model) askSuspend() tea.Cmd {
@@ -166,6 +153,14 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 		}
 		m.push(finalizeForm(ti, &m.review))
 		return m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true})
+	case core.ActionRebase:
+		// Moves t onto its checkout's HEAD; the engine says why not when the change still
+		// applies or the worktree moved.
+		m.push(dialog.NewConfirm("Move "+t.TaskID+" onto its checkout's HEAD?",
+			"The change is merged onto the checkout's current HEAD; files that conflict get conflict markers, and a repair round "+
+				"(it counts against the limit) asks the worker to resolve them. The contract and write scope stay the same; "+
+				"you review the new revision before finalize.",
+			core.Rebase{TaskID: t.TaskID}))
 	case core.ActionCancel:
 		m.push(dialog.NewConfirm("Cancel task "+t.TaskID+"?",
 			"The worker stops, pending questions are dropped and nothing is committed. The branch and worktree stay for inspection.",
@@ -256,7 +251,13 @@ func (m *Model) perform(a intent.Action) tea.Cmd {
 	case intent.SaveComment, intent.SendComments:
 		return m.reviewDo(a)
 	case intent.OpenRequest:
-		return m.openRequestOf(a.TaskID)
+		// The task's waiting request, over the open dialogs, as `i` opens it.
+		if p := m.requests.waitingOf(a.TaskID); p != nil {
+			p.deferred = false
+			m.push(m.requests.prompt(p, m.info.task(p.taskID).lastAgent))
+			return nil
+		}
+		m.setStatus(a.TaskID+" has no request waiting here yet: ctrl+r reloads it", false, a.TaskID)
 	case intent.Grants:
 		return m.cmds.grants(a)
 	}

@@ -3,8 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-
-	tea "github.com/charmbracelet/bubbletea"
 )
 
 // Owner is the process that owns the state directory a dashboard is attached to.
@@ -45,26 +43,23 @@ type attachState struct {
 	gone     bool
 }
 
-// onOwner takes in a change of the attachment. When the owner leaves, everything shown stays as
-// it was and the header says so; when a new one answers, the views are reloaded from it.
-func (m *Model) onOwner() tea.Cmd {
-	a := m.attach.attached
-	if a == nil {
-		return nil
+// follow takes in a change of the attachment: what the status line says of it, if anything, and
+// whether to reload the views. When the owner leaves, everything shown stays as it was and the
+// header says so; when a new one answers, the views are reloaded from it.
+func (a *attachState) follow() (say string, isErr, reload bool) {
+	if a.attached == nil {
+		return "", false, false
 	}
-	owner, ok := a.Owner()
+	owner, ok := a.attached.Owner()
 	switch {
-	case !ok && !m.attach.gone:
-		m.attach.gone = true
-		m.setStatus("the owner exited: showing what was last seen until a new owner starts", true, "")
-	case ok && (m.attach.gone || owner != m.attach.owner):
-		m.attach.owner, m.attach.gone = owner, false
-		m.setStatus("attached to "+owner.Describe(), false, "")
-		// The relay re-subscribes by itself too; reloading here does not depend on which of
-		// the two arrives first.
-		return m.resync(nil)
+	case !ok && !a.gone:
+		a.gone = true
+		return "the owner exited: showing what was last seen until a new owner starts", true, false
+	case ok && (a.gone || owner != a.owner):
+		a.owner, a.gone = owner, false
+		return "attached to " + owner.Describe(), false, true
 	}
-	return nil
+	return "", false, false
 }
 
 // label is the header's account of where the engine runs.

@@ -197,11 +197,8 @@ func (w *attentionWatch) notifyOf(tv core.TaskView, r *requests) tea.Cmd {
 		return nil
 	}
 	var ia *core.Interaction
-	for _, p := range r.items {
-		if p.taskID == tv.TaskID && !p.answering {
-			ia = &p.ia
-			break
-		}
+	if p := r.waitingOf(tv.TaskID); p != nil {
+		ia = &p.ia
 	}
 	msg := notification(tv.TaskID, attentionOf(tv, r), ia)
 	out := w.out

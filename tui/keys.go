@@ -41,7 +41,6 @@ func (m *Model) actionKeys() bind.Table[tea.Cmd] {
 		answer.Short = "answer"
 	}
 	rebase := action(k.Rebase, "", core.ActionRebase)
-	rebase.Run = func(tea.KeyMsg) tea.Cmd { return m.rebaseTask(t) }
 	if t != nil && conflictsWithHead(&m.review, t.TaskID) {
 		// Offered in the footer only when the change no longer applies: in any other review
 		// the engine refuses it as needless.

@@ -168,8 +168,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyMsg:
 		cmds = append(cmds, m.handleKeys(msg))
 	case keyQuietMsg:
-		if h := m.gate.settle(msg.n); h != nil {
-			cmds = append(cmds, m.release(h))
+		if h := m.gate.release(msg.n, &m.dialogs); h != nil {
+			cmds = append(cmds, m.carryOut(h.prompt, h.res))
 		}
 	case tea.FocusMsg, tea.BlurMsg:
 		m.attn.onFocus(msg)
@@ -218,7 +218,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			d.Drafted(core.DraftResult{Path: msg.path, Draft: msg.draft, Checked: msg.checked}, msg.err)
 		}
 	case ownerMsg:
-		cmds = append(cmds, m.onOwner())
+		if say, isErr, reload := m.attach.follow(); say != "" {
+			m.setStatus(say, isErr, "")
+			if reload {
+				// The relay re-subscribes by itself too; reloading here does not depend on
+				// which of the two arrives first.
+				cmds = append(cmds, m.resync(nil))
+			}
+		}
 	case checks.LogRead:
 		ti := m.info.task(msg.TaskID)
 		ti.checks, _, _ = ti.checks.Update(msg)
@@ -287,7 +294,12 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	}
 	if msg.Paste {
 		if typing && top != nil && !m.dialogs.Swallow(m.now()) {
-			return tea.Batch(quiet, m.apply(top, top.Update(msg, m.keys), false))
+			res := top.Update(msg, m.keys)
+			var cmd tea.Cmd
+			if m.gate.admit(top, res, false) {
+				cmd = m.carryOut(top, res)
+			}
+			return tea.Batch(quiet, cmd)
 		}
 		if typing && top == nil {
 			return tea.Batch(quiet, m.handleKey(msg, false))
@@ -375,7 +387,10 @@ func (m *Model) dialogKey(top dialog.Dialog, msg tea.KeyMsg, alone bool) tea.Cmd
 		// after a failed start, a drafted contract), not with the last submission's.
 		m.lastForm = d.Value()
 	}
-	return m.apply(top, res, alone)
+	if !m.gate.admit(top, res, alone) {
+		return nil
+	}
+	return m.carryOut(top, res)
 }
 
 // ui is what the parts of the dashboard share to draw and read keys: the theme, the key map

@@ -186,7 +186,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 				// line outlives the task's state change that follows at once.
 				m.setStatus("answered by "+words.AnsweredBy(ia.Response)+": "+words.ResponseText(ia)+" ("+ia.ID+" of "+ev.TaskID+")", false, "")
 			}
-			m.dropPending(ia.ID)
+			m.requests.forget(ia.ID, &m.dialogs)
 		}
 	case core.EventReviewReady, core.EventVerification:
 		cmds = append(cmds, m.info.detailIfSelected(ev.TaskID, m.list.selected))
@@ -286,7 +286,7 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 		if ia.Status == core.InteractionPending {
 			m.requests.add(msg.taskID, ia)
 		} else {
-			m.dropPending(ia.ID)
+			m.requests.forget(ia.ID, &m.dialogs)
 		}
 	}
 	return cmd
