@@ -89,7 +89,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 		conflict := core.AsError(msg.err).Code == core.CodeTaskConflict
 		if m.list.index(id) < 0 || !conflict {
 			delete(m.info.byID, id)
-			m.reviewDo(review.Forget{TaskID: id})
+			diffTab{m}.send(review.Forget{TaskID: id})
 		}
 		d := m.list.newTaskForm(msg.in, id)
 		d.StartFailed(m.attach.describeError(msg.err))
@@ -152,7 +152,7 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 			return nil
 		}
 		m.push(finalizeForm(ti, &m.review))
-		return m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true})
+		return diffTab{m}.send(review.RefreshPreview{TaskID: t.TaskID, Force: true})
 	case core.ActionRebase:
 		// Moves t onto its checkout's HEAD; the engine says why not when the change still
 		// applies or the worktree moved.
@@ -249,7 +249,7 @@ func (m *Model) perform(a intent.Action) tea.Cmd {
 	case intent.Copy:
 		return m.copyText(a.Text, a.What)
 	case intent.SaveComment, intent.SendComments:
-		return m.reviewDo(a)
+		return diffTab{m}.send(a)
 	case intent.OpenRequest:
 		// The task's waiting request, over the open dialogs, as `i` opens it.
 		if p := m.requests.waitingOf(a.TaskID); p != nil {

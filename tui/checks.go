@@ -45,9 +45,10 @@ func (p checksTab) view(w, h int) string {
 	return ti.checks.View(w, h)
 }
 
-// checksNeed tells the selected task's checks tab, while it is on screen, its size and that it
-// is seen: it reads the selected check's log then, and lays it out once rather than per frame.
-func (m *Model) checksNeed() tea.Cmd {
+// onScreen tells the selected task's checks tab, while it is on screen, its size and that it is
+// seen: it reads the selected check's log then, and lays it out once rather than per frame.
+func (p checksTab) onScreen() tea.Cmd {
+	m := p.m
 	if m.tab != tabChecks || m.rp != nil {
 		return nil
 	}

@@ -101,12 +101,12 @@ func (m *Model) dashKeys() bind.Table[tea.Cmd] {
 	reload := func(tea.KeyMsg) tea.Cmd {
 		cmds := []tea.Cmd{m.cmds.refreshList(&m.list)}
 		if t != nil {
-			cmds = append(cmds, m.info.fetchDetail(t.TaskID), m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true}))
+			cmds = append(cmds, m.info.fetchDetail(t.TaskID), diffTab{m}.send(review.RefreshPreview{TaskID: t.TaskID, Force: true}))
 		}
 		return tea.Batch(cmds...)
 	}
 	return bind.Table[tea.Cmd]{
-		{Key: k.Replay, Short: short(t != nil, "replay"), Run: func(tea.KeyMsg) tea.Cmd { return m.openReplay(t) }, WhyNot: needTask},
+		{Key: k.Replay, Short: short(t != nil, "replay"), Run: func(tea.KeyMsg) tea.Cmd { return replayPane{m}.open(t) }, WhyNot: needTask},
 		{Key: k.Up, Run: func(tea.KeyMsg) tea.Cmd { return move(-1) }},
 		{Key: k.Down, Short: short(len(m.list.tasks) > 1, "task"), Run: func(tea.KeyMsg) tea.Cmd { return move(1) }},
 		{Key: k.NextView, Short: short(t != nil, "view"), Run: func(tea.KeyMsg) tea.Cmd { m.tab = (m.tab + 1) % tabCount; return nil }},

@@ -183,7 +183,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// Re-renders (ages, elapsed times and the grace cue read the clock in View), and looks
 		// whether the selected task's checkout moved under its apply line.
 		m.graceTimer = false
-		cmds = append(cmds, m.reviewDo(review.Tick{TaskID: m.list.selected}))
+		cmds = append(cmds, diffTab{m}.send(review.Tick{TaskID: m.list.selected}))
 	case redrawMsg:
 		m.graceTimer = false
 	case spinner.TickMsg:
@@ -201,9 +201,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case replayMsg:
 		m.onReplay(msg)
 	case events.PageMsg:
-		cmds = append(cmds, m.toEvents(msg.TaskID, msg))
+		cmds = append(cmds, eventsTab{m}.deliver(msg.TaskID, msg))
 	case events.SearchPageMsg:
-		cmds = append(cmds, m.toEvents(msg.TaskID, msg))
+		cmds = append(cmds, eventsTab{m}.deliver(msg.TaskID, msg))
 	case controlMsg:
 		cmds = append(cmds, m.onControl(msg))
 	case delegateMsg:
@@ -238,7 +238,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	// The results of a review, editor or apply command: each is a typed message, most of them
 	// carrying their task's id.
 	case review.Message:
-		cmds = append(cmds, m.reviewDo(msg))
+		cmds = append(cmds, diffTab{m}.send(msg))
 	case contractEditedMsg:
 		if d, ok := m.dialogs.Top().(*dialog.NewTask); ok {
 			d.Edited(msg.path, msg.err)
@@ -250,7 +250,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	followPreviews(&m.dialogs, &m.review)
 	cmds = append(cmds, m.attn.attend(&m.list, &m.requests))
 	m.info.trackStates(m.list.tasks, m.now())
-	cmds = append(cmds, m.checksNeed())
+	cmds = append(cmds, checksTab{m}.onScreen())
 	cmds = append(cmds, m.timers())
 	return m, tea.Batch(cmds...)
 }

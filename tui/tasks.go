@@ -275,12 +275,12 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 		ti.usageGen++
 		ti.noteSnapshot(d.LastSeq, *d.Usage, m.now())
 	}
-	m.reviewDo(review.Loaded{TaskID: msg.taskID, Detail: d, Risks: fileRisks(ti)})
+	diffTab{m}.send(review.Loaded{TaskID: msg.taskID, Detail: d, Risks: fileRisks(ti)})
 	ti.contract = ti.contract.Show(ti.detail)
 	ti.checks = ti.checks.Show(d.View, d.Verification)
 	m.list.replace(d.View)
 	if msg.taskID == m.list.selected {
-		cmd = tea.Batch(cmd, m.reviewDo(review.RefreshPreview{TaskID: msg.taskID}))
+		cmd = tea.Batch(cmd, diffTab{m}.send(review.RefreshPreview{TaskID: msg.taskID}))
 	}
 	for _, ia := range d.Interactions {
 		if ia.Status == core.InteractionPending {
