@@ -32,14 +32,22 @@ type layout struct {
 	diff          bool // the diff tab is the detail's
 	sideBySide    bool // … and draws its diff side by side at this width (review.SideBySide)
 	tasks         int  // the task list's rows
-	// summary is how many lines the selected task's summary takes at width w.
-	summary func(w int) int
+	// summary is the lines of the selected task's summary at width w; none without a task.
+	summary func(w int) []string
 }
 
 // layout is the screen's layout as the dashboard stands now.
 func (m *Model) layout() layout {
+	summary := func(w int) []string {
+		tv := m.list.selectedTask()
+		if tv == nil {
+			return nil
+		}
+		ti := m.info.task(tv.TaskID)
+		return ti.summary(m.theme, *tv, m.waits.label(*tv, ti.since, m.now()), m.review.Preview(tv.TaskID).Line(), &m.requests, w)
+	}
 	return layout{width: m.width, height: m.height, diff: m.tab == tabDiff, sideBySide: m.review.SideBySide(m.width),
-		tasks: len(m.list.tasks), summary: func(w int) int { return len(m.summaryLines(w)) }}
+		tasks: len(m.list.tasks), summary: summary}
 }
 
 // tooSmall says the terminal is below the size the dashboard draws in: the screen shows only a
@@ -98,7 +106,7 @@ func besideListWidth(w int) int { return term.Clamp(w*2/5, 40, 64) }
 func (l layout) bandHeight() int {
 	bodyH := l.bodyHeight()
 	list := l.listRows() + 1
-	return max(list, min(l.summary(l.width-l.listWidth()-1), max(bodyH/3, list)))
+	return max(list, min(len(l.summary(l.width-l.listWidth()-1)), max(bodyH/3, list)))
 }
 
 // detailHeight is the number of content lines under the detail's tab bar.
@@ -116,10 +124,9 @@ func (l layout) detailHeight() int {
 // detail is the detail's size under its tab bar.
 func (l layout) detail() (width, height int) { return l.detailWidth(), l.detailHeight() }
 
-// body lays the drawn list and detail out in the body, with the selected task's summary (its
-// lines at a width) beside or under the list where there is room for it, and border between
-// the columns.
-func (l layout) body(list, detail string, summary func(w int) []string, border lipgloss.Style) string {
+// body lays the drawn list and detail out in the body, with the selected task's summary beside
+// or under the list where there is room for it, and border between the columns.
+func (l layout) body(list, detail string, border lipgloss.Style) string {
 	bodyH := l.bodyHeight()
 	rows := l.listRows()
 	sep := func(h int) string {
@@ -127,12 +134,12 @@ func (l layout) body(list, detail string, summary func(w int) []string, border l
 	}
 	switch {
 	case l.wide():
-		list += "\n" + summaryBlock(summary, l.listWidth(), bodyH-rows-1)
+		list += "\n" + summaryBlock(l.summary, l.listWidth(), bodyH-rows-1)
 		return lipgloss.JoinHorizontal(lipgloss.Top, term.FixBlock(list, l.listWidth(), bodyH), sep(bodyH), detail)
 	case l.band():
 		bh := l.bandHeight()
 		sw := l.width - l.listWidth() - 1
-		summary := term.FixBlock(strings.Join(summary(sw), "\n"), sw, bh)
+		summary := term.FixBlock(strings.Join(l.summary(sw), "\n"), sw, bh)
 		return lipgloss.JoinHorizontal(lipgloss.Top, term.FixBlock(list, l.listWidth(), bh), sep(bh), summary) + "\n" + detail
 	}
 	return list + "\n" + detail

@@ -36,7 +36,8 @@ func (m *Model) frame() string {
 	header := m.viewHeader()
 	footer := m.viewFooter()
 	bodyH := l.bodyHeight()
-	body := l.body(m.viewList(l.listWidth(), l.listRows()), m.viewDetail(l.detailWidth(), l.detailHeight()), m.summaryLines, m.theme.Border)
+	list := m.list.view(m.theme, l.listWidth(), l.listRows(), &m.info, &m.requests, &m.waits, m.now())
+	body := l.body(list, m.viewDetail(l.detailWidth(), l.detailHeight()), m.theme.Border)
 	if m.rp != nil {
 		body = m.rp.View(m.width, bodyH)
 	}
@@ -164,14 +165,9 @@ func (m *Model) viewDialog(d dialog.Dialog, height int) string {
 	return m.dialogs.View(m.theme, m.keys, m.width, height, m.now())
 }
 
-// summaryLines are the lines of the selected task's summary at width w; none without a task.
-func (m *Model) summaryLines(w int) []string {
-	t := m.theme
-	tv := m.list.selectedTask()
-	if tv == nil {
-		return nil
-	}
-	ti := m.info.task(tv.TaskID)
+// summary is the lines of the task's summary at width w, shown beside the list: what ti keeps of
+// tv, its wait (the spinner and the elapsed time), its apply line and its requests waiting in r.
+func (ti *taskInfo) summary(t term.Theme, tv core.TaskView, wait, apply string, r *requests, w int) []string {
 	lines := []string{t.Title.Render(" " + safetext.Line(tv.TaskID))}
 	add := func(label, value string) {
 		if value == "" {
@@ -201,21 +197,21 @@ func (m *Model) summaryLines(w int) []string {
 		}
 		add("risks", fmt.Sprintf("⚠ %d file(s) hold hidden characters, look-alikes or binary content: %s", len(names), strings.Join(names, ", ")))
 	}
-	if w := m.waits.label(*tv, ti.since, m.now()); w != "" {
+	if wait != "" {
 		// The spinner is styled and the rest is ours (a state, an age): sanitizing it, as add
 		// does with what a task says, would print the spinner's colour codes as text.
-		lines = append(lines, " "+t.Dim.Render(term.PadRight("now", 11))+w)
+		lines = append(lines, " "+t.Dim.Render(term.PadRight("now", 11))+wait)
 	}
 	add("reason", tv.Reason)
 	if tv.State == core.StatePaused {
 		add("resume", "r resumes it where it stopped")
 	}
 	add("commit", tv.CommitHash)
-	add("apply", m.review.Preview(tv.TaskID).Line())
+	add("apply", apply)
 	if u := ti.totalUsage(); u != nil {
 		add("usage", words.Usage(u))
 	}
-	for _, p := range m.requests.items {
+	for _, p := range r.items {
 		if p.taskID == tv.TaskID {
 			add("waiting", p.ia.Kind+" "+p.ia.ID+": "+words.DescribeRequest(p.ia.Request).What+" (i)")
 		}
