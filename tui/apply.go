@@ -21,17 +21,18 @@ type applyMsg struct {
 	err    error
 }
 
-// applyTask starts applying the selected completed task's commit to its source checkout (L):
-// a dry run first, whose answer asks for a confirmation or says why it cannot.
-func (m *Model) applyTask(t *core.TaskView) tea.Cmd {
-	if t == nil {
-		return nil
+// L applies the selected completed task's commit to its source checkout: a dry run first
+// (commands.applyToCheckout), whose answer asks for a confirmation or says why it cannot.
+
+// whyNotApply is why L does nothing on t now: only a completed task's commit can be applied.
+func whyNotApply(t *core.TaskView) string {
+	if why := whyNot(t, ""); why != "" {
+		return why
 	}
 	if t.State != core.StateCompleted {
-		m.setStatus(fmt.Sprintf("%s is %s: only a completed task's commit can be applied to its checkout (finalize it first)", t.TaskID, t.State), true, t.TaskID)
-		return nil
+		return fmt.Sprintf("%s is %s: only a completed task's commit can be applied to its checkout (finalize it first)", t.TaskID, t.State)
 	}
-	return m.cmds.applyToCheckout(t.TaskID, false)
+	return ""
 }
 
 func (m *Model) onApply(msg applyMsg) tea.Cmd {

@@ -46,8 +46,8 @@ func (m *Model) actionKeys() bind.Table[tea.Cmd] {
 		// the engine refuses it as needless.
 		rebase.Short = "rebase"
 	}
-	apply := bind.Binding[tea.Cmd]{Key: k.Apply, Run: func(tea.KeyMsg) tea.Cmd { return m.applyTask(t) },
-		WhyNot: func() string { return whyNot(t, "") }}
+	apply := bind.Binding[tea.Cmd]{Key: k.Apply, Run: func(tea.KeyMsg) tea.Cmd { return m.cmds.applyToCheckout(t.TaskID, false) },
+		WhyNot: func() string { return whyNotApply(t) }}
 	if t != nil && t.State == core.StateCompleted {
 		apply.Short = "apply"
 	}
