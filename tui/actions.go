@@ -23,27 +23,27 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 			if p := m.requests.find(respond.InteractionID); p != nil {
 				p.answering = false
 				if e.Code == core.CodeInteractionNotFound {
-					m.dropPending(respond.InteractionID)
+					m.requests.forget(respond.InteractionID, &m.dialogs)
 					m.setStatus(respond.InteractionID+" was already answered elsewhere; the first answer counts", false, req.Task())
-					return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
+					return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(req.Task()))
 				}
 			}
 		case core.ActionFinalize:
-			delete(m.finalizing, req.Task())
+			delete(m.waits.finalizing, req.Task())
 		case core.ActionSteer:
 			// The steer dialog waits for the answer: it keeps the text and shows why.
 			if d := m.dialogs.Steer(req.Task()); d != nil && d.Sending() {
-				d.Refused(m.describeError(msg.err))
-				return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
+				d.Refused(m.attach.describeError(msg.err))
+				return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(req.Task()))
 			}
 		}
-		n := m.errorNotice(req.Action()+" "+req.Task()+" failed", msg.err)
+		n := m.attach.errorNotice(req.Action()+" "+req.Task()+" failed", msg.err)
 		if req.Action() == core.ActionSteer && steer.Message != "" {
 			n.AddLines("", "Your message, not sent: "+steer.Message)
 		}
 		m.push(n)
 		// The snapshot may have moved on: show the fresh diff and revision.
-		return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
+		return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(req.Task()))
 	}
 	m.list.replace(msg.view)
 	if req.Action() == core.ActionSteer {
@@ -58,13 +58,13 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 		if what == "" {
 			what = respond.Decision
 		}
-		m.dropPending(respond.InteractionID)
+		m.requests.forget(respond.InteractionID, &m.dialogs)
 		m.setStatus("answered "+respond.InteractionID+": "+what, false, "")
 	case core.ActionFinalize:
 		if msg.view.CommitHash != "" {
 			// The committed event may have shown the notice already.
-			if _, ok := m.finalizing[req.Task()]; ok {
-				delete(m.finalizing, req.Task())
+			if _, ok := m.waits.finalizing[req.Task()]; ok {
+				delete(m.waits.finalizing, req.Task())
 				m.push(dialog.CommitNotice(req.Task(), msg.view.CommitHash, msg.view.Branch, msg.view.IntegrationCommand))
 			}
 			m.setStatus("committed "+req.Task()+" as "+msg.view.CommitHash, false, req.Task())
@@ -74,32 +74,32 @@ func (m *Model) onControl(msg controlMsg) tea.Cmd {
 	default:
 		m.setStatus(req.Action()+" "+req.Task()+": now "+string(msg.view.State), false, req.Task())
 	}
-	return tea.Batch(m.refreshList(), m.fetchDetail(req.Task()))
+	return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(req.Task()))
 }
 
 func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 	id := msg.in.TaskID
 	if msg.err != nil {
 		if msg.resume {
-			m.push(m.errorNotice("resuming "+id+" failed", msg.err))
-			return tea.Batch(m.refreshList(), m.fetchDetail(id))
+			m.push(m.attach.errorNotice("resuming "+id+" failed", msg.err))
+			return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(id))
 		}
 		// A task that could not start is undone by the engine: drop what the dashboard saw of
 		// it and give the person their form back, with the cause and what to do about it.
 		conflict := core.AsError(msg.err).Code == core.CodeTaskConflict
 		if m.list.index(id) < 0 || !conflict {
-			delete(m.info, id)
-			m.reviewDo(review.Forget{TaskID: id})
+			delete(m.info.byID, id)
+			diffTab{m}.send(review.Forget{TaskID: id})
 		}
-		d := m.newTaskForm(msg.in, id)
-		d.StartFailed(m.describeError(msg.err))
+		d := m.list.newTaskForm(msg.in, id)
+		d.StartFailed(m.attach.describeError(msg.err))
 		if conflict {
 			// Core names the first field that differs ("contract"); what the form got wrong is
 			// the id.
-			d.IDTaken(m.stateOf(id))
+			d.IDTaken(m.info.stateOf(id, &m.list))
 		}
 		m.push(d)
-		return m.refreshList()
+		return m.cmds.refreshList(&m.list)
 	}
 	if !msg.resume && m.lastForm.TaskID == id {
 		// The next form starts from the same contract and repository, with a new id to type.
@@ -111,31 +111,7 @@ func (m *Model) onDelegate(msg delegateMsg) tea.Cmd {
 		verb = "resumed "
 	}
 	m.setStatus(verb+msg.res.TaskID+" ("+string(msg.res.State)+")", false, msg.res.TaskID)
-	return tea.Batch(m.refreshList(), m.fetchDetail(msg.res.TaskID), m.replay(msg.res.TaskID))
-}
-
-// stateOf is a task's state as the dashboard last saw it, or "".
-func (m *Model) stateOf(id string) core.State {
-	if i := m.list.index(id); i >= 0 {
-		return m.list.tasks[i].State
-	}
-	if ti, ok := m.info[id]; ok && ti.detail != nil {
-		return ti.detail.View.State
-	}
-	return ""
-}
-
-// openRequestOf opens the waiting request of a task over the open dialogs, as `i` does.
-func (m *Model) openRequestOf(taskID string) tea.Cmd {
-	for _, p := range m.requests.items {
-		if p.taskID == taskID && !p.answering {
-			p.deferred = false
-			m.openPrompt(p)
-			return nil
-		}
-	}
-	m.setStatus(taskID+" has no request waiting here yet: ctrl+r reloads it", false, taskID)
-	return nil
+	return tea.Batch(m.cmds.refreshList(&m.list), m.info.fetchDetail(msg.res.TaskID), m.info.replay(msg.res.TaskID))
 }
 
 // askSuspend suspends the dashboard, first asking when it runs the engine of working tasks:
@@ -143,27 +119,13 @@ func (m *Model) openRequestOf(taskID string) tea.Cmd {
 func (m *Model) askSuspend() tea.Cmd {
 	n := m.list.working()
 	if n == 0 || m.opts.Attached != nil {
-		return m.suspend()
+		return m.cmds.suspend()
 	}
 	m.push(dialog.NewConfirmAction("Suspend reasonixctl?",
 		fmt.Sprintf("This dashboard runs the engine: its %d working task(s), and Codex's calls through an "+
 			"MCP server attached to it, wait until you bring it back with fg.", n),
 		intent.Suspend{}))
 	return nil
-}
-
-// suspend stops the dashboard for the shell (ctrl+z), telling the engine first that nobody is
-// here to answer; fg brings it back (tea.ResumeMsg).
-func (m *Model) suspend() tea.Cmd {
-	return tea.Sequence(m.away(true), tea.Suspend)
-}
-
-func (m *Model) away(away bool) tea.Cmd {
-	hook := m.opts.Away
-	if hook == nil {
-		return nil
-	}
-	return func() tea.Msg { hook(away); return nil }
 }
 
 // act runs one of the task actions core allows in the task's state, or says why it cannot.
@@ -180,17 +142,25 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 	case core.ActionSteer:
 		m.push(dialog.NewSteer(*t))
 	case core.ActionFinalize:
-		ti := m.task(t.TaskID)
+		ti := m.info.task(t.TaskID)
 		if ti.detail == nil {
 			m.setStatus("loading the review of "+t.TaskID+"…", false, t.TaskID)
-			return m.fetchDetail(t.TaskID)
+			return m.info.fetchDetail(t.TaskID)
 		}
 		if words.NothingChanged(ti.detail) {
 			m.push(dialog.NothingToFinalize(t.TaskID))
 			return nil
 		}
-		m.push(m.finalizeForm(ti))
-		return m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true})
+		m.push(finalizeForm(ti, &m.review))
+		return diffTab{m}.send(review.RefreshPreview{TaskID: t.TaskID, Force: true})
+	case core.ActionRebase:
+		// Moves t onto its checkout's HEAD; the engine says why not when the change still
+		// applies or the worktree moved.
+		m.push(dialog.NewConfirm("Move "+t.TaskID+" onto its checkout's HEAD?",
+			"The change is merged onto the checkout's current HEAD; files that conflict get conflict markers, and a repair round "+
+				"(it counts against the limit) asks the worker to resolve them. The contract and write scope stay the same; "+
+				"you review the new revision before finalize.",
+			core.Rebase{TaskID: t.TaskID}))
 	case core.ActionCancel:
 		m.push(dialog.NewConfirm("Cancel task "+t.TaskID+"?",
 			"The worker stops, pending questions are dropped and nothing is committed. The branch and worktree stay for inspection.",
@@ -200,13 +170,13 @@ func (m *Model) act(t *core.TaskView, action string) tea.Cmd {
 			"The worker session is closed and the task ends; a committed result stays on its branch.",
 			core.Close{TaskID: t.TaskID}))
 	case core.ActionResume:
-		ti := m.task(t.TaskID)
+		ti := m.info.task(t.TaskID)
 		if ti.detail == nil {
 			m.setStatus("loading "+t.TaskID+"…", false, t.TaskID)
-			return m.fetchDetail(t.TaskID)
+			return m.info.fetchDetail(t.TaskID)
 		}
 		m.setStatus("resuming "+t.TaskID+"…", false, t.TaskID)
-		return m.resume(*ti.detail, *t)
+		return m.cmds.resume(*ti.detail, *t)
 	}
 	return nil
 }
@@ -243,13 +213,13 @@ func (m *Model) carryOut(d dialog.Dialog, res intent.Result) tea.Cmd {
 	var cmd tea.Cmd
 	if res.Control != nil {
 		if res.Control.Action() == core.ActionFinalize {
-			m.finalizing[res.Control.Task()] = m.now()
+			m.waits.finalizing[res.Control.Task()] = m.now()
 			m.setStatus("finalizing "+res.Control.Task()+": verifying and committing…", false, "")
 		}
-		cmd = m.control(res.Control)
+		cmd = m.cmds.control(res.Control)
 	}
 	if res.Draft != "" {
-		cmd = m.draftContract(res.Draft)
+		cmd = m.cmds.draftContract(res.Draft)
 	}
 	if res.Do != nil {
 		cmd = m.perform(res.Do)
@@ -257,7 +227,7 @@ func (m *Model) carryOut(d dialog.Dialog, res intent.Result) tea.Cmd {
 	if res.Delegate != nil {
 		m.lastForm = *res.Delegate
 		m.setStatus("starting task "+res.Delegate.TaskID+"…", false, "")
-		cmd = m.delegate(*res.Delegate)
+		cmd = m.cmds.delegate(*res.Delegate)
 	}
 	return cmd
 }
@@ -266,24 +236,30 @@ func (m *Model) carryOut(d dialog.Dialog, res intent.Result) tea.Cmd {
 func (m *Model) perform(a intent.Action) tea.Cmd {
 	switch a := a.(type) {
 	case intent.Suspend:
-		return m.suspend()
+		return m.cmds.suspend()
 	case intent.Apply:
-		return m.runApply(a.TaskID, true)
+		return m.cmds.applyToCheckout(a.TaskID, true)
 	case intent.Confirm:
 		m.push(&confirmDialog{title: a.Title, body: a.Body, yes: a.Yes})
 	case intent.DropCheck:
 		// reasonix_control's amend_checks, through the service, so an attached dashboard can too.
-		return m.control(core.AmendChecks{TaskID: a.TaskID, DropChecks: []string{a.Check}})
+		return m.cmds.control(core.AmendChecks{TaskID: a.TaskID, DropChecks: []string{a.Check}})
 	case intent.EditContract:
-		return m.editContract(a.Path)
+		return editContract(a.Path)
 	case intent.Copy:
 		return m.copyText(a.Text, a.What)
 	case intent.SaveComment, intent.SendComments:
-		return m.reviewDo(a)
+		return diffTab{m}.send(a)
 	case intent.OpenRequest:
-		return m.openRequestOf(a.TaskID)
+		// The task's waiting request, over the open dialogs, as `i` opens it.
+		if p := m.requests.waitingOf(a.TaskID); p != nil {
+			p.deferred = false
+			m.push(m.requests.prompt(p, m.info.task(p.taskID).lastAgent))
+			return nil
+		}
+		m.setStatus(a.TaskID+" has no request waiting here yet: ctrl+r reloads it", false, a.TaskID)
 	case intent.Grants:
-		return dialog.GrantsCmd(m.ctx, m.svc, a)
+		return m.cmds.grants(a)
 	}
 	return nil
 }

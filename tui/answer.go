@@ -12,7 +12,8 @@ import (
 )
 
 // The answering rules live here, and only here: every answer to a worker's request passes
-// through answerGate.hold and is sent by answerGate.settle. A request is answered only
+// through answerGate.admit, which holds it, and is let go by answerGate.release. A request is
+// answered only
 //
 //   - from its own dialog, on top of the stack, past the dialog's key grace (dialog.Stack);
 //   - by a key that arrived alone: not one rune of several in one read, not a key that
@@ -83,29 +84,35 @@ func (g *answerGate) settle(n uint64) *heldAnswer {
 	return h
 }
 
-// apply carries out a dialog's result (carryOut, actions.go). An answer to a request is held by
-// the gate until its key proves to have come alone, and refused outright when it did not: no
-// other path sends one.
-func (m *Model) apply(d dialog.Dialog, res intent.Result, alone bool) tea.Cmd {
-	if pd, ok := d.(*dialog.Prompt); ok && res.Control != nil && res.Control.Action() == core.ActionRespond {
-		if !alone {
-			pd.Refuse("keys that arrive together never answer: press the key on its own")
-			return nil
-		}
-		m.gate.hold(pd, res)
-		return nil
+// admit says whether a dialog's result may be carried out now (carryOut, actions.go). An answer
+// to a request is held until its key proves to have come alone (release), and refused outright
+// when it did not: no other path sends one.
+func (g *answerGate) admit(d dialog.Dialog, res intent.Result, alone bool) bool {
+	pd, ok := d.(*dialog.Prompt)
+	if !ok || res.Control == nil || res.Control.Action() != core.ActionRespond {
+		return true
 	}
-	return m.carryOut(d, res)
+	if !alone {
+		pd.Refuse("keys that arrive together never answer: press the key on its own")
+		return false
+	}
+	g.hold(pd, res)
+	return false
 }
 
-// release sends a held answer whose key came alone, if its request still waits here.
-func (m *Model) release(h *heldAnswer) tea.Cmd {
+// release takes the quiet after key n and returns the held answer it lets go, if its key came
+// alone and its request still waits in s, noting what it chose.
+func (g *answerGate) release(n uint64, s *dialog.Stack) *heldAnswer {
+	h := g.settle(n)
+	if h == nil {
+		return nil
+	}
 	ia := h.prompt.Interaction()
-	if m.dialogs.Prompt(ia.ID) != h.prompt {
+	if s.Prompt(ia.ID) != h.prompt {
 		return nil
 	}
 	// What was chosen is said when the engine confirms; the request may be gone by then.
 	req, _ := h.res.Control.(core.Respond)
-	m.gate.said[req.InteractionID] = words.AnswerText(ia, req.Decision, req.OptionID, req.Answer, req.Grant)
-	return m.carryOut(h.prompt, h.res)
+	g.said[req.InteractionID] = words.AnswerText(ia, req.Decision, req.OptionID, req.Answer, req.Grant)
+	return h
 }

@@ -1,9 +1,7 @@
 package tui
 
 import (
-	"context"
 	"fmt"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -23,27 +21,18 @@ type applyMsg struct {
 	err    error
 }
 
-// applyTask starts applying the selected completed task's commit to its source checkout (L):
-// a dry run first, whose answer asks for a confirmation or says why it cannot.
-func (m *Model) applyTask(t *core.TaskView) tea.Cmd {
-	if t == nil {
-		return nil
+// L applies the selected completed task's commit to its source checkout: a dry run first
+// (commands.applyToCheckout), whose answer asks for a confirmation or says why it cannot.
+
+// whyNotApply is why L does nothing on t now: only a completed task's commit can be applied.
+func whyNotApply(t *core.TaskView) string {
+	if why := whyNot(t, ""); why != "" {
+		return why
 	}
 	if t.State != core.StateCompleted {
-		m.setStatus(fmt.Sprintf("%s is %s: only a completed task's commit can be applied to its checkout (finalize it first)", t.TaskID, t.State), true, t.TaskID)
-		return nil
+		return fmt.Sprintf("%s is %s: only a completed task's commit can be applied to its checkout (finalize it first)", t.TaskID, t.State)
 	}
-	return m.runApply(t.TaskID, false)
-}
-
-func (m *Model) runApply(id string, apply bool) tea.Cmd {
-	svc := m.svc
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(m.ctx, 60*time.Second)
-		defer cancel()
-		res, err := svc.ApplyToCheckout(ctx, id, apply)
-		return applyMsg{taskID: id, dry: !apply, res: res, err: err}
-	}
+	return ""
 }
 
 func (m *Model) onApply(msg applyMsg) tea.Cmd {
@@ -58,7 +47,7 @@ func (m *Model) onApply(msg applyMsg) tea.Cmd {
 			intent.Apply{TaskID: msg.taskID}))
 	default:
 		m.setStatus(fmt.Sprintf("applied %s: %s is now at %s (nothing pushed)", msg.taskID, msg.res.Branch, shortHash(msg.res.NewHead)), false, "")
-		return m.refreshList()
+		return m.cmds.refreshList(&m.list)
 	}
 	return nil
 }

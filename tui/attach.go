@@ -3,8 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-
-	tea "github.com/charmbracelet/bubbletea"
 )
 
 // Owner is the process that owns the state directory a dashboard is attached to.
@@ -36,42 +34,42 @@ type Attachment interface {
 // ownerMsg says the attachment changed: the owner went away or a new one answered.
 type ownerMsg struct{}
 
-// attachState is what the model remembers of its attachment.
+// attachState is what the model remembers of its attachment: the owner it last saw, and whether
+// none answers now.
 type attachState struct {
-	owner Owner
-	gone  bool
+	attached Attachment // Options.Attached: nil when this dashboard's engine is its own
+	stateDir string
+	owner    Owner
+	gone     bool
 }
 
-// onOwner takes in a change of the attachment. When the owner leaves, everything shown stays as
-// it was and the header says so; when a new one answers, the views are reloaded from it.
-func (m *Model) onOwner() tea.Cmd {
-	a := m.opts.Attached
-	if a == nil {
-		return nil
+// follow takes in a change of the attachment: what the status line says of it, if anything, and
+// whether to reload the views. When the owner leaves, everything shown stays as it was and the
+// header says so; when a new one answers, the views are reloaded from it.
+func (a *attachState) follow() (say string, isErr, reload bool) {
+	if a.attached == nil {
+		return "", false, false
 	}
-	owner, ok := a.Owner()
+	owner, ok := a.attached.Owner()
 	switch {
-	case !ok && !m.attach.gone:
-		m.attach.gone = true
-		m.setStatus("the owner exited: showing what was last seen until a new owner starts", true, "")
-	case ok && (m.attach.gone || owner != m.attach.owner):
-		m.attach = attachState{owner: owner}
-		m.setStatus("attached to "+owner.Describe(), false, "")
-		// The relay re-subscribes by itself too; reloading here does not depend on which of
-		// the two arrives first.
-		return m.resync(nil)
+	case !ok && !a.gone:
+		a.gone = true
+		return "the owner exited: showing what was last seen until a new owner starts", true, false
+	case ok && (a.gone || owner != a.owner):
+		a.owner, a.gone = owner, false
+		return "attached to " + owner.Describe(), false, true
 	}
-	return nil
+	return "", false, false
 }
 
-// attachLabel is the header's account of where the engine runs.
-func (m *Model) attachLabel() string {
-	if m.opts.Attached == nil {
+// label is the header's account of where the engine runs.
+func (a *attachState) label() string {
+	if a.attached == nil {
 		return ""
 	}
-	if m.attach.gone {
-		return "owner " + strings.TrimPrefix(m.attach.owner.Describe(), "reasonixctl ") +
+	if a.gone {
+		return "owner " + strings.TrimPrefix(a.owner.Describe(), "reasonixctl ") +
 			" exited; waiting for an owner: reasonixctl serve starts one"
 	}
-	return "attached to " + m.attach.owner.Describe()
+	return "attached to " + a.owner.Describe()
 }

@@ -133,7 +133,7 @@ func TestOrphanedDashboardSaysItWaitsForAnOwner(t *testing.T) {
 	h.send(ownerMsg{})
 	h.requireView("exited; waiting for an owner: reasonixctl serve starts one")
 
-	h.run(h.m.control(core.Cancel{TaskID: "login-fix"}))
+	h.run(h.m.cmds.control(core.Cancel{TaskID: "login-fix"}))
 	h.requireView("cancel login-fix failed", "No process owns /state now: this dashboard waits for an owner",
 		"Start one with `reasonixctl serve`, or run `reasonixctl` with this state directory (CODEX_REASONIX_STATE_DIR=/state)")
 	if v := flatten(h.view()); strings.Contains(v, "doctor") {

@@ -39,7 +39,7 @@ func TestAttachedDashboardShowsFinalizeIssues(t *testing.T) {
 	h.run(m.Init())
 
 	rev := 1
-	h.run(m.control(core.Finalize{
+	h.run(m.cmds.control(core.Finalize{
 		TaskID: "attached", ReviewSummary: "checked",
 		ExpectedReviewRevision: &rev, ExpectedReviewTreeHash: "not-a-tree",
 	}))

@@ -137,6 +137,9 @@ const (
 type attentionWatch struct {
 	last  map[string]attention
 	focus focus
+	// notify rings the bell and sends an OSC 9 notification to out (Options.Notify, Output).
+	notify bool
+	out    io.Writer
 }
 
 // changed notes each task's group and returns the tasks that just entered waiting or ready. A
@@ -165,45 +168,42 @@ func (w *attentionWatch) changed(tasks []core.TaskView, r *requests) []core.Task
 func (w *attentionWatch) announcing() bool { return w.focus != focusIn }
 
 // onFocus notes a focus report.
-func (m *Model) onFocus(msg tea.Msg) {
+func (w *attentionWatch) onFocus(msg tea.Msg) {
 	switch msg.(type) {
 	case tea.FocusMsg:
-		m.attn.focus = focusIn
+		w.focus = focusIn
 	case tea.BlurMsg:
-		m.attn.focus = focusOut
+		w.focus = focusOut
 	}
 }
 
 // attend runs after every message: it puts the list in attention order (the selection follows
 // its task, by id) and announces the tasks that just started waiting or became ready.
-func (m *Model) attend() tea.Cmd {
-	attentionOrder(m.list.tasks, &m.requests, m.list.listed)
+func (w *attentionWatch) attend(l *taskList, r *requests) tea.Cmd {
+	attentionOrder(l.tasks, r, l.listed)
 	var cmds []tea.Cmd
-	for _, tv := range m.attn.changed(m.list.tasks, &m.requests) {
-		if m.attn.announcing() {
-			cmds = append(cmds, m.notify(tv))
+	for _, tv := range w.changed(l.tasks, r) {
+		if w.announcing() {
+			cmds = append(cmds, w.notifyOf(tv, r))
 		}
 	}
 	return tea.Batch(cmds...)
 }
 
-// notify rings the bell and raises a desktop notification (OSC 9) for a task that needs the
-// person: its waiting request when one is known, or that it is ready to finalize.
-func (m *Model) notify(tv core.TaskView) tea.Cmd {
-	if !m.opts.Notify || m.opts.Output == nil {
+// notifyOf rings the bell and raises a desktop notification (OSC 9) for a task that needs the
+// person: its waiting request in r when one is known, or that it is ready to finalize.
+func (w *attentionWatch) notifyOf(tv core.TaskView, r *requests) tea.Cmd {
+	if !w.notify || w.out == nil {
 		return nil
 	}
 	var ia *core.Interaction
-	for _, p := range m.requests.items {
-		if p.taskID == tv.TaskID && !p.answering {
-			ia = &p.ia
-			break
-		}
+	if p := r.waitingOf(tv.TaskID); p != nil {
+		ia = &p.ia
 	}
-	msg := notification(tv.TaskID, attentionOf(tv, &m.requests), ia)
-	w := m.opts.Output
+	msg := notification(tv.TaskID, attentionOf(tv, r), ia)
+	out := w.out
 	return func() tea.Msg {
-		_, _ = io.WriteString(w, msg)
+		_, _ = io.WriteString(out, msg)
 		return nil
 	}
 }

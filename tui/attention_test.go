@@ -260,7 +260,7 @@ func TestNotifyOff(t *testing.T) {
 	var out bytes.Buffer
 	clk := &clock{t: epoch}
 	m := newModel(context.Background(), scenario(), Options{StateDir: "/state", Now: clk.Now, Dir: "/src/app", Output: &out})
-	h := &harness{t: t, m: m, svc: m.svc.(*fakeService), clk: clk}
+	h := &harness{t: t, m: m, svc: m.cmds.svc.(*fakeService), clk: clk}
 	h.send(tea.WindowSizeMsg{Width: 80, Height: 24}, tea.BlurMsg{})
 	h.run(m.Init())
 	h.send(ev("docs-typo", 7, core.EventInteractionWaiting, permissionIA("ia-1")))

@@ -16,7 +16,7 @@ import (
 type checksTab struct{ m *Model }
 
 func (p checksTab) capturing() bool {
-	_, ti := p.m.selectedInfo()
+	_, ti := p.m.info.selected(&p.m.list)
 	return ti != nil && ti.checks.Capturing()
 }
 
@@ -24,13 +24,13 @@ func (p checksTab) capturing() bool {
 // dropping a check, a status saying why a key did nothing) the root carries out.
 func (p checksTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	m := p.m
-	tv, ti := m.selectedInfo()
+	tv, ti := m.info.selected(&m.list)
 	if ti == nil {
 		return nil, false
 	}
 	var cmd tea.Cmd
 	var res checks.Result
-	ti.checks, cmd, res = ti.checks.Resize(m.detailWidth(), m.detailHeight()).Update(msg)
+	ti.checks, cmd, res = ti.checks.Resize(m.layout().detail()).Update(msg)
 	if res.Status != "" {
 		m.setStatus(res.Status, false, tv.TaskID)
 	}
@@ -41,22 +41,23 @@ func (p checksTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 func (p checksTab) view(w, h int) string {
-	_, ti := p.m.selectedInfo()
+	_, ti := p.m.info.selected(&p.m.list)
 	return ti.checks.View(w, h)
 }
 
-// checksNeed tells the selected task's checks tab, while it is on screen, its size and that it
-// is seen: it reads the selected check's log then, and lays it out once rather than per frame.
-func (m *Model) checksNeed() tea.Cmd {
+// onScreen tells the selected task's checks tab, while it is on screen, its size and that it is
+// seen: it reads the selected check's log then, and lays it out once rather than per frame.
+func (p checksTab) onScreen() tea.Cmd {
+	m := p.m
 	if m.tab != tabChecks || m.rp != nil {
 		return nil
 	}
-	_, ti := m.selectedInfo()
+	_, ti := m.info.selected(&m.list)
 	if ti == nil {
 		return nil
 	}
 	var cmd tea.Cmd
-	ti.checks, cmd = ti.checks.Resize(m.detailWidth(), m.detailHeight()).OnScreen()
+	ti.checks, cmd = ti.checks.Resize(m.layout().detail()).OnScreen()
 	return cmd
 }
 

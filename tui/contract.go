@@ -14,12 +14,12 @@ func (p contractTab) capturing() bool { return false }
 
 func (p contractTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	m := p.m
-	tv, ti := m.selectedInfo()
+	tv, ti := m.info.selected(&m.list)
 	if ti == nil {
 		return nil, false
 	}
 	var res contract.Result
-	ti.contract, _, res = ti.contract.Resize(m.detailWidth(), m.detailHeight()).Update(msg)
+	ti.contract, _, res = ti.contract.Resize(m.layout().detail()).Update(msg)
 	if res.Status != "" {
 		m.setStatus(res.Status, false, tv.TaskID)
 	}
@@ -27,6 +27,6 @@ func (p contractTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 func (p contractTab) view(w, h int) string {
-	_, ti := p.m.selectedInfo()
+	_, ti := p.m.info.selected(&p.m.list)
 	return ti.contract.View(w, h)
 }

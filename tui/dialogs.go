@@ -1,8 +1,6 @@
 package tui
 
 import (
-	tea "github.com/charmbracelet/bubbletea"
-
 	"reasonixctl/core"
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/checks"
@@ -11,6 +9,7 @@ import (
 	"reasonixctl/tui/events"
 	"reasonixctl/tui/intent"
 	"reasonixctl/tui/replay"
+	"reasonixctl/tui/review"
 )
 
 // The root's side of the dialogs (tui/dialog): opening them with what the root knows, and
@@ -18,16 +17,13 @@ import (
 
 func (m *Model) push(d dialog.Dialog) { m.dialogs.Push(d, m.now()) }
 
-// openHelp puts the full help on top, listing the dashboard's keys, then the dialogs', each
-// group read from its part's binding table.
-func (m *Model) openHelp() { m.push(dialog.NewHelp(m.helpGroups())) }
-
-// helpGroups is the full help: every part's binding table, the root's two first.
+// helpGroups is the full help, which ? puts on top: every part's binding table, the root's two
+// first, then the dialogs'.
 func (m *Model) helpGroups() []bind.Group {
 	groups := []bind.Group{
 		{Title: "Tasks", Bindings: m.actionKeys().Help()},
 		{Title: "Dashboard", Bindings: m.dashKeys().Help()},
-		events.New(m.eventsEnv, "").Help(),
+		events.New(m.info.events, "").Help(),
 		m.review.Help(),
 		contract.New(m.theme, m.keys).Help(),
 		checks.New("", checks.Env{Theme: m.theme, Keys: m.keys}).Help(),
@@ -36,17 +32,11 @@ func (m *Model) helpGroups() []bind.Group {
 	return append(groups, dialog.HelpGroups(m.keys)...)
 }
 
-// openGrants is P: the dialog, and the command that fills it.
-func (m *Model) openGrants() tea.Cmd {
-	m.push(dialog.NewGrants())
-	return dialog.GrantsCmd(m.ctx, m.svc, intent.Grants{})
-}
-
 // newTaskForm is the new-task form filled with in, knowing the ids of the listed tasks but
 // except (the id of a start that just failed: its row is about to go).
-func (m *Model) newTaskForm(in intent.NewTask, except string) *dialog.NewTask {
+func (l *taskList) newTaskForm(in intent.NewTask, except string) *dialog.NewTask {
 	taken := map[string]core.State{}
-	for _, tv := range m.list.tasks {
+	for _, tv := range l.tasks {
 		if tv.TaskID != except {
 			taken[tv.TaskID] = tv.State
 		}
@@ -54,11 +44,12 @@ func (m *Model) newTaskForm(in intent.NewTask, except string) *dialog.NewTask {
 	return dialog.NewNewTask(in, taken)
 }
 
-// followDialogs gives the open finalize forms their task's cherry-pick preview as it is now.
-func (m *Model) followDialogs() {
-	for _, d := range m.dialogs.All() {
+// followPreviews gives the finalize forms open in s their task's cherry-pick preview as rv has
+// it now.
+func followPreviews(s *dialog.Stack, rv *review.Review) {
+	for _, d := range s.All() {
 		if fd, ok := d.(*dialog.Finalize); ok {
-			fd.SetPreview(m.review.Preview(fd.TaskID()))
+			fd.SetPreview(rv.Preview(fd.TaskID()))
 		}
 	}
 }

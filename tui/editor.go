@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"reasonixctl/tui/dialog"
 )
 
 // The new-task form's ctrl+e edits the contract file itself (a draft, or the person's own) in
@@ -18,7 +16,8 @@ type contractEditedMsg struct {
 	err  error
 }
 
-func (m *Model) editContract(path string) tea.Cmd {
+// editContract opens path in $VISUAL or $EDITOR (vi without either) and reports when it is closed.
+func editContract(path string) tea.Cmd {
 	prog := strings.Fields(os.Getenv("VISUAL"))
 	if len(prog) == 0 {
 		prog = strings.Fields(os.Getenv("EDITOR"))
@@ -28,11 +27,4 @@ func (m *Model) editContract(path string) tea.Cmd {
 	}
 	cmd := exec.Command(prog[0], append(prog[1:], path)...)
 	return tea.ExecProcess(cmd, func(err error) tea.Msg { return contractEditedMsg{path: path, err: err} })
-}
-
-func (m *Model) onContractEdited(msg contractEditedMsg) tea.Cmd {
-	if d, ok := m.dialogs.Top().(*dialog.NewTask); ok {
-		d.Edited(msg.path, msg.err)
-	}
-	return nil
 }

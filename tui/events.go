@@ -11,12 +11,12 @@ import (
 type eventsTab struct{ m *Model }
 
 func (p eventsTab) capturing() bool {
-	_, ti := p.m.selectedInfo()
+	_, ti := p.m.info.selected(&p.m.list)
 	return ti != nil && ti.events.Capturing()
 }
 
 func (p eventsTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
-	t, ti := p.m.selectedInfo()
+	t, ti := p.m.info.selected(&p.m.list)
 	if ti == nil {
 		return nil, false
 	}
@@ -26,36 +26,37 @@ func (p eventsTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	if res.Pass {
 		return nil, false
 	}
-	return p.m.eventsDid(t.TaskID, cmd, res), true
+	return p.did(t.TaskID, cmd, res), true
 }
 
 func (p eventsTab) view(w, h int) string {
-	_, ti := p.m.selectedInfo()
+	_, ti := p.m.info.selected(&p.m.list)
 	if ti.replaying && ti.events.Empty() {
 		return p.m.theme.Dim.Render(" reading the journal…")
 	}
 	return ti.events.View(w, h)
 }
 
-// toEvents gives a task's events pane a message of its own (a page of the journal it asked
-// for).
-func (m *Model) toEvents(id string, msg tea.Msg) tea.Cmd {
-	ti := m.task(id)
+// deliver gives task id's events pane, on screen or not, a message of its own (a page of the
+// journal it asked for).
+func (p eventsTab) deliver(id string, msg tea.Msg) tea.Cmd {
+	ti := p.m.info.task(id)
 	var cmd tea.Cmd
 	var res events.Result
 	ti.events, cmd, res = ti.events.Update(msg)
-	return m.eventsDid(id, cmd, res)
+	return p.did(id, cmd, res)
 }
 
-// eventsDid carries out what a task's events pane asked: a status line, or the newest window
-// of the journal read again.
-func (m *Model) eventsDid(id string, cmd tea.Cmd, res events.Result) tea.Cmd {
+// did carries out what task id's events pane asked: a status line, or the newest window of the
+// journal read again.
+func (p eventsTab) did(id string, cmd tea.Cmd, res events.Result) tea.Cmd {
+	m := p.m
 	if res.Status != "" {
 		m.setStatus(res.Status, res.IsErr, id)
 	}
-	if ti := m.task(id); res.Reload && !ti.replaying {
+	if ti := m.info.task(id); res.Reload && !ti.replaying {
 		ti.replayed = false
-		cmd = tea.Batch(cmd, m.replay(id))
+		cmd = tea.Batch(cmd, m.info.replay(id))
 	}
 	return cmd
 }

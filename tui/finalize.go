@@ -3,15 +3,16 @@ package tui
 import (
 	"reasonixctl/core"
 	"reasonixctl/tui/dialog"
+	"reasonixctl/tui/review"
 )
 
 // finalizeForm is the finalize dialog of a task with what the review knows: the files not
-// marked reviewed, the risks in the diff view's words and the cherry-pick preview (which
-// followDialogs keeps current).
-func (m *Model) finalizeForm(ti *taskInfo) *dialog.Finalize {
+// marked reviewed in rv, the risks in the diff view's words and the cherry-pick preview (which
+// followPreviews keeps current).
+func finalizeForm(ti *taskInfo, rv *review.Review) *dialog.Finalize {
 	id := ti.detail.View.TaskID
-	d := dialog.NewFinalize(*ti.detail, finalizeRisks(ti.detail.SourceRisks), m.review.Unreviewed(id))
-	d.SetPreview(m.review.Preview(id))
+	d := dialog.NewFinalize(*ti.detail, finalizeRisks(ti.detail.SourceRisks), rv.Unreviewed(id))
+	d.SetPreview(rv.Preview(id))
 	return d
 }
 

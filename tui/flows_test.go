@@ -30,7 +30,7 @@ func (h *harness) stack() stackView         { return stackView{&h.m.dialogs} }
 func (h *harness) requests() *requests      { return &h.m.requests }
 func (h *harness) replay() *replay.Model    { return h.m.rp }
 func (h *harness) list() *taskList          { return &h.m.list }
-func (h *harness) task(id string) *taskInfo { return h.m.task(id) }
+func (h *harness) task(id string) *taskInfo { return h.m.info.task(id) }
 
 // requireView checks that the screen shows each text, however the text was wrapped.
 func (h *harness) requireView(want ...string) {

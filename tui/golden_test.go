@@ -103,7 +103,7 @@ func TestProgramStreamsThroughTheRelay(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("y")})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(20*time.Second))
 	fm := tm.FinalModel(t).(*Model)
-	if got := fm.task("login-fix").lastAgent; got != "streamed live through the relay" {
+	if got := fm.info.task("login-fix").lastAgent; got != "streamed live through the relay" {
 		t.Fatalf("the model's last agent text is %q", got)
 	}
 }

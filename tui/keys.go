@@ -6,6 +6,8 @@ import (
 
 	"reasonixctl/core"
 	"reasonixctl/tui/bind"
+	"reasonixctl/tui/dialog"
+	"reasonixctl/tui/intent"
 	"reasonixctl/tui/review"
 )
 
@@ -39,14 +41,13 @@ func (m *Model) actionKeys() bind.Table[tea.Cmd] {
 		answer.Short = "answer"
 	}
 	rebase := action(k.Rebase, "", core.ActionRebase)
-	rebase.Run = func(tea.KeyMsg) tea.Cmd { return m.rebaseTask(t) }
-	if t != nil && m.conflictsWithHead(t.TaskID) {
+	if t != nil && conflictsWithHead(&m.review, t.TaskID) {
 		// Offered in the footer only when the change no longer applies: in any other review
 		// the engine refuses it as needless.
 		rebase.Short = "rebase"
 	}
-	apply := bind.Binding[tea.Cmd]{Key: k.Apply, Run: func(tea.KeyMsg) tea.Cmd { return m.applyTask(t) },
-		WhyNot: func() string { return whyNot(t, "") }}
+	apply := bind.Binding[tea.Cmd]{Key: k.Apply, Run: func(tea.KeyMsg) tea.Cmd { return m.cmds.applyToCheckout(t.TaskID, false) },
+		WhyNot: func() string { return whyNotApply(t) }}
 	if t != nil && t.State == core.StateCompleted {
 		apply.Short = "apply"
 	}
@@ -88,20 +89,36 @@ func (m *Model) dashKeys() bind.Table[tea.Cmd] {
 		}
 		return ""
 	}
+	move := func(delta int) tea.Cmd {
+		if !m.list.move(delta) {
+			return nil
+		}
+		return m.info.selectionChanged(m.list.selected)
+	}
+	// reload reads the task list again and, with a task selected, its detail and apply line:
+	// the person reloads because something moved, and the preview's own age says nothing about
+	// that.
+	reload := func(tea.KeyMsg) tea.Cmd {
+		cmds := []tea.Cmd{m.cmds.refreshList(&m.list)}
+		if t != nil {
+			cmds = append(cmds, m.info.fetchDetail(t.TaskID), diffTab{m}.send(review.RefreshPreview{TaskID: t.TaskID, Force: true}))
+		}
+		return tea.Batch(cmds...)
+	}
 	return bind.Table[tea.Cmd]{
-		{Key: k.Replay, Short: short(t != nil, "replay"), Run: func(tea.KeyMsg) tea.Cmd { return m.openReplay(t) }, WhyNot: needTask},
-		{Key: k.Up, Run: func(tea.KeyMsg) tea.Cmd { return m.moveSelection(-1) }},
-		{Key: k.Down, Short: short(len(m.list.tasks) > 1, "task"), Run: func(tea.KeyMsg) tea.Cmd { return m.moveSelection(1) }},
+		{Key: k.Replay, Short: short(t != nil, "replay"), Run: func(tea.KeyMsg) tea.Cmd { return replayPane{m}.open(t) }, WhyNot: needTask},
+		{Key: k.Up, Run: func(tea.KeyMsg) tea.Cmd { return move(-1) }},
+		{Key: k.Down, Short: short(len(m.list.tasks) > 1, "task"), Run: func(tea.KeyMsg) tea.Cmd { return move(1) }},
 		{Key: k.NextView, Short: short(t != nil, "view"), Run: func(tea.KeyMsg) tea.Cmd { m.tab = (m.tab + 1) % tabCount; return nil }},
 		{Key: k.PrevView, Run: func(tea.KeyMsg) tea.Cmd { m.tab = (m.tab + tabCount - 1) % tabCount; return nil }},
 		tab(k.EventsView, tabEvents),
 		tab(k.DiffView, tabDiff),
 		tab(k.ContractView, tabContract),
 		tab(k.ChecksView, tabChecks),
-		{Key: k.NewTask, Short: "new", Run: func(tea.KeyMsg) tea.Cmd { m.push(m.newTaskForm(m.lastForm, "")); return nil }},
+		{Key: k.NewTask, Short: "new", Run: func(tea.KeyMsg) tea.Cmd { m.push(m.list.newTaskForm(m.lastForm, "")); return nil }},
 		{Key: k.ToggleAll, Short: short(t == nil, "all tasks"), Run: func(tea.KeyMsg) tea.Cmd {
 			m.list.showAll = !m.list.showAll
-			return m.refreshList()
+			return m.cmds.refreshList(&m.list)
 		}},
 		{Key: k.Copy, Run: func(tea.KeyMsg) tea.Cmd { return m.copyKey(t) }, WhyNot: needTask},
 		{Key: k.Search, WhyNot: func() string {
@@ -112,22 +129,15 @@ func (m *Model) dashKeys() bind.Table[tea.Cmd] {
 			// word, and the letters after it act as the dashboard's keys.
 			return "no task yet: / searches a task's events or diff once one is selected"
 		}},
-		{Key: k.Grants, Run: func(tea.KeyMsg) tea.Cmd { return m.openGrants() }},
-		{Key: k.Refresh, Run: func(tea.KeyMsg) tea.Cmd { return m.reload(t) }},
-		{Key: k.Help, Run: func(tea.KeyMsg) tea.Cmd { m.openHelp(); return nil }},
+		{Key: k.Grants, Run: func(tea.KeyMsg) tea.Cmd {
+			m.push(dialog.NewGrants())
+			return m.cmds.grants(intent.Grants{})
+		}},
+		{Key: k.Refresh, Run: reload},
+		{Key: k.Help, Run: func(tea.KeyMsg) tea.Cmd { m.push(dialog.NewHelp(m.helpGroups())); return nil }},
 		{Key: k.Quit, Short: "quit", Run: func(tea.KeyMsg) tea.Cmd { return m.askQuit() }},
 		{Key: k.Suspend, Run: func(tea.KeyMsg) tea.Cmd { return m.askSuspend() }},
 	}
-}
-
-// reload reads the task list again and, with a task selected, its detail and apply line: the
-// person reloads because something moved, and the preview's own age says nothing about that.
-func (m *Model) reload(t *core.TaskView) tea.Cmd {
-	cmds := []tea.Cmd{m.refreshList()}
-	if t != nil {
-		cmds = append(cmds, m.fetchDetail(t.TaskID), m.reviewDo(review.RefreshPreview{TaskID: t.TaskID, Force: true}))
-	}
-	return tea.Batch(cmds...)
 }
 
 // globalKey handles the dashboard's own keys, those no pane took: the task actions first, then
@@ -150,9 +160,9 @@ func (m *Model) globalKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// conflictsWithHead says the last cherry-pick preview of a task found its change conflicting
-// with its checkout's HEAD: what a rebase is for.
-func (m *Model) conflictsWithHead(taskID string) bool {
-	p := m.review.Preview(taskID).Of
+// conflictsWithHead says the last cherry-pick preview of a task in rv found its change
+// conflicting with its checkout's HEAD: what a rebase is for.
+func conflictsWithHead(rv *review.Review, taskID string) bool {
+	p := rv.Preview(taskID).Of
 	return p != nil && !p.Clean && len(p.Conflicts) > 0
 }

@@ -37,7 +37,7 @@ func TestActionKeysRunOrSayWhyNot(t *testing.T) {
 				continue
 			}
 			h.press(key)
-			if got, _ := h.m.currentStatus(); got != why {
+			if got, _ := h.m.status.current(h.m.now(), &h.m.list, h.m.width, h.m.height); got != why {
 				t.Errorf("%s: pressing %s says %q; want core's reason %q", state, key, got, why)
 			}
 			for h.m.dialogs.Top() != nil {

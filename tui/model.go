@@ -75,31 +75,27 @@ type (
 // belongs to, owns the focus (the tab, the replay) and the dialog stack, routes keys to
 // whichever has focus and carries out what dialogs ask (actions.go).
 type Model struct {
-	svc  core.Service
-	ctx  context.Context
+	cmds *commands // the service's calls (service.go)
 	opts Options
 	ui   // the theme, the key map and the clock every part shares
 	log  *slog.Logger
 
 	width, height int
 	list          taskList
-	info          map[string]*taskInfo
+	info          taskData // what the dashboard keeps of each task (tasks.go)
 	requests      requests // waiting for the person (requests.go)
 	dialogs       dialog.Stack
 	tab           detailTab
-	finalizing    map[string]time.Time
 	status        status
-	spin          spinner.Model
-	spinning      bool
+	waits         waits // the tasks in a wait, and the spinner (status.go)
 	graceTimer    bool
 	gate          answerGate
 	lastForm      intent.NewTask
 	attach        attachState
-	rp            *replay.Model         // the replay on screen, if any
-	usageMemo     map[string]*taskUsage // each task's share of today's usage (usage.go)
-	review        review.Review         // the review tab: every task's review (tui/review)
-	attn          attentionWatch        // each task's attention group and the terminal's focus (attention.go)
-	eventsEnv     *events.Env           // what every task's events pane draws with and reads the journal through
+	rp            *replay.Model  // the replay on screen, if any
+	usage         usageToday     // each task's share of today's usage (usage.go)
+	review        review.Review  // the review tab: every task's review (tui/review)
+	attn          attentionWatch // each task's attention group and the terminal's focus (attention.go)
 }
 
 // NewModel builds the dashboard model over svc; Run wraps it in a program.
@@ -124,16 +120,17 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	}
 	keys := bind.DefaultKeyMap()
 	sp := spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(theme.Pending))
-	var attach attachState
+	attach := attachState{attached: opts.Attached, stateDir: opts.StateDir}
 	if opts.Attached != nil {
 		owner, ok := opts.Attached.Owner()
-		attach = attachState{owner: owner, gone: !ok}
+		attach.owner, attach.gone = owner, !ok
 	}
+	cmds := &commands{svc: svc, ctx: ctx, checkDrafts: opts.CheckDrafts, awayHook: opts.Away}
+	u := ui{theme: theme, keys: keys, now: opts.Now}
 	return &Model{
-		svc: svc, ctx: ctx, opts: opts, log: lg, attach: attach,
-		ui: ui{theme: theme, keys: keys, now: opts.Now}, spin: sp,
-		eventsEnv: &events.Env{Theme: theme, Keys: keys, Ctx: ctx, Journal: svc},
-		info:      map[string]*taskInfo{}, finalizing: map[string]time.Time{},
+		cmds: cmds, opts: opts, log: lg, attach: attach, attn: attentionWatch{notify: opts.Notify, out: opts.Output}, ui: u, waits: waits{finalizing: map[string]time.Time{}, spin: sp},
+		info: taskData{byID: map[string]*taskInfo{}, cmds: cmds, ui: u,
+			events: &events.Env{Theme: theme, Keys: keys, Ctx: ctx, Journal: svc}},
 		lastForm: intent.NewTask{RepoDir: opts.Dir, Lane: core.LaneFast},
 		review:   review.New(review.Config{Service: svc, Context: ctx, Theme: theme, Keys: keys, Now: opts.Now, Monochrome: opts.Monochrome}),
 	}
@@ -154,7 +151,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.opts.Unshared != nil && fresh {
 		m.push(errorNotice("Other processes cannot attach to this dashboard", m.opts.Unshared))
 	}
-	return m.refreshList()
+	return m.cmds.refreshList(&m.list)
 }
 
 // Update handles one message.
@@ -162,22 +159,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		hidden := m.tooSmall()
+		hidden := m.layout().tooSmall()
 		m.width, m.height = msg.Width, msg.Height
-		if hidden && !m.tooSmall() {
+		if hidden && !m.layout().tooSmall() {
 			// A prompt behind the too-small notice was never faced: its grace starts now.
 			m.dialogs.Regrace(m.now())
 		}
 	case tea.KeyMsg:
 		cmds = append(cmds, m.handleKeys(msg))
 	case keyQuietMsg:
-		if h := m.gate.settle(msg.n); h != nil {
-			cmds = append(cmds, m.release(h))
+		if h := m.gate.release(msg.n, &m.dialogs); h != nil {
+			cmds = append(cmds, m.carryOut(h.prompt, h.res))
 		}
 	case tea.FocusMsg, tea.BlurMsg:
-		m.onFocus(msg)
+		m.attn.onFocus(msg)
 	case tea.ResumeMsg:
-		cmds = append(cmds, m.away(false), m.refreshList())
+		cmds = append(cmds, m.cmds.away(false), m.cmds.refreshList(&m.list))
 	case eventMsg:
 		cmds = append(cmds, m.ingest(core.Event(msg)))
 	case resyncMsg:
@@ -186,16 +183,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// Re-renders (ages, elapsed times and the grace cue read the clock in View), and looks
 		// whether the selected task's checkout moved under its apply line.
 		m.graceTimer = false
-		cmds = append(cmds, m.reviewDo(review.Tick{TaskID: m.list.selected}))
+		cmds = append(cmds, diffTab{m}.send(review.Tick{TaskID: m.list.selected}))
 	case redrawMsg:
 		m.graceTimer = false
 	case spinner.TickMsg:
-		if m.anyWaiting() {
+		if m.waits.any(m.list.tasks) {
 			var cmd tea.Cmd
-			m.spin, cmd = m.spin.Update(msg)
+			m.waits.spin, cmd = m.waits.spin.Update(msg)
 			cmds = append(cmds, cmd)
 		} else {
-			m.spinning = false
+			m.waits.spinning = false
 		}
 	case tasksMsg:
 		cmds = append(cmds, m.onTasks(msg))
@@ -204,9 +201,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case replayMsg:
 		m.onReplay(msg)
 	case events.PageMsg:
-		cmds = append(cmds, m.toEvents(msg.TaskID, msg))
+		cmds = append(cmds, eventsTab{m}.deliver(msg.TaskID, msg))
 	case events.SearchPageMsg:
-		cmds = append(cmds, m.toEvents(msg.TaskID, msg))
+		cmds = append(cmds, eventsTab{m}.deliver(msg.TaskID, msg))
 	case controlMsg:
 		cmds = append(cmds, m.onControl(msg))
 	case delegateMsg:
@@ -221,9 +218,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			d.Drafted(core.DraftResult{Path: msg.path, Draft: msg.draft, Checked: msg.checked}, msg.err)
 		}
 	case ownerMsg:
-		cmds = append(cmds, m.onOwner())
+		if say, isErr, reload := m.attach.follow(); say != "" {
+			m.setStatus(say, isErr, "")
+			if reload {
+				// The relay re-subscribes by itself too; reloading here does not depend on
+				// which of the two arrives first.
+				cmds = append(cmds, m.resync(nil))
+			}
+		}
 	case checks.LogRead:
-		ti := m.task(msg.TaskID)
+		ti := m.info.task(msg.TaskID)
 		ti.checks, _, _ = ti.checks.Update(msg)
 	case dialog.GrantsMsg:
 		m.dialogs.GrantsAnswered(msg)
@@ -231,14 +235,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.rp != nil {
 			m.rp, _, _ = m.rp.Update(msg)
 		}
-	default:
-		cmds = append(cmds, m.onResult(msg))
+	// The results of a review, editor or apply command: each is a typed message, most of them
+	// carrying their task's id.
+	case review.Message:
+		cmds = append(cmds, diffTab{m}.send(msg))
+	case contractEditedMsg:
+		if d, ok := m.dialogs.Top().(*dialog.NewTask); ok {
+			d.Edited(msg.path, msg.err)
+		}
+	case applyMsg:
+		cmds = append(cmds, m.onApply(msg))
 	}
 	m.surfacePrompt()
-	m.followDialogs()
-	cmds = append(cmds, m.attend())
-	m.trackStates()
-	cmds = append(cmds, m.checksNeed())
+	followPreviews(&m.dialogs, &m.review)
+	cmds = append(cmds, m.attn.attend(&m.list, &m.requests))
+	m.info.trackStates(m.list.tasks, m.now())
+	cmds = append(cmds, checksTab{m}.onScreen())
 	cmds = append(cmds, m.timers())
 	return m, tea.Batch(cmds...)
 }
@@ -250,9 +262,9 @@ func (m *Model) timers() tea.Cmd {
 		return nil
 	}
 	var cmds []tea.Cmd
-	if !m.spinning && m.anyWaiting() {
-		m.spinning = true
-		cmds = append(cmds, m.spin.Tick)
+	if !m.waits.spinning && m.waits.any(m.list.tasks) {
+		m.waits.spinning = true
+		cmds = append(cmds, m.waits.spin.Tick)
 	}
 	if left := m.dialogs.GraceLeft(m.now()); left > 0 && !m.graceTimer {
 		m.graceTimer = true
@@ -266,7 +278,7 @@ func (m *Model) timers() tea.Cmd {
 // they are text. A paste only ever goes to a text input.
 func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	alone, quiet := m.gate.key(m.opts.animate)
-	if m.tooSmall() {
+	if m.layout().tooSmall() {
 		// Only the notice is on screen: nothing behind it may take a key but quitting.
 		if msg.Type == tea.KeyCtrlC || key.Matches(msg, m.keys.Quit) {
 			return tea.Batch(quiet, m.askQuit())
@@ -282,7 +294,12 @@ func (m *Model) handleKeys(msg tea.KeyMsg) tea.Cmd {
 	}
 	if msg.Paste {
 		if typing && top != nil && !m.dialogs.Swallow(m.now()) {
-			return tea.Batch(quiet, m.apply(top, top.Update(msg, m.keys), false))
+			res := top.Update(msg, m.keys)
+			var cmd tea.Cmd
+			if m.gate.admit(top, res, false) {
+				cmd = m.carryOut(top, res)
+			}
+			return tea.Batch(quiet, cmd)
 		}
 		if typing && top == nil {
 			return tea.Batch(quiet, m.handleKey(msg, false))
@@ -361,7 +378,7 @@ func (m *Model) dialogKey(top dialog.Dialog, msg tea.KeyMsg, alone bool) tea.Cmd
 	case dialog.AskQuit:
 		return m.askQuit()
 	case dialog.ShowHelp:
-		m.openHelp()
+		m.push(dialog.NewHelp(m.helpGroups()))
 		return nil
 	}
 	res := top.Update(msg, m.keys)
@@ -370,13 +387,10 @@ func (m *Model) dialogKey(top dialog.Dialog, msg tea.KeyMsg, alone bool) tea.Cmd
 		// after a failed start, a drafted contract), not with the last submission's.
 		m.lastForm = d.Value()
 	}
-	return m.apply(top, res, alone)
-}
-
-// tooSmall says the terminal is below the size the dashboard draws in: the screen shows only a
-// notice saying so.
-func (m *Model) tooSmall() bool {
-	return m.width > 0 && m.height > 0 && (m.width < minWidth || m.height < minHeight)
+	if !m.gate.admit(top, res, alone) {
+		return nil
+	}
+	return m.carryOut(top, res)
 }
 
 // ui is what the parts of the dashboard share to draw and read keys: the theme, the key map

@@ -9,12 +9,16 @@ import (
 // review's, the editor's); the frame still says when no owner answers (viewDialog).
 func errorNotice(title string, err error) *dialog.Notice { return dialog.ErrorNotice(title, err) }
 
-// errorNotice is errorNotice as this dashboard tells it: while an attached dashboard has no
-// owner, a failed call is explained by that (ownerGoneNext), not by the error's generic advice.
-func (m *Model) errorNotice(title string, err error) *dialog.Notice {
-	n := errorNotice(title, err)
-	if m.attach.gone {
-		n.NextInstead(ownerGoneNext(m.opts.StateDir))
+// errorNotice is errorNotice as this dashboard tells it (explain).
+func (a *attachState) errorNotice(title string, err error) *dialog.Notice {
+	return a.explain(errorNotice(title, err))
+}
+
+// explain says, in the notice n of a failed call, that no owner answers, while an attached
+// dashboard has none: that explains the failure, not the error's generic advice.
+func (a *attachState) explain(n *dialog.Notice) *dialog.Notice {
+	if a.gone {
+		n.NextInstead(ownerGoneNext(a.stateDir))
 	}
 	return n
 }
@@ -27,11 +31,11 @@ func ownerGoneNext(stateDir string) string {
 		"(CODEX_REASONIX_STATE_DIR=" + stateDir + "), then try again."
 }
 
-// describeError is words.DescribeError as this dashboard tells it (see errorNotice).
-func (m *Model) describeError(err error) []string {
+// describeError is words.DescribeError as this dashboard tells it (see explain).
+func (a *attachState) describeError(err error) []string {
 	lines := words.DescribeError(err)
-	if m.attach.gone {
-		lines = words.WithNext(lines, ownerGoneNext(m.opts.StateDir))
+	if a.gone {
+		lines = words.WithNext(lines, ownerGoneNext(a.stateDir))
 	}
 	return lines
 }

@@ -117,7 +117,7 @@ func BenchmarkReplay100kEvents(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		m := modelOver(f, 120, 40)
-		if ti := m.task("big"); !ti.replayed || ti.events.Empty() {
+		if ti := m.info.task("big"); !ti.replayed || ti.events.Empty() {
 			b.Fatal("the journal's newest window was not read")
 		}
 		_ = m.View()
@@ -209,7 +209,7 @@ func BenchmarkReplay100kEventsEngine(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		m := modelOver(e, 120, 40)
-		if ti := m.task("big"); !ti.replayed || ti.events.Empty() {
+		if ti := m.info.task("big"); !ti.replayed || ti.events.Empty() {
 			b.Fatal("the journal's newest window was not read")
 		}
 		_ = m.View()
@@ -227,7 +227,7 @@ func BenchmarkStream10MB(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		base := heapInUse()
 		m := modelOver(journalFake("flood", nil), 80, 24)
-		m.svc, m.eventsEnv.Journal = f, f // later reads find the whole journal
+		m.cmds.svc, m.info.events.Journal = f, f // later reads find the whole journal
 		for j, ev := range journal {
 			m.Update(eventMsg(ev))
 			if j%64 == 63 {

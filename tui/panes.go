@@ -1,11 +1,5 @@
 package tui
 
-import (
-	tea "github.com/charmbracelet/bubbletea"
-
-	"reasonixctl/core"
-)
-
 // The panes that can hold the keys when no dialog is open. Each is one pointer wide, so handing
 // one out as a pane costs nothing; each finds the selected task itself.
 
@@ -56,32 +50,4 @@ func (m *Model) tabPane() tab {
 		return checksTab{m}
 	}
 	return nil
-}
-
-// diffTab is the review tab (tui/review), placed where the selected task's detail is. Its copy
-// key (y) copies the file's path; where there is no diff, y is the dashboard's (actions.go).
-type diffTab struct{ m *Model }
-
-// capturing: while the search line takes text, every key is text.
-func (p diffTab) capturing() bool { return p.m.reviewAt().Capturing() }
-
-func (p diffTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
-	m := p.m
-	rv, cmd, res := m.reviewAt().Update(msg)
-	m.review = rv
-	if res.Pass {
-		return nil, false
-	}
-	return m.carryReview(cmd, res), true
-}
-
-func (p diffTab) view(w, h int) string { return p.m.reviewAt().View(w, h) }
-
-// selectedInfo is the selected task and what the dashboard keeps of it, or nils.
-func (m *Model) selectedInfo() (*core.TaskView, *taskInfo) {
-	t := m.list.selectedTask()
-	if t == nil {
-		return nil, nil
-	}
-	return t, m.task(t.TaskID)
 }

@@ -7,21 +7,22 @@ import (
 	"reasonixctl/tui/replay"
 )
 
-// openReplay starts a replay of the selected task (tui/replay), which takes the body and the
-// keys until it is left.
-func (m *Model) openReplay(t *core.TaskView) tea.Cmd {
+// replayPane gives the keys to the replay on screen, which takes every key while it is open,
+// and carries out what the replay asks of the dashboard.
+type replayPane struct{ m *Model }
+
+// open starts a replay of the selected task t (tui/replay), which takes the body and the keys
+// until it is left.
+func (p replayPane) open(t *core.TaskView) tea.Cmd {
+	m := p.m
 	if t == nil {
 		m.setStatus("no task selected: nothing to replay", true, "")
 		return nil
 	}
 	var cmd tea.Cmd
-	m.rp, cmd = replay.Open(m.ctx, m.svc, t.TaskID, replay.Options{Theme: m.theme, Keys: m.keys})
+	m.rp, cmd = replay.Open(m.cmds.ctx, m.cmds.svc, t.TaskID, replay.Options{Theme: m.theme, Keys: m.keys})
 	return cmd
 }
-
-// replayPane gives the keys to the replay on screen, which takes every key while it is open,
-// and carries out what the replay asks of the dashboard.
-type replayPane struct{ m *Model }
 
 func (p replayPane) capturing() bool { return false }
 

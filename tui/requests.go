@@ -17,7 +17,7 @@ type pendingIA struct {
 
 // requests are the workers' requests waiting for the person: which wait, and which were put
 // aside (esc) or are being answered. The dialog stack shows them; the root opens them
-// (surfacePrompt, openNextPending); a task that starts waiting is announced by attend
+// (surfacePrompt, openNextPending, intent.OpenRequest); a task that starts waiting is announced by attend
 // (attention.go).
 type requests struct {
 	items []*pendingIA
@@ -58,13 +58,16 @@ func (r *requests) handled(id string, later, answering bool) {
 }
 
 // waitingFor reports whether a request of the task waits for an answer.
-func (r *requests) waitingFor(taskID string) bool {
+func (r *requests) waitingFor(taskID string) bool { return r.waitingOf(taskID) != nil }
+
+// waitingOf is the task's first request that waits for an answer, or nil.
+func (r *requests) waitingOf(taskID string) *pendingIA {
 	for _, p := range r.items {
 		if p.taskID == taskID && !p.answering {
-			return true
+			return p
 		}
 	}
-	return false
+	return nil
 }
 
 // count is how many requests wait for an answer.
@@ -102,12 +105,17 @@ func (r *requests) next(selected string) *pendingIA {
 	return next
 }
 
-// dropPending forgets a request and closes its prompt.
-func (m *Model) dropPending(id string) {
-	m.requests.drop(id)
-	if d := m.dialogs.Prompt(id); d != nil {
-		m.dialogs.Remove(d)
+// forget drops request id and closes its prompt in s.
+func (r *requests) forget(id string, s *dialog.Stack) {
+	r.drop(id)
+	if d := s.Prompt(id); d != nil {
+		s.Remove(d)
 	}
+}
+
+// prompt is the dialog that asks the person request p, with lastAgent, the agent's latest words.
+func (r *requests) prompt(p *pendingIA, lastAgent string) *dialog.Prompt {
+	return dialog.NewPrompt(p.taskID, p.ia, lastAgent, r.count()-1)
 }
 
 // surfacePrompt opens the selected task's waiting request, but only when nothing else is open
@@ -119,12 +127,8 @@ func (m *Model) surfacePrompt() {
 		return
 	}
 	if p := m.requests.opening(m.list.selected); p != nil {
-		m.openPrompt(p)
+		m.push(m.requests.prompt(p, m.info.task(p.taskID).lastAgent))
 	}
-}
-
-func (m *Model) openPrompt(p *pendingIA) {
-	m.push(dialog.NewPrompt(p.taskID, p.ia, m.task(p.taskID).lastAgent, m.requests.count()-1))
 }
 
 // openNextPending is `i`: the selected task's request first, else the oldest waiting one.
@@ -138,8 +142,8 @@ func (m *Model) openNextPending() tea.Cmd {
 	var cmd tea.Cmd
 	if next.taskID != m.list.selected && m.list.index(next.taskID) >= 0 {
 		m.list.selected = next.taskID
-		cmd = m.selectionChanged()
+		cmd = m.info.selectionChanged(m.list.selected)
 	}
-	m.openPrompt(next)
+	m.push(m.requests.prompt(next, m.info.task(next.taskID).lastAgent))
 	return cmd
 }

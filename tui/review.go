@@ -14,24 +14,47 @@ import (
 // The root's side of the review tab (tui/review): where it stands, what it asks, the dialogs it
 // opens and what the finalize form reads of it.
 
-// reviewAt is the review tab placed where the selected task's detail is drawn.
-func (m *Model) reviewAt() review.Review {
-	p := review.Place{Screen: m.width, Width: m.detailWidth(), Height: m.detailHeight()}
-	if tv := m.list.selectedTask(); tv != nil {
-		p.Task = *tv
+// diffTab is the review tab (tui/review), placed where the selected task's detail is: the pane
+// with the keys while the Diff tab is on screen, and the root's side of the review for what
+// concerns it whatever is on screen. Its copy key (y) copies the file's path; where there is no
+// diff, y is the dashboard's (actions.go).
+type diffTab struct{ m *Model }
+
+// capturing: while the search line takes text, every key is text.
+func (p diffTab) capturing() bool { return p.placed().Capturing() }
+
+func (p diffTab) key(msg tea.KeyMsg) (tea.Cmd, bool) {
+	rv, cmd, res := p.placed().Update(msg)
+	p.m.review = rv
+	if res.Pass {
+		return nil, false
 	}
-	return m.review.In(p)
+	return p.carry(cmd, res), true
 }
 
-// reviewDo hands msg to the review tab and carries out what it asks.
-func (m *Model) reviewDo(msg tea.Msg) tea.Cmd {
-	rv, cmd, res := m.reviewAt().Update(msg)
-	m.review = rv
-	return m.carryReview(cmd, res)
+func (p diffTab) view(w, h int) string { return p.placed().View(w, h) }
+
+// placed is the review placed where the selected task's detail is drawn.
+func (p diffTab) placed() review.Review {
+	m := p.m
+	l := m.layout()
+	pl := review.Place{Screen: m.width, Width: l.detailWidth(), Height: l.detailHeight()}
+	if tv := m.list.selectedTask(); tv != nil {
+		pl.Task = *tv
+	}
+	return m.review.In(pl)
 }
 
-// carryReview carries out what the review tab asked, after its command.
-func (m *Model) carryReview(cmd tea.Cmd, res review.Result) tea.Cmd {
+// send hands msg to the review and carries out what it asks.
+func (p diffTab) send(msg tea.Msg) tea.Cmd {
+	rv, cmd, res := p.placed().Update(msg)
+	p.m.review = rv
+	return p.carry(cmd, res)
+}
+
+// carry carries out what the review asked, after its command.
+func (p diffTab) carry(cmd tea.Cmd, res review.Result) tea.Cmd {
+	m := p.m
 	if res.View != nil {
 		m.list.replace(*res.View)
 	}
@@ -42,33 +65,19 @@ func (m *Model) carryReview(cmd tea.Cmd, res review.Result) tea.Cmd {
 		m.push(res.Open)
 	}
 	if f := res.Failed; f != nil {
-		m.push(m.errorNotice(f.Title, f.Err))
+		m.push(m.attach.errorNotice(f.Title, f.Err))
 	}
 	cmds := []tea.Cmd{cmd}
 	if res.Do != nil {
 		cmds = append(cmds, m.perform(res.Do))
 	}
 	if res.ReloadList {
-		cmds = append(cmds, m.refreshList())
+		cmds = append(cmds, m.cmds.refreshList(&m.list))
 	}
 	if res.Reload != "" {
-		cmds = append(cmds, m.fetchDetail(res.Reload))
+		cmds = append(cmds, m.info.fetchDetail(res.Reload))
 	}
 	return tea.Batch(cmds...)
-}
-
-// onResult hands the result of a review, editor or apply command to its handler: each is a
-// typed message, most of them carrying their task's id.
-func (m *Model) onResult(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case review.Message:
-		return m.reviewDo(msg)
-	case contractEditedMsg:
-		return m.onContractEdited(msg)
-	case applyMsg:
-		return m.onApply(msg)
-	}
-	return nil
 }
 
 // fileRisks says what the review found in each file of a task's diff, by path, in the words the
@@ -97,7 +106,7 @@ func (d *reviewDialog) view(t term.Theme, k bind.KeyMap, width int) (string, str
 }
 
 // taskReview is what the finalize form (dialogs.go) reads of its task's review: the
-// cherry-pick preview, renewed by carryReview while the form is open.
+// cherry-pick preview, renewed by diffTab.carry while the form is open.
 type taskReview struct {
 	preview *core.CherryPickPreview
 	said    words.Preview

@@ -251,7 +251,7 @@ func TestTheDiffIsNeverNarrowerThanAt80(t *testing.T) {
 				row = l[strings.Index(l, "return fmt.Errorf("):]
 			}
 		}
-		return h.m.reviewAt().DiffWidth(), row
+		return diffTab{h.m}.placed().DiffWidth(), row
 	}
 	w80, row80 := shown(80)
 	if w80 != 80 {

@@ -9,31 +9,45 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"reasonixctl/core"
+	"reasonixctl/tui/dialog"
 	"reasonixctl/tui/events"
 	"reasonixctl/tui/intent"
 )
 
+// commands builds the tea.Cmds that call the service: each runs off the event loop and answers
+// with the typed message its part handles. It holds only what the calls need; what a call
+// depends on of the dashboard's state is given to it.
+type commands struct {
+	svc core.Service
+	ctx context.Context
+	// checkDrafts runs each drafted check on the checkout's HEAD (Options.CheckDrafts).
+	checkDrafts bool
+	// awayHook is told the person left or came back (Options.Away); nil when nobody listens.
+	awayHook func(away bool)
+}
+
 // refreshList lists the tasks again, once the List in flight (if any) has answered.
-func (m *Model) refreshList() tea.Cmd {
-	if !m.list.fetch() {
+func (c *commands) refreshList(l *taskList) tea.Cmd {
+	if !l.fetch() {
 		return nil
 	}
-	all := m.list.showAll
+	all := l.showAll
 	return func() tea.Msg {
-		tasks, err := m.svc.List(m.ctx, core.ListFilter{All: all})
+		tasks, err := c.svc.List(c.ctx, core.ListFilter{All: all})
 		return tasksMsg{tasks: tasks, err: err}
 	}
 }
 
-func (m *Model) fetchDetail(id string) tea.Cmd {
-	ti := m.task(id)
+// fetchDetail reads task id's detail (ti is what the dashboard keeps of it), once the Get in
+// flight (if any) has answered.
+func (c *commands) fetchDetail(id string, ti *taskInfo) tea.Cmd {
 	if ti.getting {
 		ti.stale = true
 		return nil
 	}
 	ti.getting, ti.stale = true, false
 	return func() tea.Msg {
-		d, err := m.svc.Get(m.ctx, id)
+		d, err := c.svc.Get(c.ctx, id)
 		return detailMsg{taskID: id, detail: d, err: err}
 	}
 }
@@ -43,14 +57,13 @@ const replayTimeout = 5 * time.Second
 
 // replay reads the newest replayWindow events of a task's journal, up to the seq the task had
 // when the replay started, into a fresh pane; older ones are paged in as the reader scrolls up.
-func (m *Model) replay(id string) tea.Cmd {
-	ti := m.task(id)
+func (c *commands) replay(id string, ti *taskInfo) tea.Cmd {
 	if ti.replayed || ti.replaying {
 		return nil
 	}
 	ti.replaying = true
 	read := ti.events.ReadTail()
-	ctx, svc := m.ctx, m.svc
+	ctx, svc := c.ctx, c.svc
 	return func() tea.Msg {
 		return replayTask(ctx, svc, id, read)
 	}
@@ -74,14 +87,14 @@ func replayTask(ctx context.Context, svc core.Service, id string, read events.Ta
 	return replayMsg{taskID: id, pane: pane, agent: agent, from: from, err: err}
 }
 
-func (m *Model) control(req core.Command) tea.Cmd {
+func (c *commands) control(req core.Command) tea.Cmd {
 	return func() tea.Msg {
-		v, err := m.svc.Control(m.ctx, req)
+		v, err := c.svc.Control(c.ctx, req)
 		return controlMsg{req: req, view: v, err: err}
 	}
 }
 
-func (m *Model) delegate(in intent.NewTask) tea.Cmd {
+func (c *commands) delegate(in intent.NewTask) tea.Cmd {
 	return func() tea.Msg {
 		raw, err := core.ReadContractFile(in.ContractPath)
 		if err != nil {
@@ -90,7 +103,7 @@ func (m *Model) delegate(in intent.NewTask) tea.Cmd {
 		if !json.Valid(raw) {
 			return delegateMsg{in: in, err: core.Errorf(core.CodeInvalidContract, nil, "%s is not valid JSON", in.ContractPath)}
 		}
-		res, err := m.svc.Delegate(m.ctx, core.DelegateRequest{
+		res, err := c.svc.Delegate(c.ctx, core.DelegateRequest{
 			TaskID: in.TaskID, Contract: raw, WorkerLane: in.Lane, WaitMode: "background",
 			Authority:      core.Authority{Cwd: in.RepoDir, Writable: true},
 			PermissionMode: core.PermissionSupervised,
@@ -101,7 +114,7 @@ func (m *Model) delegate(in intent.NewTask) tea.Cmd {
 
 // resume continues a paused task with the pause tokens the person is looking at: if the task
 // paused again since, the engine refuses and the dashboard shows the new reason.
-func (m *Model) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
+func (c *commands) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
 	rev, yes := v.PauseRevision, true
 	req := core.DelegateRequest{
 		TaskID: v.TaskID, Contract: d.Contract, WaitMode: "background", PathBase: "repository",
@@ -110,7 +123,7 @@ func (m *Model) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
 		PermissionMode: core.PermissionSupervised,
 	}
 	return func() tea.Msg {
-		res, err := m.svc.Delegate(m.ctx, req)
+		res, err := c.svc.Delegate(c.ctx, req)
 		return delegateMsg{in: intent.NewTask{TaskID: v.TaskID}, res: res, err: err, resume: true}
 	}
 }
@@ -118,20 +131,50 @@ func (m *Model) resume(d core.TaskDetail, v core.TaskView) tea.Cmd {
 // draftContract asks the service to draft a contract for the repository (as `reasonixctl
 // contract init` does) into the state directory, never into the repository, whose checkout must
 // stay clean.
-func (m *Model) draftContract(dir string) tea.Cmd {
-	req := core.DraftRequest{Dir: dir, Check: m.opts.CheckDrafts}
+func (c *commands) draftContract(dir string) tea.Cmd {
+	req := core.DraftRequest{Dir: dir, Check: c.checkDrafts}
 	// The service may be another process, in another directory.
 	if abs, err := filepath.Abs(dir); err == nil {
 		req.Dir = abs
 	}
-	ctx := m.ctx
+	ctx := c.ctx
 	return func() tea.Msg {
-		res, err := m.svc.DraftContract(ctx, req)
+		res, err := c.svc.DraftContract(ctx, req)
 		if err != nil {
 			return draftMsg{err: err}
 		}
 		return draftMsg{path: res.Path, draft: res.Draft, checked: res.Checked}
 	}
+}
+
+// applyToCheckout applies task id's commit to its source checkout, or only tries it (a dry
+// run) unless apply.
+func (c *commands) applyToCheckout(id string, apply bool) tea.Cmd {
+	svc := c.svc
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(c.ctx, 60*time.Second)
+		defer cancel()
+		res, err := svc.ApplyToCheckout(ctx, id, apply)
+		return applyMsg{taskID: id, dry: !apply, res: res, err: err}
+	}
+}
+
+// grants lists the grants, or makes or revokes one, for the grants dialog.
+func (c *commands) grants(a intent.Grants) tea.Cmd { return dialog.GrantsCmd(c.ctx, c.svc, a) }
+
+// away tells whoever listens (Options.Away) that the person left or came back.
+func (c *commands) away(away bool) tea.Cmd {
+	hook := c.awayHook
+	if hook == nil {
+		return nil
+	}
+	return func() tea.Msg { hook(away); return nil }
+}
+
+// suspend stops the dashboard for the shell (ctrl+z), telling the engine first that nobody is
+// here to answer; fg brings it back (tea.ResumeMsg).
+func (c *commands) suspend() tea.Cmd {
+	return tea.Sequence(c.away(true), tea.Suspend)
 }
 
 // The results of the service commands, each handled by the part it belongs to: the task list

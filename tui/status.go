@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/spinner"
+
 	"reasonixctl/core"
 	"reasonixctl/tui/term"
 )
@@ -55,18 +57,26 @@ func (m *Model) setStatus(s string, isErr bool, taskID string) {
 	}
 }
 
-// currentStatus is the status message while it is still fresh: not expired, its task in the
-// same state, and the terminal the size it was when the message was set.
-func (m *Model) currentStatus() (string, bool) {
-	if st := m.status; st.width != 0 && (st.width != m.width || st.height != m.height) {
+// current is the message while it is still fresh at now: not expired, its task in the same
+// state in l, and the terminal the size (width, height) it was when the message was set.
+func (st status) current(now time.Time, l *taskList, width, height int) (string, bool) {
+	if st.width != 0 && (st.width != width || st.height != height) {
 		return "", false
 	}
-	return m.status.fresh(m.now(), &m.list)
+	return st.fresh(now, l)
 }
 
-// isWaiting reports whether a task is in a wait the person should see moving.
-func (m *Model) isWaiting(tv core.TaskView) bool {
-	if _, ok := m.finalizing[tv.TaskID]; ok {
+// waits are what the person should see moving: the tasks in a wait (provisioning, running,
+// verifying, or finalizing since the person asked), each with the spinner and its elapsed time.
+type waits struct {
+	finalizing map[string]time.Time // when each finalize in flight was asked for, by task id
+	spin       spinner.Model
+	spinning   bool // a spinner tick is on its way
+}
+
+// waiting reports whether a task is in a wait the person should see moving.
+func (w *waits) waiting(tv core.TaskView) bool {
+	if _, ok := w.finalizing[tv.TaskID]; ok {
 		return true
 	}
 	switch tv.State {
@@ -76,27 +86,28 @@ func (m *Model) isWaiting(tv core.TaskView) bool {
 	return false
 }
 
-func (m *Model) anyWaiting() bool {
-	for _, tv := range m.list.tasks {
-		if m.isWaiting(tv) {
+// any reports whether any of tasks, or a finalize, is in a wait.
+func (w *waits) any(tasks []core.TaskView) bool {
+	for _, tv := range tasks {
+		if w.waiting(tv) {
 			return true
 		}
 	}
-	return len(m.finalizing) > 0
+	return len(w.finalizing) > 0
 }
 
-// waitLabel is the spinner and the elapsed time of a task's current wait, or "".
-func (m *Model) waitLabel(tv core.TaskView) string {
-	if !m.isWaiting(tv) {
+// label is the spinner and the elapsed time at now of a task's current wait, which it entered
+// at since (zero when not known), or "".
+func (w *waits) label(tv core.TaskView, since, now time.Time) string {
+	if !w.waiting(tv) {
 		return ""
 	}
-	since := m.task(tv.TaskID).since
 	what := strings.ReplaceAll(string(tv.State), "_", " ")
-	if at, ok := m.finalizing[tv.TaskID]; ok {
+	if at, ok := w.finalizing[tv.TaskID]; ok {
 		since, what = at, "finalizing"
 	}
 	if since.IsZero() {
-		return m.spin.View() + " " + what
+		return w.spin.View() + " " + what
 	}
-	return m.spin.View() + " " + what + " " + term.HumanAge(m.now().Sub(since))
+	return w.spin.View() + " " + what + " " + term.HumanAge(now.Sub(since))
 }

@@ -272,7 +272,7 @@ func TestCherryPickLineIsNeverWrapped(t *testing.T) {
 	f := scenario()
 	f.tasks[0].State = core.StateVerifying
 	h := newHarness(t, f, 60, 16)
-	h.m.finalizing["login-fix"] = epoch
+	h.m.waits.finalizing["login-fix"] = epoch
 	hash := strings.Repeat("0123456789", 4)
 	h.send(ev("login-fix", 11, core.EventCommitted, core.CommittedData{CommitHash: hash, Branch: "reasonix/login-fix", IntegrationCommand: "git cherry-pick " + hash}))
 	found := false

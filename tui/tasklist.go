@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -117,39 +118,39 @@ func (l *taskList) resumable() int {
 	return n
 }
 
-func (m *Model) viewList(rows int) string {
-	t := m.theme
-	w := m.listWidth()
-	title := fmt.Sprintf(" Tasks (%d)", len(m.list.tasks))
+// view draws the list w wide: its title and rows tasks around the selected one, each with what
+// info keeps of it, the mark of a request waiting in r or of a wait (wt), and its age at now.
+func (l *taskList) view(t term.Theme, w, rows int, info *taskData, r *requests, wt *waits, now time.Time) string {
+	title := fmt.Sprintf(" Tasks (%d)", len(l.tasks))
 	lines := []string{t.Title.Render(term.PadRight(title, w))}
-	if len(m.list.tasks) == 0 {
+	if len(l.tasks) == 0 {
 		// Short enough for the narrowest list column (40).
 		empty := "  no tasks yet · n starts one"
-		if !m.list.showAll {
+		if !l.showAll {
 			empty = "  no active tasks · A all · n new"
 		}
 		lines = append(lines, t.Dim.Render(empty))
 		return term.FixBlock(strings.Join(lines, "\n"), w, rows+1)
 	}
-	sel := max(m.list.index(m.list.selected), 0)
-	start := term.Clamp(sel-rows+1, 0, max(len(m.list.tasks)-rows, 0))
+	sel := max(l.index(l.selected), 0)
+	start := term.Clamp(sel-rows+1, 0, max(len(l.tasks)-rows, 0))
 	idW := 14
 	if w < 70 {
 		idW = 12
 	}
-	for i := start; i < len(m.list.tasks) && i < start+rows; i++ {
-		tv := m.list.tasks[i]
-		ti := m.task(tv.TaskID)
+	for i := start; i < len(l.tasks) && i < start+rows; i++ {
+		tv := l.tasks[i]
+		ti := info.task(tv.TaskID)
 		mark := "  "
-		if tv.TaskID == m.list.selected {
+		if tv.TaskID == l.selected {
 			mark = "› "
 		}
 		pend := " "
 		switch {
-		case attentionOf(tv, &m.requests) == attnWaiting:
+		case attentionOf(tv, r) == attnWaiting:
 			pend = t.Pending.Render("!")
-		case m.isWaiting(tv):
-			pend = m.spin.View()
+		case wt.waiting(tv):
+			pend = wt.spin.View()
 		}
 		badge := t.Badge(tv.State)
 		if failedFinalize(tv) {
@@ -167,9 +168,9 @@ func (m *Model) viewList(rows int) string {
 			repo = filepath.Base(repo)
 		}
 		fixed := fmt.Sprintf("%s%s %s %-4s %4s %s %6s ", mark, term.PadRight(ansi.Truncate(safetext.Line(tv.TaskID), idW, "…"), idW),
-			badge, safetext.Line(string(tv.WorkerLane)), m.age(tv, ti), pend, tokens)
+			badge, safetext.Line(string(tv.WorkerLane)), ti.age(tv, now), pend, tokens)
 		line := fixed + ansi.Truncate(safetext.Line(repo), max(w-lipgloss.Width(fixed), 0), "…")
-		if tv.TaskID == m.list.selected {
+		if tv.TaskID == l.selected {
 			line = t.Selected.Render(term.PadRight(ansi.Strip(line), w))
 		}
 		lines = append(lines, line)
@@ -180,7 +181,7 @@ func (m *Model) viewList(rows int) string {
 func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if m.list.fetched() {
-		cmds = append(cmds, m.refreshList())
+		cmds = append(cmds, m.cmds.refreshList(&m.list))
 	}
 	if msg.err != nil {
 		m.setStatus("listing tasks failed: "+words.OneLine(msg.err), true, "")
@@ -188,33 +189,14 @@ func (m *Model) onTasks(msg tasksMsg) tea.Cmd {
 	}
 	m.list.set(msg.tasks, &m.requests)
 	for _, t := range m.list.tasks {
-		ti := m.task(t.TaskID)
+		ti := m.info.task(t.TaskID)
 		// Details give the repository, age, usage and pending interactions the list lacks.
 		if ti.detail == nil || (ti.stale && t.TaskID == m.list.selected) {
-			cmds = append(cmds, m.fetchDetail(t.TaskID))
+			cmds = append(cmds, m.info.fetchDetail(t.TaskID))
 		}
 	}
 	if m.list.selected != "" {
-		cmds = append(cmds, m.replay(m.list.selected))
+		cmds = append(cmds, m.info.replay(m.list.selected))
 	}
-	return tea.Batch(cmds...)
-}
-
-func (m *Model) selectedTask() *core.TaskView { return m.list.selectedTask() }
-
-func (m *Model) moveSelection(delta int) tea.Cmd {
-	if !m.list.move(delta) {
-		return nil
-	}
-	return m.selectionChanged()
-}
-
-func (m *Model) selectionChanged() tea.Cmd {
-	ti := m.task(m.list.selected)
-	var cmds []tea.Cmd
-	if ti.detail == nil || ti.stale {
-		cmds = append(cmds, m.fetchDetail(m.list.selected))
-	}
-	cmds = append(cmds, m.replay(m.list.selected))
 	return tea.Batch(cmds...)
 }

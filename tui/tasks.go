@@ -11,6 +11,7 @@ import (
 	"reasonixctl/tui/dialog"
 	"reasonixctl/tui/events"
 	"reasonixctl/tui/review"
+	"reasonixctl/tui/term"
 	"reasonixctl/tui/words"
 )
 
@@ -45,19 +46,102 @@ type taskInfo struct {
 	agentStreak bool
 }
 
-func (m *Model) task(id string) *taskInfo {
-	ti := m.info[id]
+// taskData is what the dashboard keeps of every task beyond its view in the list, by task id,
+// with what it needs to make a task's parts the first time the task is seen and to read the
+// task's detail and journal.
+type taskData struct {
+	byID   map[string]*taskInfo
+	cmds   *commands
+	ui     ui
+	events *events.Env // what every task's events pane draws with and reads the journal through
+}
+
+// task is what the dashboard keeps of task id, made the first time it is asked for.
+func (d *taskData) task(id string) *taskInfo {
+	ti := d.byID[id]
 	if ti == nil {
-		ti = &taskInfo{events: events.New(m.eventsEnv, id)}
-		ti.contract = contract.New(m.theme, m.keys)
-		ti.checks = checks.New(id, checks.Env{Theme: m.theme, Keys: m.keys, Ctx: m.ctx, Logs: m.svc})
-		m.info[id] = ti
+		ti = &taskInfo{events: events.New(d.events, id)}
+		ti.contract = contract.New(d.ui.theme, d.ui.keys)
+		ti.checks = checks.New(id, checks.Env{Theme: d.ui.theme, Keys: d.ui.keys, Ctx: d.cmds.ctx, Logs: d.cmds.svc})
+		d.byID[id] = ti
 	}
 	return ti
 }
 
+// fetchDetail reads task id's detail, once the Get in flight (if any) has answered.
+func (d *taskData) fetchDetail(id string) tea.Cmd { return d.cmds.fetchDetail(id, d.task(id)) }
+
+// replay reads the newest window of task id's journal, unless it was read or is being read.
+func (d *taskData) replay(id string) tea.Cmd { return d.cmds.replay(id, d.task(id)) }
+
+// detailIfSelected reads task id's detail again when it is the selected task; any other task's
+// is marked stale, to be read when the task is selected.
+func (d *taskData) detailIfSelected(id, selected string) tea.Cmd {
+	if id != selected {
+		d.task(id).stale = true
+		return nil
+	}
+	return d.fetchDetail(id)
+}
+
+// selectionChanged reads what the newly selected task id lacks: its detail, when none or a
+// stale one is held, and its journal.
+func (d *taskData) selectionChanged(id string) tea.Cmd {
+	ti := d.task(id)
+	var cmds []tea.Cmd
+	if ti.detail == nil || ti.stale {
+		cmds = append(cmds, d.fetchDetail(id))
+	}
+	cmds = append(cmds, d.replay(id))
+	return tea.Batch(cmds...)
+}
+
+// selected is the selected task of l and what the dashboard keeps of it, or nils.
+func (d *taskData) selected(l *taskList) (*core.TaskView, *taskInfo) {
+	t := l.selectedTask()
+	if t == nil {
+		return nil, nil
+	}
+	return t, d.task(t.TaskID)
+}
+
+// stateOf is a task's state as the dashboard last saw it, in l or in its detail, or "".
+func (d *taskData) stateOf(id string, l *taskList) core.State {
+	if i := l.index(id); i >= 0 {
+		return l.tasks[i].State
+	}
+	if ti, ok := d.byID[id]; ok && ti.detail != nil {
+		return ti.detail.View.State
+	}
+	return ""
+}
+
+// trackStates notes when each task entered the state it shows, for elapsed times.
+func (d *taskData) trackStates(tasks []core.TaskView, now time.Time) {
+	for _, tv := range tasks {
+		ti := d.task(tv.TaskID)
+		if ti.state != tv.State {
+			ti.state, ti.since = tv.State, now
+		}
+	}
+}
+
+// age is how long ago the task was created, as far as the dashboard knows; "-" when it does not.
+func (ti *taskInfo) age(tv core.TaskView, now time.Time) string {
+	created := ti.created
+	if created.IsZero() {
+		if u, err := time.Parse(time.RFC3339Nano, tv.UpdatedAt); err == nil {
+			created = u
+		}
+	}
+	if created.IsZero() {
+		return "-"
+	}
+	return term.HumanAge(now.Sub(created))
+}
+
 func (m *Model) ingest(ev core.Event) tea.Cmd {
-	ti := m.task(ev.TaskID)
+	ti := m.info.task(ev.TaskID)
 	if !ti.replayed {
 		if ev.Seq == 1 {
 			ti.replayed, ti.fromStart = true, true
@@ -74,7 +158,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 			ti.repository = d.Repository
 		}
 		ti.created = ev.Time
-		cmds = append(cmds, m.refreshList())
+		cmds = append(cmds, m.cmds.refreshList(&m.list))
 	case core.EventStateChanged:
 		if d, ok := core.DataOf[core.StateChangedData](ev); ok {
 			for i := range m.list.tasks {
@@ -84,7 +168,7 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 			}
 			ti.state, ti.since = d.To, ev.Time
 		}
-		cmds = append(cmds, m.refreshList(), m.detailIfSelected(ev.TaskID))
+		cmds = append(cmds, m.cmds.refreshList(&m.list), m.info.detailIfSelected(ev.TaskID, m.list.selected))
 	case core.EventUsage:
 		if u, ok := core.DataOf[core.Usage](ev); ok {
 			ti.usage, ti.usageSeq = &u, ev.Seq
@@ -102,19 +186,19 @@ func (m *Model) ingest(ev core.Event) tea.Cmd {
 				// line outlives the task's state change that follows at once.
 				m.setStatus("answered by "+words.AnsweredBy(ia.Response)+": "+words.ResponseText(ia)+" ("+ia.ID+" of "+ev.TaskID+")", false, "")
 			}
-			m.dropPending(ia.ID)
+			m.requests.forget(ia.ID, &m.dialogs)
 		}
 	case core.EventReviewReady, core.EventVerification:
-		cmds = append(cmds, m.detailIfSelected(ev.TaskID))
+		cmds = append(cmds, m.info.detailIfSelected(ev.TaskID, m.list.selected))
 	case core.EventCommitted:
 		if d, ok := core.DataOf[core.CommittedData](ev); ok {
-			if _, ok := m.finalizing[ev.TaskID]; ok {
-				delete(m.finalizing, ev.TaskID)
+			if _, ok := m.waits.finalizing[ev.TaskID]; ok {
+				delete(m.waits.finalizing, ev.TaskID)
 				m.push(dialog.CommitNotice(ev.TaskID, d.CommitHash, d.Branch, d.IntegrationCommand))
 				m.setStatus("committed "+ev.TaskID+" as "+d.CommitHash, false, ev.TaskID)
 			}
 		}
-		cmds = append(cmds, m.detailIfSelected(ev.TaskID))
+		cmds = append(cmds, m.info.detailIfSelected(ev.TaskID, m.list.selected))
 	}
 	return tea.Batch(cmds...)
 }
@@ -142,14 +226,6 @@ func (ti *taskInfo) noteAgent(ev core.Event) {
 	ti.agentStreak = true
 }
 
-func (m *Model) detailIfSelected(id string) tea.Cmd {
-	if id != m.list.selected {
-		m.task(id).stale = true
-		return nil
-	}
-	return m.fetchDetail(id)
-}
-
 // resync follows a lost subscription: events may have been missed, so reload what is shown.
 func (m *Model) resync(err error) tea.Cmd {
 	if m.attach.gone {
@@ -159,25 +235,25 @@ func (m *Model) resync(err error) tea.Cmd {
 	if err != nil {
 		m.setStatus("event stream restarted after: "+err.Error(), true, "")
 	}
-	for _, ti := range m.info {
+	for _, ti := range m.info.byID {
 		ti.stale = true
 	}
-	cmds := []tea.Cmd{m.refreshList()}
+	cmds := []tea.Cmd{m.cmds.refreshList(&m.list)}
 	if m.list.selected != "" {
-		ti := m.task(m.list.selected)
+		ti := m.info.task(m.list.selected)
 		// Replay the journal again so the events view has no gap.
 		ti.replayed = false
-		cmds = append(cmds, m.fetchDetail(m.list.selected), m.replay(m.list.selected))
+		cmds = append(cmds, m.info.fetchDetail(m.list.selected), m.info.replay(m.list.selected))
 	}
 	return tea.Batch(cmds...)
 }
 
 func (m *Model) onDetail(msg detailMsg) tea.Cmd {
-	ti := m.task(msg.taskID)
+	ti := m.info.task(msg.taskID)
 	ti.getting = false
 	var cmd tea.Cmd
 	if ti.stale {
-		cmd = m.detailIfSelected(msg.taskID)
+		cmd = m.info.detailIfSelected(msg.taskID, m.list.selected)
 	}
 	if msg.err != nil {
 		if core.AsError(msg.err).Code != core.CodeTaskNotFound {
@@ -199,25 +275,25 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 		ti.usageGen++
 		ti.noteSnapshot(d.LastSeq, *d.Usage, m.now())
 	}
-	m.reviewDo(review.Loaded{TaskID: msg.taskID, Detail: d, Risks: fileRisks(ti)})
+	diffTab{m}.send(review.Loaded{TaskID: msg.taskID, Detail: d, Risks: fileRisks(ti)})
 	ti.contract = ti.contract.Show(ti.detail)
 	ti.checks = ti.checks.Show(d.View, d.Verification)
 	m.list.replace(d.View)
 	if msg.taskID == m.list.selected {
-		cmd = tea.Batch(cmd, m.reviewDo(review.RefreshPreview{TaskID: msg.taskID}))
+		cmd = tea.Batch(cmd, diffTab{m}.send(review.RefreshPreview{TaskID: msg.taskID}))
 	}
 	for _, ia := range d.Interactions {
 		if ia.Status == core.InteractionPending {
 			m.requests.add(msg.taskID, ia)
 		} else {
-			m.dropPending(ia.ID)
+			m.requests.forget(ia.ID, &m.dialogs)
 		}
 	}
 	return cmd
 }
 
 func (m *Model) onReplay(msg replayMsg) {
-	ti := m.task(msg.taskID)
+	ti := m.info.task(msg.taskID)
 	ti.replaying = false
 	if msg.err != nil && !msg.pane.HoldsTail() {
 		m.setStatus("reading the journal of "+msg.taskID+" failed: "+words.OneLine(msg.err), true, msg.taskID)
@@ -244,16 +320,6 @@ func (m *Model) onReplay(msg replayMsg) {
 	for _, p := range m.requests.items {
 		if d := m.dialogs.Prompt(p.ia.ID); p.taskID == msg.taskID && d != nil && d.LastWords() == "" {
 			d.SetLastWords(ti.lastAgent)
-		}
-	}
-}
-
-// trackStates notes when each task entered the state it shows, for elapsed times.
-func (m *Model) trackStates() {
-	for _, tv := range m.list.tasks {
-		ti := m.task(tv.TaskID)
-		if ti.state != tv.State {
-			ti.state, ti.since = tv.State, m.now()
 		}
 	}
 }

@@ -100,38 +100,43 @@ func (l usageLog) events() []core.Event {
 	return evs
 }
 
-// todayUsage is the usage of every task the dashboard knows that accrued since local midnight,
-// and whether the figure is only a lower bound. A task's share is exact when its journal was
-// read from the start, when it was created today (all its usage is today's), or when it has not
-// changed today (none is). Otherwise the reports seen before its first one here are unknown:
-// only the growth between reports seen counts, and the figure is marked as at least.
-func (m *Model) todayUsage() (stats.Usage, bool) {
-	now := m.now()
+// usageToday keeps each task's share of today's usage (taskUsage), for the header's figure.
+type usageToday struct {
+	tasks map[string]*taskUsage
+}
+
+// today is the usage of every task in info that accrued since local midnight at now, and
+// whether the figure is only a lower bound; tasks are the listed ones. A task's share is exact
+// when its journal was read from the start, when it was created today (all its usage is
+// today's), or when it has not changed today (none is). Otherwise the reports seen before its
+// first one here are unknown: only the growth between reports seen counts, and the figure is
+// marked as at least.
+func (ut *usageToday) today(info map[string]*taskInfo, tasks []core.TaskView, now time.Time) (stats.Usage, bool) {
 	loc := now.Location()
 	day := now.Format("2006-01-02")
 	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
 	updated := map[string]string{}
-	for _, tv := range m.list.tasks {
+	for _, tv := range tasks {
 		updated[tv.TaskID] = tv.UpdatedAt
 	}
-	if m.usageMemo == nil {
-		m.usageMemo = map[string]*taskUsage{}
+	if ut.tasks == nil {
+		ut.tasks = map[string]*taskUsage{}
 	}
 	var total stats.Usage
 	partial := false
-	for id, ti := range m.info {
-		tu := m.usageMemo[id]
+	for id, ti := range info {
+		tu := ut.tasks[id]
 		if tu == nil {
 			tu = &taskUsage{}
-			m.usageMemo[id] = tu
+			ut.tasks[id] = tu
 		}
 		u, p := tu.today(id, ti, now, midnight, updated[id], day, loc)
 		total.Add(u)
 		partial = partial || p
 	}
-	for id := range m.usageMemo {
-		if m.info[id] == nil {
-			delete(m.usageMemo, id)
+	for id := range ut.tasks {
+		if info[id] == nil {
+			delete(ut.tasks, id)
 		}
 	}
 	return total, partial
@@ -149,7 +154,7 @@ type taskUsage struct {
 	u     stats.Usage
 }
 
-// today is the task's usage of today (see todayUsage) and whether it is only a lower bound.
+// today is the task's usage of today (see usageToday.today) and whether it is only a lower bound.
 func (tu *taskUsage) today(id string, ti *taskInfo, now, midnight time.Time, updatedAt, day string, loc *time.Location) (stats.Usage, bool) {
 	updated, _ := time.Parse(time.RFC3339Nano, updatedAt)
 	var kind string
@@ -228,10 +233,10 @@ func (l usageLog) newer(seq uint64) []core.Event {
 	return out
 }
 
-// usageHeader is the header's usage figure: today's tokens and, when the worker reported one,
-// the estimated cost.
-func (m *Model) usageHeader() string {
-	u, partial := m.todayUsage()
+// header is the header's usage figure: today's tokens and, when the worker reported one, the
+// estimated cost (see today).
+func (ut *usageToday) header(info map[string]*taskInfo, tasks []core.TaskView, now time.Time) string {
+	u, partial := ut.today(info, tasks, now)
 	s := "today " + term.HumanInt(u.Tokens()) + " tokens"
 	if partial {
 		s = "today ≥" + term.HumanInt(u.Tokens()) + " tokens"

@@ -25,34 +25,34 @@ func TestTodayUsage(t *testing.T) {
 	yesterday, morning := now.Add(-20*time.Hour), now.Add(-6*time.Hour)
 
 	// Read from the start: yesterday's 1000 prompt tokens are not today's, the next 500 are.
-	a := m.task("a")
+	a := m.info.task("a")
 	a.replayed = true
 	a.noteUsage(report("a", 3, yesterday, 1000, c(0.01)))
 	a.noteUsage(report("a", 9, morning, 1500, c(0.015)))
 	a.noteUsage(report("a", 9, morning, 1500, c(0.015))) // the same report again (live, then replayed)
 	a.noteAgent(core.Event{TaskID: "a", Seq: 10, Type: core.EventAgentMessage})
-	u, partial := m.todayUsage()
+	u, partial := m.usage.today(m.info.byID, m.list.tasks, m.now())
 	if u.PromptTokens != 500 || u.Cost["USD"] != 0.005 || partial {
 		t.Fatalf("replayed task: %+v partial %v", u, partial)
 	}
 
 	// Created today, journal not read: all its usage is today's. No cost reported: none shown.
-	b := m.task("b")
+	b := m.info.task("b")
 	b.created = morning
 	b.usage = &core.Usage{PromptTokens: 700}
-	if u, partial = m.todayUsage(); u.PromptTokens != 1200 || u.Cost["USD"] != 0.005 || partial {
+	if u, partial = m.usage.today(m.info.byID, m.list.tasks, m.now()); u.PromptTokens != 1200 || u.Cost["USD"] != 0.005 || partial {
 		t.Fatalf("with a task of today: %+v partial %v", u, partial)
 	}
 
 	// Older, journal not read, changed today: only the growth seen here counts, as a lower bound.
-	d := m.task("d")
+	d := m.info.task("d")
 	d.created, d.usage = yesterday.Add(-time.Hour), &core.Usage{PromptTokens: 5000}
 	d.noteUsage(report("d", 40, now.Add(-time.Minute), 5000, nil))
 	d.noteUsage(report("d", 41, now, 5300, nil))
-	if u, partial = m.todayUsage(); u.PromptTokens != 1500 || !partial {
+	if u, partial = m.usage.today(m.info.byID, m.list.tasks, m.now()); u.PromptTokens != 1500 || !partial {
 		t.Fatalf("with a partly known task: %+v partial %v", u, partial)
 	}
-	if got := m.usageHeader(); got != "today ≥1.5k tokens · est. $0.0050" {
+	if got := m.usage.header(m.info.byID, m.list.tasks, m.now()); got != "today ≥1.5k tokens · est. $0.0050" {
 		t.Fatalf("header %q", got)
 	}
 }

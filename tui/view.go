@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
@@ -13,17 +12,8 @@ import (
 	"reasonixctl/core/safetext"
 	"reasonixctl/tui/bind"
 	"reasonixctl/tui/dialog"
-	"reasonixctl/tui/review"
 	"reasonixctl/tui/term"
 	"reasonixctl/tui/words"
-)
-
-// The smallest terminal the dashboard draws in; below it a message says so.
-const (
-	minWidth  = 60
-	minHeight = 16
-	// Side by side list and detail from this width on; stacked below it.
-	wideWidth = 120
 )
 
 // View draws the whole screen. The frame passes guardFrame on its way out: markers of hidden
@@ -39,26 +29,28 @@ func (m *Model) frame() string {
 	if m.width == 0 || m.height == 0 {
 		return ""
 	}
-	if m.width < minWidth || m.height < minHeight {
-		return tooSmall(m.width, m.height)
+	l := m.layout()
+	if l.tooSmall() {
+		return tooSmallNotice(m.width, m.height)
 	}
 	header := m.viewHeader()
 	footer := m.viewFooter()
-	bodyH := m.height - 3
-	body := m.viewBody(bodyH)
+	bodyH := l.bodyHeight()
+	list := m.list.view(m.theme, l.listWidth(), l.listRows(), &m.info, &m.requests, &m.waits, m.now())
+	body := l.body(list, m.viewDetail(l.detailWidth(), l.detailHeight()), m.theme.Border)
 	if m.rp != nil {
 		body = m.rp.View(m.width, bodyH)
 	}
 	if d := m.dialogs.Top(); d != nil {
-		body = m.overlayDialog(body, d, bodyH)
+		body = l.overlay(body, m.viewDialog(d, bodyH), dialog.SitsAtTop(d), m.rp == nil && dialog.OpensByItself(d), m.theme.Behind)
 	}
 	return header + "\n" + body + "\n" + footer
 }
 
-// tooSmall is the screen of a terminal smaller than the dashboard needs: the message wrapped
+// tooSmallNotice is the screen of a terminal smaller than the dashboard needs: the message wrapped
 // to the width, a shorter one when the long one does not fit, each line centred, never wider or
 // taller than the terminal.
-func tooSmall(w, h int) string {
+func tooSmallNotice(w, h int) string {
 	wrap := func(paras ...string) []string {
 		var out []string
 		for _, p := range paras {
@@ -94,7 +86,7 @@ func tooSmall(w, h int) string {
 func (m *Model) viewHeader() string {
 	t := m.theme
 	left := " reasonixctl  state " + m.opts.StateDir + "  worker " + term.OrDash(m.opts.WorkerVersion)
-	if a := m.attachLabel(); a != "" {
+	if a := m.attach.label(); a != "" {
 		left = " reasonixctl  " + a + "  state " + m.opts.StateDir
 	}
 	var right []string
@@ -110,7 +102,7 @@ func (m *Model) viewHeader() string {
 		rightText = strings.Join(right, " · ") + " "
 	}
 	line1 := t.Header.Render(term.FitBetween(left, rightText, m.width))
-	if msg, isErr := m.currentStatus(); msg != "" {
+	if msg, isErr := m.status.current(m.now(), &m.list, m.width, m.height); msg != "" {
 		st := t.HeaderDim
 		if isErr {
 			st = t.Error
@@ -119,7 +111,7 @@ func (m *Model) viewHeader() string {
 	}
 
 	// What needs the person comes first; fitBetween cuts the usage before the counts.
-	stats := " " + attentionCounts(m.list.tasks, &m.requests) + "  │  " + safetext.Line(m.usageHeader()) // the worker names the currency
+	stats := " " + attentionCounts(m.list.tasks, &m.requests) + "  │  " + safetext.Line(m.usage.header(m.info.byID, m.list.tasks, m.now())) // the worker names the currency
 	scope := "active tasks "
 	if m.list.showAll {
 		scope = "all tasks "
@@ -147,59 +139,23 @@ func (m *Model) viewFooter() string {
 		case tabDiff:
 			keys = append(keys, m.review.Footer()...)
 		case tabEvents:
-			keys = append(keys, m.task(tv.TaskID).events.Footer()...)
+			keys = append(keys, m.info.task(tv.TaskID).events.Footer()...)
 		case tabContract:
-			keys = append(keys, m.task(tv.TaskID).contract.Footer()...)
+			keys = append(keys, m.info.task(tv.TaskID).contract.Footer()...)
 		case tabChecks:
-			keys = append(keys, m.task(tv.TaskID).checks.Footer()...)
+			keys = append(keys, m.info.task(tv.TaskID).checks.Footer()...)
 		}
 	}
 	keys = append(keys, m.dashKeys().Footer()...)
 	return " " + term.ShortHelp(t, m.width-1, keys...)
 }
 
-// overlayDialog draws the top dialog d over the body, which stays visible but dimmed.
-// Prompts sit at the top so the newest events, at the bottom of the events view, stay
-// readable beside them.
-func (m *Model) overlayDialog(body string, d dialog.Dialog, height int) string {
-	box := m.viewDialog(d, height)
-	boxLines := strings.Split(box, "\n")
-	boxW := lipgloss.Width(box)
-	x := max((m.width-boxW)/2, 0)
-	y := 0
-	if !dialog.SitsAtTop(d) {
-		y = max((height-len(boxLines))/2, 0)
-	}
-	if m.rp == nil && dialog.OpensByItself(d) {
-		// What opens without being asked for (a worker's request, the first note) leaves the
-		// task list in view where it fits below it: which task asks, and what else is going on.
-		y = max(y, min(m.listRows(height)+1, height-len(boxLines)))
-	}
-	lines := strings.Split(body, "\n")
-	for len(lines) < height {
-		lines = append(lines, "")
-	}
-	behind := m.theme.Behind
-	for i := range lines {
-		if i < y || i >= y+len(boxLines) {
-			lines[i] = behind.Render(term.PadRight(ansi.Strip(lines[i]), m.width))
-			continue
-		}
-		// The rows the box covers are cleared beside it: a fragment of the screen behind
-		// ("╯ 7", "│ 1") next to a border reads as part of the dialog.
-		box := boxLines[i-y]
-		right := max(m.width-x-lipgloss.Width(box), 0)
-		lines[i] = strings.Repeat(" ", x) + box + strings.Repeat(" ", right)
-	}
-	return strings.Join(lines[:height], "\n")
-}
-
 // viewDialog frames the top dialog d (dialog.Stack.View), first giving it what the root knows
 // that changed: that no owner answers an attached dashboard, the steered task's state.
 func (m *Model) viewDialog(d dialog.Dialog, height int) string {
-	if nd, ok := d.(*dialog.Notice); ok && nd.TellsError() && m.attach.gone {
+	if nd, ok := d.(*dialog.Notice); ok && nd.TellsError() {
 		// The error came while no owner answers: say that, not the error's generic advice.
-		nd.NextInstead(ownerGoneNext(m.opts.StateDir))
+		m.attach.explain(nd)
 	}
 	if sd, ok := d.(*dialog.Steer); ok {
 		if i := m.list.index(sd.TaskID()); i >= 0 {
@@ -209,109 +165,9 @@ func (m *Model) viewDialog(d dialog.Dialog, height int) string {
 	return m.dialogs.View(m.theme, m.keys, m.width, height, m.now())
 }
 
-// Layout: wide terminals put the list beside the detail; narrow ones stack them. The diff stays
-// beside the list only where it keeps review.MinWidth there; on a wide terminal with less room the
-// list and the selected task's summary share a band above a diff of the whole width (band). A
-// side-by-side diff takes the whole width, under the list: beside it, each side would be cut at
-// 45 columns.
-func (m *Model) wide() bool {
-	if m.width < wideWidth {
-		return false
-	}
-	if m.tab == tabDiff {
-		return !m.review.SideBySide(m.width) && m.width-besideListWidth(m.width)-1 >= review.MinWidth
-	}
-	return true
-}
-
-// band says the list and the summary sit side by side above a diff of the whole width.
-func (m *Model) band() bool {
-	return m.tab == tabDiff && m.width >= wideWidth && !m.review.SideBySide(m.width) && !m.wide()
-}
-
-func (m *Model) listRows(bodyH int) int {
-	if m.wide() {
-		// Leave room for the selected task's summary under the list.
-		return term.Clamp(len(m.list.tasks), 1, max(bodyH/2-1, 1))
-	}
-	return term.Clamp(len(m.list.tasks), 1, max(bodyH/3, 3))
-}
-
-func (m *Model) detailWidth() int {
-	if m.wide() {
-		return m.width - m.listWidth() - 1
-	}
-	return m.width
-}
-
-func (m *Model) listWidth() int {
-	if m.wide() || m.band() {
-		return besideListWidth(m.width)
-	}
-	return m.width
-}
-
-// besideListWidth is the list's width beside the detail (or the summary) on a terminal w wide.
-func besideListWidth(w int) int { return term.Clamp(w*2/5, 40, 64) }
-
-// bandHeight is the band's height: the list's, or the summary's up to a third of the body.
-func (m *Model) bandHeight(bodyH int) int {
-	list := m.listRows(bodyH) + 1
-	return max(list, min(len(m.summaryLines(m.width-m.listWidth()-1)), max(bodyH/3, list)))
-}
-
-// detailHeight is the number of content lines under the detail's tab bar.
-func (m *Model) detailHeight() int {
-	bodyH := m.height - 3
-	switch {
-	case m.wide():
-		return bodyH - 1
-	case m.band():
-		return bodyH - m.bandHeight(bodyH) - 1
-	}
-	return bodyH - (m.listRows(bodyH) + 1) - 1
-}
-
-func (m *Model) viewBody(bodyH int) string {
-	rows := m.listRows(bodyH)
-	list := m.viewList(rows)
-	detail := m.viewDetail(m.detailWidth(), m.detailHeight())
-	sep := func(h int) string {
-		return strings.TrimSuffix(strings.Repeat(m.theme.Border.Render("│")+"\n", h), "\n")
-	}
-	switch {
-	case m.wide():
-		list += "\n" + m.viewSummary(m.listWidth(), bodyH-rows-1)
-		return lipgloss.JoinHorizontal(lipgloss.Top, term.FixBlock(list, m.listWidth(), bodyH), sep(bodyH), detail)
-	case m.band():
-		bh := m.bandHeight(bodyH)
-		sw := m.width - m.listWidth() - 1
-		summary := term.FixBlock(strings.Join(m.summaryLines(sw), "\n"), sw, bh)
-		return lipgloss.JoinHorizontal(lipgloss.Top, term.FixBlock(list, m.listWidth(), bh), sep(bh), summary) + "\n" + detail
-	}
-	return list + "\n" + detail
-}
-
-// viewSummary is the selected task at a glance, shown under the list on wide terminals.
-func (m *Model) viewSummary(w, h int) string {
-	if h < 3 {
-		return ""
-	}
-	lines := m.summaryLines(w)
-	if len(lines) == 0 {
-		return ""
-	}
-	return term.FixBlock(strings.Join(append([]string{""}, lines...), "\n"), w, h)
-}
-
-// summaryLines are the lines of the selected task's summary at width w; none without a task.
-func (m *Model) summaryLines(w int) []string {
-	t := m.theme
-	tv := m.selectedTask()
-	if tv == nil {
-		return nil
-	}
-	ti := m.task(tv.TaskID)
+// summary is the lines of the task's summary at width w, shown beside the list: what ti keeps of
+// tv, its wait (the spinner and the elapsed time), its apply line and its requests waiting in r.
+func (ti *taskInfo) summary(t term.Theme, tv core.TaskView, wait, apply string, r *requests, w int) []string {
 	lines := []string{t.Title.Render(" " + safetext.Line(tv.TaskID))}
 	add := func(label, value string) {
 		if value == "" {
@@ -341,21 +197,21 @@ func (m *Model) summaryLines(w int) []string {
 		}
 		add("risks", fmt.Sprintf("⚠ %d file(s) hold hidden characters, look-alikes or binary content: %s", len(names), strings.Join(names, ", ")))
 	}
-	if w := m.waitLabel(*tv); w != "" {
+	if wait != "" {
 		// The spinner is styled and the rest is ours (a state, an age): sanitizing it, as add
 		// does with what a task says, would print the spinner's colour codes as text.
-		lines = append(lines, " "+t.Dim.Render(term.PadRight("now", 11))+w)
+		lines = append(lines, " "+t.Dim.Render(term.PadRight("now", 11))+wait)
 	}
 	add("reason", tv.Reason)
 	if tv.State == core.StatePaused {
 		add("resume", "r resumes it where it stopped")
 	}
 	add("commit", tv.CommitHash)
-	add("apply", m.review.Preview(tv.TaskID).Line())
+	add("apply", apply)
 	if u := ti.totalUsage(); u != nil {
 		add("usage", words.Usage(u))
 	}
-	for _, p := range m.requests.items {
+	for _, p := range r.items {
 		if p.taskID == tv.TaskID {
 			add("waiting", p.ia.Kind+" "+p.ia.ID+": "+words.DescribeRequest(p.ia.Request).What+" (i)")
 		}
@@ -363,26 +219,13 @@ func (m *Model) summaryLines(w int) []string {
 	return lines
 }
 
-func (m *Model) age(tv core.TaskView, ti *taskInfo) string {
-	created := ti.created
-	if created.IsZero() {
-		if u, err := time.Parse(time.RFC3339Nano, tv.UpdatedAt); err == nil {
-			created = u
-		}
-	}
-	if created.IsZero() {
-		return "-"
-	}
-	return term.HumanAge(m.now().Sub(created))
-}
-
 func (m *Model) viewDetail(w, h int) string {
 	t := m.theme
-	tv := m.selectedTask()
+	tv := m.list.selectedTask()
 	var tabs []string
 	for i, name := range tabNames {
 		if detailTab(i) == tabEvents && tv != nil {
-			if f := m.task(tv.TaskID).events.Filtered(); f != "" {
+			if f := m.info.task(tv.TaskID).events.Filtered(); f != "" {
 				name += ": " + f
 			}
 		}
@@ -402,7 +245,7 @@ func (m *Model) viewDetail(w, h int) string {
 		info += " (" + tv.Phase + ")"
 	}
 	info = safetext.Line(info)
-	if wl := m.waitLabel(*tv); wl != "" {
+	if wl := m.waits.label(*tv, m.info.task(tv.TaskID).since, m.now()); wl != "" {
 		info += " " + wl // the styled spinner: the dashboard's own, drawn, not sanitized
 	}
 	bar += t.Dim.Render(ansi.Truncate(info, max(w-lipgloss.Width(bar), 0), "…"))
