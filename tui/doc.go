@@ -13,6 +13,13 @@
 // binding tables that dispatch, the footer and help are read from, and tui/words the wording of
 // core's values.
 //
+// The root's own concerns are small types of this package, each owning its state and told what
+// else it needs: the service's calls (commands), where the parts go at the terminal's size
+// (layout), the tasks and what is kept of each (taskList, taskData), the requests waiting, the
+// waits, the status line, the answer gate, the attention watch, the attachment and today's
+// usage. Each tab's glue is a method of the pane that hands it the keys. *Model itself routes
+// messages and keys and carries out what its parts and dialogs ask.
+//
 // A key goes to the top dialog if one is open, else to the focused component, else to the
 // root's own two binding tables (task actions and the dashboard's keys). Every answer to a
 // worker's request passes one gate (the key must arrive alone, after the prompt's grace), and

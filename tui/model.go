@@ -80,18 +80,18 @@ type Model struct {
 	ui   // the theme, the key map and the clock every part shares
 	log  *slog.Logger
 
-	width, height int
-	list          taskList
-	info          taskData // what the dashboard keeps of each task (tasks.go)
-	requests      requests // waiting for the person (requests.go)
-	dialogs       dialog.Stack
+	width, height int          // the terminal's; the layout follows from them (layout.go)
+	list          taskList     // the tasks in attention order and the selection (tasklist.go)
+	info          taskData     // what the dashboard keeps of each task (tasks.go)
+	requests      requests     // waiting for the person (requests.go)
+	dialogs       dialog.Stack // the dialogs open, the top one with the keys (tui/dialog)
 	tab           detailTab
-	status        status
-	waits         waits // the tasks in a wait, and the spinner (status.go)
+	status        status // the header's one-line message (status.go)
+	waits         waits  // the tasks in a wait, and the spinner (status.go)
 	graceTimer    bool
-	gate          answerGate
+	gate          answerGate // every answer to a request passes it (answer.go)
 	lastForm      intent.NewTask
-	attach        attachState
+	attach        attachState    // the owner of an attached dashboard's state directory (attach.go)
 	rp            *replay.Model  // the replay on screen, if any
 	usage         usageToday     // each task's share of today's usage (usage.go)
 	review        review.Review  // the review tab: every task's review (tui/review)
@@ -128,9 +128,11 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 	cmds := &commands{svc: svc, ctx: ctx, checkDrafts: opts.CheckDrafts, awayHook: opts.Away}
 	u := ui{theme: theme, keys: keys, now: opts.Now}
 	return &Model{
-		cmds: cmds, opts: opts, log: lg, attach: attach, attn: attentionWatch{notify: opts.Notify, out: opts.Output}, ui: u, waits: waits{finalizing: map[string]time.Time{}, spin: sp},
+		cmds: cmds, opts: opts, log: lg, ui: u, attach: attach,
 		info: taskData{byID: map[string]*taskInfo{}, cmds: cmds, ui: u,
 			events: &events.Env{Theme: theme, Keys: keys, Ctx: ctx, Journal: svc}},
+		waits:    waits{finalizing: map[string]time.Time{}, spin: sp},
+		attn:     attentionWatch{notify: opts.Notify, out: opts.Output},
 		lastForm: intent.NewTask{RepoDir: opts.Dir, Lane: core.LaneFast},
 		review:   review.New(review.Config{Service: svc, Context: ctx, Theme: theme, Keys: keys, Now: opts.Now, Monochrome: opts.Monochrome}),
 	}
