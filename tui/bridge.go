@@ -13,7 +13,7 @@ import (
 // the checks tab's confirmation): each goes when its file moves into
 // its part's package.
 
-// confirmDialog is the checks tab's confirmation before dropping a check (amend.go): a
+// confirmDialog is the checks tab's confirmation before dropping a check: a
 // dialog.Confirm, which keeps no state, made afresh for each key and frame.
 type confirmDialog struct {
 	title, body string
