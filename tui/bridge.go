@@ -9,9 +9,8 @@ import (
 	"reasonixctl/tui/term"
 )
 
-// Bridges for the dialogs still written in files of parts that are leaving the root (the
-// the checks tab's confirmation): each goes when its file moves into
-// its part's package.
+// A bridge for the one dialog a part asks for by value rather than by package: the checks
+// tab's confirmation (intent.Confirm). It goes when checks asks with dialog.NewConfirmAction.
 
 // confirmDialog is the checks tab's confirmation before dropping a check: a
 // dialog.Confirm, which keeps no state, made afresh for each key and frame.
