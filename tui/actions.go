@@ -240,7 +240,7 @@ func (m *Model) perform(a intent.Action) tea.Cmd {
 	case intent.Apply:
 		return m.cmds.applyToCheckout(a.TaskID, true)
 	case intent.Confirm:
-		m.push(&confirmDialog{title: a.Title, body: a.Body, yes: a.Yes})
+		m.push(dialog.NewConfirmAction(a.Title, a.Body, a.Yes))
 	case intent.DropCheck:
 		// reasonix_control's amend_checks, through the service, so an attached dashboard can too.
 		return m.cmds.control(core.AmendChecks{TaskID: a.TaskID, DropChecks: []string{a.Check}})
