@@ -1,7 +1,6 @@
 package mockllm
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -208,25 +207,7 @@ func runAgentTurn(t *testing.T, ac agentCase, argv []string) {
 			}
 			return nil, false
 		}}
-	go func() {
-		defer close(p.msgs)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				p.msgs <- m
-			}
-		}
-	}()
-
-	p.call(ctx, "initialize", map[string]any{"protocolVersion": 1,
-		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false}}, nil)
-	sess := p.call(ctx, "session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}, nil)
-	sid, _ := sess["sessionId"].(string)
-	if sid == "" {
-		t.Fatalf("session/new: %v", sess)
-	}
+	sid := p.start(ctx, stdout, ws)
 	var text strings.Builder
 	var updates []string
 	t.Cleanup(func() {

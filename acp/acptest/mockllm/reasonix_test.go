@@ -12,6 +12,30 @@ import (
 	"time"
 )
 
+// start reads the worker's messages from stdout and opens a session in ws (initialize, then
+// session/new), returning its id.
+func (p *rpcPeer) start(ctx context.Context, stdout io.Reader, ws string) string {
+	go func() {
+		defer close(p.msgs)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				p.msgs <- m
+			}
+		}
+	}()
+	p.call(ctx, "initialize", map[string]any{"protocolVersion": 1,
+		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false}}, nil)
+	sess := p.call(ctx, "session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}, nil)
+	sid, _ := sess["sessionId"].(string)
+	if sid == "" {
+		p.t.Fatalf("session/new: %v", sess)
+	}
+	return sid
+}
+
 // rpcPeer speaks raw newline-delimited JSON-RPC to a worker process, so this test depends on
 // nothing but the wire.
 type rpcPeer struct {
@@ -99,25 +123,7 @@ func TestRealReasonixAgainstMock(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Wait() })
 	p := &rpcPeer{t: t, in: stdin, msgs: make(chan map[string]any, 256)}
-	go func() {
-		defer close(p.msgs)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				p.msgs <- m
-			}
-		}
-	}()
-
-	p.call(ctx, "initialize", map[string]any{"protocolVersion": 1,
-		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false}}, nil)
-	sess := p.call(ctx, "session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}, nil)
-	sid, _ := sess["sessionId"].(string)
-	if sid == "" {
-		t.Fatalf("session/new: %v", sess)
-	}
+	sid := p.start(ctx, stdout, ws)
 	p.call(ctx, "session/set_config_option", map[string]any{"sessionId": sid, "configId": "model", "value": "mock/mock-model"}, nil)
 	var text string
 	res := p.call(ctx, "session/prompt", map[string]any{"sessionId": sid,
