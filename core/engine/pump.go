@@ -203,6 +203,10 @@ func (t *liveTask) flushText() {
 	if text == "" {
 		return
 	}
+	if len(text) <= maxEventText {
+		t.e.appendEvents(t.id, event(typ, core.TextData{Text: text}))
+		return
+	}
 	var evs []newEvent
 	for _, piece := range splitText(text, maxEventText) {
 		evs = append(evs, event(typ, core.TextData{Text: piece}))
