@@ -21,10 +21,11 @@ import (
 
 // BenchmarkLiveTaskFootprint starts footprintTasks tasks whose fake workers hold their turns
 // open, as a streaming worker does between two chunks, and reports what each live task costs
-// the owner: its goroutines (goroutines/task) and the heap it keeps (heap-KiB/task, live after
-// a collection, as the collector counts it against a soft memory limit). With -v it lists the
-// goroutines a task adds by the function that started them; REASONIXCTL_FOOTPRINT_HEAP=<path>
-// writes the heap profile taken while the tasks are live (<path>.process, <path>.pipe).
+// the owner: its goroutines (goroutines/task), the heap it keeps (heap-KiB/task, live after a
+// collection) and their stacks (stack-KiB/task), as the collector counts them against a soft
+// memory limit. With -v it lists the goroutines a task adds by the function that started them;
+// REASONIXCTL_FOOTPRINT_HEAP=<path> writes the heap profile taken while the tasks are live
+// (<path>.process, <path>.pipe).
 //
 // "process" runs cmd/fake-reasonix as a process, as the owner runs a worker (unsandboxed here:
 // the sandbox adds no goroutine to the owner); "pipe" the scripted fake in process, whose own
@@ -74,7 +75,7 @@ func benchFootprint(b *testing.B, worker WorkerLauncher) {
 			b.Fatal(err)
 		}
 		before := ownerGoroutines()
-		heapBefore := liveHeap()
+		heapBefore, stackBefore := liveHeap()
 		bg := 0
 		for i, repo := range repos {
 			if _, err := e.Delegate(ctx, core.DelegateRequest{TaskID: "fp-" + strconv.Itoa(i), Contract: json.RawMessage(happyContract),
@@ -95,7 +96,7 @@ func benchFootprint(b *testing.B, worker WorkerLauncher) {
 			}
 		}
 		after := ownerGoroutines()
-		heapAfter := liveHeap()
+		heapAfter, stackAfter := liveHeap()
 		if f := os.Getenv("REASONIXCTL_FOOTPRINT_HEAP"); f != "" {
 			// The heap profile while the tasks are live, one file per variant.
 			out, err := os.Create(f + "." + filepath.Base(b.Name()))
@@ -108,6 +109,7 @@ func benchFootprint(b *testing.B, worker WorkerLauncher) {
 		added := len(after) - len(before)
 		b.ReportMetric(float64(added)/footprintTasks, "goroutines/task")
 		b.ReportMetric(float64(heapAfter-heapBefore)/footprintTasks/1024, "heap-KiB/task")
+		b.ReportMetric(float64(stackAfter-stackBefore)/footprintTasks/1024, "stack-KiB/task")
 		b.Logf("goroutines a live task adds, by the function that started them:\n%s", goroutineDelta(before, after, footprintTasks))
 		cancel()
 		if err := e.Close(); err != nil {
@@ -168,11 +170,12 @@ func goroutineDelta(before, after []string, tasks int) string {
 	return b.String()
 }
 
-// liveHeap is the heap in use after a full collection, as the collector counts it.
-func liveHeap() int64 {
+// liveHeap is the heap and the goroutine stacks in use after a full collection, as the
+// collector counts them against a soft memory limit.
+func liveHeap() (heap, stacks int64) {
 	runtime.GC()
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return int64(m.HeapInuse)
+	return int64(m.HeapInuse), int64(m.StackInuse)
 }
