@@ -13,7 +13,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"reasonixctl/acp/acptest"
 	"reasonixctl/core"
@@ -33,7 +35,8 @@ import (
 // thought, so each chunk flushes the one before it at once (the stream switched) rather than on
 // the 250 ms timer a real stream waits for: the work is the same except for that timer's firing.
 // Each line is written once both subscribers have the previous event, so the queues stay empty
-// and ns/op is the event's whole path, hand-overs between goroutines included.
+// and ns/op is the event's whole path, hand-overs between goroutines included; cpu-µs/event is
+// the process's CPU time (user and system) per event over the same loop.
 //
 //	go test -run '^$' -bench OwnerEventPath -benchmem ./core/remote
 func BenchmarkOwnerEventPath(b *testing.B) {
@@ -98,6 +101,7 @@ func BenchmarkOwnerEventPath(b *testing.B) {
 	// One chunk is held by the pump; each later one flushes the chunk before it.
 	write(0)
 	base := [2]int64{inProc.texts.Load(), socket.texts.Load()}
+	cpu0 := processCPU()
 	i := 1
 	for b.Loop() {
 		write(i)
@@ -105,6 +109,15 @@ func BenchmarkOwnerEventPath(b *testing.B) {
 		socket.waitTexts(b, base[1]+int64(i))
 		i++
 	}
+	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(i-1), "cpu-µs/event")
+}
+
+// processCPU is the CPU time the process has used, user and system: the benchmark's two
+// readers count too, but they do little.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func isText(typ string) int {
