@@ -19,10 +19,10 @@ import (
 //
 // A fixed limit does not hold a heap that grows with the tasks: with 100 tasks streaming, the
 // owner's live heap was 120 MB against --mcp's 24 MiB, and the collector ran back to back
-// (166–299 cycles per 1,000 journal events, 43–78 a second; ≈ 80 % of the owner's CPU in a
+// (166–359 cycles per 1,000 journal events, 43–97 a second; ≈ 80 % of the owner's CPU in a
 // profile), while its resident memory was 46–50 MB. Raising the limit by what each worker holds
-// keeps the room for garbage the limit was chosen for: 1.1–1.4 cycles per 1,000 events, a peak
-// of 62–63 MB (BENCHMARKS.md, "The owner's cost per event").
+// keeps the room for garbage the limit was chosen for: 1.1–1.5 cycles per 1,000 events, a peak
+// of 60–63 MB (BENCHMARKS.md, "The owner's cost per event").
 const workerMemory = 1<<20 + 300<<10
 
 // softLimit is the process's soft memory limit: a base for the process and workerMemory for
