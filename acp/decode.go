@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -52,6 +53,15 @@ func decodeLine(line []byte) (inbound, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return inbound{}, protocolError("not a JSON object", trimmed)
 	}
+	if c, ok := decodeTextChunk(trimmed); ok {
+		return inbound{class: classNotification, method: methodSessionUpdate, event: c}, nil
+	}
+	return decodeEnvelope(trimmed)
+}
+
+// decodeEnvelope is decodeLine of a trimmed line that starts an object, in steps: the envelope,
+// then the notification's params, then (for a chunk) its content.
+func decodeEnvelope(trimmed []byte) (inbound, error) {
 	var env envelope
 	if err := json.Unmarshal(trimmed, &env); err != nil {
 		return inbound{}, protocolError(err.Error(), trimmed)
@@ -67,6 +77,106 @@ func decodeLine(line []byte) (inbound, error) {
 	default:
 		return inbound{}, protocolError("neither a request, a response nor a notification", trimmed)
 	}
+}
+
+// textChunkLine is a session/update notification of a text chunk decoded in one pass, the line
+// a streaming worker writes most: decodeEnvelope takes three (and copies the params and the
+// content on the way). Every field the steps read is here with the type they give it, so a line
+// that decodes without error here decodes without error there; the content is decoded as the
+// block the chunk step reads instead of kept raw.
+type textChunkLine struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		SessionID string `json:"sessionId"`
+		Update    struct {
+			wireUpdate
+			Content *struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"update"`
+	} `json:"params"`
+}
+
+// decodeTextChunk decodes a line that decodeEnvelope would make a text Chunk of, to the same
+// Chunk, in one pass; ok is false for any other line, which decodeEnvelope then decodes.
+func decodeTextChunk(line []byte) (c Chunk, ok bool) {
+	if !bytes.Contains(line, []byte(`_chunk"`)) || !objectKeysOnce(line) {
+		return Chunk{}, false
+	}
+	var n textChunkLine
+	if json.Unmarshal(line, &n) != nil || len(n.ID) > 0 || n.Method != methodSessionUpdate {
+		return Chunk{}, false
+	}
+	u := &n.Params.Update
+	switch EventKind(u.Kind) {
+	case KindAgentMessage, KindAgentThought, KindUserMessage:
+	default:
+		return Chunk{}, false
+	}
+	if n.Params.SessionID == "" || u.Content == nil || u.Content.Type != "text" {
+		return Chunk{}, false
+	}
+	return Chunk{SessionID: n.Params.SessionID, Stream: EventKind(u.Kind), Text: u.Content.Text}, true
+}
+
+// objectKeysOnce reports that line names each of the objects textChunkLine decodes (params,
+// update, content) at most once, as far as its bytes can tell: encoding/json decodes a repeated
+// key into the struct it already filled, merging the two, where decodeEnvelope's raw steps keep
+// the last. Every spelling encoding/json matches a key by counts: any case, the long s (ſ) that
+// folds to the s of params (so "param is what counts for it), and \u escapes, of which one that
+// spells a letter sends the line to decodeEnvelope. Occurrences inside strings count too, which
+// only sends a few more lines there.
+func objectKeysOnce(line []byte) bool {
+	for i := bytes.Index(line, []byte(`\u`)); i >= 0; {
+		if i+6 > len(line) {
+			return false
+		}
+		r, err := strconv.ParseUint(string(line[i+2:i+6]), 16, 32)
+		if err != nil || r < 0x80 && ('a' <= r|0x20 && r|0x20 <= 'z') || r == 0x17f || r == 0x212a || r == 0x130 || r == 0x131 {
+			return false
+		}
+		j := bytes.Index(line[i+6:], []byte(`\u`))
+		if j < 0 {
+			break
+		}
+		i += 6 + j
+	}
+	for _, key := range []string{`"param`, `"update"`, `"content"`} {
+		if countFold(line, key) > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// countFold counts the occurrences of key, which starts with a quote, in s, ASCII letters
+// compared without case.
+func countFold(s []byte, key string) int {
+	n := 0
+	for i := bytes.IndexByte(s, '"'); i >= 0 && i+len(key) <= len(s); {
+		j := 1
+		for j < len(key) && lowerASCII(s[i+j]) == key[j] {
+			j++
+		}
+		if j == len(key) {
+			n++
+		}
+		k := bytes.IndexByte(s[i+1:], '"')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return n
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 func protocolError(reason string, line []byte) error {

@@ -85,7 +85,7 @@ func Start(ctx context.Context, cfg LaunchConfig) (*Worker, error) {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	w := newWorker(stdout, stdin, cfg.Logger, proc, ring)
-	go w.closeOutputAfterExit(stdout)
+	go proc.wait(func() { w.closeOutputAfterExit(stdout) })
 	if err := w.initialize(ctx, ConnectConfig{Logger: cfg.Logger, ClientName: cfg.ClientName, ClientVersion: cfg.ClientVersion}); err != nil {
 		return nil, err
 	}
@@ -185,6 +185,7 @@ type process struct {
 	frozen *freeze // the processes Suspend stopped, until they are continued
 }
 
+// spawn starts the worker process and the reader of its stderr; the caller runs wait.
 func spawn(argv []string, dir string, env []string, track func(int) func(), confined bool) (*process, *os.File, *os.File, *stderrRing, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -220,11 +221,15 @@ func spawn(argv []string, dir string, env []string, track func(int) func(), conf
 		_ = errR.Close()
 		close(p.stderrRead)
 	}()
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.exited)
-	}()
 	return p, outR, inW, ring, nil
+}
+
+// wait reaps the process, then calls after on the same goroutine: the one a worker process
+// costs besides its stderr's reader. Start runs it as soon as the worker is connected.
+func (p *process) wait(after func()) {
+	p.waitErr = p.cmd.Wait()
+	close(p.exited)
+	after()
 }
 
 func closeAll(files ...*os.File) {
@@ -234,9 +239,8 @@ func closeAll(files ...*os.File) {
 }
 
 // closeOutputAfterExit unblocks the reader when the worker exited but a descendant still holds
-// its stdout open.
+// its stdout open. It runs once the worker has exited.
 func (w *Worker) closeOutputAfterExit(stdout *os.File) {
-	<-w.proc.exited
 	select {
 	case <-w.readerDone:
 	case <-time.After(killGrace):

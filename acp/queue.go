@@ -45,22 +45,36 @@ func stringsLen(ss []string) int {
 }
 
 // eventQueue hands a session's events to its consumer without ever blocking the producer: the
-// reader of the worker's pipe must keep going whatever the consumer does.
+// reader of the worker's pipe must keep going whatever the consumer does. The consumer takes
+// them with next, waiting on wake between them, or reads out, which run feeds (Events): a
+// channel costs a goroutine per session, and the engine's pump, the one consumer of a running
+// task, takes them itself.
 type eventQueue struct {
-	mu    sync.Mutex
-	buf   []Event
-	bytes int // queuedSize of what buf holds
-	limit int
-	ended bool
-	wake  chan struct{}
-	out   chan Event
+	mu      sync.Mutex
+	buf     []Event
+	bytes   int // queuedSize of what buf holds
+	limit   int
+	ended   bool
+	offered bool // run holds an event it is offering on out, not yet taken
+	wake    chan struct{}
+	out     chan Event
+	runOnce sync.Once
 }
 
+// newEventQueue returns a queue whose events are delivered on out.
 func newEventQueue(limit int) *eventQueue {
-	q := &eventQueue{limit: limit, wake: make(chan struct{}, 1), out: make(chan Event)}
-	go q.run()
+	q := newPullQueue(limit)
+	q.startRun()
 	return q
 }
+
+// newPullQueue returns a queue whose consumer takes events with next, or calls startRun to
+// have them delivered on out.
+func newPullQueue(limit int) *eventQueue {
+	return &eventQueue{limit: limit, wake: make(chan struct{}, 1), out: make(chan Event)}
+}
+
+func (q *eventQueue) startRun() { q.runOnce.Do(func() { go q.run() }) }
 
 // push queues e, merging it into a queued text chunk of the same stream where possible. It
 // reports false, queuing nothing, when the queue is full or ended.
@@ -121,32 +135,68 @@ func (q *eventQueue) signal() {
 	}
 }
 
+// takeLocked removes the next event, closing the drain markers queued before it: everything
+// queued before them has been taken. The caller holds q.mu and has no event on offer.
+func (q *eventQueue) takeLocked() (Event, bool) {
+	q.closeMarkersLocked()
+	if len(q.buf) == 0 {
+		return nil, false
+	}
+	e := q.buf[0]
+	q.buf[0] = nil
+	q.buf = q.buf[1:]
+	q.bytes -= queuedSize(e)
+	return e, true
+}
+
+// closeMarkersLocked closes the drain markers at the head of the queue.
+func (q *eventQueue) closeMarkersLocked() {
+	for len(q.buf) > 0 {
+		m, ok := q.buf[0].(drainMarker)
+		if !ok {
+			return
+		}
+		close(m.done)
+		q.buf[0] = nil
+		q.buf = q.buf[1:]
+	}
+}
+
+// next takes the next event without waiting: ok is false when none is queued, and closed then
+// reports that the stream has ended and none will come.
+func (q *eventQueue) next() (e Event, ok, closed bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if e, ok = q.takeLocked(); ok {
+		// Taken as it is returned: the markers right behind it are passed.
+		q.closeMarkersLocked()
+		return e, true, false
+	}
+	return nil, false, q.ended
+}
+
 func (q *eventQueue) run() {
 	for {
 		q.mu.Lock()
-		for len(q.buf) == 0 && !q.ended {
+		e, ok := q.takeLocked()
+		for !ok && !q.ended {
 			q.mu.Unlock()
 			<-q.wake
 			q.mu.Lock()
+			e, ok = q.takeLocked()
 		}
-		if len(q.buf) == 0 {
+		if !ok {
 			q.mu.Unlock()
 			close(q.out)
 			return
 		}
-		e := q.buf[0]
-		q.buf[0] = nil
-		q.buf = q.buf[1:]
-		if _, ok := e.(drainMarker); !ok {
-			q.bytes -= queuedSize(e)
-		}
+		q.offered = true
 		q.mu.Unlock()
-		if m, ok := e.(drainMarker); ok {
-			// out is unbuffered: everything queued before the marker has been taken.
-			close(m.done)
-			continue
-		}
+		// out is unbuffered: the markers behind e are closed once it has been taken.
 		q.out <- e
+		q.mu.Lock()
+		q.offered = false
+		q.mu.Unlock()
 	}
 }
 
@@ -162,7 +212,8 @@ func (q *eventQueue) drained() <-chan struct{} {
 	done := make(chan struct{})
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.ended {
+	if q.ended || (q.bytes == 0 && !q.offered) {
+		// Nothing is waiting to be taken (bytes counts the queued events, not the markers).
 		close(done)
 		return done
 	}

@@ -167,7 +167,7 @@ func (cfg SessionConfig) validate() error {
 
 func (w *Worker) newSession(id string, cfg SessionConfig) *Session {
 	ctx, end := context.WithCancelCause(context.Background())
-	return &Session{w: w, id: id, onPermission: cfg.OnPermission, q: newEventQueue(maxQueuedBytes), ctx: ctx, end: end}
+	return &Session{w: w, id: id, onPermission: cfg.OnPermission, q: newPullQueue(maxQueuedBytes), ctx: ctx, end: end}
 }
 
 // effortPreference lists, per requested effort, the offered values to use, best first. Reasonix
@@ -373,31 +373,63 @@ func (s *Session) ConfigOptions() []ConfigOption {
 }
 
 // Events delivers the session's events in wire order. It is closed when the session ends, after
-// an ErrorEvent if the worker failed; the consumer must drain it.
-func (s *Session) Events() <-chan Event { return s.q.out }
+// an ErrorEvent if the worker failed; the consumer must drain it. It costs a goroutine for the
+// session's life; a consumer that can call Next takes the same events without one. A session
+// has one consumer: Events or Next, not both.
+func (s *Session) Events() <-chan Event {
+	s.q.startRun()
+	return s.q.out
+}
+
+// Next takes the session's next event in wire order without waiting, as Events would deliver
+// it: ok is false when none is queued, and then closed reports that the session has ended and
+// every event, the ErrorEvent of a failed worker last, has been taken. Between calls that take
+// none, the consumer waits on Ready.
+func (s *Session) Next() (e Event, ok, closed bool) { return s.q.next() }
+
+// Ready receives after an event has been queued or the session has ended; it may also fire when
+// Next has already taken what it announced.
+func (s *Session) Ready() <-chan struct{} { return s.q.wake }
 
 // Delivered returns a channel closed once the consumer has taken every event queued so far:
 // after a call returns, everything the worker sent before its answer.
 func (s *Session) Delivered() <-chan struct{} { return s.q.drained() }
 
-// Backlog says how many events are queued behind the one Events is offering, so that a
-// consumer can batch its work while it is behind.
+// Backlog says how many events are queued behind the one Events is offering (or Next took), so
+// that a consumer can batch its work while it is behind.
 func (s *Session) Backlog() int { return s.q.backlog() }
 
 // Prompt runs one turn and returns why it stopped. If ctx ends first, Prompt cancels the turn,
 // waits up to 2 s for the worker to confirm, and returns ctx's error.
 func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
+	type result struct {
+		stop StopReason
+		err  error
+	}
+	res := make(chan result, 1)
+	s.PromptThen(ctx, text, func(stop StopReason, err error) { res <- result{stop, err} })
+	r := <-res
+	return r.stop, r.err
+}
+
+// PromptThen is Prompt without a goroutine of the caller's waiting for the turn: it starts the
+// turn and returns at once, and then gets what Prompt would have returned, exactly once, on
+// another goroutine: the one that made the call, the one that cancelled it when ctx ended
+// first, or a new one when the turn could not start.
+func (s *Session) PromptThen(ctx context.Context, text string, then func(StopReason, error)) {
 	s.configMu.Lock()
 	s.mu.Lock()
+	var refused error
 	if s.turnCancel != nil {
-		s.mu.Unlock()
-		s.configMu.Unlock()
-		return "", ErrTurnActive
+		refused = ErrTurnActive
+	} else if s.ctx.Err() != nil {
+		refused = context.Cause(s.ctx)
 	}
-	if s.ctx.Err() != nil {
+	if refused != nil {
 		s.mu.Unlock()
 		s.configMu.Unlock()
-		return "", context.Cause(s.ctx)
+		go then("", refused)
+		return
 	}
 	turnCtx, turnCancel := context.WithCancelCause(s.ctx)
 	s.turnCtx, s.turnCancel = turnCtx, turnCancel
@@ -409,6 +441,17 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 		err  error
 	}
 	done := make(chan result, 1)
+	// When ctx ends first, the turn is cancelled and the answer waited for a while; otherwise
+	// the call's own goroutine answers.
+	stopCancel := context.AfterFunc(ctx, func() {
+		_ = s.Cancel(context.WithoutCancel(ctx))
+		select {
+		case r := <-done:
+			then(r.stop, fmt.Errorf("session/prompt: %w", context.Cause(ctx)))
+		case <-time.After(promptCancelGrace):
+			then("", fmt.Errorf("session/prompt: %w (cancel not confirmed)", context.Cause(ctx)))
+		}
+	})
 	go func() {
 		// The call lives as long as the session: the worker ignores $/cancel_request, so only
 		// its answer (or its death) ends the turn.
@@ -421,19 +464,10 @@ func (s *Session) Prompt(ctx context.Context, text string) (StopReason, error) {
 		s.mu.Unlock()
 		turnCancel(errTurnOver)
 		done <- result{StopReason(resp.StopReason), err}
-	}()
-	select {
-	case r := <-done:
-		return r.stop, r.err
-	case <-ctx.Done():
-		_ = s.Cancel(context.WithoutCancel(ctx))
-		select {
-		case r := <-done:
-			return r.stop, fmt.Errorf("session/prompt: %w", context.Cause(ctx))
-		case <-time.After(promptCancelGrace):
-			return "", fmt.Errorf("session/prompt: %w (cancel not confirmed)", context.Cause(ctx))
+		if stopCancel() {
+			then(StopReason(resp.StopReason), err)
 		}
-	}
+	}()
 }
 
 var (

@@ -59,6 +59,8 @@ type Worker struct {
 	sessions map[string]*Session
 	orphans  []Event
 	err      error
+	ended    bool     // Done is closed
+	onDone   []func() // called once Done is closed (OnDone)
 
 	failOnce   sync.Once
 	readerDone chan struct{}
@@ -303,6 +305,14 @@ func (w *Worker) fail(cause error) {
 			}
 			<-w.conn.Done()
 			close(w.done)
+			w.mu.Lock()
+			w.ended = true
+			after := w.onDone
+			w.onDone = nil
+			w.mu.Unlock()
+			for _, f := range after {
+				f()
+			}
 		}()
 	})
 }
@@ -373,6 +383,20 @@ func (w *Worker) Pid() int {
 
 // Done is closed once the worker has ended and its process group is reaped.
 func (w *Worker) Done() <-chan struct{} { return w.done }
+
+// OnDone calls f once the worker has ended and Done is closed, on the goroutine that closed it,
+// or at once when it has already ended. It lets an owner follow its workers without a goroutine
+// per worker waiting on Done.
+func (w *Worker) OnDone(f func()) {
+	w.mu.Lock()
+	if !w.ended {
+		w.onDone = append(w.onDone, f)
+		w.mu.Unlock()
+		return
+	}
+	w.mu.Unlock()
+	f()
+}
 
 // Err returns why the worker ended, or nil while it runs.
 func (w *Worker) Err() error {

@@ -506,3 +506,34 @@ func TestLoadReplaysIntoSession(t *testing.T) {
 		t.Errorf("replayed %q", c.Text)
 	}
 }
+
+// OnDone runs once the worker has ended, after Done is closed, and at once for a worker that
+// has ended already.
+func TestOnDoneRunsOnceTheWorkerEnded(t *testing.T) {
+	_, wk := connectRaw(t, "s1")
+	called := make(chan bool, 2)
+	wk.OnDone(func() {
+		select {
+		case <-wk.Done():
+			called <- true
+		default:
+			called <- false
+		}
+	})
+	select {
+	case <-called:
+		t.Fatal("OnDone ran while the worker was running")
+	default:
+	}
+	if err := wk.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if closed := <-called; !closed {
+		t.Fatal("OnDone ran before Done was closed")
+	}
+	late := false
+	wk.OnDone(func() { late = true })
+	if !late {
+		t.Fatal("OnDone of an ended worker did not run at once")
+	}
+}

@@ -60,8 +60,12 @@ const (
 func taskKey(id string) []byte       { return []byte(prefixTask + id) }
 func journalPrefix(id string) []byte { return []byte(prefixEvent + id + "/") }
 func deletingKey(id string) []byte   { return []byte(prefixDeleting + id) }
+
+// eventKey is laid out in one allocation: a key is made for every event appended.
 func eventKey(id string, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(journalPrefix(id), seq)
+	k := make([]byte, 0, len(prefixEvent)+len(id)+1+8)
+	k = append(append(append(k, prefixEvent...), id...), '/')
+	return binary.BigEndian.AppendUint64(k, seq)
 }
 
 // MaxIDLen bounds a task id as a key: the ids are the caller's (it decides what a task id
@@ -142,6 +146,11 @@ type taskState struct {
 	mu      sync.Mutex
 	lastSeq uint64
 	known   bool
+	// recordChecked: the task's record, as this Store last read or wrote it, has the schema
+	// version this binary writes. Append leaves the record alone and reads it only to refuse
+	// one of another version; once checked, it is not read (and copied) again for every event.
+	// Every writer of the record holds mu; Delete and a conflict clear it.
+	recordChecked bool
 }
 
 // Open takes ownership of opts.Dir (flock on owner.lock, then owner.json) and opens badger in
@@ -432,17 +441,18 @@ func (s *Store) List() ([]Record, error) {
 //
 // Update is durable: it returns after the commit is on disk. Append and UpdateUnsynced are not.
 func (s *Store) Update(taskID string, fn func(cur []byte, exists bool) (next []byte, events []NewEvent, err error)) ([]Event, error) {
-	return s.update(taskID, !s.opts.noSync, fn)
+	return s.update(taskID, !s.opts.noSync, fn, nil)
 }
 
 // UpdateUnsynced is Update without waiting for the disk, for record changes as cheap to lose as
 // Append's events: a power failure loses at most the changes since the last synced commit,
 // never one from the middle, because the next Update's sync makes every earlier commit durable.
 func (s *Store) UpdateUnsynced(taskID string, fn func(cur []byte, exists bool) (next []byte, events []NewEvent, err error)) ([]Event, error) {
-	return s.update(taskID, false, fn)
+	return s.update(taskID, false, fn, nil)
 }
 
-func (s *Store) update(taskID string, sync bool, fn func(cur []byte, exists bool) (next []byte, events []NewEvent, err error)) ([]Event, error) {
+// update commits fn's record and events, or, when fn is nil, appends appended (Append).
+func (s *Store) update(taskID string, sync bool, fn func(cur []byte, exists bool) (next []byte, events []NewEvent, err error), appended []NewEvent) ([]Event, error) {
 	if err := checkID(taskID); err != nil {
 		return nil, err
 	}
@@ -454,9 +464,9 @@ func (s *Store) update(taskID string, sync bool, fn func(cur []byte, exists bool
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for attempt := 1; ; attempt++ {
-		events, err := s.tryUpdate(t, taskID, fn)
+		events, err := s.tryUpdate(t, taskID, fn, appended)
 		if errors.Is(err, badger.ErrConflict) && attempt < maxAttempts {
-			t.known = false
+			t.known, t.recordChecked = false, false
 			continue
 		}
 		if errors.Is(err, badger.ErrConflict) {
@@ -479,24 +489,33 @@ func (s *Store) update(taskID string, sync bool, fn func(cur []byte, exists bool
 	}
 }
 
-func (s *Store) tryUpdate(t *taskState, id string, fn func([]byte, bool) ([]byte, []NewEvent, error)) ([]Event, error) {
+func (s *Store) tryUpdate(t *taskState, id string, fn func([]byte, bool) ([]byte, []NewEvent, error), appended []NewEvent) ([]Event, error) {
 	txn := s.db.NewTransaction(true)
 	defer txn.Discard()
-	cur, exists, err := readRecord(txn, id)
-	if err != nil {
-		return nil, err
+	var cur []byte
+	var exists bool
+	if fn != nil || !t.recordChecked {
+		var err error
+		if cur, exists, err = readRecord(txn, id); err != nil {
+			return nil, err
+		}
 	}
 	if !t.known {
+		var err error
 		if t.lastSeq, err = lastSeq(txn, id); err != nil {
 			return nil, err
 		}
 		t.known = true
 	}
-	next, newEvents, err := fn(cur, exists)
-	if err != nil {
-		return nil, err
+	next, newEvents := []byte(nil), appended
+	if fn != nil {
+		var err error
+		if next, newEvents, err = fn(cur, exists); err != nil {
+			return nil, err
+		}
 	}
 	if next == nil && len(newEvents) == 0 {
+		t.recordChecked = t.recordChecked || exists
 		return nil, nil
 	}
 	now := time.Now().UTC()
@@ -514,15 +533,9 @@ func (s *Store) tryUpdate(t *taskState, id string, fn func([]byte, bool) ([]byte
 		if ne.Type == "" || len(ne.Type) > maxTypeLen {
 			return nil, fmt.Errorf("%w: event %d type must be 1..%d bytes", ErrInvalidArgument, i, maxTypeLen)
 		}
-		// Compacted as the journal stores it, so live and replayed events are byte-identical
-		// (and the caller may reuse its buffer).
-		var data json.RawMessage
-		if len(ne.Data) > 0 {
-			var buf bytes.Buffer
-			if err := json.Compact(&buf, ne.Data); err != nil {
-				return nil, fmt.Errorf("%w: event %d (%s) data is not valid JSON: %v", ErrInvalidArgument, i, ne.Type, err)
-			}
-			data = buf.Bytes()
+		val, data, err := encodeEvent(now, ne)
+		if err != nil {
+			return nil, fmt.Errorf("%w: event %d (%s) data is not valid JSON: %v", ErrInvalidArgument, i, ne.Type, err)
 		}
 		ev := Event{TaskID: id, Seq: t.lastSeq + 1 + uint64(i), Time: now, Type: ne.Type, Data: data}
 		key := eventKey(id, ev.Seq)
@@ -533,7 +546,6 @@ func (s *Store) tryUpdate(t *taskState, id string, fn func([]byte, bool) ([]byte
 		} else if !errors.Is(err, badger.ErrKeyNotFound) {
 			return nil, fmt.Errorf("store: read journal of %q: %w", id, err)
 		}
-		val, _ := json.Marshal(storedEvent{Time: now, Type: ne.Type, Data: data})
 		if err := txn.Set(key, val); err != nil {
 			return nil, fmt.Errorf("store: append to journal of %q: %w", id, err)
 		}
@@ -546,7 +558,54 @@ func (s *Store) tryUpdate(t *taskState, id string, fn func([]byte, bool) ([]byte
 		return nil, fmt.Errorf("store: commit task %q: %w", id, err)
 	}
 	t.lastSeq += uint64(len(events))
+	t.recordChecked = t.recordChecked || exists || next != nil
 	return events, nil
+}
+
+// encodeEvent returns an event as the journal stores it, {"t":…,"type":…,"data":…} as
+// encoding/json writes storedEvent, and its data compacted: the event's Data, live and
+// replayed alike. Data that encoding/json would escape (<, >, & and U+2028/U+2029, which the
+// journal stores escaped and the live event carries as they are) goes through encoding/json;
+// any other data is compacted once, into the stored value, whose tail is then the event's Data.
+func encodeEvent(now time.Time, ne NewEvent) (val, data []byte, err error) {
+	if len(ne.Data) == 0 || bytes.ContainsAny(ne.Data, "<>&") || bytes.Contains(ne.Data, lineSep) || bytes.Contains(ne.Data, paraSep) || !plainJSONString(ne.Type) {
+		if len(ne.Data) > 0 {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, ne.Data); err != nil {
+				return nil, nil, err
+			}
+			data = buf.Bytes()
+		}
+		val, _ = json.Marshal(storedEvent{Time: now, Type: ne.Type, Data: data})
+		return val, data, nil
+	}
+	val = make([]byte, 0, len(`{"t":"","type":"","data":}`)+len(time.RFC3339Nano)+len(ne.Type)+len(ne.Data))
+	val = append(val, `{"t":"`...)
+	val = now.AppendFormat(val, time.RFC3339Nano)
+	val = append(append(append(val, `","type":"`...), ne.Type...), `","data":`...)
+	start := len(val)
+	buf := bytes.NewBuffer(val)
+	if err := json.Compact(buf, ne.Data); err != nil {
+		return nil, nil, err
+	}
+	val = append(buf.Bytes(), '}')
+	return val, val[start : len(val)-1 : len(val)-1], nil
+}
+
+var (
+	lineSep = []byte("\u2028")
+	paraSep = []byte("\u2029")
+)
+
+// plainJSONString reports whether encoding/json writes s as it is between quotes: printable
+// ASCII without a quote, backslash or the characters it escapes for HTML.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // lastSeq finds the highest journal sequence of a task, 0 if its journal is empty.
@@ -573,7 +632,7 @@ func seqOf(id string, key []byte) (uint64, error) {
 // the disk: it is for high-rate events (agent text, tool progress) whose loss in a power failure
 // costs nothing but a tail of the journal; the next Update makes them durable.
 func (s *Store) Append(taskID string, events ...NewEvent) ([]Event, error) {
-	return s.update(taskID, false, func([]byte, bool) ([]byte, []NewEvent, error) { return nil, events, nil })
+	return s.update(taskID, false, nil, events)
 }
 
 // Syncs is how many commits have waited for the disk since Open: each costs a flush, the
@@ -657,7 +716,7 @@ func (s *Store) Delete(taskID string) error {
 	if err == nil {
 		err = s.dropJournal(taskID)
 	}
-	t.known = false
+	t.known, t.recordChecked = false, false
 	if err != nil {
 		return fmt.Errorf("store: delete task %q: %w", taskID, err)
 	}

@@ -93,7 +93,7 @@ func (s settings) engineConfig(dir, mode string, log *slog.Logger, pm core.Permi
 		StateDir:          dir,
 		Mode:              mode,
 		Logger:            log,
-		Worker:            engine.BinaryWorker(s.bin, s.envAllow, log),
+		Worker:            countedWorkers(engine.BinaryWorker(s.bin, s.envAllow, log), &softLimit),
 		Model:             s.model,
 		DefaultEffort:     s.effort,
 		PermissionMode:    pm,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -16,13 +15,11 @@ var version = "0.1.0-dev"
 // says otherwise. Badger's compactions allocate a few MiB per table they write, so a prune or a
 // busy hour would otherwise let garbage grow the heap to twice the peak before a collection
 // (144 MiB pruning 900 tasks of a 1,000,000-event state, 64 MiB with the limit). It is soft:
-// a heap that needs more still gets it.
+// a heap that needs more still gets it. Each running worker adds workerMemory to it.
 const softMemoryLimit = 64 << 20
 
 func main() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(softMemoryLimit)
-	}
+	softLimit.setBase(softMemoryLimit) // unless GOMEMLIMIT is set; see memlimit.go
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

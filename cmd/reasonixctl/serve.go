@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -35,11 +34,10 @@ const mcpMemoryLimit = 24 << 20
 // directory is opened, so Codex sees them at once.
 func runMCP(args []string, stdout, stderr io.Writer) int {
 	logStderr := len(args) > 0 && args[0] == "--log-stderr"
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// A long-lived helper next to Codex should stay small; the limit is soft, so a large
-		// diff or review still gets the memory it needs.
-		debug.SetMemoryLimit(mcpMemoryLimit)
-	}
+	// A long-lived helper next to Codex should stay small; the limit is soft, so a large diff or
+	// review still gets the memory it needs. Each running worker adds workerMemory to it, and
+	// GOMEMLIMIT replaces it.
+	softLimit.setBase(mcpMemoryLimit)
 	s, err := readSettings()
 	if err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)

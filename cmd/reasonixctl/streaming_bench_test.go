@@ -28,7 +28,8 @@ import (
 // measured window after a warm-up:
 //   - the owner's and the dashboard's CPU per 1,000 journal events (utime+stime from /proc,
 //     events counted from the journal by their timestamps),
-//   - the owner's peak RSS,
+//   - the owner's peak RSS, and its collector's cycles per 1,000 events and the heap they left
+//     live (from its gctrace),
 //   - the key-to-frame latency p50/p99: from writing j or k to the terminal until the frame
 //     that moves the selection has been read back from it.
 //
@@ -74,7 +75,10 @@ func benchStreaming(b *testing.B, n int) {
 		env := append(os.Environ(), "CODEX_REASONIX_STATE_DIR="+state, "REASONIX_BIN="+filepath.Join(dir, "fake-reasonix"),
 			"FAKE_REASONIX_SCENARIO="+scenario, "CODEX_REASONIX_ENV_ALLOWLIST=FAKE_REASONIX_*",
 			"GIT_AUTHOR_NAME=Bench", "GIT_AUTHOR_EMAIL=bench@example.com")
-		owner := startMCPWith(b, bin, env)
+		// The owner's collector reports each cycle on stderr (gctrace), so that the cycles in the
+		// window can be counted; ownerStart is when its clock began, near enough.
+		ownerStart := time.Now()
+		owner := startMCPWith(b, bin, append(slices.Clone(env), "GODEBUG=gctrace=1"))
 		owner.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "bench", "version": "1"}})
 		owner.call("tools/list", map[string]any{})
 		var wg sync.WaitGroup
@@ -117,7 +121,7 @@ func benchStreaming(b *testing.B, n int) {
 		dashCPU1, _ := cpuOf(b, []int{dash.cmd.Process.Pid})
 		peak := procStatusKB(b, owner.pid, "VmHWM:")
 		dash.stop()
-		owner.close(b)
+		gcs, live := owner.closeTraced(b, start.Sub(ownerStart), end.Sub(ownerStart))
 		events := journalEventsBetween(b, state, start, end)
 		if events == 0 {
 			b.Fatal("no journal events in the window")
@@ -134,7 +138,54 @@ func benchStreaming(b *testing.B, n int) {
 		b.ReportMetric(pct(0.99), "key-p99-ms")
 		b.ReportMetric(float64(len(lat)), "keys")
 		b.ReportMetric(float64(peak)/1024, "owner-MB-peak-rss")
+		b.ReportMetric(float64(gcs)/(float64(events)/1000), "owner-gc/1k-events")
+		b.ReportMetric(live, "owner-MB-live-heap")
 	}
+}
+
+// gcLine is one cycle of the collector's trace: its start since the process began, and the
+// heap it left live.
+var gcLine = regexp.MustCompile(`^gc \d+ @([0-9.]+)s .* (\d+)->(\d+)->(\d+) MB`)
+
+// closeTraced ends the owner like close, and reads its collector's trace: the cycles that began
+// between from and to after it started, and the mean heap they left live (MB). Anything on
+// stderr besides the trace fails the benchmark, as close does.
+func (c *parallelMCP) closeTraced(b *testing.B, from, to time.Duration) (int, float64) {
+	c.in.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- c.cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(20 * time.Second):
+		c.cmd.Process.Kill()
+		b.Fatalf("reasonixctl --mcp did not exit after stdin closed")
+	}
+	var other []string
+	cycles, live := 0, 0.0
+	for line := range strings.SplitSeq(c.stderr.String(), "\n") {
+		if line == "" {
+			continue
+		}
+		if m := gcLine.FindStringSubmatch(line); m != nil {
+			at, _ := strconv.ParseFloat(m[1], 64)
+			if d := time.Duration(at * float64(time.Second)); d >= from && d <= to {
+				mb, _ := strconv.Atoi(m[4])
+				cycles, live = cycles+1, live+float64(mb)
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "gc ") || strings.HasPrefix(line, "scvg") {
+			continue
+		}
+		other = append(other, line)
+	}
+	if len(other) > 0 {
+		b.Fatalf("reasonixctl --mcp wrote to stderr: %s", strings.Join(other, "\n"))
+	}
+	if cycles == 0 {
+		return 0, 0
+	}
+	return cycles, live / float64(cycles)
 }
 
 // journalEventsBetween counts the events journaled in [from, to], read from the store once its

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+	"unicode/utf8"
 
 	"reasonixctl/core"
 	"reasonixctl/store"
@@ -27,7 +28,7 @@ func encodeEvents(evs []newEvent) []store.NewEvent {
 	for _, ev := range evs {
 		var raw json.RawMessage
 		if ev.Data != nil {
-			b, err := redactJSON(ev.Data)
+			b, err := redactData(ev.Data)
 			if err != nil {
 				b, _ = json.Marshal(core.TextData{Text: "unencodable event data: " + err.Error()})
 			}
@@ -163,6 +164,29 @@ func (e *Engine) now() time.Time {
 		return e.cfg.Now()
 	}
 	return time.Now()
+}
+
+// redactData is redactJSON of an event's data. Text (agent messages and thoughts, most of the
+// events a streaming worker makes) is redacted as it is and encoded once: its JSON form is an
+// object with the one key "text", which redaction leaves, so the round trip through a decoded
+// value writes the same bytes. Text that is not valid UTF-8 takes the round trip, which
+// replaces each invalid byte before redaction sees it.
+func redactData(v any) ([]byte, error) {
+	switch t := v.(type) {
+	case core.AgentMessageData:
+		if utf8.ValidString(t.Text) {
+			return json.Marshal(core.AgentMessageData{Text: redactText(t.Text)})
+		}
+	case core.AgentThoughtData:
+		if utf8.ValidString(t.Text) {
+			return json.Marshal(core.AgentThoughtData{Text: redactText(t.Text)})
+		}
+	case core.TextData:
+		if utf8.ValidString(t.Text) {
+			return json.Marshal(core.TextData{Text: redactText(t.Text)})
+		}
+	}
+	return redactJSON(v)
 }
 
 // redactJSON encodes v with every secret redacted: redaction works on decoded JSON values, so v

@@ -227,18 +227,28 @@ func workerError(err error) error {
 }
 
 // startTurn sends a prompt and settles the turn when it ends. The deadline is the task's
-// execution timeout; passing it pauses the task rather than failing it, so nothing is lost.
+// execution timeout; passing it pauses the task rather than failing it, so nothing is lost. No
+// goroutine of the engine's waits for the turn: the worker's answer settles it, on the goroutine
+// that made the call (acp.Session.PromptThen).
 func (e *Engine) startTurn(t *liveTask, text string, timeout time.Duration) {
 	t.mu.Lock()
 	s := t.session
 	done := make(chan struct{})
 	t.turnEnd, t.cancelled = done, false
 	t.mu.Unlock()
-	if !e.spawn(func() {
+	if !e.enterBG() {
+		// Shutting down: no turn runs; the next start pauses the task for recovery.
+		t.mu.Lock()
+		t.turnEnd = nil
+		t.mu.Unlock()
+		close(done)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	s.PromptThen(ctx, text, func(stop acp.StopReason, err error) {
+		defer e.bg.Done()
 		defer close(done)
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		stop, err := s.Prompt(ctx, text)
 		// The turn's end goes to the journal after everything the worker sent before it.
 		t.catchUp(context.Background(), s.Delivered())
 		deadline := errors.Is(ctx.Err(), context.DeadlineExceeded)
@@ -252,13 +262,7 @@ func (e *Engine) startTurn(t *liveTask, text string, timeout time.Duration) {
 		scancel()
 		t.flushText()
 		e.settleTurn(t, turnResult{stop: string(stop), err: err, deadline: deadline, status: status, statusErr: serr})
-	}) {
-		// Shutting down: no turn runs; the next start pauses the task for recovery.
-		t.mu.Lock()
-		t.turnEnd = nil
-		t.mu.Unlock()
-		close(done)
-	}
+	})
 }
 
 type turnResult struct {

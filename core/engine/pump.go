@@ -42,25 +42,37 @@ const (
 )
 
 // pump journals the session's events until its stream ends. It never blocks the worker: acp
-// queues events without bound up to its flood limit, and this goroutine drains that queue.
+// queues events without bound up to its flood limit, and this goroutine drains that queue,
+// taking the events itself (Session.Next) rather than through a channel that would cost a
+// goroutine per task.
 func (t *liveTask) pump(s *acp.Session) {
 	defer close(t.pumpDone)
 	flush := time.NewTimer(time.Hour)
 	flush.Stop()
 	for {
-		select {
-		case ev, ok := <-s.Events():
-			if !ok {
-				t.flushText()
-				return
-			}
+		ev, ok, closed := s.Next()
+		switch {
+		case closed:
+			t.flushText()
+			return
+		case ok:
 			t.handleNow(ev, flush)
 			if s.Backlog() == 0 {
 				// Caught up: what was batched while behind is journaled now.
 				t.flushCalls()
 			}
-		case <-flush.C:
-			t.flushText()
+			// Text waits no longer than its delay however fast the events come.
+			select {
+			case <-flush.C:
+				t.flushText()
+			default:
+			}
+		default:
+			select {
+			case <-s.Ready():
+			case <-flush.C:
+				t.flushText()
+			}
 		}
 	}
 }
@@ -198,6 +210,14 @@ func (t *liveTask) flushText() {
 	t.text.b.Reset()
 	t.mu.Unlock()
 	if text == "" {
+		return
+	}
+	if len(text) <= maxEventText {
+		if thought {
+			t.e.appendEvents(t.id, event(core.EventAgentThought, core.AgentThoughtData{Text: text}))
+		} else {
+			t.e.appendEvents(t.id, event(core.EventAgentMessage, core.AgentMessageData{Text: text}))
+		}
 		return
 	}
 	var evs []newEvent

@@ -56,15 +56,17 @@ type literalPattern struct {
 // find returns the leftmost-first, non-overlapping matches of the pattern, as the unanchored
 // expression would.
 func (p literalPattern) find(s string, limit int) [][2]int {
-	hay := s
-	if p.fold {
-		hay = asciiLower(s)
-	}
 	var out [][2]int
 	for from := 0; from < len(s) && (limit < 0 || len(out) < limit); {
 		pos := -1
 		for _, lit := range p.lits {
-			if j := strings.Index(hay[from:], lit); j >= 0 && (pos < 0 || from+j < pos) {
+			j := -1
+			if p.fold {
+				j = indexASCIIFold(s[from:], lit)
+			} else {
+				j = strings.Index(s[from:], lit)
+			}
+			if j >= 0 && (pos < 0 || from+j < pos) {
 				pos = from + j
 			}
 		}
@@ -104,6 +106,34 @@ func (p literalPattern) replace(s string) string {
 
 func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// indexASCIIFold is strings.Index(asciiLower(s), lit) for a lowercase lit, without lowering a
+// copy of s: every string of every event is searched, and most hold no secret.
+func indexASCIIFold(s, lit string) int {
+	if lit == "" {
+		return 0
+	}
+	for i := 0; i+len(lit) <= len(s); i++ {
+		if lowerASCII(s[i]) != lit[0] {
+			continue
+		}
+		j := 1
+		for j < len(lit) && lowerASCII(s[i+j]) == lit[j] {
+			j++
+		}
+		if j == len(lit) {
+			return i
+		}
+	}
+	return -1
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // asciiLower lowercases A–Z only, so byte offsets stay valid.
