@@ -18,7 +18,7 @@ func benchEvents(task string, n int) []tea.Msg {
 	out := make([]tea.Msg, 0, n)
 	for i := 1; i <= n; i++ {
 		seq := uint64(i)
-		var m eventMsg
+		var m eventsMsg
 		switch i % 5 {
 		case 0:
 			m = ev(task, seq, core.EventAgentMessage, text)
@@ -56,9 +56,9 @@ func BenchmarkIngestWhileRendering(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		msg := msgs[i%len(msgs)].(eventMsg)
-		msg.Seq = uint64(i + 1)
-		m.Update(msg)
+		ev := msgs[i%len(msgs)].(eventsMsg)[0]
+		ev.Seq = uint64(i + 1)
+		m.Update(eventsMsg{ev})
 		if i%320 == 319 {
 			_ = m.View()
 		}

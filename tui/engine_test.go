@@ -126,7 +126,7 @@ func (h *liveHarness) waitView(want ...string) {
 			if !open {
 				h.t.Fatalf("event stream ended waiting for %q:\n%s", want, h.view())
 			}
-			h.send(eventMsg(ev))
+			h.send(eventsMsg{ev})
 			// Real time passes between events; keep the dashboard's clock with it.
 			h.clk.t = time.Now()
 		case <-deadline:

@@ -18,8 +18,8 @@ import (
 func stepJournal(task string, n int) []core.Event {
 	evs := make([]core.Event, 0, n)
 	for i := 1; i <= n; i++ {
-		evs = append(evs, core.Event(ev(task, uint64(i), core.EventToolCall,
-			core.ToolCallData{ToolCallID: fmt.Sprintf("c%d", i), Title: fmt.Sprintf("step %06d", i), Kind: "execute", Status: "completed"})))
+		evs = append(evs, ev(task, uint64(i), core.EventToolCall,
+			core.ToolCallData{ToolCallID: fmt.Sprintf("c%d", i), Title: fmt.Sprintf("step %06d", i), Kind: "execute", Status: "completed"})[0])
 	}
 	return evs
 }
@@ -103,7 +103,7 @@ func TestSearchSaysItCoversTheLoadedEvents(t *testing.T) {
 // the pages come back to the pane, which moves to the match they hold.
 func TestSearchReadsOlderEventsThroughTheDashboard(t *testing.T) {
 	j := stepJournal("flood", 20000)
-	j[14999] = core.Event(ev("flood", 15000, core.EventToolCall, core.ToolCallData{ToolCallID: "needle", Title: "needle at step 015000", Status: "completed"}))
+	j[14999] = ev("flood", 15000, core.EventToolCall, core.ToolCallData{ToolCallID: "needle", Title: "needle at step 015000", Status: "completed"})[0]
 	f := journalFake("flood", j)
 	h := newHarness(t, f, 140, 24)
 	h.press("/")
@@ -194,7 +194,7 @@ func monologueJournal(task string, total, size int) []core.Event {
 			word++
 		}
 		total -= b.Len()
-		evs = append(evs, core.Event(ev(task, seq, core.EventAgentMessage, core.TextData{Text: b.String()})))
+		evs = append(evs, ev(task, seq, core.EventAgentMessage, core.TextData{Text: b.String()})[0])
 	}
 	return evs
 }

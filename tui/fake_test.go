@@ -345,8 +345,8 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
-func ev(task string, seq uint64, typ string, data any) eventMsg {
-	return eventMsg(core.Event{TaskID: task, Seq: seq, Time: epoch.Add(time.Duration(seq) * time.Second), Type: typ, Data: mustJSON(data)})
+func ev(task string, seq uint64, typ string, data any) eventsMsg {
+	return eventsMsg{core.Event{TaskID: task, Seq: seq, Time: epoch.Add(time.Duration(seq) * time.Second), Type: typ, Data: mustJSON(data)}}
 }
 
 const sampleDiff = `diff --git a/internal/auth/login.go b/internal/auth/login.go

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -499,7 +500,7 @@ func TestRelayResubscribesAfterOverflow(t *testing.T) {
 			return nil
 		}
 	}
-	if m, ok := next().(eventMsg); !ok || m.Seq != 1 {
+	if m, ok := next().(eventsMsg); !ok || len(m) != 1 || m[0].Seq != 1 {
 		t.Fatalf("first: %#v", m)
 	}
 	if m, ok := next().(resyncMsg); !ok || !errors.Is(m.err, overflow) {
@@ -508,7 +509,7 @@ func TestRelayResubscribesAfterOverflow(t *testing.T) {
 	if _, ok := next().(resyncMsg); !ok {
 		t.Fatal("no reload after re-subscribing")
 	}
-	if m, ok := next().(eventMsg); !ok || m.Seq != 9 {
+	if m, ok := next().(eventsMsg); !ok || len(m) != 1 || m[0].Seq != 9 {
 		t.Fatalf("after re-subscribe: %#v", m)
 	}
 	cancel()
@@ -516,6 +517,44 @@ func TestRelayResubscribesAfterOverflow(t *testing.T) {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("relay does not stop with its context")
+	}
+}
+
+// Events that are there together reach the model as one message, so the dashboard builds one
+// frame for them, not one for each; their order stays, and none is lost.
+func TestRelayBatchesEventsThatCameTogether(t *testing.T) {
+	f := newFake()
+	live := make(chan core.Event, 2*maxBatch)
+	f.live = []chan core.Event{live}
+	for i := range maxBatch + 3 {
+		live <- core.Event{TaskID: "t", Seq: uint64(i + 1), Type: core.EventAgentMessage}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	msgs := make(chan tea.Msg, 16)
+	go relay(ctx, f, func(m tea.Msg) { msgs <- m }, time.Hour)
+	var sizes []int
+	want := uint64(1)
+	for want <= maxBatch+3 {
+		select {
+		case m := <-msgs:
+			batch, ok := m.(eventsMsg)
+			if !ok {
+				t.Fatalf("got %#v", m)
+			}
+			for _, ev := range batch {
+				if ev.Seq != want {
+					t.Fatalf("event %d where %d was next", ev.Seq, want)
+				}
+				want++
+			}
+			sizes = append(sizes, len(batch))
+		case <-time.After(5 * time.Second):
+			t.Fatalf("relay stopped after %d events", want-1)
+		}
+	}
+	if !slices.Equal(sizes, []int{maxBatch, 3}) {
+		t.Fatalf("batches of %v, want one full batch and the rest", sizes)
 	}
 }
 

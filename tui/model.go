@@ -65,7 +65,8 @@ type Options struct {
 // Messages from the relay (run.go) and the clock; the results of service commands are typed
 // per command (service.go and each part's file).
 type (
-	eventMsg  core.Event
+	// eventsMsg is the relay's batch: the events that came within one frame, in order.
+	eventsMsg []core.Event
 	resyncMsg struct{ err error }
 	tickMsg   time.Time
 	redrawMsg struct{}
@@ -177,8 +178,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.attn.onFocus(msg)
 	case tea.ResumeMsg:
 		cmds = append(cmds, m.cmds.away(false), m.cmds.refreshList(&m.list))
-	case eventMsg:
-		cmds = append(cmds, m.ingest(core.Event(msg)))
+	case eventsMsg:
+		for _, ev := range msg {
+			cmds = append(cmds, m.ingest(ev))
+		}
 	case resyncMsg:
 		cmds = append(cmds, m.resync(msg.err))
 	case tickMsg:

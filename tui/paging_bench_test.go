@@ -111,7 +111,7 @@ func BenchmarkView100Tasks100kEvents(b *testing.B) {
 func BenchmarkReplay100kEvents(b *testing.B) {
 	f := journalFake("big", nil)
 	for _, msg := range benchEvents("big", 100000) {
-		f.journals["big"] = append(f.journals["big"], core.Event(msg.(eventMsg)))
+		f.journals["big"] = append(f.journals["big"], msg.(eventsMsg)[0])
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -180,7 +180,7 @@ func bigJournalEngine(b *testing.B, n int) *engine.Engine {
 	}
 	batch := make([]store.NewEvent, 0, 1000)
 	for i, msg := range benchEvents("big", n) {
-		ev := msg.(eventMsg)
+		ev := msg.(eventsMsg)[0]
 		batch = append(batch, store.NewEvent{Type: ev.Type, Data: ev.Data})
 		if len(batch) == cap(batch) || i == n-1 {
 			if _, err := st.Append("big", batch...); err != nil {
@@ -229,7 +229,7 @@ func BenchmarkStream10MB(b *testing.B) {
 		m := modelOver(journalFake("flood", nil), 80, 24)
 		m.cmds.svc, m.info.events.Journal = f, f // later reads find the whole journal
 		for j, ev := range journal {
-			m.Update(eventMsg(ev))
+			m.Update(eventsMsg{ev})
 			if j%64 == 63 {
 				_ = m.View()
 			}

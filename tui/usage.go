@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"hash/maphash"
 	"sort"
 	"time"
 
@@ -103,6 +105,10 @@ func (l usageLog) events() []core.Event {
 // usageToday keeps each task's share of today's usage (taskUsage), for the header's figure.
 type usageToday struct {
 	tasks map[string]*taskUsage
+	// The header's figure is built for every frame; it is kept with the fingerprint of what
+	// it was computed from (inputsOf) and reused while that stays the same.
+	inputs uint64
+	line   string
 }
 
 // today is the usage of every task in info that accrued since local midnight at now, and
@@ -236,6 +242,44 @@ func (l usageLog) newer(seq uint64) []core.Event {
 // header is the header's usage figure: today's tokens and, when the worker reported one, the
 // estimated cost (see today).
 func (ut *usageToday) header(info map[string]*taskInfo, tasks []core.TaskView, now time.Time) string {
+	in := inputsOf(info, tasks, now)
+	if ut.line != "" && in == ut.inputs {
+		return ut.line
+	}
+	ut.inputs, ut.line = in, ut.headerOf(info, tasks, now)
+	return ut.line
+}
+
+// inputsOf fingerprints everything today reads: the day, and per task its usage reports, how
+// much of its journal was read, when it was created and when it last changed. Map order is
+// random, so the tasks' hashes are summed.
+func inputsOf(info map[string]*taskInfo, tasks []core.TaskView, now time.Time) uint64 {
+	h := maphash.String(usageSeed, now.Format("2006-01-02"))
+	for id, ti := range info {
+		var b [26]byte
+		binary.LittleEndian.PutUint64(b[0:], ti.usageGen)
+		binary.LittleEndian.PutUint64(b[8:], uint64(len(ti.usageLog)))
+		binary.LittleEndian.PutUint64(b[16:], uint64(ti.created.UnixNano()))
+		if ti.replayed {
+			b[24] = 1
+		}
+		if ti.fromStart {
+			b[25] = 1
+		}
+		h += maphash.Comparable(usageSeed, struct {
+			id   string
+			data [26]byte
+		}{id, b})
+	}
+	for _, tv := range tasks {
+		h += maphash.Comparable(usageSeed, [2]string{tv.TaskID, tv.UpdatedAt}) * 31
+	}
+	return h
+}
+
+var usageSeed = maphash.MakeSeed()
+
+func (ut *usageToday) headerOf(info map[string]*taskInfo, tasks []core.TaskView, now time.Time) string {
 	u, partial := ut.today(info, tasks, now)
 	s := "today " + term.HumanInt(u.Tokens()) + " tokens"
 	if partial {

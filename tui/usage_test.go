@@ -55,4 +55,14 @@ func TestTodayUsage(t *testing.T) {
 	if got := m.usage.header(m.info.byID, m.list.tasks, m.now()); got != "today ≥1.5k tokens · est. $0.0050" {
 		t.Fatalf("header %q", got)
 	}
+	// The figure is kept between frames; a new report reaching the model changes it.
+	m.Update(eventsMsg{report("d", 42, now, 5600, nil)})
+	if got := m.usage.header(m.info.byID, m.list.tasks, m.now()); got != "today ≥1.8k tokens · est. $0.0050" {
+		t.Fatalf("header after a new report %q", got)
+	}
+	// So does the next day.
+	now = now.Add(24 * time.Hour)
+	if got := m.usage.header(m.info.byID, m.list.tasks, m.now()); got == "today ≥1.8k tokens · est. $0.0050" {
+		t.Fatalf("header on the next day still %q", got)
+	}
 }
