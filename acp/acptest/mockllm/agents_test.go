@@ -120,16 +120,15 @@ func fmtSscanf(s, format string, v *int) bool {
 	return err == nil
 }
 
-// TestRealAgentsAgainstMock runs each published agent found in MOCKLLM_AGENTS (a folder holding
-// their executables, such as node_modules/.bin after `npm install --prefix DIR
-// @zed-industries/claude-agent-acp@0.23.1 @zed-industries/codex-acp@0.16.0 @google/gemini-cli@0.61.0
-// @qwen-code/qwen-code@0.24.4 opencode-ai@1.18.33`) through one supervised turn: every
-// permission request is allowed once. With MOCKLLM_RECORD set it rewrites the recordings
-// TestReplayRecordedAgents plays.
+// TestRealAgentsAgainstMock runs each published agent found in REASONIXCTL_AGENTS (the folder
+// .ci/setup-agents prints: their executables and Node 22, at pinned versions) through one
+// supervised turn: every permission request is allowed once. The folder goes first on the
+// agent's PATH, so its scripts run on that Node. With MOCKLLM_RECORD set it rewrites the
+// recordings TestReplayRecordedAgents plays.
 func TestRealAgentsAgainstMock(t *testing.T) {
-	bin := os.Getenv("MOCKLLM_AGENTS")
+	bin := os.Getenv("REASONIXCTL_AGENTS")
 	if bin == "" {
-		t.Skip("MOCKLLM_AGENTS is not set")
+		t.Skip("REASONIXCTL_AGENTS is not set: run .ci/setup-agents and set it to the folder it prints")
 	}
 	for _, ac := range agentCases {
 		t.Run(ac.name, func(t *testing.T) {
@@ -137,12 +136,12 @@ func TestRealAgentsAgainstMock(t *testing.T) {
 			if _, err := os.Stat(exe); err != nil {
 				t.Skipf("%s is not installed in %s", ac.argv[0], bin)
 			}
-			runAgentTurn(t, ac, append([]string{exe}, ac.argv[1:]...))
+			runAgentTurn(t, ac, bin, append([]string{exe}, ac.argv[1:]...))
 		})
 	}
 }
 
-func runAgentTurn(t *testing.T, ac agentCase, argv []string) {
+func runAgentTurn(t *testing.T, ac agentCase, binDir string, argv []string) {
 	// the workspace is a git repository, as a worker's worktree is
 	ws := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
@@ -155,6 +154,11 @@ func runAgentTurn(t *testing.T, ac agentCase, argv []string) {
 	env, err := ac.home(dir, srv.BaseURL())
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			env[i] = "PATH=" + binDir + string(os.PathListSeparator) + p
+		}
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
