@@ -229,15 +229,7 @@ func (c *parallelMCP) delegateAndFinalize(id, repo string) error {
 }
 
 func (c *parallelMCP) close(b *testing.B) {
-	c.in.Close()
-	exited := make(chan error, 1)
-	go func() { exited <- c.cmd.Wait() }()
-	select {
-	case <-exited:
-	case <-time.After(20 * time.Second):
-		c.cmd.Process.Kill()
-		b.Fatalf("reasonixctl --mcp did not exit after stdin closed")
-	}
+	c.closeStdinAndWait(b)
 	if c.stderr.Len() > 0 {
 		b.Fatalf("reasonixctl --mcp wrote to stderr: %s", c.stderr.String())
 	}
@@ -326,4 +318,17 @@ func fdTargets(pid int) []string {
 		out = append(out, l)
 	}
 	return out
+}
+
+// closeStdinAndWait closes the owner's stdin, which ends it, and waits for it to exit.
+func (c *parallelMCP) closeStdinAndWait(b *testing.B) {
+	c.in.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- c.cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(20 * time.Second):
+		c.cmd.Process.Kill()
+		b.Fatalf("reasonixctl --mcp did not exit after stdin closed")
+	}
 }

@@ -151,15 +151,7 @@ var gcLine = regexp.MustCompile(`^gc \d+ @([0-9.]+)s .* (\d+)->(\d+)->(\d+) MB`)
 // between from and to after it started, and the mean heap they left live (MB). Anything on
 // stderr besides the trace fails the benchmark, as close does.
 func (c *parallelMCP) closeTraced(b *testing.B, from, to time.Duration) (int, float64) {
-	c.in.Close()
-	exited := make(chan error, 1)
-	go func() { exited <- c.cmd.Wait() }()
-	select {
-	case <-exited:
-	case <-time.After(20 * time.Second):
-		c.cmd.Process.Kill()
-		b.Fatalf("reasonixctl --mcp did not exit after stdin closed")
-	}
+	c.closeStdinAndWait(b)
 	var other []string
 	cycles, live := 0, 0.0
 	for line := range strings.SplitSeq(c.stderr.String(), "\n") {
