@@ -35,6 +35,8 @@ type foreignState struct {
 	cancelled bool
 	steering  bool
 	steers    []string
+	// deciding counts the permission requests being decided: the agent waits on them.
+	deciding int
 	// granted are the paths a permission of the running turn allowed, for fs writes.
 	granted []string
 
@@ -164,6 +166,9 @@ func parseDiffs(raw json.RawMessage) []Diff {
 // completeForeign fills a plain-ACP agent's request from what is known of its tool call: the
 // request's own input, locations and diffs when it has them, else the call's latest.
 func (s *Session) completeForeign(req *PermissionRequest, p sdk.RequestPermissionRequest) {
+	s.mu.Lock()
+	s.foreign.deciding++
+	s.mu.Unlock()
 	req.CallID = req.ToolCallID
 	if b, err := json.Marshal(p.ToolCall.Content); err == nil {
 		req.Diffs = parseDiffs(b)
@@ -200,11 +205,12 @@ func (s *Session) completeForeign(req *PermissionRequest, p sdk.RequestPermissio
 // answeredForeign records the answer to a plain-ACP agent's request: a rejection makes a turn
 // that then ends cancelled a refusal; an allowed edit's paths may be written through fs.
 func (s *Session) answeredForeign(req PermissionRequest, out PermissionOutcome) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.foreign.deciding--
 	if out.Cancelled() {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if req.IsReject(out) {
 		s.foreign.rejected = true
 		return
@@ -255,7 +261,11 @@ func (s *Session) promptForeign(text string) (StopReason, error) {
 				f.ReasoningTokens += int64(*u.ThoughtTokens)
 			}
 		}
-		if err == nil && len(s.foreign.steers) > 0 && !s.foreign.cancelled && s.ctx.Err() == nil {
+		// A steer that cancelled the turn, or one queued while the agent waited on a permission
+		// and that it then ended normally, is the next prompt. A turn the agent ended itself after
+		// a rejection is over: what was queued is dropped with it.
+		if err == nil && len(s.foreign.steers) > 0 && !s.foreign.cancelled && s.ctx.Err() == nil &&
+			(s.foreign.steering || stop == StopEndTurn) {
 			text = strings.Join(s.foreign.steers, "\n\n")
 			s.foreign.steers, s.foreign.steering, s.foreign.rejected, s.foreign.granted = nil, false, false, nil
 			// The steer cancelled the turn's context (its open requests answered cancelled);
@@ -274,7 +284,8 @@ func (s *Session) promptForeign(text string) (StopReason, error) {
 }
 
 // steerForeign cancels the running turn of a plain-ACP agent and queues text as the prompt
-// that follows it (promptForeign sends it).
+// that follows it (promptForeign sends it). While the agent waits on a permission, or after it
+// was refused one in this turn, the text is only queued for the turn's end (agents.SteerQueue).
 func (s *Session) steerForeign(ctx context.Context, text string) (string, error) {
 	s.mu.Lock()
 	if s.turnCancel == nil || !s.foreign.running || s.foreign.cancelled {
@@ -282,6 +293,12 @@ func (s *Session) steerForeign(ctx context.Context, text string) (string, error)
 		return "", fmt.Errorf("%w: no turn is running", ErrNoActiveTurn)
 	}
 	s.foreign.steers = append(s.foreign.steers, text)
+	if s.foreign.rejected || s.foreign.deciding > 0 {
+		// The agent waits on a permission or has just been refused one (and may end the turn
+		// itself): the steer waits for the turn's end instead of cancelling it.
+		s.mu.Unlock()
+		return agents.SteerQueue, nil
+	}
 	first := !s.foreign.steering
 	s.foreign.steering = true
 	cancelTurn := s.turnCancel

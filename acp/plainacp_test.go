@@ -14,15 +14,16 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"reasonixctl/acp/acptest"
 	"reasonixctl/acp/agents"
 )
 
 // script builds a transcript of a plain ACP agent: a2c entries are sent, c2a entries expected.
-func script(lines ...string) []wireEntry {
-	var out []wireEntry
+func script(lines ...string) []acptest.ReplayEntry {
+	var out []acptest.ReplayEntry
 	for _, l := range lines {
 		dir, msg, _ := strings.Cut(l, " ")
-		out = append(out, wireEntry{Dir: dir, Msg: json.RawMessage(msg)})
+		out = append(out, acptest.ReplayEntry{Dir: dir, Msg: json.RawMessage(msg)})
 	}
 	return out
 }
@@ -38,13 +39,13 @@ func plainHandshake(fsOffered bool) []string {
 	}
 }
 
-func connectScript(t *testing.T, entries []wireEntry, cfg ConnectConfig, onPerm PermissionFunc, cwd string) (*Session, *replayAgent, chan error) {
+func connectScript(t *testing.T, entries []acptest.ReplayEntry, cfg ConnectConfig, onPerm PermissionFunc, cwd string) (*Session, *acptest.Replay, chan error) {
 	t.Helper()
-	agent := &replayAgent{entries: entries, check: func(req, got, rec wireMsg) error { return nil }}
+	agent := &acptest.Replay{Entries: entries}
 	fromAgent, agentOut := io.Pipe()
 	agentIn, toAgent := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- agent.run(agentIn, agentOut) }()
+	go func() { done <- agent.Run(agentIn, agentOut) }()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
 	w, err := Connect(ctx, fromAgent, toAgent, cfg)
@@ -98,9 +99,8 @@ func TestSteerWithoutExtension(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	agent.mu.Lock()
-	last := agent.seen[len(agent.seen)-1]
-	agent.mu.Unlock()
+	seen := agent.Seen()
+	last := seen[len(seen)-1]
 	if !strings.Contains(string(last.Params), "PELICAN") {
 		t.Errorf("the steer was not the next prompt: %s", last.Params)
 	}
@@ -188,10 +188,8 @@ func TestFSInsideWorktree(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	agent.mu.Lock()
-	seen := agent.seen
-	agent.mu.Unlock()
-	byID := map[string]wireMsg{}
+	seen := agent.Seen()
+	byID := map[string]acptest.ReplayMsg{}
 	for _, m := range seen {
 		if m.Method == "" {
 			byID[string(m.ID)] = m

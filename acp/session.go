@@ -518,8 +518,9 @@ func (s *Session) Cancel(ctx context.Context) error {
 // An idle session yields an error wrapping ErrNoActiveTurn.
 //
 // An agent without the steer extension is steered its own way (WorkerInfo.Steer): the running
-// turn is cancelled and the text is the next prompt of the same turn, whose end Prompt reports;
-// the disposition is then agents.SteerCancelPrompt.
+// turn is cancelled and the text is the next prompt of the same turn, whose end Prompt reports
+// (disposition agents.SteerCancelPrompt); while the agent waits on a permission or was just
+// refused one, the text is queued for the turn's end instead (agents.SteerQueue).
 func (s *Session) Steer(ctx context.Context, text string) (string, error) {
 	ctx, cancel := s.callCtx(ctx)
 	defer cancel()

@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"reasonixctl/acp/acptest"
 	"reasonixctl/acp/agents"
 )
 
@@ -22,164 +23,17 @@ import (
 // against the client's side (the methods in order, the permission answers), while the test
 // checks what the client made of it (the requests matched to their tool calls, the stop reason).
 
-type wireEntry struct {
-	Dir string          `json:"dir"`
-	Msg json.RawMessage `json:"msg"`
-}
-
-type wireMsg struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  json.RawMessage `json:"error,omitempty"`
-}
-
-func loadTranscript(t *testing.T, name, workspace string) []wireEntry {
+func loadTranscript(t *testing.T, name, workspace string) []acptest.ReplayEntry {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "agents", name, "transcript.ndjson"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = bytes.ReplaceAll(b, []byte("/WORKSPACE"), []byte(workspace))
-	var out []wireEntry
-	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		var e wireEntry
-		if err := json.Unmarshal(line, &e); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out = append(out, e)
+	entries, err := acptest.ParseTranscript(b, "/WORKSPACE", workspace)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
-}
-
-// replayAgent plays the agent's side of entries on w and checks the client's side read from r.
-// A client request the recording does not have (a mode or option the client sets) is answered
-// with an empty result and otherwise ignored. check looks at each of the client's answers to
-// the agent's requests, with the recorded answer.
-type replayAgent struct {
-	entries []wireEntry
-	check   func(req wireMsg, got, recorded wireMsg) error
-	// extra are the methods of the client's requests the recording lacks.
-	mu    sync.Mutex
-	extra []string
-	seen  []wireMsg // the client's messages the recording has, in order
-}
-
-func (a *replayAgent) run(r io.Reader, w io.Writer) error {
-	dec := bufio.NewReader(r)
-	ids := map[string]json.RawMessage{} // recorded id of a client request → the client's id
-	agentReqs := map[string]wireMsg{}   // the agent's requests by id
-	send := func(m json.RawMessage) error {
-		_, err := w.Write(append(append([]byte(nil), m...), '\n'))
-		return err
-	}
-	next := func() (wireMsg, error) {
-		for {
-			line, err := dec.ReadBytes('\n')
-			if err != nil {
-				return wireMsg{}, err
-			}
-			var m wireMsg
-			if err := json.Unmarshal(line, &m); err != nil {
-				return wireMsg{}, fmt.Errorf("client wrote %q: %w", line, err)
-			}
-			if m.Method == "session/set_mode" || m.Method == "session/set_config_option" {
-				a.mu.Lock()
-				a.extra = append(a.extra, m.Method)
-				a.mu.Unlock()
-				if err := send(json.RawMessage(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID))); err != nil {
-					return wireMsg{}, err
-				}
-				continue
-			}
-			return m, nil
-		}
-	}
-	for i, e := range a.entries {
-		var rec wireMsg
-		if err := json.Unmarshal(e.Msg, &rec); err != nil {
-			return err
-		}
-		if e.Dir == "a2c" {
-			msg := e.Msg
-			if rec.Method == "" && len(rec.ID) > 0 {
-				// The answer to a client request: under the id the client used.
-				cid, ok := ids[string(rec.ID)]
-				if !ok {
-					return fmt.Errorf("entry %d answers id %s the client never used", i, rec.ID)
-				}
-				var m map[string]json.RawMessage
-				_ = json.Unmarshal(msg, &m)
-				m["id"] = cid
-				msg, _ = json.Marshal(m)
-			} else if rec.Method != "" && len(rec.ID) > 0 {
-				agentReqs[string(rec.ID)] = rec
-			}
-			if err := send(msg); err != nil {
-				return fmt.Errorf("entry %d: %w", i, err)
-			}
-			continue
-		}
-		got, err := next()
-		if err != nil {
-			return fmt.Errorf("entry %d: waiting for the client's %s: %w", i, describe(rec), err)
-		}
-		a.mu.Lock()
-		a.seen = append(a.seen, got)
-		a.mu.Unlock()
-		switch {
-		case rec.Method != "":
-			if got.Method != rec.Method {
-				return fmt.Errorf("entry %d: client sent %s, recorded %s", i, describe(got), describe(rec))
-			}
-			if len(rec.ID) > 0 {
-				ids[string(rec.ID)] = got.ID
-			}
-		default:
-			if got.Method != "" || string(got.ID) != string(rec.ID) {
-				return fmt.Errorf("entry %d: client sent %s, recorded the answer to %s", i, describe(got), rec.ID)
-			}
-			if err := a.check(agentReqs[string(rec.ID)], got, rec); err != nil {
-				return fmt.Errorf("entry %d: %w", i, err)
-			}
-		}
-	}
-	// Past the recording: session/close and the like are answered with an empty result.
-	go func() {
-		for {
-			m, err := next()
-			if err != nil {
-				return
-			}
-			if m.Method != "" && len(m.ID) > 0 {
-				_ = send(json.RawMessage(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)))
-			}
-		}
-	}()
-	return nil
-}
-
-func describe(m wireMsg) string {
-	if m.Method != "" {
-		return m.Method
-	}
-	return "answer " + string(m.ID)
-}
-
-// outcomeOf is the optionId of a permission answer, "cancelled" for a cancelled one.
-func outcomeOf(m wireMsg) string {
-	var r struct {
-		Outcome struct {
-			Outcome  string `json:"outcome"`
-			OptionID string `json:"optionId"`
-		} `json:"outcome"`
-	}
-	_ = json.Unmarshal(m.Result, &r)
-	if r.Outcome.Outcome == "cancelled" {
-		return "cancelled"
-	}
-	return r.Outcome.OptionID
+	return entries
 }
 
 type transcriptCase struct {
@@ -254,7 +108,7 @@ func TestAgentTranscripts(t *testing.T) {
 			if c.worker == agents.Qwen && !slices.Contains(got.extra, "session/set_mode") {
 				t.Errorf("qwen's mode was not set to default: extra requests %v", got.extra)
 			}
-			if c.worker == agents.Codex && len(got.extra) != 0 {
+			if c.worker == agents.Codex && slices.ContainsFunc(got.extra, func(m string) bool { return strings.HasPrefix(m, "session/set_") }) {
 				t.Errorf("codex already runs read-only, yet the client sent %v", got.extra)
 			}
 			if st := got.status; st.TurnOutcome.Kind == "" && c.stop == StopEndTurn {
@@ -276,7 +130,7 @@ func replayTranscript(t *testing.T, c transcriptCase, ws string) replayResult {
 	entries := loadTranscript(t, c.fixture, ws)
 	var prompt string
 	for _, e := range entries {
-		var m wireMsg
+		var m acptest.ReplayMsg
 		_ = json.Unmarshal(e.Msg, &m)
 		if m.Method == "session/prompt" {
 			var p struct {
@@ -286,7 +140,7 @@ func replayTranscript(t *testing.T, c transcriptCase, ws string) replayResult {
 			prompt = p.Prompt[0].Text
 		}
 	}
-	agent := &replayAgent{entries: entries, check: func(req, got, rec wireMsg) error {
+	agent := &acptest.Replay{Entries: entries, Check: func(req, got, rec acptest.ReplayMsg) error {
 		switch req.Method {
 		case "fs/read_text_file":
 			// A missing file reads as "" (the recording's client answered an error, which
@@ -302,7 +156,7 @@ func replayTranscript(t *testing.T, c transcriptCase, ws string) replayResult {
 				return fmt.Errorf("fs write answered %s without fs offered", got.Result)
 			}
 		case "session/request_permission":
-			if g, w := outcomeOf(got), outcomeOf(rec); g != w {
+			if g, w := acptest.PermissionAnswer(got), acptest.PermissionAnswer(rec); g != w {
 				return fmt.Errorf("permission answered %q, recorded %q", g, w)
 			}
 		default:
@@ -317,7 +171,7 @@ func replayTranscript(t *testing.T, c transcriptCase, ws string) replayResult {
 	agentIn, toAgent := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- agent.run(agentIn, agentOut)
+		done <- agent.Run(agentIn, agentOut)
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -384,8 +238,6 @@ func replayTranscript(t *testing.T, c transcriptCase, ws string) replayResult {
 	}
 	_ = sess.Close(ctx)
 	<-collected
-	agent.mu.Lock()
-	res.extra = agent.extra
-	agent.mu.Unlock()
+	res.extra = agent.Extra()
 	return res
 }

@@ -74,6 +74,9 @@ type Profile struct {
 	Steer string
 	// Layout says what the agent's private home holds (see Home).
 	Layout HomeKind
+	// UsesFS says the agent reads and writes files through the client's fs/* when offered
+	// (measured: Gemini CLI), so offering them puts its writes through the supervisor.
+	UsesFS bool
 }
 
 // How a steer reaches an agent without Reasonix's steer extension.
@@ -129,7 +132,7 @@ func builtin(name string) (Profile, bool) {
 			Mode:   "default",
 			OptionIDs: map[Decision][]string{AllowOnce: {"proceed_once"}, AllowAlways: {"proceed_always"},
 				RejectOnce: {"cancel"}},
-			Steer: SteerCancelPrompt, Layout: HomeGemini}, true
+			Steer: SteerCancelPrompt, Layout: HomeGemini, UsesFS: true}, true
 	case Qwen:
 		return Profile{Name: Qwen, Command: []string{"qwen", "--acp", "--auth-type", "openai"},
 			Env:  []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"},
