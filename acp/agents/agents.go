@@ -74,6 +74,8 @@ type Profile struct {
 	Steer string
 	// Layout says what the agent's private home holds (see Home).
 	Layout HomeKind
+	// Install is how the agent is installed (the npm package at the version measured).
+	Install string
 	// UsesFS says the agent reads and writes files through the client's fs/* when offered
 	// (measured: Gemini CLI), so offering them puts its writes through the supervisor.
 	UsesFS bool
@@ -106,7 +108,7 @@ func builtin(name string) (Profile, bool) {
 	switch name {
 	case "", Reasonix:
 		return Profile{Name: Reasonix, Command: []string{"reasonix", "acp"}, Extensions: true,
-			Steer: SteerExtension, Layout: HomeReasonix}, true
+			Steer: SteerExtension, Layout: HomeReasonix, Install: "npm install -g reasonix"}, true
 	case Claude:
 		return Profile{Name: Claude, Command: []string{"claude-agent-acp"},
 			Env: []string{"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_MODEL",
@@ -117,14 +119,14 @@ func builtin(name string) (Profile, bool) {
 			// .claude/settings.json, which could allow writes without asking.
 			NewSessionMeta: map[string]any{"claudeCode": map[string]any{"options": map[string]any{"settingSources": []any{"user"}}}},
 			OptionIDs:      map[Decision][]string{AllowOnce: {"allow"}, AllowAlways: {"allow_always"}, RejectOnce: {"reject"}},
-			Steer:          SteerCancelPrompt, Layout: HomeClaude}, true
+			Steer:          SteerCancelPrompt, Layout: HomeClaude, Install: "npm install -g @zed-industries/claude-agent-acp@0.23.1"}, true
 	case Codex:
 		return Profile{Name: Codex, Command: []string{"codex-acp"},
 			Env:  []string{"OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"},
 			Mode: "read-only",
 			OptionIDs: map[Decision][]string{AllowOnce: {"approved"}, AllowAlways: {"approved-for-session", "approved-execpolicy-amendment"},
 				RejectOnce: {"abort", "denied"}},
-			Steer: SteerCancelPrompt, Layout: HomeCodex}, true
+			Steer: SteerCancelPrompt, Layout: HomeCodex, Install: "npm install -g @zed-industries/codex-acp@0.16.0"}, true
 	case Gemini:
 		return Profile{Name: Gemini, Command: []string{"gemini", "--acp"},
 			Env:    []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_MODEL"},
@@ -132,21 +134,21 @@ func builtin(name string) (Profile, bool) {
 			Mode:   "default",
 			OptionIDs: map[Decision][]string{AllowOnce: {"proceed_once"}, AllowAlways: {"proceed_always"},
 				RejectOnce: {"cancel"}},
-			Steer: SteerCancelPrompt, Layout: HomeGemini, UsesFS: true}, true
+			Steer: SteerCancelPrompt, Layout: HomeGemini, UsesFS: true, Install: "npm install -g @google/gemini-cli@0.61.0"}, true
 	case Qwen:
 		return Profile{Name: Qwen, Command: []string{"qwen", "--acp", "--auth-type", "openai"},
 			Env:  []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"},
 			Mode: "default",
 			OptionIDs: map[Decision][]string{AllowOnce: {"proceed_once"}, AllowAlways: {"proceed_always"},
 				RejectOnce: {"cancel"}},
-			Steer: SteerCancelPrompt, Layout: HomeQwen}, true
+			Steer: SteerCancelPrompt, Layout: HomeQwen, Install: "npm install -g @qwen-code/qwen-code@0.24.4"}, true
 	case Opencode:
 		return Profile{Name: Opencode, Command: []string{"opencode", "acp"},
 			SetEnv: []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1",
 				"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_CLAUDE_CODE=1",
 				"OPENCODE_DISABLE_PROJECT_CONFIG=1"},
 			OptionIDs: map[Decision][]string{AllowOnce: {"once"}, AllowAlways: {"always"}, RejectOnce: {"reject"}},
-			Steer:     SteerCancelPrompt, Layout: HomeOpencode}, true
+			Steer:     SteerCancelPrompt, Layout: HomeOpencode, Install: "npm install -g opencode-ai@1.18.33"}, true
 	}
 	return Profile{}, false
 }
