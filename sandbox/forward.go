@@ -11,13 +11,15 @@ import (
 	"os/exec"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 )
 
 // ForwardMain is the forwarder a worker's sandbox starts first (`<reasonixctl> sandbox-forward
 // --socket S [--listen host:port]... -- argv...`, made by ConfineWorker): it connects to the
-// supervisor's proxy on S and holds that connection for its life (the proxy ends with it),
-// listens on each --listen address, a loopback endpoint's own, and on a loopback port it names
+// supervisor's proxy on S, the only connection the proxy accepts, gets every further one over it,
+// and holds it for its life (the proxy ends with it);
+// it listens on each --listen address, a loopback endpoint's own, and on a loopback port it names
 // in HTTPS_PROXY and HTTP_PROXY, then runs argv as its child with stdin, stdout and stderr its
 // own, passes it the signals it gets, and exits with its status. Connections to an endpoint's
 // address are tunnelled to the same host:port through the proxy; connections to the proxy port
@@ -29,12 +31,13 @@ func ForwardMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", ForwardCommand, err)
 		return 2
 	}
-	ctl, err := net.Dial("unix", socket)
+	ctl, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: socket, Net: "unix"})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: the sandbox's network proxy is gone: %v\n", ForwardCommand, err)
 		return 1
 	}
 	defer ctl.Close()
+	link := &proxyLink{ctl: ctl}
 	for _, l := range listens {
 		addrs := []string{l.String()}
 		if l.host == "localhost" {
@@ -47,7 +50,7 @@ func ForwardMain(args []string) int {
 				continue
 			}
 			bound++
-			go acceptLoop(ln, func(c net.Conn) { tunnel(c, socket, l.String()) })
+			go acceptLoop(ln, func(c net.Conn) { tunnel(c, link, l.String()) })
 		}
 		if bound == 0 {
 			fmt.Fprintf(os.Stderr, "%s: cannot listen on %s inside the sandbox\n", ForwardCommand, l)
@@ -59,7 +62,7 @@ func ForwardMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "%s: cannot listen for the proxy inside the sandbox: %v\n", ForwardCommand, err)
 		return 1
 	}
-	go acceptLoop(proxyLn, func(c net.Conn) { pass(c, socket) })
+	go acceptLoop(proxyLn, func(c net.Conn) { pass(c, link) })
 
 	proxyURL := "http://" + proxyLn.Addr().String()
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -163,10 +166,47 @@ func acceptLoop(ln net.Listener, serve func(net.Conn)) {
 	}
 }
 
+// proxyLink is the forwarder's connection to the proxy, over which it asks for each connection
+// it relays; the proxy's socket itself is gone once it is made.
+type proxyLink struct {
+	mu  sync.Mutex
+	ctl *net.UnixConn
+}
+
+// open asks the proxy for a connection and receives it as a socket.
+func (l *proxyLink) open() (net.Conn, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.ctl.Write([]byte{'c'}); err != nil {
+		return nil, err
+	}
+	var b [1]byte
+	oob := make([]byte, syscall.CmsgSpace(4))
+	_, oobn, _, _, err := l.ctl.ReadMsgUnix(b[:], oob)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := syscall.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return nil, errors.New("the proxy sent no connection")
+	}
+	fds, err := syscall.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		for _, fd := range fds {
+			syscall.Close(fd)
+		}
+		return nil, errors.New("the proxy sent no connection")
+	}
+	syscall.CloseOnExec(fds[0])
+	f := os.NewFile(uintptr(fds[0]), "proxy")
+	defer f.Close()
+	return net.FileConn(f)
+}
+
 // pass relays a connection to the proxy as it is: the proxy reads the request and judges it.
-func pass(c net.Conn, socket string) {
+func pass(c net.Conn, link *proxyLink) {
 	defer c.Close()
-	up, err := net.Dial("unix", socket)
+	up, err := link.open()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: the sandbox's network proxy is gone: %v\n", ForwardCommand, err)
 		return
@@ -177,9 +217,9 @@ func pass(c net.Conn, socket string) {
 
 // tunnel connects a connection made to a loopback endpoint's address to the same address on the
 // host, through the proxy.
-func tunnel(c net.Conn, socket, target string) {
+func tunnel(c net.Conn, link *proxyLink, target string) {
 	defer c.Close()
-	up, err := net.Dial("unix", socket)
+	up, err := link.open()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: the sandbox's network proxy is gone: %v\n", ForwardCommand, err)
 		return

@@ -17,23 +17,28 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
 // The worker's network (issue 40). A worker's sandbox has a network namespace of its own with
 // only a loopback device: no route out, none of the host's loopback services, none of its
 // abstract Unix sockets. What it may reach — its model endpoints, as host:port — it reaches
-// through a proxy the supervisor runs for that sandbox alone, listening on a Unix socket in a
-// folder of its own that is shown inside the sandbox (never the state directory). Every
-// connection on that socket is an HTTP proxy request (CONNECT host:port, or a plain request for
+// through a proxy the supervisor runs for that sandbox alone. The proxy listens on a Unix socket
+// in a folder of its own that is shown inside the sandbox (never the state directory), for one
+// connection only: the forwarder's, made before the worker starts. The socket is then removed,
+// and the forwarder gets each further connection over its own, as one end of a socket pair
+// (SCM_RIGHTS): nothing else in the sandbox can connect to the proxy but through the
+// forwarder's loopback ports, which the commands the worker runs in sandboxes without a network
+// do not see. Every connection so given is an HTTP proxy request (CONNECT host:port, or a plain request for
 // an absolute http:// URL) and the proxy dials only a target on the allow-list, by host:port
 // exactly; a name is resolved here, by the host, so the sandbox needs no DNS.
 //
 // Inside the sandbox the forwarder (ForwardMain) makes that usable to an agent that knows
 // nothing of it: it listens on each loopback endpoint's own address, so that a worker pointed at
 // http://127.0.0.1:4567 connects as before, and on a loopback port named in HTTPS_PROXY and
-// HTTP_PROXY for every other endpoint. The forwarder is a convenience, not the boundary: anything
-// in the sandbox may connect to the socket itself, and the proxy trusts nothing it says.
+// HTTP_PROXY for every other endpoint. The forwarder is a convenience, not the boundary: the
+// worker can connect to its ports and send anything, and the proxy trusts nothing it reads.
 
 // Limits of the worker's proxy: a hostile worker can hold at most maxProxyConns connections,
 // send a request head of at most maxProxyHead bytes within proxyHandshake, and gets nothing but
@@ -231,21 +236,26 @@ func (p *netProxy) serve() {
 	case <-p.closing:
 		return
 	}
+	// No one else connects: the socket goes, and with it the only way into the proxy but the
+	// forwarder's. The commands the worker runs in sandboxes of their own, which may show this
+	// folder, find nothing to connect to.
+	p.ln.Close()
 	if !p.track(ctl) {
 		ctl.Close()
 		return
 	}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		// Whatever the forwarder sends is discarded; its end is the sandbox's.
-		_, _ = io.Copy(io.Discard, ctl)
-		p.untrack(ctl)
-		p.Close()
-	}()
+	defer p.Close()
+	defer p.untrack(ctl)
+	var req [1]byte
 	for {
-		c, err := p.ln.AcceptUnix()
+		// Each byte the forwarder sends asks for one connection, answered with one end of a new
+		// socket pair; the proxy serves the other end.
+		if _, err := ctl.Read(req[:]); err != nil {
+			return
+		}
+		c, err := p.pair(ctl)
 		if err != nil {
+			p.log.Warn("worker network: cannot give the forwarder a connection", "err", err)
 			return
 		}
 		select {
@@ -268,6 +278,41 @@ func (p *netProxy) serve() {
 			p.handle(c)
 		}()
 	}
+}
+
+// pair makes a connected pair of sockets, sends one end over ctl and returns the other.
+func (p *netProxy) pair(ctl *net.UnixConn) (*net.UnixConn, error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	theirs := os.NewFile(uintptr(fds[1]), "worker-net")
+	defer theirs.Close()
+	ours, err := fileUnixConn(os.NewFile(uintptr(fds[0]), "worker-net"))
+	if err != nil {
+		return nil, err
+	}
+	_ = ctl.SetWriteDeadline(time.Now().Add(proxyHandshake))
+	if _, _, err := ctl.WriteMsgUnix([]byte{'c'}, syscall.UnixRights(int(theirs.Fd())), nil); err != nil {
+		ours.Close()
+		return nil, err
+	}
+	return ours, nil
+}
+
+// fileUnixConn turns a socket's file into a connection, closing the file.
+func fileUnixConn(f *os.File) (*net.UnixConn, error) {
+	defer f.Close()
+	c, err := net.FileConn(f)
+	if err != nil {
+		return nil, err
+	}
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		c.Close()
+		return nil, errors.New("not a Unix socket")
+	}
+	return uc, nil
 }
 
 // handle serves one proxy request: its head is read within proxyHandshake and maxProxyHead

@@ -43,6 +43,12 @@ func netHelper(mode string, args []string) int {
 		} else {
 			fmt.Println("OUTSIDE written")
 		}
+		if c, err := net.DialTimeout("unix", netSocketInside, 2*time.Second); err != nil {
+			fmt.Println("SOCKET failed:", err)
+		} else {
+			c.Close()
+			fmt.Println("SOCKET reached")
+		}
 		for _, target := range args[3:] {
 			fmt.Printf("CONNECT %s %s\n", target, connectThroughProxy(target))
 		}
@@ -172,6 +178,7 @@ func TestWorkerNetworkReachesOnlyItsEndpoints(t *testing.T) {
 		"ALLOWED 200 from the model",
 		"OTHER failed:",
 		"OUTSIDE failed:",
+		"SOCKET failed:", // only the forwarder's connection reaches the proxy
 		"CONNECT model.example:443 status=200 body=from the model",
 		"CONNECT evil.example:443 status=403",
 		"CONNECT " + otherAddr + " status=403",
@@ -237,9 +244,9 @@ func TestWorkerEndpointsAreCheckedAndExclusive(t *testing.T) {
 	}
 }
 
-// startTestProxy is a proxy for allow whose forwarder connection the test holds; closing it ends
-// the proxy.
-func startTestProxy(t *testing.T, allow []string, log *slog.Logger, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*netProxy, net.Conn) {
+// startTestProxy is a proxy for allow whose forwarder link the test holds, as the forwarder
+// would; closing the link's connection ends the proxy.
+func startTestProxy(t *testing.T, allow []string, log *slog.Logger, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*netProxy, *proxyLink) {
 	t.Helper()
 	eps, err := parseEndpoints(allow)
 	if err != nil {
@@ -250,14 +257,17 @@ func startTestProxy(t *testing.T, allow []string, log *slog.Logger, dial func(ct
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Close)
-	ctl := dialProxy(t, p)
+	ctl, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: filepath.Join(p.dir, netSocketName), Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { ctl.Close() })
-	return p, ctl
+	return p, &proxyLink{ctl: ctl}
 }
 
-func dialProxy(t *testing.T, p *netProxy) net.Conn {
+func openProxy(t *testing.T, link *proxyLink) net.Conn {
 	t.Helper()
-	c, err := net.Dial("unix", filepath.Join(p.dir, netSocketName))
+	c, err := link.open()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,10 +294,15 @@ func TestNetProxyBoundsAHostileClient(t *testing.T) {
 	logs := &lockedBuffer{}
 	model := answering(t, "model")
 	modelAddr := strings.TrimPrefix(model.URL, "http://")
-	p, _ := startTestProxy(t, []string{modelAddr}, slog.New(slog.NewTextHandler(logs, nil)), nil)
+	p, link := startTestProxy(t, []string{modelAddr}, slog.New(slog.NewTextHandler(logs, nil)), nil)
+	// Once the forwarder is connected, no one else can connect: the socket is gone.
+	if c, err := net.Dial("unix", filepath.Join(p.dir, netSocketName)); err == nil {
+		c.Close()
+		t.Error("a second client connected to the proxy's socket")
+	}
 
 	// An endless head.
-	c := dialProxy(t, p)
+	c := openProxy(t, link)
 	go func() {
 		_, _ = io.WriteString(c, "CONNECT "+modelAddr+" HTTP/1.1\r\n")
 		line := "X-Pad: " + strings.Repeat("a", 1000) + "\r\n"
@@ -305,11 +320,11 @@ func TestNetProxyBoundsAHostileClient(t *testing.T) {
 	// Silent connections hold every slot; one more is refused at once.
 	var silent []net.Conn
 	for range maxProxyConns {
-		silent = append(silent, dialProxy(t, p))
+		silent = append(silent, openProxy(t, link))
 	}
 	// The proxy accepts in order and takes a slot per connection before the next: this one finds
 	// none left.
-	extra := dialProxy(t, p)
+	extra := openProxy(t, link)
 	if got := readStatus(t, extra); got != http.StatusServiceUnavailable {
 		t.Errorf("a connection beyond the limit: status %d", got)
 	}
@@ -330,7 +345,7 @@ func TestNetProxyBoundsAHostileClient(t *testing.T) {
 		"http://" + modelAddr:  http.StatusForbidden,
 		"unix:/tmp/owner.sock": http.StatusForbidden,
 	} {
-		c := dialProxy(t, p)
+		c := openProxy(t, link)
 		fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: x\r\n\r\n", target)
 		if got := readStatus(t, c); got != want {
 			t.Errorf("CONNECT %s: status %d, want %d", target, got, want)
@@ -340,7 +355,7 @@ func TestNetProxyBoundsAHostileClient(t *testing.T) {
 
 	// A plain request for an absolute http:// URL goes to an allowed endpoint only.
 	for target, want := range map[string]int{modelAddr: http.StatusOK, "127.0.0.1:1": http.StatusForbidden} {
-		c := dialProxy(t, p)
+		c := openProxy(t, link)
 		fmt.Fprintf(c, "GET http://%s/v1 HTTP/1.1\r\nHost: %s\r\nProxy-Authorization: Basic c2VjcmV0\r\nConnection: close\r\n\r\n", target, target)
 		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
@@ -363,13 +378,13 @@ func TestNetProxyBoundsAHostileClient(t *testing.T) {
 func TestNetProxyEndsWithItsForwarder(t *testing.T) {
 	model := answering(t, "model")
 	modelAddr := strings.TrimPrefix(model.URL, "http://")
-	p, ctl := startTestProxy(t, []string{modelAddr}, nil, nil)
-	tun := dialProxy(t, p)
+	p, link := startTestProxy(t, []string{modelAddr}, nil, nil)
+	tun := openProxy(t, link)
 	fmt.Fprintf(tun, "CONNECT %s HTTP/1.1\r\n\r\n", modelAddr)
 	if got := readStatus(t, tun); got != http.StatusOK {
 		t.Fatalf("status %d", got)
 	}
-	ctl.Close()
+	link.ctl.Close()
 	_ = tun.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.ReadAll(tun); err != nil {
 		t.Errorf("the tunnel did not end with the proxy: %v", err)
