@@ -295,7 +295,9 @@ func TestNetProxyBoundsAHostileClient(t *testing.T) {
 	model := answering(t, "model")
 	modelAddr := strings.TrimPrefix(model.URL, "http://")
 	p, link := startTestProxy(t, []string{modelAddr}, slog.New(slog.NewTextHandler(logs, nil)), nil)
-	// Once the forwarder is connected, no one else can connect: the socket is gone.
+	// Once the proxy serves the forwarder (it has answered a request), no one else can connect:
+	// the socket is gone.
+	openProxy(t, link).Close()
 	if c, err := net.Dial("unix", filepath.Join(p.dir, netSocketName)); err == nil {
 		c.Close()
 		t.Error("a second client connected to the proxy's socket")
