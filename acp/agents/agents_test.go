@@ -117,6 +117,9 @@ command = "evil"
 	if got := MustLookup(Claude).Endpoints(nil); !slices.Equal(got, []string{"api.anthropic.com:443"}) {
 		t.Errorf("claude default endpoint %v", got)
 	}
+	if got := MustLookup(Reasonix).Endpoints(nil); !slices.Equal(got, []string{"api.deepseek.com:443"}) {
+		t.Errorf("reasonix default endpoint %v", got)
+	}
 
 	// The private homes: the user's endpoint is kept, the supervision written over it.
 	setup, err := MustLookup(Codex).Home(env, "/home/worker")
@@ -163,5 +166,29 @@ func write(t *testing.T, path, s string) {
 	}
 	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Reasonix's endpoints are its providers' base URLs, a provider without one by its kind; without
+// providers, or with a configuration that cannot be read, its DeepSeek default only.
+func TestReasonixEndpointsComeFromItsProviders(t *testing.T) {
+	for name, c := range map[string]struct {
+		config string
+		want   []string
+	}{
+		"mock": {"[[providers]]\nname = \"mock\"\nbase_url = \"http://127.0.0.1:4567/v1\"\n" +
+			"[[providers]]\nname = \"mockr\"\nbase_url = \"http://127.0.0.1:4567/v1\"\n", []string{"127.0.0.1:4567"}},
+		"https and kinds": {"[[providers]]\nname = \"gw\"\nbase_url = \"https://Gateway.Example.com/v1\"\n" +
+			"[[providers]]\nname = \"x\"\nkind = \"anthropic\"\n[[providers]]\nname = \"openai\"\n",
+			[]string{"api.anthropic.com:443", "api.openai.com:443", "gateway.example.com:443"}},
+		"no providers": {`default_model = "deepseek-chat"`, []string{"api.deepseek.com:443"}},
+		"broken":       {`[[providers]`, []string{"api.deepseek.com:443"}},
+		"not a URL":    {"[[providers]]\nname = \"p\"\nbase_url = \"unix:/run/x.sock\"\n", []string{"api.deepseek.com:443"}},
+	} {
+		rx := filepath.Join(t.TempDir(), ".reasonix")
+		write(t, filepath.Join(rx, "config.toml"), c.config)
+		if got := MustLookup(Reasonix).Endpoints([]string{"REASONIX_HOME=" + rx}); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", name, got, c.want)
+		}
 	}
 }

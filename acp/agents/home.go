@@ -93,7 +93,8 @@ func (p Profile) Home(env []string, home string) (HomeSetup, error) {
 // Endpoints are the host:port values the agent must reach: its model endpoint, from its
 // endpoint variables or the user's configuration of it, else the provider's public API.
 //
-//	reasonix  base_url of every [[providers]] in $REASONIX_HOME (or ~/.reasonix)/config.toml
+//	reasonix  base_url of every [[providers]] in $REASONIX_HOME (or ~/.reasonix)/config.toml,
+//	          by its kind without one; api.deepseek.com:443 without providers
 //	claude    ANTHROPIC_BASE_URL, else api.anthropic.com:443
 //	codex     base_url of the model_provider chosen in $CODEX_HOME (or ~/.codex)/config.toml,
 //	          else OPENAI_BASE_URL, else api.openai.com:443
@@ -140,10 +141,10 @@ func (p Profile) Endpoints(env []string) []string {
 	return out
 }
 
-// HostPort is the host:port an http(s) URL reaches.
+// HostPort is the host:port an http(s) URL reaches, the host in lower case.
 func HostPort(raw string) (string, bool) {
 	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Hostname() == "" {
+	if err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return "", false
 	}
 	port := u.Port()
@@ -156,7 +157,7 @@ func HostPort(raw string) (string, bool) {
 	default:
 		return "", false
 	}
-	return net.JoinHostPort(u.Hostname(), port), true
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), port), true
 }
 
 // readUserFile reads a user's configuration file of at most maxConfigBytes; a missing one is
@@ -183,6 +184,22 @@ func readUserFile(path string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
+// reasonixDefaultEndpoint is where Reasonix goes when no provider is configured: its built-in
+// DeepSeek presets.
+const reasonixDefaultEndpoint = "https://api.deepseek.com"
+
+// reasonixKindEndpoints are the endpoints of a provider configured without a base_url, by its
+// kind or, failing that, its name (Reasonix derives a default from either).
+var reasonixKindEndpoints = map[string]string{
+	"deepseek":  reasonixDefaultEndpoint,
+	"openai":    "https://api.openai.com",
+	"anthropic": "https://api.anthropic.com",
+}
+
+// reasonixEndpoints are the base URLs of the providers in the user's Reasonix config.toml, a
+// provider without one by its kind; defining providers replaces Reasonix's built-in presets, so
+// the DeepSeek default counts only without any. A configuration that cannot be read gives the
+// default only: the worker then fails to reach anything else, loudly, rather than reaching more.
 func reasonixEndpoints(env []string) []string {
 	dir, _ := lookupEnv(env, "REASONIX_HOME")
 	if !filepath.IsAbs(dir) {
@@ -190,19 +207,35 @@ func reasonixEndpoints(env []string) []string {
 	}
 	b, err := readUserFile(filepath.Join(dir, "config.toml"))
 	if err != nil || b == nil {
-		return nil
+		return []string{reasonixDefaultEndpoint}
 	}
 	var cfg struct {
 		Providers []struct {
+			Name    string `toml:"name"`
+			Kind    string `toml:"kind"`
 			BaseURL string `toml:"base_url"`
 		} `toml:"providers"`
 	}
-	if _, err := toml.Decode(string(b), &cfg); err != nil {
-		return nil
+	if _, err := toml.Decode(string(b), &cfg); err != nil || len(cfg.Providers) == 0 {
+		return []string{reasonixDefaultEndpoint}
 	}
 	var out []string
 	for _, p := range cfg.Providers {
-		out = append(out, p.BaseURL)
+		if p.BaseURL != "" {
+			if _, ok := HostPort(p.BaseURL); ok {
+				out = append(out, p.BaseURL)
+			}
+			continue
+		}
+		for _, k := range []string{p.Kind, p.Name} {
+			if u, ok := reasonixKindEndpoints[strings.ToLower(strings.TrimSpace(k))]; ok {
+				out = append(out, u)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return []string{reasonixDefaultEndpoint}
 	}
 	return out
 }

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,50 +17,6 @@ import (
 	"reasonixctl/acp/acptest/mockllm"
 	"reasonixctl/core"
 )
-
-// Reasonix's endpoints are its providers' base URLs, the DeepSeek default without providers, and
-// a known kind's default without a base URL; a broken file gives the default only.
-func TestReasonixEndpointsComeFromItsProviders(t *testing.T) {
-	for name, c := range map[string]struct {
-		config string
-		want   []string
-	}{
-		"mock": {`[[providers]]
-name = "mock"
-base_url = "http://127.0.0.1:4567/v1"
-[[providers]]
-name = "mockr"
-base_url = "http://127.0.0.1:4567/v1"
-`, []string{"127.0.0.1:4567"}},
-		"https and kinds": {`[[providers]]
-name = "gw"
-base_url = "https://Gateway.Example.com/v1"
-[[providers]]
-name = "x"
-kind = "anthropic"
-[[providers]]
-name = "openai"
-`, []string{"gateway.example.com:443", "api.anthropic.com:443", "api.openai.com:443"}},
-		"no providers": {`default_model = "deepseek-chat"`, []string{"api.deepseek.com:443"}},
-		"broken":       {`[[providers]`, []string{"api.deepseek.com:443"}},
-		"not a URL":    {"[[providers]]\nname = \"p\"\nbase_url = \"unix:/run/x.sock\"\n", []string{"api.deepseek.com:443"}},
-	} {
-		if got := reasonixEndpoints([]byte(c.config)); !slices.Equal(got, c.want) {
-			t.Errorf("%s: %q, want %q", name, got, c.want)
-		}
-	}
-	// The person's configuration counts, never the worker's copy in its home.
-	rx := filepath.Join(t.TempDir(), ".reasonix")
-	if err := os.MkdirAll(rx, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(rx, "config.toml"), []byte("[[providers]]\nname = \"p\"\nbase_url = \"http://localhost:9/v1\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if got := workerEndpoints(WorkerSpec{Home: t.TempDir()}, []string{"REASONIX_HOME=" + rx}); !slices.Equal(got, []string{"localhost:9"}) {
-		t.Errorf("from REASONIX_HOME: %q", got)
-	}
-}
 
 // netProbe is a program the real Reasonix writes and runs as an allowed command, in a task
 // delegated with the network (so the command shares the worker's network): it records whether it

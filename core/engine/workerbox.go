@@ -102,7 +102,7 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 			// own, and a proxy of ours that dials only these (sandbox/netproxy.go). The commands
 			// it runs are cut off even from that by Reasonix's own sandbox unless the task was
 			// delegated with network (--sandbox-network).
-			Endpoints: workerEndpoints(spec, env),
+			Endpoints: profile.Endpoints(env),
 			Env:       map[string]string{"PATH": workerEnvValue(env, "PATH")},
 		}
 		cmd, vars, err := runner.ConfineWorker(s, sandbox.Home{Dir: spec.Home, Shown: shown})
