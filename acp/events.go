@@ -237,6 +237,9 @@ type PermissionRequest struct {
 	ToolKind  string
 	RawInput  json.RawMessage `json:",omitempty"`
 	Locations []string        `json:",omitempty"`
+	// DiffPaths are the paths of the request's diff content blocks, in order: for an edit
+	// without rawInput (Gemini) they and Locations are all that says which files it changes.
+	DiffPaths []string `json:",omitempty"`
 	// Meta is the parsed `_meta["reasonix.io"]`; nil when absent.
 	Meta    *ReasonixMeta
 	Options []PermissionOption
@@ -325,6 +328,17 @@ func (r PermissionRequest) IsReject(o PermissionOutcome) bool {
 		}
 	}
 	return slices.Contains(r.fallback["reject_once"], o.OptionID) || slices.Contains(r.fallback["reject_always"], o.OptionID)
+}
+
+// IsAllowAlways reports whether the option id names a standing allowance: its kind is
+// allow_always, or, without a kind, it is one of the agent's own ids for one.
+func (r PermissionRequest) IsAllowAlways(id string) bool {
+	for _, opt := range r.Options {
+		if opt.ID == id && opt.Kind != "" {
+			return opt.Kind == "allow_always"
+		}
+	}
+	return slices.Contains(r.fallback["allow_always"], id)
 }
 
 // PermissionFunc decides a permission request. ctx is done when the turn is cancelled or the
