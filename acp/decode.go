@@ -262,14 +262,14 @@ func decodeSessionUpdate(params json.RawMessage) Event {
 			return unknown("tool_call without toolCallId")
 		}
 		return ToolCall{SessionID: sid, ID: u.ToolCallID, Title: deref(u.Title), ToolKind: deref(u.ToolKind),
-			Status: deref(u.Status), RawInput: nonNull(u.RawInput), Locations: paths(u.Locations)}
+			Status: deref(u.Status), RawInput: nonNull(u.RawInput), Locations: paths(u.Locations), Content: nonEmptyArray(u.Content)}
 	case KindToolCallUpdate:
 		if u.ToolCallID == "" {
 			return unknown("tool_call_update without toolCallId")
 		}
 		return ToolCallUpdate{SessionID: sid, ID: u.ToolCallID, Status: deref(u.Status), Title: deref(u.Title),
 			Text: contentText(u.Content), Content: nonNull(u.Content), RawOutput: nonNull(u.RawOutput),
-			Locations: paths(u.Locations)}
+			Locations: paths(u.Locations), RawInput: nonNull(u.RawInput), ToolKind: deref(u.ToolKind)}
 	case KindPlan:
 		return Plan{SessionID: sid, Entries: u.Entries}
 	case KindCommands:
@@ -410,6 +410,14 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// nonEmptyArray is raw unless it is null or an empty array.
+func nonEmptyArray(raw json.RawMessage) json.RawMessage {
+	if string(bytes.TrimSpace(raw)) == "[]" {
+		return nil
+	}
+	return nonNull(raw)
 }
 
 func nonNull(raw json.RawMessage) json.RawMessage {

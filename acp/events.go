@@ -3,6 +3,8 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 )
 
 // EventKind names an Event for journaling and tests. Update kinds keep the wire name.
@@ -50,6 +52,9 @@ type ToolCall struct {
 	Status    string
 	RawInput  json.RawMessage `json:",omitempty"`
 	Locations []string        `json:",omitempty"`
+	// Content is the call's content array verbatim (a diff of an edit, a description), when
+	// the agent sends one with the call.
+	Content json.RawMessage `json:",omitempty"`
 }
 
 // ToolCallUpdate reports progress or the end (Status completed or failed) of a tool call.
@@ -63,6 +68,10 @@ type ToolCallUpdate struct {
 	Content   json.RawMessage `json:",omitempty"` // the content array verbatim
 	RawOutput json.RawMessage `json:",omitempty"`
 	Locations []string        `json:",omitempty"`
+	// RawInput and ToolKind are set when the update carries them (Claude and opencode send the
+	// call's real input only in an update).
+	RawInput json.RawMessage `json:",omitempty"`
+	ToolKind string          `json:",omitempty"`
 }
 
 // Plan is the agent's current to-do list (from its todo tool), replacing any earlier one.
@@ -231,6 +240,24 @@ type PermissionRequest struct {
 	// Meta is the parsed `_meta["reasonix.io"]`; nil when absent.
 	Meta    *ReasonixMeta
 	Options []PermissionOption
+	// Diffs are the edits the request (or, for an agent other than Reasonix, the latest known
+	// state of its tool call) carries as `content: [{type: "diff", …}]`.
+	Diffs []Diff `json:",omitempty"`
+	// FSWrite is set on the request the client makes itself before serving an
+	// fs/write_text_file that no permission of the turn covered.
+	FSWrite bool `json:",omitempty"`
+
+	// fallback are the agent's option ids per kind, for options whose kind is not one of
+	// ACP's (agents.Profile.OptionIDs).
+	fallback map[string][]string
+}
+
+// Diff is one edit of a tool call's content: the file, its old text (nil for a new file) and
+// its new text.
+type Diff struct {
+	Path    string
+	OldText *string `json:",omitempty"`
+	NewText string
 }
 
 // ReasonixMeta is the worker's static description of a gated tool. Argv, Cwd and
@@ -269,7 +296,35 @@ func (r PermissionRequest) Choose(kind string) PermissionOutcome {
 			return PermissionOutcome{OptionID: o.ID}
 		}
 	}
+	// An agent whose options have no ACP kind: its own ids for the decision, then, for a
+	// rejection, the broader one.
+	for _, id := range r.fallback[kind] {
+		for _, o := range r.Options {
+			if o.ID == id {
+				return PermissionOutcome{OptionID: o.ID}
+			}
+		}
+	}
+	if kind == "reject_once" && r.fallback != nil {
+		return r.Choose("reject_always")
+	}
 	return PermissionOutcome{}
+}
+
+// IsReject reports whether the option id o names is a rejection: its kind is reject_once or
+// reject_always, or it is one of the agent's own reject ids.
+func (r PermissionRequest) IsReject(o PermissionOutcome) bool {
+	for _, opt := range r.Options {
+		if opt.ID == o.OptionID {
+			if strings.HasPrefix(opt.Kind, "reject") {
+				return true
+			}
+			if opt.Kind == "allow_once" || opt.Kind == "allow_always" {
+				return false
+			}
+		}
+	}
+	return slices.Contains(r.fallback["reject_once"], o.OptionID) || slices.Contains(r.fallback["reject_always"], o.OptionID)
 }
 
 // PermissionFunc decides a permission request. ctx is done when the turn is cancelled or the

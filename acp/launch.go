@@ -9,9 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
+
+	"reasonixctl/acp/agents"
 )
 
 const (
@@ -49,6 +52,14 @@ type LaunchConfig struct {
 	// sandbox's outermost one: its group is the one tracked and killed, and everything the worker
 	// starts stays below it, where Suspend and Close find it. Nil runs the binary as it is.
 	Confine func(argv, env []string) ([]string, []string, error)
+	// Agent is the worker's profile. The zero Profile (or reasonix) runs `Bin acp` with the
+	// confinement flags it advertises and requires Reasonix's extensions; any other runs the
+	// profile's command line as it is (its program looked up on PATH), with the profile's
+	// variables passed (Env) and set (SetEnv) besides the allowlist, and speaks plain ACP.
+	Agent agents.Profile
+	// FSRoot, when set, offers the agent fs/read_text_file and fs/write_text_file inside this
+	// folder (ConnectConfig.FSRoot).
+	FSRoot string
 }
 
 // Start launches `BIN acp` with the supervisor flags the binary advertises, in its own process
@@ -56,6 +67,9 @@ type LaunchConfig struct {
 // initializes it. ctx bounds the start and handshake only; the process lives until Close or
 // failure.
 func Start(ctx context.Context, cfg LaunchConfig) (*Worker, error) {
+	if !cfg.Agent.IsReasonix() {
+		return startAgent(ctx, cfg)
+	}
 	bin := cfg.Bin
 	if bin == "" {
 		bin = os.Getenv("REASONIX_BIN")
@@ -85,11 +99,43 @@ func Start(ctx context.Context, cfg LaunchConfig) (*Worker, error) {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	w := newWorker(stdout, stdin, cfg.Logger, proc, ring)
+	w.fsRoot = cfg.FSRoot
 	go proc.wait(func() { w.closeOutputAfterExit(stdout) })
 	if err := w.initialize(ctx, ConnectConfig{Logger: cfg.Logger, ClientName: cfg.ClientName, ClientVersion: cfg.ClientVersion}); err != nil {
 		return nil, err
 	}
 	w.log.Debug("worker started", "pid", proc.cmd.Process.Pid, "args", args)
+	return w, nil
+}
+
+// startAgent launches an agent other than Reasonix from its profile's command line.
+func startAgent(ctx context.Context, cfg LaunchConfig) (*Worker, error) {
+	p := cfg.Agent
+	if len(p.Command) == 0 {
+		return nil, fmt.Errorf("%w: worker %s has no command line", ErrUnavailable, p.Name)
+	}
+	path, err := exec.LookPath(p.Command[0])
+	if err != nil {
+		return nil, fmt.Errorf("%w: worker %s: %w", ErrUnavailable, p.Name, err)
+	}
+	env := childEnv(os.Environ(), append(slices.Clone(cfg.EnvAllow), p.Env...), append(slices.Clone(p.SetEnv), cfg.Env...))
+	argv := append([]string{path}, p.Command[1:]...)
+	if cfg.Confine != nil {
+		if argv, env, err = cfg.Confine(argv, env); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+	}
+	proc, stdout, stdin, ring, err := spawn(argv, cfg.Dir, env, cfg.Track, cfg.Confine != nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	w := newWorker(stdout, stdin, cfg.Logger, proc, ring)
+	w.agent, w.fsRoot = p, cfg.FSRoot
+	go proc.wait(func() { w.closeOutputAfterExit(stdout) })
+	if err := w.initialize(ctx, ConnectConfig{Logger: cfg.Logger, ClientName: cfg.ClientName, ClientVersion: cfg.ClientVersion}); err != nil {
+		return nil, err
+	}
+	w.log.Debug("worker started", "worker", p.Name, "pid", proc.cmd.Process.Pid, "args", p.Command[1:])
 	return w, nil
 }
 

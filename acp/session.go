@@ -20,6 +20,10 @@ type StopReason string
 const (
 	StopEndTurn   StopReason = "end_turn"
 	StopCancelled StopReason = "cancelled"
+	// StopRefused: the agent ended its turn as cancelled after a permission was rejected, and
+	// nobody had asked it to cancel (Codex ends the whole turn on `abort`). It is a denial, not
+	// a cancellation.
+	StopRefused StopReason = "refused"
 )
 
 // Session modes the supervisor uses: the fast lane runs normal, the deep lane goal.
@@ -54,6 +58,9 @@ type Effective struct {
 	ToolApproval string
 	Mode         string
 	WorkMode     string // "" when the worker has no (non-deprecated) work_mode option
+	// Steer is how Steer reaches a running turn of an agent other than Reasonix
+	// (WorkerInfo.Steer); "" for Reasonix, whose steer extension adds to the running turn.
+	Steer string
 }
 
 // Session is one ACP session on a Worker.
@@ -75,6 +82,10 @@ type Session struct {
 	turnCancel context.CancelCauseFunc // non-nil while a prompt is in flight
 	turnCtx    context.Context
 	calls      []pendingCall
+
+	// Plain-ACP agents (any but Reasonix): tool calls by id, what the current turn did, the
+	// steers waiting for the next prompt, and the status made from stopReason and usage.
+	foreign foreignState
 }
 
 // pendingCall is a tool call that has not finished, kept to match permission gates to it.
@@ -88,7 +99,7 @@ func (w *Worker) NewSession(ctx context.Context, cfg SessionConfig) (*Session, e
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	resp, err := w.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cfg.Cwd, McpServers: []sdk.McpServer{}})
+	resp, err := w.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cfg.Cwd, McpServers: []sdk.McpServer{}, Meta: w.agent.NewSessionMeta})
 	if err != nil {
 		return nil, w.callErr(ctx, "session/new", err)
 	}
@@ -167,7 +178,10 @@ func (cfg SessionConfig) validate() error {
 
 func (w *Worker) newSession(id string, cfg SessionConfig) *Session {
 	ctx, end := context.WithCancelCause(context.Background())
-	return &Session{w: w, id: id, onPermission: cfg.OnPermission, q: newPullQueue(maxQueuedBytes), ctx: ctx, end: end}
+	s := &Session{w: w, id: id, onPermission: cfg.OnPermission, q: newPullQueue(maxQueuedBytes), ctx: ctx, end: end}
+	s.foreign.calls = map[string]*trackedCall{}
+	s.foreign.root = cfg.Cwd
+	return s
 }
 
 // effortPreference lists, per requested effort, the offered values to use, best first. Reasonix
@@ -283,6 +297,9 @@ func (s *Session) configure(ctx context.Context, cfg SessionConfig, raw []sdk.Se
 		}
 	}
 
+	if !s.w.agent.IsReasonix() {
+		return s.configureForeign(ctx, cfg, opts, modes, eff, set)
+	}
 	// Supervision needs every write and shell command sent to us: `ask` where offered, else
 	// `read-only` (Reasonix 1.38).
 	o := findOption(opts, "tool_approval", "tool_approval")
@@ -301,12 +318,7 @@ func (s *Session) configure(ctx context.Context, cfg SessionConfig, raw []sdk.Se
 	eff.ToolApproval = approval
 
 	var modeIDs []string
-	if modes != nil {
-		eff.Mode = string(modes.CurrentModeId)
-		for _, m := range modes.AvailableModes {
-			modeIDs = append(modeIDs, string(m.Id))
-		}
-	}
+	eff.Mode, modeIDs = modeState(modes)
 	s.mu.Lock()
 	s.options, s.modes, s.effective = opts, modeIDs, eff
 	s.mu.Unlock()
@@ -455,17 +467,29 @@ func (s *Session) PromptThen(ctx context.Context, text string, then func(StopRea
 	go func() {
 		// The call lives as long as the session: the worker ignores $/cancel_request, so only
 		// its answer (or its death) ends the turn.
-		resp, err := s.w.conn.Prompt(s.ctx, sdk.PromptRequest{SessionId: sdk.SessionId(s.id), Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
-		if err != nil {
-			err = s.w.callErr(s.ctx, "session/prompt", err)
+		var stop StopReason
+		var err error
+		if s.w.agent.IsReasonix() {
+			var resp sdk.PromptResponse
+			resp, err = s.w.conn.Prompt(s.ctx, sdk.PromptRequest{SessionId: sdk.SessionId(s.id), Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+			if err != nil {
+				err = s.w.callErr(s.ctx, "session/prompt", err)
+			}
+			stop = StopReason(resp.StopReason)
+		} else {
+			stop, err = s.promptForeign(text)
 		}
 		s.mu.Lock()
+		if s.turnCancel != nil {
+			// A steer of a plain-ACP agent gave the turn a new context.
+			turnCancel = s.turnCancel
+		}
 		s.turnCancel, s.turnCtx = nil, nil
 		s.mu.Unlock()
 		turnCancel(errTurnOver)
-		done <- result{StopReason(resp.StopReason), err}
+		done <- result{stop, err}
 		if stopCancel() {
-			then(StopReason(resp.StopReason), err)
+			then(stop, err)
 		}
 	}()
 }
@@ -485,15 +509,24 @@ func (s *Session) Cancel(ctx context.Context) error {
 	if s.turnCancel != nil {
 		s.turnCancel(errTurnCancelled)
 	}
+	s.foreign.cancelled = true
 	s.mu.Unlock()
 	return nil
 }
 
 // Steer adds text to the running turn and returns the worker's disposition (steer_accepted).
 // An idle session yields an error wrapping ErrNoActiveTurn.
+//
+// An agent without the steer extension is steered its own way (WorkerInfo.Steer): the running
+// turn is cancelled and the text is the next prompt of the same turn, whose end Prompt reports
+// (disposition agents.SteerCancelPrompt); while the agent waits on a permission or was just
+// refused one, the text is queued for the turn's end instead (agents.SteerQueue).
 func (s *Session) Steer(ctx context.Context, text string) (string, error) {
 	ctx, cancel := s.callCtx(ctx)
 	defer cancel()
+	if s.w.info.SteerMethod == "" && !s.w.agent.IsReasonix() {
+		return s.steerForeign(ctx, text)
+	}
 	raw, err := s.w.conn.CallExtension(ctx, s.w.info.SteerMethod, map[string]any{
 		"sessionId": s.id, "prompt": []sdk.ContentBlock{sdk.TextBlock(text)}})
 	if err != nil {
@@ -513,8 +546,12 @@ func (s *Session) Steer(ctx context.Context, text string) (string, error) {
 	return r.Disposition, nil
 }
 
-// Status fetches the session's status snapshot.
+// Status fetches the session's status snapshot. An agent without the status extension gets
+// one made from its turns' stopReason and usage (see statusForeign).
 func (s *Session) Status(ctx context.Context) (Status, error) {
+	if !s.w.info.StatusExtension && !s.w.agent.IsReasonix() {
+		return s.statusForeign(), nil
+	}
 	ctx, cancel := s.callCtx(ctx)
 	defer cancel()
 	raw, err := s.w.conn.CallExtension(ctx, methodStatus, map[string]string{"sessionId": s.id})
@@ -582,6 +619,10 @@ func (s *Session) deliver(e Event) {
 }
 
 func (s *Session) track(e Event) {
+	if !s.w.agent.IsReasonix() {
+		s.trackForeign(e)
+		return
+	}
 	switch e := e.(type) {
 	case ToolCall:
 		if e.Status == "completed" || e.Status == "failed" {
@@ -628,7 +669,12 @@ func canonicalJSON(raw json.RawMessage) string {
 // decide asks the session's callback about a permission request and records the answer.
 func (s *Session) decide(sdkCtx context.Context, p sdk.RequestPermissionRequest) PermissionOutcome {
 	req := permissionRequest(p)
-	req.CallID = s.matchCall(req.ToolKind, req.RawInput)
+	foreign := !s.w.agent.IsReasonix()
+	if foreign {
+		s.completeForeign(&req, p)
+	} else {
+		req.CallID = s.matchCall(req.ToolKind, req.RawInput)
+	}
 	req.Delivered = s.q.drained()
 
 	s.mu.Lock()
@@ -655,6 +701,9 @@ func (s *Session) decide(sdkCtx context.Context, p sdk.RequestPermissionRequest)
 		s.w.log.Warn("permission decision names an option that was not offered; answering cancelled",
 			"session", s.id, "option", out.OptionID)
 		out = PermissionOutcome{}
+	}
+	if foreign {
+		s.answeredForeign(req, out)
 	}
 	s.deliverLate(PermissionEvent{SessionID: s.id, Request: req, Outcome: out})
 	return out

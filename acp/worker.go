@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"reasonixctl/acp/agents"
 )
 
 const (
@@ -30,6 +32,12 @@ type ConnectConfig struct {
 	Logger        *slog.Logger // nil discards
 	ClientName    string       // default "reasonixctl"
 	ClientVersion string
+	// Agent is the worker's profile; the zero Profile is Reasonix, which must offer its
+	// status and steer extensions. Every other agent is driven with plain ACP.
+	Agent agents.Profile
+	// FSRoot, when set, advertises fs/read_text_file and fs/write_text_file and serves them
+	// inside this folder (the worktree), writes through the session's permission gate.
+	FSRoot string
 }
 
 // WorkerInfo is what the worker said about itself at initialize.
@@ -42,6 +50,16 @@ type WorkerInfo struct {
 	CloseSession    bool
 	ListSessions    bool
 	SteerMethod     string
+	// Worker is the profile's name (reasonix for the zero profile).
+	Worker string
+	// StatusExtension says the worker offers Reasonix's status and status_update extensions;
+	// without them a session's status is made from stopReason and usage_update (Session.Status).
+	StatusExtension bool
+	// Steer says how Session.Steer reaches a running turn: agents.SteerExtension, or
+	// agents.SteerCancelPrompt for an agent without the steer extension.
+	Steer string
+	// FS says fs/read_text_file and fs/write_text_file were offered to the agent.
+	FS bool
 }
 
 // Worker is one connected worker (a child process or an in-process agent). Sessions are routed by
@@ -54,6 +72,8 @@ type Worker struct {
 	closer []io.Closer
 	proc   *process
 	stderr *stderrRing
+	agent  agents.Profile
+	fsRoot string
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -72,6 +92,7 @@ type Worker struct {
 // they are io.Closers) on Close or failure. ctx bounds the handshake only.
 func Connect(ctx context.Context, r io.Reader, w io.Writer, cfg ConnectConfig) (*Worker, error) {
 	wk := newWorker(r, w, cfg.Logger, nil, nil)
+	wk.agent, wk.fsRoot = cfg.Agent, cfg.FSRoot
 	if err := wk.initialize(ctx, cfg); err != nil {
 		return nil, err
 	}
@@ -111,10 +132,14 @@ func (w *Worker) initialize(ctx context.Context, cfg ConnectConfig) error {
 	if name == "" {
 		name = "reasonixctl"
 	}
-	resp, err := w.conn.Initialize(ctx, sdk.InitializeRequest{
+	req := sdk.InitializeRequest{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		ClientInfo:      &sdk.Implementation{Name: name, Version: cfg.ClientVersion},
-	})
+	}
+	if w.fsRoot != "" {
+		req.ClientCapabilities.Fs = sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
+	}
+	resp, err := w.conn.Initialize(ctx, req)
 	if err != nil {
 		err = w.callErr(ctx, "initialize", err)
 		w.Close()
@@ -123,7 +148,11 @@ func (w *Worker) initialize(ctx context.Context, cfg ConnectConfig) error {
 		}
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	info, err := checkCapabilities(resp)
+	info, err := checkCapabilities(resp, w.agent.IsReasonix())
+	info.FS = w.fsRoot != ""
+	if !w.agent.IsReasonix() {
+		info.Worker = w.agent.Name
+	}
 	if err != nil {
 		w.Close()
 		return err
@@ -133,8 +162,9 @@ func (w *Worker) initialize(ctx context.Context, cfg ConnectConfig) error {
 	return nil
 }
 
-// checkCapabilities requires ACP v1 and the Reasonix status and steer extensions.
-func checkCapabilities(resp sdk.InitializeResponse) (WorkerInfo, error) {
+// checkCapabilities requires ACP v1, and of Reasonix (reasonix) its status and steer
+// extensions; for any other agent they are optional features reported in WorkerInfo.
+func checkCapabilities(resp sdk.InitializeResponse, reasonix bool) (WorkerInfo, error) {
 	info := WorkerInfo{ProtocolVersion: int(resp.ProtocolVersion), LoadSession: resp.AgentCapabilities.LoadSession}
 	if resp.AgentInfo != nil {
 		info.AgentName, info.AgentVersion = resp.AgentInfo.Name, resp.AgentInfo.Version
@@ -155,6 +185,24 @@ func checkCapabilities(resp sdk.InitializeResponse) (WorkerInfo, error) {
 	var missing []string
 	if info.ProtocolVersion != 1 {
 		missing = append(missing, fmt.Sprintf("protocolVersion 1 (got %d)", info.ProtocolVersion))
+	}
+	info.StatusExtension = meta.Status != nil && meta.Status.SchemaVersion == statusSchemaVersion &&
+		meta.StatusUpdate != nil && meta.StatusUpdate.SchemaVersion == statusSchemaVersion
+	info.Worker, info.Steer = agents.Reasonix, agents.SteerExtension
+	if !reasonix {
+		info.SteerMethod = meta.Reasonix.SessionSteer.Method
+		if !strings.HasPrefix(info.SteerMethod, "_") {
+			info.SteerMethod = ""
+		}
+		if info.SteerMethod == "" || !info.StatusExtension {
+			info.SteerMethod, info.StatusExtension, info.Steer = "", false, agents.SteerCancelPrompt
+		}
+		info.Worker = ""
+		if len(missing) > 0 {
+			agent := strings.TrimSpace(info.AgentName + " " + info.AgentVersion)
+			return info, &IncompatibleError{Agent: agent, Missing: missing}
+		}
+		return info, nil
 	}
 	if meta.Status == nil || meta.Status.SchemaVersion != statusSchemaVersion {
 		missing = append(missing, methodStatus+" schemaVersion 1")
@@ -452,14 +500,6 @@ func (h clientHandler) SessionUpdate(context.Context, sdk.SessionNotification) e
 
 func unsupported(method string) error {
 	return &sdk.RequestError{Code: CodeMethodNotFound, Message: "Method not found", Data: map[string]any{"method": method}}
-}
-
-func (clientHandler) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, unsupported("fs/read_text_file")
-}
-
-func (clientHandler) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, unsupported("fs/write_text_file")
 }
 
 func (clientHandler) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {

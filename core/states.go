@@ -36,6 +36,9 @@ const (
 	PhaseReview             = "codex_review"
 	PhaseRepairRequired     = "verification_repair_required"
 	PhaseInteractionWaiting = "interaction_waiting"
+	// PhasePermissionRefused: the worker ended its turn itself after a permission was refused
+	// (Codex ends the whole turn on a rejection): a denial, not a cancellation.
+	PhasePermissionRefused = "permission_refused"
 	// PhaseWorktreeTampered: the worktree's .git is not the link made at its creation, so
 	// nothing in it can be trusted to be the task's repository (see gitx.CheckLink).
 	PhaseWorktreeTampered = gitx.ReasonTampered

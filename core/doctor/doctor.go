@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"reasonixctl/acp"
+	"reasonixctl/acp/agents"
 	"reasonixctl/core/statedir"
 	"reasonixctl/sandbox"
 	"reasonixctl/store"
@@ -33,6 +34,9 @@ type Check struct {
 // Options says what to check.
 type Options struct {
 	WorkerBin string // "" means $REASONIX_BIN, else reasonix
+	// Worker is the worker checked (acp/agents.Names); "" means $CODEX_REASONIX_WORKER, else
+	// reasonix.
+	Worker    string
 	StateDir  string
 	CodexHome string // "" means $CODEX_HOME, else ~/.codex
 	// EnvAllow are the CODEX_REASONIX_ENV_ALLOWLIST globs: what reaches the worker besides
@@ -59,7 +63,17 @@ type OwnerAnswer struct {
 // changes nothing and calls no provider.
 func Run(ctx context.Context, o Options) []Check {
 	checks := []Check{platformCheck(), gitCheck(ctx)}
-	worker, path := workerChecks(ctx, o.WorkerBin)
+	name := o.Worker
+	if name == "" {
+		name = os.Getenv("CODEX_REASONIX_WORKER")
+	}
+	var worker []Check
+	path := ""
+	if name == "" || name == agents.Reasonix {
+		worker, path = workerChecks(ctx, o.WorkerBin)
+	} else {
+		worker = agentChecks(ctx, name, o.EnvAllow)
+	}
 	checks = append(checks, worker...)
 	keyVar := ""
 	if path != "" {

@@ -6,18 +6,25 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"reasonixctl/acp"
+	"reasonixctl/acp/agents"
 	"reasonixctl/core"
 	"reasonixctl/core/contract"
+	"reasonixctl/sandbox"
 )
 
 // WorkerSpec says where a task's worker runs.
 type WorkerSpec struct {
-	TaskID   string
+	TaskID string
+	// Worker is the agent that runs the task (acp/agents.Names); "" is reasonix.
+	Worker   string
 	Worktree string
 	// Network is the task's network authority, for the commands the worker runs; the worker
 	// itself always reaches its model endpoint.
@@ -162,9 +169,15 @@ func (e *Engine) startWorker(ctx context.Context, t *liveTask, r *taskRecord) er
 	if r.Lane == core.LaneDeep {
 		mode = "goal"
 	}
+	model := e.cfg.Model
+	if w.Info().Worker != agents.Reasonix {
+		// The configured model names one of Reasonix's providers; any other agent runs the
+		// model of its own configuration.
+		model = ""
+	}
 	s, err := w.NewSession(ctx, acp.SessionConfig{
 		Cwd:          r.Worktree,
-		Model:        e.cfg.Model,
+		Model:        model,
 		Effort:       r.RequestedEffort,
 		Mode:         mode,
 		OnPermission: t.decide,
@@ -308,6 +321,8 @@ func (e *Engine) settleTurn(t *liveTask, res turnResult) {
 		// Before the cancelled check: a flooded session is cancelled as it is dropped, and the
 		// worker's status may already say so, but the drop is what the supervisor must learn.
 		e.pause(t.id, core.PhaseWorkerCrashed, "the worker stopped: "+res.err.Error())
+	case res.stop == string(acp.StopRefused):
+		e.pause(t.id, core.PhasePermissionRefused, "the worker ended its turn after a permission was refused")
 	case res.stop == "cancelled" || st.Goal.Status == "cancelled":
 		e.pause(t.id, "turn_cancelled", "the worker's turn was cancelled")
 	case res.err != nil || st.Goal.Status == "failed" || st.TurnOutcome.Kind == "error":
@@ -481,10 +496,18 @@ func PipeWorker(serve func(ctx context.Context, r io.Reader, w io.Writer) error)
 	}
 }
 
-// BinaryWorker starts the worker binary (REASONIX_BIN, else reasonix) in the task's worktree,
-// inside the sandbox (workerSandbox).
+// BinaryWorker starts the task's worker in its worktree, inside the sandbox (workerSandbox):
+// Reasonix (REASONIX_BIN, else reasonix) by default, or the agent spec.Worker names, from its
+// profile (acp/agents) with its command line overridable by REASONIXCTL_WORKER_<NAME>.
 func BinaryWorker(bin string, envAllow []string, log *slog.Logger) WorkerLauncher {
 	return func(ctx context.Context, spec WorkerSpec) (*acp.Worker, error) {
+		profile, err := agents.Lookup(spec.Worker, os.Environ())
+		if err != nil {
+			return nil, core.Errorf(core.CodeReasonixUnavailable, nil, "%v", err)
+		}
+		if !profile.IsReasonix() {
+			return startAgent(ctx, spec, profile, envAllow, log)
+		}
 		confine, err := workerSandbox(spec, log)
 		if err != nil {
 			return nil, err
@@ -494,4 +517,42 @@ func BinaryWorker(bin string, envAllow []string, log *slog.Logger) WorkerLaunche
 			Confine: confine,
 		})
 	}
+}
+
+// startAgent starts an agent other than Reasonix: its private home is prepared from its
+// profile (the supervision settings written over the user's endpoint configuration), then it
+// runs in the sandbox with that home, or, when unsandboxed runs are allowed and bubblewrap
+// does not work, with that home as HOME.
+func startAgent(ctx context.Context, spec WorkerSpec, profile agents.Profile, envAllow []string, log *slog.Logger) (*acp.Worker, error) {
+	if !filepath.IsAbs(spec.Home) {
+		return nil, core.Errorf(core.CodeInternalError, nil, "the worker needs a private home")
+	}
+	confine, err := agentSandbox(spec, profile, log)
+	if err != nil {
+		return nil, err
+	}
+	seen := sandbox.WorkerHome
+	if confine == nil {
+		seen = spec.Home
+	}
+	setup, err := profile.Home(os.Environ(), seen)
+	if err != nil {
+		return nil, core.Errorf(core.CodeReasonixUnavailable, nil, "reading the %s worker's configuration: %v", profile.Name, err)
+	}
+	if err := prepareAgentHome(spec.Home, setup); err != nil {
+		return nil, core.Errorf(core.CodeInternalError, nil, "preparing the worker's home: %w", err)
+	}
+	var extra []string
+	if confine == nil {
+		extra = append(extra, "HOME="+spec.Home)
+	}
+	extra = append(extra, setup.Env...)
+	cfg := acp.LaunchConfig{
+		Agent: profile, Dir: spec.Worktree, Network: spec.Network, Logger: log, Track: spec.Track,
+		EnvAllow: append(slices.Clone(envAllow), setup.EnvNames...), Env: extra, Confine: confine,
+	}
+	if profile.UsesFS {
+		cfg.FSRoot = spec.Worktree
+	}
+	return acp.Start(ctx, cfg)
 }

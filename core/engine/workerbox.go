@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"reasonixctl/acp/agents"
 	"reasonixctl/core"
 	"reasonixctl/sandbox"
 	"reasonixctl/store/atomicfile"
@@ -50,7 +51,15 @@ var workerBwrap = ""
 // nil when bubblewrap does not work and spec allows running without it (a warning is logged).
 // Without that opt-in the worker does not start: as for verification, nothing the worker runs
 // is ever unconfined by default.
+//
+// Reasonix's home is prepared here, at each start; another agent's by startAgent before it, and
+// its home variables (profile.Home, as the sandbox shows the home) are set here.
 func workerSandbox(spec WorkerSpec, log *slog.Logger) (func(argv, env []string) ([]string, []string, error), error) {
+	return agentSandbox(spec, agents.Profile{}, log)
+}
+
+// agentSandbox is workerSandbox for the agent profile names.
+func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (func(argv, env []string) ([]string, []string, error), error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -68,9 +77,19 @@ func workerSandbox(spec WorkerSpec, log *slog.Logger) (func(argv, env []string) 
 		return nil, core.Errorf(core.CodeInternalError, nil, "the worker's sandbox needs the state directory and a home")
 	}
 	return func(argv, env []string) ([]string, []string, error) {
-		shown, err := prepareWorkerHome(spec.Home, userReasonixHome(env))
-		if err != nil {
-			return nil, nil, core.Errorf(core.CodeInternalError, nil, "preparing the worker's home: %w", err)
+		var shown []sandbox.Bind
+		var homeEnv []string
+		if profile.IsReasonix() {
+			var err error
+			if shown, err = prepareWorkerHome(spec.Home, userReasonixHome(env)); err != nil {
+				return nil, nil, core.Errorf(core.CodeInternalError, nil, "preparing the worker's home: %w", err)
+			}
+		} else {
+			setup, err := profile.Home(env, sandbox.WorkerHome)
+			if err != nil {
+				return nil, nil, core.Errorf(core.CodeReasonixUnavailable, nil, "reading the %s worker's configuration: %v", profile.Name, err)
+			}
+			homeEnv = setup.Env
 		}
 		s := sandbox.Spec{
 			Argv: argv, Worktree: spec.Worktree,
@@ -90,7 +109,14 @@ func workerSandbox(spec WorkerSpec, log *slog.Logger) (func(argv, env []string) 
 			}
 			return nil, nil, err
 		}
-		vars["REASONIX_HOME"] = filepath.Join(sandbox.WorkerHome, ".reasonix")
+		if profile.IsReasonix() {
+			vars["REASONIX_HOME"] = filepath.Join(sandbox.WorkerHome, ".reasonix")
+		}
+		for _, kv := range homeEnv {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				vars[k] = v
+			}
+		}
 		return cmd, workerEnv(env, vars), nil
 	}, nil
 }
@@ -176,6 +202,55 @@ func prepareWorkerHome(home, userRX string) ([]sandbox.Bind, error) {
 		shown = append(shown, sandbox.Bind{Src: keys, Dst: filepath.Join(".reasonix", ".env")})
 	}
 	return shown, nil
+}
+
+// prepareAgentHome makes the private home of an agent other than Reasonix from its profile's
+// setup: each folder, then each file written afresh. The home is the agent's to write, so every
+// folder on the way to a file is made ours (a link left there is replaced, never followed), and
+// a file is replaced by rename, which never writes through a link at its place.
+func prepareAgentHome(home string, setup agents.HomeSetup) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	ownPath := func(rel string) (string, error) {
+		clean := filepath.Clean(filepath.FromSlash(rel))
+		if clean == "." || filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+			return "", errors.New("home path " + rel + " leaves the home")
+		}
+		p := home
+		parts := strings.Split(clean, string(filepath.Separator))
+		for _, part := range parts[:len(parts)-1] {
+			p = filepath.Join(p, part)
+			if err := ownDir(p); err != nil {
+				return "", err
+			}
+		}
+		return filepath.Join(p, parts[len(parts)-1]), nil
+	}
+	for _, d := range setup.Dirs {
+		p, err := ownPath(d)
+		if err != nil {
+			return err
+		}
+		if err := ownDir(p); err != nil {
+			return err
+		}
+	}
+	for _, f := range setup.Files {
+		p, err := ownPath(f.Path)
+		if err != nil {
+			return err
+		}
+		if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
+			if err := os.RemoveAll(p); err != nil {
+				return err
+			}
+		}
+		if err := atomicfile.WriteFile(p, f.Data, atomicfile.Options{}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ownDir makes p a directory of ours, replacing whatever else is there (a link the worker left).

@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"reasonixctl/acp"
+	"reasonixctl/acp/acptest"
+	"reasonixctl/acp/agents"
+	"reasonixctl/core"
+)
+
+// replayWorker connects each task to a replay of a real agent's recorded session (acp's
+// testdata/agents), with the session's cwd recorded as /WORKSPACE set to the task's worktree.
+func replayWorker(t *testing.T, fixture, worker string) WorkerLauncher {
+	b, err := os.ReadFile(filepath.Join("..", "..", "acp", "testdata", "agents", fixture, "transcript.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(ctx context.Context, spec WorkerSpec) (*acp.Worker, error) {
+		entries, err := acptest.ParseTranscript(b, "/WORKSPACE", spec.Worktree)
+		if err != nil {
+			return nil, err
+		}
+		rp := &acptest.Replay{Entries: entries}
+		fromAgent, agentOut := io.Pipe()
+		agentIn, toAgent := io.Pipe()
+		go func() {
+			if err := rp.Run(agentIn, agentOut); err != nil {
+				agentOut.CloseWithError(err)
+			}
+		}()
+		return acp.Connect(ctx, fromAgent, toAgent, acp.ConnectConfig{Agent: agents.MustLookup(worker)})
+	}
+}
+
+// Codex ends its whole turn, as cancelled, when a permission is refused: the task records a
+// refusal (paused, permission_refused), not a cancelled turn.
+func TestCodexRefusalIsNotACancellation(t *testing.T) {
+	h := newHarness(t, nil, func(c *Config) { c.Worker = replayWorker(t, "codex-reject", agents.Codex) })
+	bg := 0
+	if _, err := h.delegate("refused", func(r *core.DelegateRequest) { r.WaitTimeoutSeconds = &bg }); err != nil {
+		t.Fatal(err)
+	}
+	r, timedOut, err := h.e.waitFor(context.Background(), "refused", 30*time.Second, func(r *taskRecord) bool {
+		return r.State != core.StateRunning && r.State != core.StateProvisioning
+	})
+	if err != nil || timedOut {
+		t.Fatalf("the task did not settle: %v, timed out %v", err, timedOut)
+	}
+	if r.State != core.StatePaused || r.Phase != core.PhasePermissionRefused {
+		t.Fatalf("state %s phase %s (%s), want paused %s", r.State, r.Phase, r.Reason, core.PhasePermissionRefused)
+	}
+}
+
+// An agent's private home is the agent's to write: links it left where the profile's folders
+// and files go are replaced, never followed, and the user's own configuration stays untouched.
+func TestAgentHomeNeverFollowsLinks(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	outside := t.TempDir()
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// .codex is a link to a folder outside; .config/opencode/opencode.json a link to a file.
+	if err := os.Symlink(outside, filepath.Join(home, ".codex")); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(outside, "victim.json")
+	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".config", "opencode"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(home, ".config", "opencode", "opencode.json")); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + t.TempDir()}
+	for _, name := range []string{agents.Codex, agents.Opencode, agents.Claude, agents.Gemini, agents.Qwen} {
+		setup, err := agents.MustLookup(name).Home(env, "/home/reasonix-worker")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := prepareAgentHome(home, setup); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, f := range setup.Files {
+			p := filepath.Join(home, filepath.FromSlash(f.Path))
+			st, err := os.Lstat(p)
+			if err != nil || !st.Mode().IsRegular() {
+				t.Errorf("%s: %s is not a regular file: %v", name, f.Path, err)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("a file outside the home was written: %q", b)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("the folder outside the home got %d entries", len(entries))
+	}
+	if err := prepareAgentHome(home, agents.HomeSetup{Files: []agents.HomeFile{{Path: "../escape", Data: []byte("x")}}}); err == nil {
+		t.Error("a home file outside the home was accepted")
+	}
+}
