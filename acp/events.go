@@ -237,6 +237,9 @@ type PermissionRequest struct {
 	ToolKind  string
 	RawInput  json.RawMessage `json:",omitempty"`
 	Locations []string        `json:",omitempty"`
+	// DiffPaths are the paths of the request's diff content blocks, in order: for an edit
+	// without rawInput (Gemini) they and Locations are all that says which files it changes.
+	DiffPaths []string `json:",omitempty"`
 	// Meta is the parsed `_meta["reasonix.io"]`; nil when absent.
 	Meta    *ReasonixMeta
 	Options []PermissionOption

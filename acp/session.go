@@ -732,6 +732,11 @@ func permissionRequest(p sdk.RequestPermissionRequest) PermissionRequest {
 	for _, l := range tc.Locations {
 		req.Locations = append(req.Locations, l.Path)
 	}
+	for _, c := range tc.Content {
+		if c.Diff != nil {
+			req.DiffPaths = append(req.DiffPaths, c.Diff.Path)
+		}
+	}
 	if m, ok := tc.Meta["reasonix.io"]; ok {
 		var meta ReasonixMeta
 		if b, err := json.Marshal(m); err == nil && json.Unmarshal(b, &meta) == nil {

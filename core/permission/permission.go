@@ -50,7 +50,10 @@ type Input struct {
 	MetaTool   string   // the tool its static metadata names ("bash", "ask", …), if any
 	Argv       []string // a command's static argv, when it sent one
 	Cwd        string   // a command's cwd, when it sent one
-	Paths      []string // a structured tool's paths, as the policy resolved them (FactPolicy)
+	// Command is a foreign agent's command in words when it could not be reduced to Argv
+	// (policy.ForeignExec.Command): it tells apart denials that have no argv.
+	Command string
+	Paths   []string // a structured tool's paths, as the policy resolved them (FactPolicy)
 
 	// Known says which of the facts below were gathered; Decide asks for the first one it
 	// needs that is not.
@@ -141,7 +144,7 @@ func Decide(in Input) Verdict {
 	d := in.Policy
 	v := Verdict{Code: d.Code, Reason: d.Reason, Hint: d.Hint, By: core.ByPolicy, TimeoutSeconds: d.TimeoutSeconds}
 	allowed := d.Allow
-	if d.Askable() && in.Kind == KindExecute {
+	if d.Grantable() && in.Kind == KindExecute {
 		if in.Known&FactGrant == 0 {
 			return Verdict{Need: FactGrant}
 		}
@@ -188,7 +191,11 @@ func Decide(in Input) Verdict {
 		v.Outcome = in.Unanswered
 		v.Reason += unansweredWords(in.Unanswered, in.AskTimeout)
 	}
-	v.Fingerprint = policy.Fingerprint(in.Kind, d.Code, append(slices.Clone(in.Argv), in.Paths...), in.Cwd)
+	subject := append(slices.Clone(in.Argv), in.Paths...)
+	if in.Command != "" && len(in.Argv) == 0 {
+		subject = append(subject, in.Command)
+	}
+	v.Fingerprint = policy.Fingerprint(in.Kind, d.Code, subject, in.Cwd)
 	v.Count = max(in.Denials, 0) + 1
 	switch {
 	case v.Count >= core.DenialLoopLimit:

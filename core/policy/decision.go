@@ -32,6 +32,12 @@ const (
 	// a person instead of denying (see Decision.Askable).
 	CodeUnknownExecutable = "unknown_executable"
 
+	// What an agent other than Reasonix asks for that the policy cannot check: a command that
+	// is not plain argv (ClassifyForeignExec), a tool call that names no path
+	// (ForeignEditRequestFromToolCall). A person is asked; the policy never allows them.
+	CodeNotPlainArgv    = "not_plain_argv"
+	CodeUnscopedForeign = "unscoped_foreign"
+
 	// Structured tool calls (ClassifyEdit).
 	CodeGitControlPath    = "git_control_path"    // a path with a .git segment
 	CodeCredentialPath    = "credential_path"     // .ssh, .env, *.pem, … (see redact.IsCredentialPath)
@@ -55,9 +61,16 @@ type Decision struct {
 	TimeoutSeconds int    // watchdog for an allowed command; 0 for structured tools
 }
 
-// Askable reports whether a person may be asked about this denial in supervised mode: only
-// unknown executables; never hard denials or malformed requests.
-func (d Decision) Askable() bool { return !d.Allow && d.Code == CodeUnknownExecutable }
+// Askable reports whether a person may be asked about this denial in supervised mode: unknown
+// executables, and what a foreign agent asks for that the policy cannot check; never hard
+// denials or malformed requests.
+func (d Decision) Askable() bool {
+	return !d.Allow && (d.Code == CodeUnknownExecutable || d.Code == CodeNotPlainArgv || d.Code == CodeUnscopedForeign)
+}
+
+// Grantable reports whether a standing grant may answer for a person here: only for an
+// unknown executable, whose exact argv a grant names.
+func (d Decision) Grantable() bool { return !d.Allow && d.Code == CodeUnknownExecutable }
 
 func allow(timeout int, reason string) Decision {
 	return Decision{Allow: true, Reason: reason, TimeoutSeconds: timeout}
@@ -82,6 +95,8 @@ var hints = map[string]string{
 	CodeGitMutation:           "Only read-only git commands (status, diff, show, log, …) are allowed; the supervisor stages and commits.",
 	CodeUnsafeReadCommand:     "Use the plain read-only form of the command, without options that write, execute or follow.",
 	CodeEnvInjection:          "env may only set CI, NO_COLOR, FORCE_COLOR, NODE_ENV, TZ, LANG, LANGUAGE or LC_* before the command.",
+	CodeNotPlainArgv:          "Send one simple command without pipes, &&, ;, redirection, substitution or globs, so that the policy can check its argv instead of asking a person.",
+	CodeUnscopedForeign:       "Name the files the tool works on in its locations, so that its scope can be checked instead of asking a person.",
 	CodeUnknownExecutable:     "Run only the contract's verification or allowed commands (exact argv and cwd) or simple read-only commands; if you need more, stop and ask the supervisor for a new contract.",
 	CodeGitControlPath:        "Git control files belong to the supervisor; edit only working-tree files.",
 	CodeCredentialPath:        "Credential files are never available to the worker.",

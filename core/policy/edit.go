@@ -25,6 +25,9 @@ type EditRequest struct {
 	Paths       []string // from locations and rawInput, absolute or relative to the worktree
 	HasRawInput bool
 	Worktree    string
+	// Foreign marks a request of an agent other than Reasonix (ForeignEditRequestFromToolCall):
+	// its paths alone scope it, and one that names none is asked rather than denied.
+	Foreign bool
 }
 
 // rawPathKeys are the rawInput keys whose string values are paths.
@@ -64,7 +67,8 @@ func EditRequestFromToolCall(toolCallID, kind string, locations []string, rawInp
 // symlinks are resolved and must not be a Git control path, a credential path or forbidden by
 // the contract. Then, by kind: think is allowed; read and search are allowed when they name a
 // path or carry rawInput; edit is allowed when it carries rawInput and at least one path, every
-// path is writable under the contract and none is under .reasonix; every other kind is denied
+// path is writable under the contract and none is under .reasonix (a foreign agent's edit
+// needs only its paths, and one without any is asked); every other kind is denied
 // with tool_kind_<kind>. (An "ask-*" input request of kind other is an interaction for the
 // engine to open, not a permission to decide here.) A nil contract allows no writes.
 func ClassifyEdit(req EditRequest, c *contract.Contract) Decision {
@@ -95,11 +99,17 @@ func ClassifyEdit(req EditRequest, c *contract.Contract) Decision {
 		return allow(0, "Thinking has no side effects.")
 	case KindRead, KindSearch:
 		if len(rels) == 0 && !req.HasRawInput {
+			if req.Foreign {
+				return deny(CodeUnscopedForeign, "The "+req.Kind+" request names no path and carries no input, so the policy cannot scope it and a person is asked.")
+			}
 			return deny(CodeUnscopedRequest, "The "+req.Kind+" request names no path and carries no input.")
 		}
 		return allow(0, "Structured "+req.Kind+" inside the worktree.")
 	case KindEdit:
-		if len(rels) == 0 || !req.HasRawInput {
+		if req.Foreign && len(rels) == 0 {
+			return deny(CodeUnscopedForeign, "The edit names no path in its locations, diff or input, so the policy cannot scope it and a person is asked.")
+		}
+		if len(rels) == 0 || !req.HasRawInput && !req.Foreign {
 			return deny(CodeUnscopedRequest, "The edit names no path or carries no input, so its scope cannot be checked.")
 		}
 		for _, n := range rels {

@@ -653,3 +653,81 @@ func doubleQuoted(b *strings.Builder, v string) error {
 	}
 	return nil
 }
+
+// Seen is one simple command found inside a command that is not plain argv: its leading
+// literal words, and whether words that are not literal (an expansion, a glob) followed them.
+type Seen struct {
+	Argv    []string
+	Partial bool
+}
+
+// Visible returns the simple commands a command would run as far as a reader can tell, for a
+// command Command refuses: each simple command anywhere in it (in a pipeline or a list, a
+// subshell, a substitution, the script of a nested shell) with its leading literal words. A
+// shell trampoline is replaced by the commands of its script; a command whose program is not
+// literal, and a string the parser cannot read, yield nothing. What is seen here can only make
+// a command's denial certain: it is never enough to allow one.
+func Visible(v any) []Seen {
+	var out []Seen
+	switch x := v.(type) {
+	case string:
+		visibleScript(x, false, 0, &out)
+	case []string:
+		visibleArgv(Seen{Argv: x}, 0, &out)
+	case []any:
+		var s Seen
+		for _, item := range x {
+			w, ok := item.(string)
+			if !ok {
+				s.Partial = true
+				break
+			}
+			s.Argv = append(s.Argv, w)
+		}
+		visibleArgv(s, 0, &out)
+	}
+	return out
+}
+
+func visibleArgv(s Seen, depth int, out *[]Seen) {
+	if len(s.Argv) == 0 || s.Argv[0] == "" || checkArgv(s.Argv) != nil {
+		return
+	}
+	if !s.Partial {
+		if shell, script, ok, err := trampoline(s.Argv); err == nil && ok {
+			if depth < MaxDepth {
+				visibleScript(script, shell == "zsh", depth+1, out)
+			}
+			return
+		}
+	}
+	*out = append(*out, s)
+}
+
+func visibleScript(src string, zsh bool, depth int, out *[]Seen) {
+	if len(src) > MaxBytes || checkText(src) != nil {
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return
+	}
+	r := reader{src: src, zsh: zsh}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) == 0 {
+			return true
+		}
+		s := Seen{}
+		for _, w := range c.Args {
+			word, err := r.word(w)
+			if err != nil {
+				s.Partial = true
+				break
+			}
+			s.Argv = append(s.Argv, word)
+		}
+		visibleArgv(s, depth, out)
+		return true // the words may hold substitutions with commands of their own
+	})
+}
