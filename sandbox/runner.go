@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,8 +45,13 @@ type Spec struct {
 	// (its outputs go to the cache, HOME and /tmp). Hidden paths are then left out without any
 	// writable place in their stead.
 	ReadOnly bool
-	// Network lets the command reach the network; off unless the task was delegated with it.
-	Network   bool
+	// Network lets the command reach the host's network; off unless the task was delegated with
+	// it.
+	Network bool
+	// Endpoints, for ConfineWorker only, are the "host:port" targets a worker may reach, and all
+	// it may: its sandbox gets a network namespace of its own and a proxy that dials only these
+	// (netproxy.go). Exclusive with Network.
+	Endpoints []string
 	Timeout   time.Duration // zero means DefaultTimeout
 	MaxOutput int           // per stream; zero means DefaultMaxOutput
 }
@@ -76,9 +82,16 @@ type Runner struct {
 	// host's /tmp are always private.
 	Private []string
 	Logger  *slog.Logger
+	// Forwarder is the executable that runs ForwardMain when started as `<Forwarder>
+	// sandbox-forward …` (reasonixctl itself); empty means this process's own executable. It is
+	// shown read-only in a worker's sandbox that has Endpoints.
+	Forwarder string
 	// Ledger, when set, records each command's process group while it runs, so that the next
 	// owner can end it if this process is killed.
 	Ledger *Ledger
+
+	// dialNet, when set, is how a worker's proxy dials its endpoints (tests).
+	dialNet func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	// Escalation delays; zero means 2 s from SIGTERM to SIGKILL, then 3 s before a forced result.
 	killGrace, forceAfter time.Duration
@@ -149,6 +162,9 @@ func probe(bwrap string) Probe {
 // Run executes s. A command that started always yields a Result (check Result.Passed); the error
 // is non-nil for a refused Spec, a missing sandbox, a failed start, or a cancelled ctx.
 func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
+	if len(s.Endpoints) > 0 {
+		return Result{}, invalid("endpoints are a worker's (ConfineWorker); a command gets the network or none")
+	}
 	s, err := normalise(s)
 	if err != nil {
 		return Result{}, err
@@ -193,7 +209,12 @@ func (r *Runner) Run(ctx context.Context, s Spec) (Result, error) {
 // PATH whose toolchains are shown); Timeout, MaxOutput and CacheDir's toolchain variables do not
 // apply. Without a working bubblewrap it fails with CodeUnavailable: a worker is never run
 // unconfined by this call.
-func (r *Runner) Confine(s Spec) ([]string, error) { return r.confine(s, nil) }
+func (r *Runner) Confine(s Spec) ([]string, error) {
+	if len(s.Endpoints) > 0 {
+		return nil, invalid("endpoints are a worker's (ConfineWorker)")
+	}
+	return r.confine(s, nil)
+}
 
 // confine is Confine with last, mounts laid after every other one (so that nothing the view
 // shows covers them) and before the root is made read-only (so that their mount points can be

@@ -22,6 +22,9 @@ import (
 // The test binary doubles as the sandboxed program: with SANDBOX_HELPER set it runs one helper
 // mode instead of the tests.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == ForwardCommand {
+		os.Exit(ForwardMain(os.Args[2:]))
+	}
 	if mode := os.Getenv("SANDBOX_HELPER"); mode != "" {
 		os.Exit(helper(mode, os.Args[1:]))
 	}
@@ -104,6 +107,8 @@ func helper(mode string, args []string) int {
 	case "linger":
 		fmt.Println("lingering")
 		select {}
+	default:
+		return netHelper(mode, args)
 	}
 	return 0
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,8 +32,13 @@ type Home struct {
 //   - the user's Go module cache and rustup toolchains read-only at their places, and cargo's
 //     registry read-only at WorkerHome/.cargo/registry, as the checks see them, so that the
 //     commands the worker runs build offline as the checks do;
-//   - with s.Network, the file /etc/resolv.conf links to when it lies outside the system
-//     directories (systemd-resolved's stub under /run): without it no name resolves.
+//   - with s.Endpoints, a network namespace of its own in which only those host:port targets
+//     are reached, through a proxy this call starts (netproxy.go) and the forwarder it puts
+//     first on the command line (ForwardMain), which then runs s.Argv; the proxy ends with the
+//     forwarder, or after a minute if the command line is never run;
+//   - with s.Network instead, the host's network, and the file /etc/resolv.conf links to when it
+//     lies outside the system directories (systemd-resolved's stub under /run): without it no
+//     name resolves. Without either, no network at all.
 //
 // s.CacheDir must be empty: the home is the worker's cache, and a cache bound at its real place
 // would name the state directory.
@@ -52,6 +58,9 @@ func (r *Runner) ConfineWorker(s Spec, home Home) ([]string, map[string]string, 
 		if !filepath.IsAbs(b.Src) || resolveExisting(b.Src) == "" {
 			return nil, nil, invalid("%s, to be shown in the worker's home, does not exist", b.Src)
 		}
+	}
+	if s.Network && len(s.Endpoints) > 0 {
+		return nil, nil, invalid("a worker gets the host's network or its endpoints, not both")
 	}
 	if s.Network {
 		if target := resolveExisting("/etc/resolv.conf"); target != "" && !inSystemDirs(target) {
@@ -84,9 +93,55 @@ func (r *Runner) ConfineWorker(s Spec, home Home) ([]string, map[string]string, 
 	for _, b := range home.Shown {
 		mounts = append(mounts, "--ro-bind", b.Src, filepath.Join(WorkerHome, filepath.Clean(b.Dst)))
 	}
-	argv, err := r.confine(s, mounts)
+	if len(s.Endpoints) == 0 {
+		argv, err := r.confine(s, mounts)
+		if err != nil {
+			return nil, nil, err
+		}
+		return argv, env, nil
+	}
+	argv, err := r.confineWithEndpoints(s, mounts)
 	if err != nil {
 		return nil, nil, err
 	}
 	return argv, env, nil
+}
+
+// confineWithEndpoints is confine for a worker that reaches s.Endpoints only: it starts the
+// proxy, shows its folder and the forwarder at neutral places, and puts the forwarder in front
+// of s.Argv. The view is computed for s.Argv, so that the worker's own toolchain is shown.
+func (r *Runner) confineWithEndpoints(s Spec, mounts []string) ([]string, error) {
+	eps, err := parseEndpoints(s.Endpoints)
+	if err != nil {
+		return nil, err
+	}
+	fwd := r.Forwarder
+	if fwd == "" {
+		if fwd, err = os.Executable(); err != nil {
+			return nil, &Error{Code: CodeInternal, Message: "finding the forwarder", Err: err}
+		}
+	}
+	if fwd = resolveExisting(fwd); fwd == "" || !filepath.IsAbs(fwd) {
+		return nil, invalid("the forwarder %s does not exist", r.Forwarder)
+	}
+	proxy, err := startNetProxy(eps, r.logger(), r.dialNet)
+	if err != nil {
+		return nil, err
+	}
+	mounts = append(slices.Clone(mounts), "--ro-bind", proxy.dir, netDirInside, "--ro-bind", fwd, forwarderInside)
+	cmd, err := r.confine(s, mounts)
+	if err != nil {
+		proxy.Close()
+		return nil, err
+	}
+	front := []string{forwarderInside, ForwardCommand, "--socket", netSocketInside}
+	for _, e := range eps {
+		if e.loopback() {
+			front = append(front, "--listen", e.String())
+		}
+	}
+	front = append(front, "--")
+	// confine's command line ends with s.Argv as given.
+	head := cmd[:len(cmd)-len(s.Argv)]
+	return slices.Concat(head, front, s.Argv), nil
 }

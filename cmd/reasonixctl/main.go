@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"reasonixctl/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -19,6 +21,11 @@ var version = "0.1.0-dev"
 const softMemoryLimit = 64 << 20
 
 func main() {
+	// Inside a worker's sandbox this binary is the forwarder that gives the worker its network
+	// (sandbox.ForwardMain): nothing else of reasonixctl runs there.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ForwardCommand {
+		os.Exit(sandbox.ForwardMain(os.Args[2:]))
+	}
 	softLimit.setBase(softMemoryLimit) // unless GOMEMLIMIT is set; see memlimit.go
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -43,6 +43,10 @@ var workerHomeVars = []string{"REASONIX_STATE_HOME", "REASONIX_CACHE_HOME", "COD
 // path is shown read-only.
 var workerCAVars = []string{"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"}
 
+// workerForwarder is the executable that runs sandbox.ForwardMain as `<it> sandbox-forward`
+// inside the worker's sandbox ("" means this process's own, reasonixctl, whose main does).
+var workerForwarder = ""
+
 // workerBwrap is the bubblewrap the worker's sandbox uses ("" means bwrap from PATH); tests
 // point it at a missing one.
 var workerBwrap = ""
@@ -63,7 +67,7 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	runner := &sandbox.Runner{Bwrap: workerBwrap, Logger: log, Private: []string{spec.StateDir}}
+	runner := &sandbox.Runner{Bwrap: workerBwrap, Logger: log, Private: []string{spec.StateDir}, Forwarder: workerForwarder}
 	if p := runner.Probe(); !p.Available {
 		if !spec.AllowUnsandboxed {
 			return nil, core.Errorf(core.CodeSandboxUnavailable, nil,
@@ -94,12 +98,12 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 		s := sandbox.Spec{
 			Argv: argv, Worktree: spec.Worktree,
 			ExtraReadOnly: workerReadOnly(argv[0], spec.RepoCommonDir, env),
-			// The worker must reach its model endpoint. Issue 40 narrows this to a proxy that
-			// reaches the endpoint only; until then the worker shares the host's network, and with
-			// it the host's abstract Unix sockets. The commands it runs are cut off by Reasonix's
-			// own sandbox unless the task was delegated with network (--sandbox-network).
-			Network: true,
-			Env:     map[string]string{"PATH": workerEnvValue(env, "PATH")},
+			// The worker reaches its model endpoints and nothing else: a network namespace of its
+			// own, and a proxy of ours that dials only these (sandbox/netproxy.go). The commands
+			// it runs are cut off even from that by Reasonix's own sandbox unless the task was
+			// delegated with network (--sandbox-network).
+			Endpoints: workerEndpoints(spec, env),
+			Env:       map[string]string{"PATH": workerEnvValue(env, "PATH")},
 		}
 		cmd, vars, err := runner.ConfineWorker(s, sandbox.Home{Dir: spec.Home, Shown: shown})
 		if err != nil {
