@@ -43,17 +43,19 @@ func ForwardMain(args []string) int {
 		if l.host == "localhost" {
 			addrs = []string{net.JoinHostPort("127.0.0.1", l.port), net.JoinHostPort("::1", l.port)}
 		}
-		bound := 0
+		bound, lastErr := 0, error(nil)
 		for _, a := range addrs {
 			ln, err := net.Listen("tcp", a)
 			if err != nil {
+				lastErr = err
 				continue
 			}
 			bound++
 			go acceptLoop(ln, func(c net.Conn) { tunnel(c, link, l.String()) })
 		}
 		if bound == 0 {
-			fmt.Fprintf(os.Stderr, "%s: cannot listen on %s inside the sandbox\n", ForwardCommand, l)
+			// An ordinary user cannot bind a port below 1024, not even in a namespace of its own.
+			fmt.Fprintf(os.Stderr, "%s: cannot listen on %s inside the sandbox, so the worker cannot reach that endpoint (a loopback endpoint needs a port from 1024): %v\n", ForwardCommand, l, lastErr)
 			return 1
 		}
 	}
