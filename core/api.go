@@ -131,10 +131,13 @@ type Authority struct {
 
 // DelegateRequest is reasonix_delegate's input.
 type DelegateRequest struct {
-	TaskID                  string            `json:"task_id"`
-	Contract                json.RawMessage   `json:"contract"`
-	BaseRef                 string            `json:"base_ref,omitempty"`
-	WorkerLane              Lane              `json:"worker_lane,omitempty"`
+	TaskID     string          `json:"task_id"`
+	Contract   json.RawMessage `json:"contract"`
+	BaseRef    string          `json:"base_ref,omitempty"`
+	WorkerLane Lane            `json:"worker_lane,omitempty"`
+	// Worker is the agent that does the task, one of WorkerNames; "" takes the default
+	// (CODEX_REASONIX_WORKER, else reasonix). It is kept on resume.
+	Worker                  string            `json:"worker,omitempty"`
 	ReasoningEffort         string            `json:"reasoning_effort,omitempty"`
 	ExecutionTimeoutSeconds int               `json:"execution_timeout_seconds,omitempty"`
 	WaitMode                WaitMode          `json:"wait_mode,omitempty"`            // review (default) | background
@@ -240,6 +243,7 @@ type TaskView struct {
 	Branch                   string           `json:"branch"`
 	Worktree                 string           `json:"worktree"`
 	WorkerLane               Lane             `json:"worker_lane"`
+	Worker                   string           `json:"worker,omitempty"` // one of WorkerNames
 	RequestedReasoningEffort string           `json:"requested_reasoning_effort"`
 	EffectiveReasoningEffort string           `json:"effective_reasoning_effort"`
 	ExecutionTimeoutSeconds  int              `json:"execution_timeout_seconds"`

@@ -33,6 +33,7 @@ func init() {
 		(*TaskRef)(nil), (*CollisionPause)(nil), (*WorktreeTampered)(nil), (*PageRange)(nil),
 		(*LogGone)(nil), (*PolicyRefusal)(nil), (*OwnerGone)(nil), (*OwnerShuttingDown)(nil),
 		(*SubscriberLagged)(nil), (*ReadOnlySandbox)(nil), (*ServerShutdown)(nil), (*InsideCheckout)(nil),
+		(*UnknownWorker)(nil),
 	} {
 		k := d.kind()
 		if _, dup := detailTypes[k]; dup {
@@ -396,6 +397,12 @@ type UnofferedOption struct {
 	Options []InteractionOption `json:"options"`
 }
 
+// UnknownWorker is a worker name that is none of WorkerNames: the name, and the ones there are.
+type UnknownWorker struct {
+	Worker string   `json:"worker"`
+	Known  []string `json:"known"`
+}
+
 // RecordVersion is a stored task record of a schema version this build does not read.
 type RecordVersion struct {
 	Version int `json:"version"`
@@ -552,6 +559,7 @@ func (*WaitAborted) kind() string         { return "wait_aborted" }
 func (*ConflictingTask) kind() string     { return "conflicting_task" }
 func (*UnofferedOption) kind() string     { return "unoffered_option" }
 func (*RecordVersion) kind() string       { return "record_version" }
+func (*UnknownWorker) kind() string       { return "unknown_worker" }
 func (*TaskRef) kind() string             { return "task_ref" }
 func (*WrongStorage) kind() string        { return "wrong_storage" }
 func (*WorktreeRef) kind() string         { return "worktree_ref" }

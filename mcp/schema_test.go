@@ -237,6 +237,11 @@ func TestSchemasMatchReference(t *testing.T) {
 		"reasonix_control.input.drop_checks": true,
 		"reasonix_control.input.add_checks":  true,
 		// Issue 38: an interaction names the client or person that answered it.
+		// Issue 40: the worker is chosen per task (an optional input) and shown in the task's view.
+		"reasonix_delegate.input.worker":                        true,
+		"reasonix_delegate.output.worker":                       true,
+		"reasonix_control.output.worker":                        true,
+		"reasonix_inspect.output.sections.status/anyOf0.worker": true,
 	}
 	seen := map[string]bool{}
 	for _, r := range ref.Tools {

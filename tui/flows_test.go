@@ -350,7 +350,7 @@ func TestNewTaskFormDelegates(t *testing.T) {
 		t.Fatalf("delegates: %+v", f.delegates)
 	}
 	got := f.delegates[0]
-	want := core.DelegateRequest{TaskID: "add-audit", Contract: []byte(raw), WorkerLane: core.LaneDeep, WaitMode: "background",
+	want := core.DelegateRequest{TaskID: "add-audit", Contract: []byte(raw), WorkerLane: core.LaneDeep, Worker: core.WorkerReasonix, WaitMode: "background",
 		Authority: core.Authority{Cwd: "/src/app", Writable: true}, PermissionMode: core.PermissionSupervised}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("delegate:\n got %+v\nwant %+v", got, want)
@@ -614,5 +614,30 @@ func TestSummarySpinnerIsDrawnNotPrinted(t *testing.T) {
 	h.requireView("now")
 	if v := h.view(); strings.Contains(v, "␛") {
 		t.Fatalf("the summary prints escape codes as text:\n%s", v)
+	}
+}
+
+// The form proposes the dashboard's default worker (CODEX_REASONIX_WORKER) and the one chosen
+// on it reaches the delegate request; the task's details name it.
+func TestNewTaskFormChoosesTheWorker(t *testing.T) {
+	f := scenario()
+	f.tasks[0].Worker = "gemini"
+	d := f.details["login-fix"]
+	d.View = f.tasks[0]
+	f.details["login-fix"] = d
+	h := newHarnessWith(t, f, 120, 40, func(o *Options) { o.Worker = "claude" })
+	h.requireView("worker     gemini")
+	contract := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(contract, []byte(`{"schema_version":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.press("n")
+	h.requireView("(•) claude")
+	h.typeText(contract)
+	h.press("tab", "tab")
+	h.typeText("by-codex")
+	h.press("tab", "tab", "space", "enter")
+	if len(f.delegates) != 1 || f.delegates[0].Worker != "codex" {
+		t.Fatalf("delegates: %+v", f.delegates)
 	}
 }

@@ -31,7 +31,10 @@ type Options struct {
 	Now func() time.Time
 	// Dir is the repository directory the new-task form proposes; empty means the process's
 	// working directory.
-	Dir    string
+	Dir string
+	// Worker is the worker the new-task form proposes (CODEX_REASONIX_WORKER); empty means
+	// reasonix.
+	Worker string
 	Logger *slog.Logger
 	// Notify rings the terminal bell and sends an OSC 9 notification to Output when a task
 	// starts waiting for the person or becomes ready to finalize, while the terminal is not
@@ -134,7 +137,7 @@ func newModel(ctx context.Context, svc core.Service, opts Options) *Model {
 			events: &events.Env{Theme: theme, Keys: keys, Ctx: ctx, Journal: svc}},
 		waits:    waits{finalizing: map[string]time.Time{}, spin: sp},
 		attn:     attentionWatch{notify: opts.Notify, out: opts.Output},
-		lastForm: intent.NewTask{RepoDir: opts.Dir, Lane: core.LaneFast},
+		lastForm: intent.NewTask{RepoDir: opts.Dir, Lane: core.LaneFast, Worker: opts.Worker},
 		review:   review.New(review.Config{Service: svc, Context: ctx, Theme: theme, Keys: keys, Now: opts.Now, Monochrome: opts.Monochrome}),
 	}
 }

@@ -104,7 +104,7 @@ func (c *commands) delegate(in intent.NewTask) tea.Cmd {
 			return delegateMsg{in: in, err: core.Errorf(core.CodeInvalidContract, nil, "%s is not valid JSON", in.ContractPath)}
 		}
 		res, err := c.svc.Delegate(c.ctx, core.DelegateRequest{
-			TaskID: in.TaskID, Contract: raw, WorkerLane: in.Lane, WaitMode: "background",
+			TaskID: in.TaskID, Contract: raw, WorkerLane: in.Lane, Worker: in.Worker, WaitMode: "background",
 			Authority:      core.Authority{Cwd: in.RepoDir, Writable: true},
 			PermissionMode: core.PermissionSupervised,
 		})

@@ -187,6 +187,7 @@ func (ti *taskInfo) summary(t term.Theme, tv core.TaskView, wait, apply string, 
 	add("repository", ti.repository)
 	add("branch", tv.Branch)
 	add("lane", strings.TrimSpace(string(tv.WorkerLane)+" "+tv.EffectiveReasoningEffort))
+	add("worker", tv.Worker)
 	if tv.ReviewRevision > 0 {
 		add("review", fmt.Sprintf("revision %d · repair rounds %d/%d", tv.ReviewRevision, tv.RepairRounds, core.MaxRepairRounds))
 	}

@@ -32,6 +32,8 @@ type settings struct {
 	// owner: CODEX_REASONIX_OWNER=serve makes --mcp attach to `reasonixctl serve`, starting one
 	// in the background when none runs, instead of owning the state directory itself.
 	owner string
+	// worker: CODEX_REASONIX_WORKER, the worker of tasks that name none (core.WorkerNames).
+	worker string
 }
 
 // maxAskTimeoutSeconds bounds CODEX_REASONIX_ASK_TIMEOUT: a day; a worker's turn waiting longer
@@ -79,6 +81,11 @@ func readSettings() (settings, error) {
 	default:
 		return s, fmt.Errorf("CODEX_REASONIX_OWNER=%q: use mcp (--mcp owns the state directory when it is free) or serve (attach to reasonixctl serve, starting it when none runs)", s.owner)
 	}
+	worker, err := core.DefaultWorker(os.Getenv)
+	if err != nil {
+		return s, err
+	}
+	s.worker = worker
 	for _, g := range strings.Split(os.Getenv("CODEX_REASONIX_ENV_ALLOWLIST"), ",") {
 		if g = strings.TrimSpace(g); g != "" {
 			s.envAllow = append(s.envAllow, g)
@@ -96,6 +103,7 @@ func (s settings) engineConfig(dir, mode string, log *slog.Logger, pm core.Permi
 		Worker:            countedWorkers(engine.BinaryWorker(s.bin, s.envAllow, log), &softLimit),
 		Model:             s.model,
 		DefaultEffort:     s.effort,
+		DefaultWorker:     s.worker,
 		PermissionMode:    pm,
 		AllowUnsandboxed:  s.allowUnsandboxed,
 		RunGitHooks:       s.runHooks,

@@ -113,3 +113,40 @@ func TestPolicyUsage(t *testing.T) {
 		}
 	}
 }
+
+// --shell explains a command as a foreign worker sends it: plain argv is decided as that argv;
+// anything else is asked with the reason it could not be read, or denied for what is inside.
+func TestPolicyExplainShell(t *testing.T) {
+	wt := t.TempDir()
+	type shellExplained struct {
+		explained
+		Argv []string `json:"argv"`
+	}
+	explainShell := func(s string) shellExplained {
+		t.Helper()
+		code, out, errOut := runCmd(policyCmd, "explain", "--json", "--worktree", wt, "--cwd", wt, "--shell", s)
+		var e shellExplained
+		if err := json.Unmarshal([]byte(out), &e); code != 0 || err != nil {
+			t.Fatalf("%q: exit %d %q %q %v", s, code, out, errOut, err)
+		}
+		return e
+	}
+	if e := explainShell("git 'status'"); e.Decision != "allow" || strings.Join(e.Argv, " ") != "git status" {
+		t.Errorf("plain: %+v", e)
+	}
+	if e := explainShell("go test ./... 2>&1 | tail -5"); e.Code != "not_plain_argv" || e.SupervisedDecision != "ask" || e.Decision != "deny" ||
+		!strings.Contains(e.Reason, "pipe") || e.Argv != nil {
+		t.Errorf("pipe: %+v", e)
+	}
+	if e := explainShell("curl -s x | sh"); e.Code != "network_access" || e.SupervisedDecision != "deny" {
+		t.Errorf("curl pipe: %+v", e)
+	}
+	code, out, _ := runCmd(policyCmd, "explain", "--worktree", wt, "--cwd", wt, "--shell", "ls *.go")
+	if code != 0 || !strings.Contains(out, "read as: not plain argv") || !strings.Contains(out, "ask not_plain_argv") ||
+		!strings.Contains(out, "glob") || !strings.Contains(out, "neither the contract nor a grant") {
+		t.Errorf("text: %d %s", code, out)
+	}
+	if code, _, errOut := runCmd(policyCmd, "explain", "--shell", "ls", "--", "ls"); code != 2 || !strings.Contains(errOut, "not both") {
+		t.Errorf("both: %d %s", code, errOut)
+	}
+}

@@ -124,7 +124,7 @@ func runDashboard(stderr io.Writer) int {
 	e, err := engine.Open(s.engineConfig(dir, "tui", log, core.PermissionSupervised))
 	var owned *store.OwnedError
 	if errors.As(err, &owned) {
-		return runAttachedDashboard(ctx, dir, owned, log, stderr)
+		return runAttachedDashboard(ctx, dir, owned, log, s.worker, stderr)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
@@ -139,7 +139,7 @@ func runDashboard(stderr io.Writer) int {
 	if srv != nil {
 		defer srv.Close()
 	}
-	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: doctor.WorkerVersion(ctx, s.bin), Logger: log, Unshared: unshared, CheckDrafts: true,
+	if err := tui.Run(ctx, e, tui.Options{StateDir: dir, WorkerVersion: doctor.WorkerVersion(ctx, s.bin), Logger: log, Unshared: unshared, CheckDrafts: true, Worker: s.worker,
 		Away: func(away bool) { here(!away) }}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1
@@ -168,14 +168,16 @@ func presentAt(e *engine.Engine) func(here bool) {
 
 // runAttachedDashboard runs the dashboard on the engine of the process that owns the state
 // directory, through its socket.
-func runAttachedDashboard(ctx context.Context, dir string, owned *store.OwnedError, log *slog.Logger, stderr io.Writer) int {
+// worker is the worker its new-task form proposes (CODEX_REASONIX_WORKER, as this process reads
+// it; the form always names one, so the owner's own default does not apply).
+func runAttachedDashboard(ctx context.Context, dir string, owned *store.OwnedError, log *slog.Logger, worker string, stderr io.Writer) int {
 	a, err := newAttachment(ctx, log, dialOwner(dir, "dashboard"))
 	if err != nil {
 		fmt.Fprintf(stderr, "reasonixctl: %v, and attaching to it failed: %v\n", owned, err)
 		return 1
 	}
 	defer a.Close()
-	if err := tui.Run(ctx, a, tui.Options{StateDir: dir, Logger: log, Attached: a, CheckDrafts: true, Away: func(away bool) { a.Supervise(!away) }}); err != nil {
+	if err := tui.Run(ctx, a, tui.Options{StateDir: dir, Logger: log, Attached: a, CheckDrafts: true, Worker: worker, Away: func(away bool) { a.Supervise(!away) }}); err != nil {
 		fmt.Fprintln(stderr, "reasonixctl:", err)
 		return 1
 	}

@@ -41,3 +41,27 @@ func TestPermissionSettings(t *testing.T) {
 		}
 	}
 }
+
+// CODEX_REASONIX_WORKER chooses the worker of tasks that name none; a name reasonixctl does not
+// know stops the start with a message that lists the ones it does.
+func TestWorkerSetting(t *testing.T) {
+	for _, tc := range []struct{ env, want, err string }{
+		{"", core.WorkerReasonix, ""},
+		{"codex", "codex", ""},
+		{" gemini ", "gemini", ""},
+		{"Claude", "", `CODEX_REASONIX_WORKER "Claude" is not a worker reasonixctl knows; use one of reasonix, claude, codex, gemini, qwen, opencode`},
+		{"cursor", "", `CODEX_REASONIX_WORKER "cursor"`},
+	} {
+		t.Setenv(core.WorkerEnv, tc.env)
+		s, err := readSettings()
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want %q", tc.env, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || s.engineConfig(t.TempDir(), "mcp", nil, core.PermissionAutomatic).DefaultWorker != tc.want {
+			t.Errorf("%q: worker %q (%v), want %q", tc.env, s.worker, err, tc.want)
+		}
+	}
+}

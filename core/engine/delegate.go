@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -78,7 +79,8 @@ func validateDelegate(req *core.DelegateRequest) error {
 	if len(issues) > 0 {
 		return core.InvalidRequest("reasonix_delegate input validation failed", issues)
 	}
-	return nil
+	_, err := core.CheckWorker(req.Worker, "worker")
+	return err
 }
 
 // Delegate implements Service.
@@ -201,6 +203,7 @@ func (e *Engine) provision(ctx context.Context, req core.DelegateRequest, parsed
 	if mode == "" {
 		mode = e.cfg.PermissionMode
 	}
+	worker := cmp.Or(req.Worker, e.cfg.DefaultWorker, core.WorkerReasonix)
 	now := e.now()
 	r := &taskRecord{
 		Version: recordVersion, TaskID: req.TaskID,
@@ -209,7 +212,7 @@ func (e *Engine) provision(ctx context.Context, req core.DelegateRequest, parsed
 		Branch: gitx.BranchPrefix + req.TaskID, Network: req.Authority.Network,
 		AuthorName: author.Name, AuthorEmail: author.Email,
 		Lane: lane, RequestedEffort: effort, EffectiveEffort: effort, ExecutionTimeout: timeout, PermissionMode: mode,
-		State: core.StateProvisioning, Phase: "creating_worktree", CreatedAt: now, UpdatedAt: now,
+		Worker: worker, State: core.StateProvisioning, Phase: "creating_worktree", CreatedAt: now, UpdatedAt: now,
 	}
 	// The task is stored before its branch and worktree exist, so that an owner killed while
 	// creating them leaves a record from which the next start undoes them (see recover).
@@ -406,6 +409,8 @@ func (e *Engine) redelegate(ctx context.Context, req core.DelegateRequest, r *ta
 		return conflict("base_ref")
 	case req.WorkerLane != "" && req.WorkerLane != r.Lane:
 		return conflict("worker_lane")
+	case req.Worker != "" && req.Worker != r.worker():
+		return conflict("worker")
 	case req.ReasoningEffort != "" && req.ReasoningEffort != r.RequestedEffort:
 		return conflict("reasoning_effort")
 	case req.ExecutionTimeoutSeconds != 0 && req.ExecutionTimeoutSeconds != r.ExecutionTimeout:

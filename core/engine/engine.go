@@ -28,6 +28,9 @@ type Config struct {
 	Model string
 	// DefaultEffort applies when a task asks for none (CODEX_REASONIX_EFFORT, else medium).
 	DefaultEffort string
+	// DefaultWorker is the worker of a task that names none (CODEX_REASONIX_WORKER); "" is
+	// reasonix. It must be one of core.WorkerNames.
+	DefaultWorker string
 	// PermissionMode is the default for tasks that do not choose (supervised in the dashboard,
 	// automatic over MCP).
 	PermissionMode core.PermissionMode
@@ -91,6 +94,9 @@ func Open(cfg Config) (*Engine, error) {
 	}
 	if cfg.AskTimeout <= 0 {
 		cfg.AskTimeout = core.DefaultAskTimeout
+	}
+	if _, err := core.CheckWorker(cfg.DefaultWorker, "the default worker"); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, core.Errorf(core.CodeInternalError, nil, "state directory: %w", err)

@@ -23,7 +23,8 @@ import (
 // WorkerSpec says where a task's worker runs.
 type WorkerSpec struct {
 	TaskID string
-	// Worker is the agent that runs the task (acp/agents.Names); "" is reasonix.
+	// Worker is the agent to start, one of core.WorkerNames as the task's record keeps it; ""
+	// means reasonix.
 	Worker   string
 	Worktree string
 	// Network is the task's network authority, for the commands the worker runs; the worker
@@ -160,7 +161,7 @@ func (e *Engine) startWorker(ctx context.Context, t *liveTask, r *taskRecord) er
 	if e.cfg.Worker == nil {
 		return core.Errorf(core.CodeReasonixUnavailable, nil, "no worker is configured")
 	}
-	w, err := e.cfg.Worker(ctx, WorkerSpec{TaskID: r.TaskID, Worktree: r.Worktree, Network: r.Network, Track: e.procs.Track,
+	w, err := e.cfg.Worker(ctx, WorkerSpec{TaskID: r.TaskID, Worker: r.Worker, Worktree: r.Worktree, Network: r.Network, Track: e.procs.Track,
 		StateDir: e.cfg.StateDir, Home: e.workerHome(r.TaskID), RepoCommonDir: r.RepoCommonDir, AllowUnsandboxed: e.cfg.AllowUnsandboxed})
 	if err != nil {
 		return workerError(err)

@@ -10,6 +10,7 @@ import (
 
 	"reasonixctl/acp"
 	"reasonixctl/core"
+	"reasonixctl/core/contract"
 	"reasonixctl/core/permission"
 	"reasonixctl/core/policy"
 )
@@ -61,9 +62,10 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		v = permission.Decide(in)
 	}
 
+	shown := readAs{foreign: core.ForeignWorker(r.Worker), argv: in.Argv, cwd: in.Cwd, paths: in.Paths, command: in.Command}
 	switch {
 	case v.Ask == core.InteractionInput:
-		out, _, _ := t.ask(ctx, req, v, askLimit{})
+		out, _, _ := t.ask(ctx, req, shown, v, askLimit{})
 		return out
 	case v.Decision == core.DecisionAllow:
 		if v.Mutation {
@@ -89,11 +91,14 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		if !v.Bounded {
 			limit = askLimit{}
 		}
-		out, resp, unanswered := t.ask(ctx, req, v, limit)
+		out, resp, unanswered := t.ask(ctx, req, shown, v, limit)
 		if !unanswered {
 			if v.Bounded && resp != nil && resp.Decision == core.DecisionDeny {
 				// A person said no (or declined to say): the worker hears who, and how.
 				what := strings.Join(in.Argv, " ")
+				if what == "" {
+					what = in.Command
+				}
 				if what == "" {
 					what = req.Title
 				}
@@ -135,7 +140,13 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 }
 
 // classify puts the policy's decision on req into in, with the argv, cwd and paths it read.
+// A request of an agent other than Reasonix is read as such whatever it carries: its
+// `_meta["reasonix.io"]`, if it sent one, is the agent's word and proves nothing.
 func (t *liveTask) classify(r *taskRecord, req acp.PermissionRequest, in *permission.Input) {
+	if core.ForeignWorker(r.Worker) {
+		classifyForeign(r, req, in, t.contract)
+		return
+	}
 	if req.ToolKind == permission.KindExecute {
 		var meta *policy.ExecMeta
 		if m := req.Meta; m != nil {
@@ -149,6 +160,22 @@ func (t *liveTask) classify(r *taskRecord, req acp.PermissionRequest, in *permis
 	er := policy.EditRequestFromToolCall(req.ToolCallID, req.ToolKind, req.Locations, rawValue(req.RawInput), r.Worktree)
 	in.Paths = er.Paths
 	in.Policy = policy.ClassifyEdit(er, t.contract)
+}
+
+// classifyForeign is classify for a foreign agent: its command read from its shell string,
+// its argv or its title, its edits scoped by their locations, diff paths and input.
+func classifyForeign(r *taskRecord, req acp.PermissionRequest, in *permission.Input, c *contract.Contract) {
+	if req.ToolKind == permission.KindExecute {
+		fe := policy.ClassifyForeignExec(policy.ForeignExecRequestFromToolCall(req.ToolCallID, req.Title, rawValue(req.RawInput), r.Worktree), c)
+		in.Argv, in.Cwd, in.Policy = fe.Argv, fe.Cwd, fe.Decision
+		if fe.Argv == nil {
+			in.Command = core.TruncateText(fe.Command, 1024)
+		}
+		return
+	}
+	er := policy.ForeignEditRequestFromToolCall(req.ToolCallID, req.ToolKind, req.Locations, req.DiffPaths, rawValue(req.RawInput), r.Worktree)
+	in.Paths = er.Paths
+	in.Policy = policy.ClassifyEdit(er, c)
 }
 
 // permissionData is the journal's record of verdict v on req.
@@ -205,6 +232,17 @@ func rawExecInput(raw json.RawMessage) ([]string, string) {
 	return in.Argv, in.Cwd
 }
 
+// readAs is how the policy read a request, for the person asked about it: for an agent other
+// than Reasonix, the argv, cwd and paths the policy found, since its metadata proves nothing,
+// and the command as it sent it when that is not plain argv (its title may say anything).
+type readAs struct {
+	foreign bool
+	argv    []string
+	cwd     string
+	paths   []string
+	command string
+}
+
 // askLimit bounds an interaction of an automatic-mode task: it waits at most timeout, and asker,
 // when set, is asked alongside whoever else may answer.
 type askLimit struct {
@@ -220,7 +258,7 @@ type askLimit struct {
 // answered: the limit's timeout passed, its supervisors left or its asker could not ask; the
 // interaction is cancelled with the policy's denial as its response (resp, whose Outcome says
 // which) and the caller denies.
-func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, v permission.Verdict, limit askLimit) (out acp.PermissionOutcome, resp *core.InteractionResponse, unanswered bool) {
+func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, shown readAs, v permission.Verdict, limit askLimit) (out acp.PermissionOutcome, resp *core.InteractionResponse, unanswered bool) {
 	e := t.e
 	kind := v.Ask
 	request := core.InteractionRequest{
@@ -243,13 +281,21 @@ func (t *liveTask) ask(ctx context.Context, req acp.PermissionRequest, v permiss
 		// A question's reason is the worker's own, not a policy rule.
 		request.Code, request.Reason, request.Hint = "", "", ""
 	}
-	if req.Meta != nil {
+	switch {
+	case shown.foreign:
+		request.Argv, request.Cwd = shown.argv, shown.cwd
+		if len(shown.paths) > 0 {
+			request.Paths = shown.paths
+		}
+		// A command the policy could not read is shown as sent: the subject of the request.
+		request.Subject = core.TruncateText(shown.command, 512)
+	case req.Meta != nil:
 		if len(req.Meta.Argv) > 0 {
 			request.Argv, request.Cwd = req.Meta.Argv, req.Meta.Cwd
 		}
 		request.Subject = core.TruncateText(req.Meta.Subject, 512)
 	}
-	if len(request.Argv) == 0 && req.ToolKind == "execute" {
+	if len(request.Argv) == 0 && req.ToolKind == "execute" && !shown.foreign {
 		request.Argv, request.Cwd = rawExecInput(req.RawInput)
 	}
 	if len(req.RawInput) > 0 && len(req.RawInput) <= 1024 {

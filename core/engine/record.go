@@ -45,8 +45,11 @@ type taskRecord struct {
 	PermissionMode   core.PermissionMode `json:"permission_mode"`
 	SessionID        string              `json:"session_id,omitempty"`
 	WorkerKey        string              `json:"worker_key,omitempty"`
-	WorkMode         string              `json:"work_mode,omitempty"`
-	SessionMode      string              `json:"session_mode,omitempty"`
+	// Worker is the agent the task runs (core.WorkerNames), chosen at delegate and kept for
+	// every worker the task starts again; "" in records made before the choice existed: reasonix.
+	Worker      string `json:"worker,omitempty"`
+	WorkMode    string `json:"work_mode,omitempty"`
+	SessionMode string `json:"session_mode,omitempty"`
 
 	State     core.State `json:"state"`
 	Phase     string     `json:"phase"`
@@ -147,6 +150,7 @@ func (r *taskRecord) view() core.TaskView {
 		Branch:                   r.Branch,
 		Worktree:                 r.Worktree,
 		WorkerLane:               r.Lane,
+		Worker:                   r.worker(),
 		RequestedReasoningEffort: r.RequestedEffort,
 		EffectiveReasoningEffort: r.EffectiveEffort,
 		ExecutionTimeoutSeconds:  r.ExecutionTimeout,
@@ -167,6 +171,14 @@ func (r *taskRecord) view() core.TaskView {
 		v.IntegrationCommand = "git cherry-pick " + r.CommitHash
 	}
 	return v
+}
+
+// worker is the agent the task runs, reasonix for a record that names none.
+func (r *taskRecord) worker() string {
+	if r.Worker == "" {
+		return core.WorkerReasonix
+	}
+	return r.Worker
 }
 
 // pendingInteraction returns the first pending interaction, if any.

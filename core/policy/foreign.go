@@ -66,11 +66,13 @@ type ForeignExec struct {
 // is one the policy always denies, and otherwise asked (CodeNotPlainArgv, whose reason is the
 // refusal's). A cwd outside the worktree is denied first, as for Reasonix.
 func ClassifyForeignExec(req ForeignExecRequest, c *contract.Contract) ForeignExec {
-	out := ForeignExec{Cwd: req.Cwd}
-	if out.Cwd == "" || req.CwdInvalid {
-		out.Cwd = req.Worktree
-	}
+	out := ForeignExec{Cwd: req.Worktree}
 	cwd, d, ok := foreignCwd(req)
+	if ok {
+		out.Cwd = filepath.Join(req.Worktree, filepath.FromSlash(cwd))
+	} else if req.Cwd != "" && !req.CwdInvalid {
+		out.Cwd = req.Cwd
+	}
 	var value any = req.Title
 	if req.HasCommand {
 		value = req.Command
@@ -158,7 +160,8 @@ func asRefusal(err error) *shellargv.Refusal {
 	return &shellargv.Refusal{Reason: shellargv.ReasonSyntax, Detail: err.Error()}
 }
 
-// commandWords is a command value in words, for a person and for the denial fingerprint.
+// commandWords is a command value in words, for a person and for the denial fingerprint: a
+// string as it is, a list as a shell would read it back (words quoted where they need it).
 func commandWords(v any) string {
 	switch x := v.(type) {
 	case string:
@@ -166,7 +169,14 @@ func commandWords(v any) string {
 	case []any:
 		words := make([]string, 0, len(x))
 		for _, it := range x {
-			words = append(words, fmt.Sprint(it))
+			s, ok := it.(string)
+			if !ok {
+				s = fmt.Sprint(it)
+			}
+			if s == "" || strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") != "" {
+				s = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+			}
+			words = append(words, s)
 		}
 		return strings.Join(words, " ")
 	case nil:

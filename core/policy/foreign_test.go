@@ -271,3 +271,57 @@ func TestForeignEditPathsAreOrdered(t *testing.T) {
 		}
 	}
 }
+
+// What a person is shown of a command that is not plain argv reads back as the same words, and
+// the cwd is the absolute directory the command runs in.
+func TestForeignCommandWords(t *testing.T) {
+	wt := t.TempDir()
+	if err := os.Mkdir(filepath.Join(wt, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	raw := map[string]any{"command": []any{"/bin/bash", "-lc", "go test ./... | tail -5"}, "cwd": "sub"}
+	got := ClassifyForeignExec(ForeignExecRequestFromToolCall("c", "", raw, wt), nil)
+	if got.Command != `/bin/bash -lc 'go test ./... | tail -5'` || got.Cwd != filepath.Join(wt, "sub") {
+		t.Fatalf("command %q cwd %q", got.Command, got.Cwd)
+	}
+	raw = map[string]any{"command": "echo 'it''s' | wc"}
+	if got := ClassifyForeignExec(ForeignExecRequestFromToolCall("c", "", raw, wt), nil); got.Command != "echo 'it''s' | wc" || got.Cwd != wt {
+		t.Fatalf("command %q cwd %q", got.Command, got.Cwd)
+	}
+}
+
+// FuzzForeignExec: a foreign command is allowed only when it reduces to plain argv, and then
+// exactly as that argv is; anything else is asked or denied with a known code, never allowed.
+func FuzzForeignExec(f *testing.F) {
+	for _, s := range []string{"go test ./...", "git status | head", "curl x | sh", "echo $(sudo id)", "bash -lc 'ls; rm -rf .'",
+		"FOO=1 make", "ls *.go", "git log --format='%H %s'", "cat <<EOF\nx\nEOF", "a && b || c", "(cd src; make)"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	wt := f.TempDir()
+	c := testContract(f)
+	codes := map[string]bool{CodeNotPlainArgv: true}
+	for k := range knownCodes {
+		codes[k] = true
+	}
+	f.Fuzz(func(t *testing.T, s string, trampoline bool) {
+		var command any = s
+		if trampoline {
+			command = []any{"/bin/bash", "-lc", s}
+		}
+		got := ClassifyForeignExec(ForeignExecRequestFromToolCall("c", s, map[string]any{"command": command}, wt), c)
+		d := got.Decision
+		if !d.Allow && !codes[d.Code] {
+			t.Fatalf("%q: unknown code %q", s, d.Code)
+		}
+		if got.Argv == nil {
+			if d.Allow || got.Refusal == nil {
+				t.Fatalf("%q: not plain argv, yet %+v", s, d)
+			}
+			return
+		}
+		if want := ClassifyArgv(got.Argv, ".", c); d != want {
+			t.Fatalf("%q read as %q: %+v, as argv %+v", s, got.Argv, d, want)
+		}
+	})
+}

@@ -143,7 +143,7 @@ func DefaultKeyMap() KeyMap {
 
 		FocusNext: New([]string{"tab", "down"}, "tab", "next field"),
 		FocusPrev: New([]string{"shift+tab", "up"}, "shift+tab", "previous field"),
-		Toggle:    New([]string{" "}, "space", "tick / untick, switch lane"),
+		Toggle:    New([]string{" "}, "space", "tick / untick, switch lane or worker"),
 		Submit:    New([]string{"ctrl+s", "enter"}, "enter/ctrl+s", "submit"),
 		Excuse:    New([]string{"ctrl+x"}, "ctrl+x", "excuse pre-existing failures"),
 		AckRisks:  New([]string{"ctrl+o"}, "ctrl+o", "acknowledge the review's risks (finalize)"),
@@ -157,7 +157,7 @@ func DefaultKeyMap() KeyMap {
 		Choose:       New([]string{"enter"}, "enter", "answer with the selected option, or send the typed answer"),
 		Draft:        New([]string{"ctrl+d"}, "ctrl+d", "draft a contract from the repository's toolchains (new task)"),
 		EditContract: New([]string{"ctrl+e"}, "ctrl+e", "open the contract in $EDITOR (new task)"),
-		SwitchLane:   New([]string{"left", "right"}, "←/→", "switch lane (new task)"),
+		SwitchLane:   New([]string{"left", "right"}, "←/→", "switch lane, cycle worker (new task)"),
 	}
 }
 

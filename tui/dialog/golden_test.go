@@ -22,6 +22,15 @@ func TestGolden(t *testing.T) {
 		{"prompt_permission", func() Dialog {
 			return NewPrompt("docs-typo", permissionIA("ia-1"), "I will run the linter before the tests.", 1)
 		}},
+		{"prompt_foreign_command", func() Dialog {
+			// A foreign worker's command that is not plain argv: shown as sent, with why it is asked.
+			ia := permissionIA("ia-2")
+			ia.Request.Argv, ia.Request.Title = nil, "Run the tests (quietly)"
+			ia.Request.Subject = "go test ./... 2>&1 | tail -5"
+			ia.Request.Code = "not_plain_argv"
+			ia.Request.Reason = "The command is not plain argv (pipe: the command is a pipeline (|)), so the policy cannot check it and a person is asked."
+			return NewPrompt("docs-typo", ia, "", 0)
+		}},
 		{"prompt_question_selected", func() Dialog {
 			d := NewPrompt("login-fix", questionIA("q-1"), "I will read the login code first, then add the check and a test.", 0)
 			press(d, "2")
@@ -55,6 +64,12 @@ func TestGolden(t *testing.T) {
 		}},
 		{"new_task", func() Dialog {
 			return NewNewTask(intent.NewTask{RepoDir: "/src/app", Lane: core.LaneFast}, nil)
+		}},
+		{"new_task_worker", func() Dialog {
+			// The default comes from CODEX_REASONIX_WORKER; the focus is on the worker.
+			d := NewNewTask(intent.NewTask{RepoDir: "/src/app", Lane: core.LaneDeep, Worker: "gemini"}, nil)
+			press(d, "tab", "tab", "tab", "tab", "right")
+			return d
 		}},
 		{"new_task_drafted", func() Dialog {
 			d := NewNewTask(intent.NewTask{RepoDir: "/src/app", TaskID: "login-fix"}, map[string]core.State{"login-fix": core.StateReviewRequired})

@@ -2,6 +2,7 @@ package dialog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/textinput"
@@ -23,17 +24,20 @@ const (
 	fieldRepo
 	fieldTaskID
 	fieldLane
+	fieldWorker
 	fieldCount
 )
 
-var newTaskLabels = [fieldCount]string{"contract", "repo dir", "task id", "lane"}
+var newTaskLabels = [fieldCount]string{"contract", "repo dir", "task id", "lane", "worker"}
 
-// NewTask is the new-task form: a contract file, the repository, a task id and a lane. ctrl+d
+// NewTask is the new-task form: a contract file, the repository, a task id, a lane and the
+// worker (one of core.WorkerNames, cycled with the lane's keys). ctrl+d
 // asks the root to draft a contract (Drafted takes the answer), ctrl+e to open it in $EDITOR
 // (Edited); ctrl+s asks it to start the task.
 type NewTask struct {
 	inputs [fieldLane]textinput.Model // contract path, repository dir, task id
 	lane   core.Lane
+	worker string
 	focus  int
 	err    string
 	note   string // what happened, when it is not an error
@@ -44,9 +48,12 @@ type NewTask struct {
 
 // NewNewTask is the form filled with in; taken are the listed tasks' ids with their states.
 func NewNewTask(in intent.NewTask, taken map[string]core.State) *NewTask {
-	d := &NewTask{lane: in.Lane, taken: taken}
+	d := &NewTask{lane: in.Lane, worker: in.Worker, taken: taken}
 	if d.lane == "" {
 		d.lane = core.LaneFast
+	}
+	if !slices.Contains(core.WorkerNames, d.worker) {
+		d.worker = core.WorkerReasonix
 	}
 	d.inputs[fieldContract] = term.NewInput("path/to/contract.json", in.ContractPath, maxPathInput)
 	d.inputs[fieldRepo] = term.NewInput("repository directory", in.RepoDir, maxPathInput)
@@ -70,6 +77,7 @@ func (d *NewTask) Value() intent.NewTask {
 		RepoDir:      strings.TrimSpace(d.inputs[fieldRepo].Value()),
 		TaskID:       strings.TrimSpace(d.inputs[fieldTaskID].Value()),
 		Lane:         d.lane,
+		Worker:       d.worker,
 	}
 }
 
@@ -129,10 +137,30 @@ func (d *NewTask) setFocus(i int) {
 
 func (d *NewTask) onLane() bool { return d.focus == fieldLane }
 
+// onChoice says the focus is on a field chosen with keys rather than typed: the lane or the
+// worker.
+func (d *NewTask) onChoice() bool { return d.focus >= fieldLane }
+
+// cycleWorker moves the worker choice by step among core.WorkerNames, round.
+func (d *NewTask) cycleWorker(step int) {
+	n := len(core.WorkerNames)
+	i := slices.Index(core.WorkerNames, d.worker)
+	d.worker = core.WorkerNames[((i+step)%n+n)%n]
+}
+
 func (d *NewTask) keys(k bind.KeyMap) keys {
 	next := func(tea.KeyMsg) intent.Result { d.setFocus(d.focus + 1); return intent.Result{} }
-	// On the lane the switch keys switch it; in a text field they are text (a space, the cursor).
+	// On the lane the switch keys switch it, on the worker they cycle it (← back); in a text
+	// field they are text (a space, the cursor).
 	switchLane := func(msg tea.KeyMsg) intent.Result {
+		if d.focus == fieldWorker {
+			if msg.String() == "left" {
+				d.cycleWorker(-1)
+			} else {
+				d.cycleWorker(1)
+			}
+			return intent.Result{}
+		}
 		if !d.onLane() {
 			return d.typed(msg)
 		}
@@ -146,10 +174,10 @@ func (d *NewTask) keys(k bind.KeyMap) keys {
 	return keys{
 		{Key: k.FocusNext, Short: k.FocusNext.Help().Desc, Run: next},
 		{Key: k.FocusPrev, Run: func(tea.KeyMsg) intent.Result { d.setFocus(d.focus - 1); return intent.Result{} }},
-		// ctrl+s starts; enter goes to the next field, and on the lane, the last, starts too.
-		{Key: bind.New(k.Submit.Keys(), "ctrl+s", "start the task (enter on the lane too; in a field enter goes to the next)"), Short: "start",
+		// ctrl+s starts; enter goes to the next field, and on the lane or the worker starts too.
+		{Key: bind.New(k.Submit.Keys(), "ctrl+s", "start the task (enter on the lane or the worker too; in a field enter goes to the next)"), Short: "start",
 			Run: func(msg tea.KeyMsg) intent.Result {
-				if msg.String() == "enter" && !d.onLane() {
+				if msg.String() == "enter" && !d.onChoice() {
 					return next(msg)
 				}
 				return d.submit()
@@ -228,10 +256,13 @@ func (d *NewTask) View(t term.Theme, k bind.KeyMap, width int) (string, string) 
 			mark = "› "
 		}
 		value := ""
-		if i < fieldLane {
+		switch {
+		case i < fieldLane:
 			d.inputs[i].Width = max(width-14, 10)
 			value = d.inputs[i].View()
-		} else {
+		case i == fieldWorker:
+			value = d.workerChoice(t)
+		default:
 			for _, l := range []core.Lane{core.LaneFast, core.LaneDeep} {
 				if l == d.lane {
 					value += "(•) " + string(l) + "  "
@@ -249,6 +280,20 @@ func (d *NewTask) View(t term.Theme, k bind.KeyMap, width int) (string, string) 
 		b.WriteString("\n" + t.Error.Render(term.WrapIndent(safetext.Sanitize(d.err), width, 0)))
 	}
 	return strings.TrimRight(b.String(), "\n"), term.KeyLines(t, width, d.keys(k).Footer()...)
+}
+
+// workerChoice shows every worker on one line, the chosen one marked: at 80 columns they fit
+// beside the label.
+func (d *NewTask) workerChoice(t term.Theme) string {
+	names := make([]string, len(core.WorkerNames))
+	for i, n := range core.WorkerNames {
+		if n == d.worker {
+			names[i] = t.Title.Render("(•) " + n)
+		} else {
+			names[i] = t.Dim.Render(n)
+		}
+	}
+	return strings.Join(names, "  ")
 }
 
 func (d *NewTask) Capturing() bool { return d.focus < fieldLane }

@@ -59,7 +59,7 @@ func TestNewTaskFormKeys(t *testing.T) {
 		t.Fatalf("→ on the lane: %s", d.Value().Lane)
 	}
 	res := press(d, "enter")
-	want := intent.NewTask{ContractPath: "/c.json", RepoDir: "/src/app", TaskID: "a  b", Lane: core.LaneFast}
+	want := intent.NewTask{ContractPath: "/c.json", RepoDir: "/src/app", TaskID: "a  b", Lane: core.LaneFast, Worker: core.WorkerReasonix}
 	if res.Delegate == nil || *res.Delegate != want || !res.Close {
 		t.Fatalf("enter on the lane: %+v", res)
 	}
@@ -123,4 +123,46 @@ func TestNewTaskFormDraftsAndEdits(t *testing.T) {
 	requireView(t, d, 80, "the editor ended with: exit status 1")
 	d.StartFailed([]string{"invalid_contract: bad", "", "Next: fix it"})
 	requireView(t, d, 80, "invalid_contract: bad", "Next: fix it")
+}
+
+// The worker is the field after the lane: its default is the form's (CODEX_REASONIX_WORKER,
+// else reasonix), space and → cycle it forward through core.WorkerNames and ← back, round;
+// enter there starts the task with it. A name the form does not know falls back to reasonix.
+func TestNewTaskFormWorker(t *testing.T) {
+	d := NewNewTask(intent.NewTask{ContractPath: "/c.json", RepoDir: "/src/app", TaskID: "w", Worker: "codex"}, nil)
+	if d.Value().Worker != "codex" {
+		t.Fatalf("default worker %q", d.Value().Worker)
+	}
+	press(d, "tab", "tab", "tab", "tab")
+	if d.focus != fieldWorker || d.Capturing() {
+		t.Fatalf("four tabs: focus %d", d.focus)
+	}
+	press(d, "space")
+	if got := d.Value(); got.Worker != "gemini" || got.Lane != core.LaneFast {
+		t.Fatalf("space on the worker: %+v", got)
+	}
+	press(d, "right", "right", "right")
+	if got := d.Value().Worker; got != core.WorkerReasonix {
+		t.Fatalf("→ past the last worker: %q", got)
+	}
+	press(d, "left")
+	if got := d.Value().Worker; got != "opencode" {
+		t.Fatalf("← before the first worker: %q", got)
+	}
+	var seen []string
+	for range core.WorkerNames {
+		press(d, "space")
+		seen = append(seen, d.Value().Worker)
+	}
+	if len(seen) != len(core.WorkerNames) || seen[len(seen)-1] != "opencode" {
+		t.Fatalf("one round: %q", seen)
+	}
+	requireView(t, d, 80, "› worker", "(•) opencode")
+	res := press(d, "enter")
+	if res.Delegate == nil || res.Delegate.Worker != "opencode" || !res.Close {
+		t.Fatalf("enter on the worker: %+v", res)
+	}
+	if w := NewNewTask(intent.NewTask{Worker: "cursor"}, nil).Value().Worker; w != core.WorkerReasonix {
+		t.Fatalf("unknown default: %q", w)
+	}
 }

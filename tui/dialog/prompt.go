@@ -246,9 +246,17 @@ func (d *Prompt) View(t term.Theme, k bind.KeyMap, width int) (string, string) {
 		field("agent", lastLines(d.lastWords, 300))
 	}
 	field("question", r.Question)
-	if len(r.Argv) > 0 {
+	switch {
+	case len(r.Argv) > 0:
 		field("command", strings.Join(r.Argv, " "))
-	} else if r.Title != r.Question {
+	case r.Tool == "execute" && r.Subject != "":
+		// A command that is not plain argv, exactly as the worker sent it; its title is the
+		// worker's own words about it.
+		field("command", r.Subject)
+		if r.Title != r.Subject {
+			field("request", r.Title)
+		}
+	case r.Title != r.Question:
 		field("request", r.Title)
 	}
 	field("tool", r.Tool)

@@ -23,6 +23,7 @@ type Result struct {
 type NewTask struct {
 	ContractPath, RepoDir, TaskID string
 	Lane                          core.Lane
+	Worker                        string // one of core.WorkerNames
 }
 
 // Action is what a dialog asks the dashboard to do beyond closing, sending a control or a
