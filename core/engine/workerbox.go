@@ -80,6 +80,13 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 	if !filepath.IsAbs(spec.StateDir) || !filepath.IsAbs(spec.Home) {
 		return nil, core.Errorf(core.CodeInternalError, nil, "the worker's sandbox needs the state directory and a home")
 	}
+	// An agent's endpoints come from the person's own configuration of it, as its home is
+	// derived (startAgent): the environment the closure gets already points the agent at its
+	// private home, which holds no configuration yet and is the agent's to write.
+	var agentEndpoints []string
+	if !profile.IsReasonix() {
+		agentEndpoints = profile.Endpoints(os.Environ())
+	}
 	return func(argv, env []string) ([]string, []string, error) {
 		var shown []sandbox.Bind
 		var homeEnv []string
@@ -95,6 +102,10 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 			}
 			homeEnv = setup.Env
 		}
+		endpoints := workerEndpoints(spec, env)
+		if !profile.IsReasonix() {
+			endpoints = agentEndpoints
+		}
 		s := sandbox.Spec{
 			Argv: argv, Worktree: spec.Worktree,
 			ExtraReadOnly: workerReadOnly(argv[0], spec.RepoCommonDir, env),
@@ -102,7 +113,7 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 			// own, and a proxy of ours that dials only these (sandbox/netproxy.go). The commands
 			// it runs are cut off even from that by Reasonix's own sandbox unless the task was
 			// delegated with network (--sandbox-network).
-			Endpoints: workerEndpoints(spec, env),
+			Endpoints: endpoints,
 			Env:       map[string]string{"PATH": workerEnvValue(env, "PATH")},
 		}
 		cmd, vars, err := runner.ConfineWorker(s, sandbox.Home{Dir: spec.Home, Shown: shown})
