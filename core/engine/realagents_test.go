@@ -371,10 +371,16 @@ func TestRealAgentsInTheEngine(t *testing.T) {
 			t.Parallel()
 			tools := realAgentTools[name]
 			h := agentHarness(t)
-			t.Run("happy", func(t *testing.T) { agentHappy(t, h, m, name, tools) })
-			t.Run("reject", func(t *testing.T) { agentReject(t, h, m, name, tools) })
-			t.Run("cancel", func(t *testing.T) { agentCancel(t, h, m, name, tools) })
-			t.Run("escape", func(t *testing.T) { agentEscape(t, h, m, name, tools) })
+			// The four tasks share the engine, each with its own worktree and agent.
+			for _, c := range []struct {
+				name string
+				run  func(*testing.T, *harness, *agentMock, string, agentTools)
+			}{{"happy", agentHappy}, {"reject", agentReject}, {"cancel", agentCancel}, {"escape", agentEscape}} {
+				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
+					c.run(t, h, m, name, tools)
+				})
+			}
 		})
 	}
 }
