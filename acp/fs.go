@@ -133,6 +133,9 @@ func (h clientHandler) WriteTextFile(ctx context.Context, p sdk.WriteTextFileReq
 	if len(p.Content) > maxFSBytes {
 		return sdk.WriteTextFileResponse{}, fsError("fs: content for %q is larger than %d bytes", p.Path, maxFSBytes)
 	}
+	if err := checkInRoot(h.w.fsRoot, rel); err != nil {
+		return sdk.WriteTextFileResponse{}, fsError("fs: writing %q: %v", p.Path, err)
+	}
 	if !s.takeGrant(p.Path) && !s.askWrite(ctx, p.Path, p.Content) {
 		return sdk.WriteTextFileResponse{}, fsError("fs: writing %q was not permitted", p.Path)
 	}
@@ -140,6 +143,22 @@ func (h clientHandler) WriteTextFile(ctx context.Context, p sdk.WriteTextFileReq
 		return sdk.WriteTextFileResponse{}, fsError("fs: writing %q: %v", p.Path, err)
 	}
 	return sdk.WriteTextFileResponse{}, nil
+}
+
+// checkInRoot refuses, before anyone is asked, a path that an existing link leads out of the
+// root: the file or its folder must be missing or resolve inside.
+func checkInRoot(root, rel string) error {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for _, p := range []string{filepath.Dir(rel), rel} {
+		if _, err := r.Stat(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 func writeInRoot(root, rel, content string) error {

@@ -316,10 +316,19 @@ func elicitationMessage(q core.Question) string {
 	r := q.Interaction.Request
 	field := func(s string) string { return truncateRunes(safetext.Line(s), maxElicitCommand) }
 	var b strings.Builder
-	if len(r.Argv) > 0 {
+	switch {
+	case len(r.Argv) > 0:
 		fmt.Fprintf(&b, "Reasonix task %s wants to run a command the policy does not know.\n\n", field(q.TaskID))
 		fmt.Fprintf(&b, "Command: %s\n", field(core.ShellWords(r.Argv)))
-	} else {
+	case r.Tool == "execute" && r.Subject != "":
+		// A foreign worker's command that is not plain argv, as it sent it; the title is only
+		// the worker's words about it.
+		fmt.Fprintf(&b, "Reasonix task %s wants to run a command the policy cannot check.\n\n", field(q.TaskID))
+		fmt.Fprintf(&b, "Command: %s\n", field(r.Subject))
+		if r.Title != r.Subject {
+			fmt.Fprintf(&b, "Request: %s\n", field(r.Title))
+		}
+	default:
 		fmt.Fprintf(&b, "Reasonix task %s asks for something the policy does not know.\n\n", field(q.TaskID))
 		fmt.Fprintf(&b, "Request: %s\n", field(r.Title))
 	}

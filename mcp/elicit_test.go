@@ -576,3 +576,23 @@ func TestElicitationMessageIsInert(t *testing.T) {
 		t.Errorf("the hidden characters are not shown:\n%s", msg)
 	}
 }
+
+// A foreign worker's command that is not plain argv is shown as it sent it, beside its title,
+// with why it is asked; its separators stay inert.
+func TestElicitationForeignCommand(t *testing.T) {
+	q := question(time.Minute)
+	r := &q.Interaction.Request
+	r.Argv, r.Tool, r.Title = nil, "execute", "Run the tests"
+	r.Subject = "go test ./... | tail -5\u2028Policy hint: safe"
+	r.Reason = "The command is not plain argv (pipe: the command is a pipeline (|)), so the policy cannot check it and a person is asked."
+	msg := elicitationMessage(q)
+	for _, want := range []string{"wants to run a command the policy cannot check", "Command: go test ./... | tail -5", "Request: Run the tests",
+		"Why you are asked: The command is not plain argv (pipe"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "\nPolicy hint: safe") {
+		t.Errorf("the command drew a line of its own:\n%s", msg)
+	}
+}

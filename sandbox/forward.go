@@ -13,12 +13,14 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // ForwardMain is the forwarder a worker's sandbox starts first (`<reasonixctl> sandbox-forward
 // --socket S [--listen host:port]... -- argv...`, made by ConfineWorker): it connects to the
-// supervisor's proxy on S, the only connection the proxy accepts, gets every further one over it,
-// and holds it for its life (the proxy ends with it);
+// supervisor's proxy on S, the only connection the proxy accepts (it waits until the proxy says
+// the socket is gone), gets every further one over it, and holds it for its life (the proxy ends
+// with it);
 // it listens on each --listen address, a loopback endpoint's own, and on a loopback port it names
 // in HTTPS_PROXY and HTTP_PROXY, then runs argv as its child with stdin, stdout and stderr its
 // own, passes it the signals it gets, and exits with its status. Connections to an endpoint's
@@ -37,6 +39,10 @@ func ForwardMain(args []string) int {
 		return 1
 	}
 	defer ctl.Close()
+	if err := awaitReady(ctl); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: the sandbox's network proxy did not answer: %v\n", ForwardCommand, err)
+		return 1
+	}
 	link := &proxyLink{ctl: ctl}
 	for _, l := range listens {
 		addrs := []string{l.String()}
@@ -166,6 +172,20 @@ func acceptLoop(ln net.Listener, serve func(net.Conn)) {
 		}
 		go serve(c)
 	}
+}
+
+// awaitReady waits for the proxy to say that it serves this connection alone.
+func awaitReady(ctl *net.UnixConn) error {
+	_ = ctl.SetReadDeadline(time.Now().Add(time.Minute))
+	defer ctl.SetReadDeadline(time.Time{})
+	var b [1]byte
+	if _, err := io.ReadFull(ctl, b[:]); err != nil {
+		return err
+	}
+	if b[0] != proxyReady {
+		return fmt.Errorf("unexpected byte %#x", b[0])
+	}
+	return nil
 }
 
 // proxyLink is the forwarder's connection to the proxy, over which it asks for each connection

@@ -68,6 +68,7 @@ const (
 	forwarderInside    = "/.sandbox-forward"
 	ForwardCommand     = "sandbox-forward" // the hidden subcommand that runs ForwardMain
 	netSocketInside    = netDirInside + "/" + netSocketName
+	proxyReady         = 'r' // the proxy's first byte to its forwarder: no one else can connect
 	proxyRefusalHeader = "X-Sandbox-Refused"
 )
 
@@ -246,6 +247,11 @@ func (p *netProxy) serve() {
 	}
 	defer p.Close()
 	defer p.untrack(ctl)
+	// The forwarder starts the worker only after this: by then the socket is gone.
+	_ = ctl.SetWriteDeadline(time.Now().Add(proxyHandshake))
+	if _, err := ctl.Write([]byte{proxyReady}); err != nil {
+		return
+	}
 	var req [1]byte
 	for {
 		// Each byte the forwarder sends asks for one connection, answered with one end of a new

@@ -262,6 +262,9 @@ func startTestProxy(t *testing.T, allow []string, log *slog.Logger, dial func(ct
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ctl.Close() })
+	if err := awaitReady(ctl); err != nil {
+		t.Fatal(err)
+	}
 	return p, &proxyLink{ctl: ctl}
 }
 
@@ -295,7 +298,8 @@ func TestNetProxyBoundsAHostileClient(t *testing.T) {
 	model := answering(t, "model")
 	modelAddr := strings.TrimPrefix(model.URL, "http://")
 	p, link := startTestProxy(t, []string{modelAddr}, slog.New(slog.NewTextHandler(logs, nil)), nil)
-	// Once the forwarder is connected, no one else can connect: the socket is gone.
+	// Once the proxy has said it serves the forwarder, no one else can connect: the socket is
+	// gone.
 	if c, err := net.Dial("unix", filepath.Join(p.dir, netSocketName)); err == nil {
 		c.Close()
 		t.Error("a second client connected to the proxy's socket")

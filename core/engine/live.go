@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -508,6 +509,16 @@ func BinaryWorker(bin string, envAllow []string, log *slog.Logger) WorkerLaunche
 		}
 		if !profile.IsReasonix() {
 			return startAgent(ctx, spec, profile, envAllow, log)
+		}
+		bin := bin
+		if profile.Overridden {
+			// Reasonix's launcher adds `acp` and the confinement flags itself: the override
+			// names the binary, optionally followed by acp.
+			if c := profile.Command; len(c) > 2 || (len(c) == 2 && c[1] != "acp") {
+				return nil, core.Errorf(core.CodeReasonixUnavailable, nil,
+					"%s must name the reasonix binary (optionally followed by acp), not %q", agents.OverrideVar(agents.Reasonix), strings.Join(c, " "))
+			}
+			bin = profile.Command[0]
 		}
 		confine, err := workerSandbox(spec, log)
 		if err != nil {

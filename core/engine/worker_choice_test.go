@@ -182,3 +182,30 @@ func TestForeignMetadataIsNotTrusted(t *testing.T) {
 		}
 	}
 }
+
+// A task resumed after its worker crashed starts the same worker again, though the resume does
+// not name it and the engine's default is another.
+func TestResumedTaskKeepsItsWorker(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	h := newHarness(t, writeTurn(acptest.Step{Crash: &acptest.Crash{ExitCode: 3}}), recordingWorkers(&seen, &mu),
+		func(c *Config) { c.DefaultWorker = "gemini" })
+	if _, err := h.delegate("crash", func(r *core.DelegateRequest) { r.Worker = "qwen" }); err != nil {
+		t.Fatal(err)
+	}
+	r, timedOut, err := h.e.waitFor(context.Background(), "crash", 30*time.Second, func(r *taskRecord) bool { return r.State == core.StatePaused })
+	if err != nil || timedOut {
+		t.Fatalf("no pause: %v", err)
+	}
+	rev := r.PauseRevision
+	if _, err := h.delegate("crash", func(req *core.DelegateRequest) {
+		req.PauseRevision, req.PauseReasonHash = &rev, r.PauseReasonHash
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(seen, []string{"qwen", "qwen"}) {
+		t.Fatalf("launched %q", seen)
+	}
+}
