@@ -80,13 +80,7 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 	if !filepath.IsAbs(spec.StateDir) || !filepath.IsAbs(spec.Home) {
 		return nil, core.Errorf(core.CodeInternalError, nil, "the worker's sandbox needs the state directory and a home")
 	}
-	// An agent's endpoints come from the person's own configuration of it, as its home is
-	// derived (startAgent): the environment the closure gets already points the agent at its
-	// private home, which holds no configuration yet and is the agent's to write.
-	var agentEndpoints []string
-	if !profile.IsReasonix() {
-		agentEndpoints = profile.Endpoints(os.Environ())
-	}
+	userEnv := os.Environ()
 	return func(argv, env []string) ([]string, []string, error) {
 		var shown []sandbox.Bind
 		var homeEnv []string
@@ -102,10 +96,7 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 			}
 			homeEnv = setup.Env
 		}
-		endpoints := workerEndpoints(spec, env)
-		if !profile.IsReasonix() {
-			endpoints = agentEndpoints
-		}
+		endpoints := sandboxEndpoints(spec, profile, env, userEnv)
 		s := sandbox.Spec{
 			Argv: argv, Worktree: spec.Worktree,
 			ExtraReadOnly: workerReadOnly(argv[0], spec.RepoCommonDir, env),
@@ -134,6 +125,17 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 		}
 		return cmd, workerEnv(env, vars), nil
 	}, nil
+}
+
+// sandboxEndpoints are the endpoints the network of spec's worker reaches: Reasonix's from its
+// configuration as env (the worker's) points at it; another agent's from the person's own
+// environment userEnv, as its private home is derived (startAgent), since env already points the
+// agent at that home, which is the agent's to write and holds no endpoint of the person's.
+func sandboxEndpoints(spec WorkerSpec, profile agents.Profile, env, userEnv []string) []string {
+	if profile.IsReasonix() {
+		return workerEndpoints(spec, env)
+	}
+	return profile.Endpoints(userEnv)
 }
 
 // workerReadOnly are the places shown read-only besides the allow-list: the repository's git
