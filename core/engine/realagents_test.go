@@ -30,7 +30,7 @@ import (
 
 // agentTools are the tool calls of one agent's scripts, in its own tool names and shapes.
 type agentTools struct {
-	// write writes content to path (absolute, or relative to the worktree ws when rel).
+	// write writes content to path, absolute or relative to the worktree ws.
 	write func(ws, path, content string) mockllm.ToolCall
 	// run runs a shell command line in ws.
 	run func(ws, command string) mockllm.ToolCall
@@ -498,9 +498,7 @@ func agentEscape(t *testing.T, h *harness, m *agentMock, name string, tools agen
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	t.Cleanup(other.Close)
 	outside := t.TempDir()
-	var parent, ws string
-	agentTask(t, h, m, name, id, func(worktree string) []mockllm.Step {
-		ws, parent = worktree, filepath.Dir(worktree)
+	agentTask(t, h, m, name, id, func(ws string) []mockllm.Step {
 		// A program in the write scope, run by a plain argv the policy does not know, so the
 		// supervisor is asked (and allows it): it writes to both places and fetches the second
 		// server.
@@ -529,6 +527,7 @@ fetch(%q).then(() => say("reached"), (e) => say("unreachable", e.cause && e.caus
 		}
 	}
 	t.Logf("ended %s %s (%s) after %d allows", r.State, r.Phase, r.Reason, answered)
+	ws, parent := r.Worktree, filepath.Dir(r.Worktree)
 	if answered == 0 {
 		dumpAgentTask(t, h, m, id)
 		t.Error("the supervisor was never asked to allow the escaping command")
