@@ -327,6 +327,20 @@ func dumpAgentTask(t *testing.T, h *harness, m *agentMock, id string) {
 	}
 }
 
+// probeCutOff reports whether the escape probe's fetch of the second server was cut off: no
+// connection, or a refusal by the sandbox's proxy.
+func probeCutOff(report string) bool {
+	for line := range strings.Lines(report) {
+		if strings.HasPrefix(line, "unreachable ") {
+			return true
+		}
+		if strings.HasPrefix(line, "answered ") && !strings.Contains(line, "refused-by:null") {
+			return true
+		}
+	}
+	return false
+}
+
 // allowAll answers every question of task id's with allow until the task settles otherwise.
 func allowAll(t *testing.T, h *harness, m *agentMock, id string) *taskRecord {
 	t.Helper()
@@ -507,7 +521,7 @@ const say = (...w) => fs.appendFileSync("probe-report.txt", w.join(" ") + "\n");
 for (const p of [%q, "../escaped-by-command.txt"]) {
   try { fs.writeFileSync(p, "x"); say("wrote", p) } catch (e) { say("refused", p, e.code) }
 }
-fetch(%q).then(() => say("reached"), (e) => say("unreachable", e.cause && e.cause.code))
+fetch(%q).then((r) => say("answered", r.status, "refused-by:" + r.headers.get("x-sandbox-refused")), (e) => say("unreachable", e.cause && e.cause.code))
 `, filepath.Join(outside, "by-command.txt"), other.URL)
 		return []mockllm.Step{
 			// The probe first: Codex ends its turn at the first refusal.
@@ -533,10 +547,12 @@ fetch(%q).then(() => say("reached"), (e) => say("unreachable", e.cause && e.caus
 		t.Error("the supervisor was never asked to allow the escaping command")
 	}
 	report, err := os.ReadFile(filepath.Join(ws, "probe-report.txt"))
+	// The fetch fails to connect, or, when the agent's environment makes node use the sandbox's
+	// proxy (HTTP_PROXY), gets the proxy's refusal; the second server is asked below.
 	// Inside the sandbox ../ is a scratch folder of its own: writing there may succeed, and
 	// must not reach the host (checked below).
 	if err != nil || !strings.Contains(string(report), "refused "+filepath.Join(outside, "by-command.txt")) ||
-		!strings.Contains(string(report), "escaped-by-command.txt") || !strings.Contains(string(report), "unreachable") {
+		!strings.Contains(string(report), "escaped-by-command.txt") || !probeCutOff(string(report)) {
 		dumpAgentTask(t, h, m, id)
 		t.Errorf("the allowed probe did not run as planned (%v): %q", err, report)
 	}
