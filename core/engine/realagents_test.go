@@ -417,15 +417,23 @@ func agentHappy(t *testing.T, h *harness, m *agentMock, name string, tools agent
 		dumpAgentTask(t, h, m, id)
 		t.Fatalf("state %s phase %s (%s), want review_required", r.State, r.Phase, r.Reason)
 	}
-	allowed := 0
+	// One edit and one command were asked and allowed: by the policy (a journal entry) or by
+	// the supervisor (an answered interaction).
+	allowed := map[string]int{}
 	for _, ev := range journal(t, h, id) {
-		if ev.Type == core.EventPermissionDecided && strings.Contains(string(ev.Data), `"decision":"allow"`) {
-			allowed++
+		var d core.PermissionData
+		if ev.Type == core.EventPermissionDecided && json.Unmarshal(ev.Data, &d) == nil && d.Decision == core.DecisionAllow {
+			allowed[d.Kind]++
 		}
 	}
-	if allowed == 0 {
+	for _, in := range r.Interactions {
+		if in.Response != nil && in.Response.Decision == core.DecisionAllow {
+			allowed[in.Request.Tool]++
+		}
+	}
+	if allowed["edit"] == 0 || allowed["execute"] == 0 {
 		dumpAgentTask(t, h, m, id)
-		t.Fatal("no permission was asked and allowed")
+		t.Fatalf("allowed permissions by kind %v, want an edit and a command", allowed)
 	}
 	done, err := h.finalize(r.view(), "looks-right")
 	if err != nil {
