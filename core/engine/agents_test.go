@@ -106,3 +106,28 @@ func TestAgentHomeNeverFollowsLinks(t *testing.T) {
 		t.Error("a home file outside the home was accepted")
 	}
 }
+
+// A foreign agent's sandbox reaches that agent's model endpoint, read from the person's
+// environment, never Reasonix's; Reasonix keeps its own.
+func TestAgentSandboxReachesItsOwnEndpoint(t *testing.T) {
+	user := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(user, ".codex"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	codex := "model_provider = \"mock\"\n[model_providers.mock]\nbase_url = \"http://127.0.0.1:5555/v1\"\n"
+	if err := os.WriteFile(filepath.Join(user, ".codex", "config.toml"), []byte(codex), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	userEnv := []string{"HOME=" + user, "ANTHROPIC_BASE_URL=http://127.0.0.1:4567"}
+	// What the launch hands the sandbox: the agent pointed at its private home.
+	workerEnv := []string{"HOME=/home/reasonix-worker", "CODEX_HOME=/home/reasonix-worker/.codex", "ANTHROPIC_BASE_URL=http://127.0.0.1:4567"}
+	for name, want := range map[string]string{agents.Claude: "127.0.0.1:4567", agents.Codex: "127.0.0.1:5555"} {
+		got := sandboxEndpoints(agents.MustLookup(name), workerEnv, userEnv)
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s reaches %q, want %s", name, got, want)
+		}
+	}
+	if got := sandboxEndpoints(agents.MustLookup(agents.Reasonix), []string{"HOME=" + user}, userEnv); len(got) != 1 || got[0] != "api.deepseek.com:443" {
+		t.Errorf("reasonix reaches %q, want its default", got)
+	}
+}

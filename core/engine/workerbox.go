@@ -80,6 +80,7 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 	if !filepath.IsAbs(spec.StateDir) || !filepath.IsAbs(spec.Home) {
 		return nil, core.Errorf(core.CodeInternalError, nil, "the worker's sandbox needs the state directory and a home")
 	}
+	userEnv := os.Environ()
 	return func(argv, env []string) ([]string, []string, error) {
 		var shown []sandbox.Bind
 		var homeEnv []string
@@ -95,6 +96,7 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 			}
 			homeEnv = setup.Env
 		}
+		endpoints := sandboxEndpoints(profile, env, userEnv)
 		s := sandbox.Spec{
 			Argv: argv, Worktree: spec.Worktree,
 			ExtraReadOnly: workerReadOnly(argv[0], spec.RepoCommonDir, env),
@@ -102,7 +104,7 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 			// own, and a proxy of ours that dials only these (sandbox/netproxy.go). The commands
 			// it runs are cut off even from that by Reasonix's own sandbox unless the task was
 			// delegated with network (--sandbox-network).
-			Endpoints: profile.Endpoints(env),
+			Endpoints: endpoints,
 			Env:       map[string]string{"PATH": workerEnvValue(env, "PATH")},
 		}
 		cmd, vars, err := runner.ConfineWorker(s, sandbox.Home{Dir: spec.Home, Shown: shown})
@@ -123,6 +125,17 @@ func agentSandbox(spec WorkerSpec, profile agents.Profile, log *slog.Logger) (fu
 		}
 		return cmd, workerEnv(env, vars), nil
 	}, nil
+}
+
+// sandboxEndpoints are the endpoints the network of a worker reaches: Reasonix's from its
+// configuration as env (the worker's) points at it; another agent's from the person's own
+// environment userEnv, as its private home is derived (startAgent), since env already points the
+// agent at that home, which is the agent's to write and holds no endpoint of the person's.
+func sandboxEndpoints(profile agents.Profile, env, userEnv []string) []string {
+	if profile.IsReasonix() {
+		return profile.Endpoints(env)
+	}
+	return profile.Endpoints(userEnv)
 }
 
 // workerReadOnly are the places shown read-only besides the allow-list: the repository's git
