@@ -87,25 +87,7 @@ func Start(ctx context.Context, cfg LaunchConfig) (*Worker, error) {
 		return nil, fmt.Errorf("%w: %s acp --help: %w", ErrUnavailable, path, err)
 	}
 	args := append([]string{"acp"}, supervisorArgs(flags, cfg.Network)...)
-	argv := append([]string{path}, args...)
-	if cfg.Confine != nil {
-		if argv, env, err = cfg.Confine(argv, env); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
-		}
-	}
-
-	proc, stdout, stdin, ring, err := spawn(argv, cfg.Dir, env, cfg.Track, cfg.Confine != nil)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	w := newWorker(stdout, stdin, cfg.Logger, proc, ring)
-	w.fsRoot = cfg.FSRoot
-	go proc.wait(func() { w.closeOutputAfterExit(stdout) })
-	if err := w.initialize(ctx, ConnectConfig{Logger: cfg.Logger, ClientName: cfg.ClientName, ClientVersion: cfg.ClientVersion}); err != nil {
-		return nil, err
-	}
-	w.log.Debug("worker started", "pid", proc.cmd.Process.Pid, "args", args)
-	return w, nil
+	return launch(ctx, cfg, append([]string{path}, args...), env)
 }
 
 // startAgent launches an agent other than Reasonix from its profile's command line.
@@ -119,8 +101,15 @@ func startAgent(ctx context.Context, cfg LaunchConfig) (*Worker, error) {
 		return nil, fmt.Errorf("%w: worker %s: %w", ErrUnavailable, p.Name, err)
 	}
 	env := childEnv(os.Environ(), append(slices.Clone(cfg.EnvAllow), p.Env...), append(slices.Clone(p.SetEnv), cfg.Env...))
-	argv := append([]string{path}, p.Command[1:]...)
+	return launch(ctx, cfg, append([]string{path}, p.Command[1:]...), env)
+}
+
+// launch runs argv (inside cfg.Confine's sandbox when set) as the worker cfg.Agent names and
+// speaks ACP to it up to initialize.
+func launch(ctx context.Context, cfg LaunchConfig, argv, env []string) (*Worker, error) {
+	args := argv[1:]
 	if cfg.Confine != nil {
+		var err error
 		if argv, env, err = cfg.Confine(argv, env); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
@@ -130,12 +119,12 @@ func startAgent(ctx context.Context, cfg LaunchConfig) (*Worker, error) {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	w := newWorker(stdout, stdin, cfg.Logger, proc, ring)
-	w.agent, w.fsRoot = p, cfg.FSRoot
+	w.agent, w.fsRoot = cfg.Agent, cfg.FSRoot
 	go proc.wait(func() { w.closeOutputAfterExit(stdout) })
 	if err := w.initialize(ctx, ConnectConfig{Logger: cfg.Logger, ClientName: cfg.ClientName, ClientVersion: cfg.ClientVersion}); err != nil {
 		return nil, err
 	}
-	w.log.Debug("worker started", "worker", p.Name, "pid", proc.cmd.Process.Pid, "args", p.Command[1:])
+	w.log.Debug("worker started", "worker", cfg.Agent.Name, "pid", proc.cmd.Process.Pid, "args", args)
 	return w, nil
 }
 
