@@ -24,6 +24,7 @@ const (
 	KindPermission     EventKind = "permission"
 	KindUnknown        EventKind = "unknown"
 	KindError          EventKind = "error"
+	KindSteerDropped   EventKind = "steer_dropped"
 )
 
 // Event is one thing a session's worker told us, in wire order. The concrete types are the
@@ -130,6 +131,15 @@ type Unknown struct {
 	Raw        json.RawMessage
 }
 
+// SteerDropped reports steers that were accepted for a plain-ACP agent's running turn
+// (queued, or waiting to be the next prompt) and never reached the agent: the turn was
+// cancelled, its prompt failed or the session ended first.
+type SteerDropped struct {
+	SessionID string
+	Texts     []string
+	Reason    string
+}
+
 // ErrorEvent ends a session's event stream when the worker fails or is closed. Err wraps one of
 // ErrWorkerExited, ErrProtocol, ErrFlood or ErrWorkerClosed.
 type ErrorEvent struct {
@@ -148,6 +158,7 @@ func (e StatusUpdate) Kind() EventKind    { return KindStatus }
 func (e PermissionEvent) Kind() EventKind { return KindPermission }
 func (e Unknown) Kind() EventKind         { return KindUnknown }
 func (e ErrorEvent) Kind() EventKind      { return KindError }
+func (e SteerDropped) Kind() EventKind    { return KindSteerDropped }
 
 func (e Chunk) Session() string           { return e.SessionID }
 func (e ToolCall) Session() string        { return e.SessionID }
@@ -158,6 +169,7 @@ func (e ConfigUpdate) Session() string    { return e.SessionID }
 func (e CommandsUpdate) Session() string  { return e.SessionID }
 func (e StatusUpdate) Session() string    { return e.SessionID }
 func (e PermissionEvent) Session() string { return e.SessionID }
+func (e SteerDropped) Session() string    { return e.SessionID }
 func (e Unknown) Session() string         { return e.SessionID }
 func (e ErrorEvent) Session() string      { return e.SessionID }
 

@@ -262,10 +262,10 @@ func (s *Session) promptForeign(text string) (StopReason, error) {
 			}
 		}
 		// A steer that cancelled the turn, or one queued while the agent waited on a permission
-		// and that it then ended normally, is the next prompt. A turn the agent ended itself after
-		// a rejection is over: what was queued is dropped with it.
-		if err == nil && len(s.foreign.steers) > 0 && !s.foreign.cancelled && s.ctx.Err() == nil &&
-			(s.foreign.steering || stop == StopEndTurn) {
+		// or after it was refused one, is the next prompt once the turn ends, however the agent
+		// ended it: the caller was told the steer reaches the agent. Only a cancel by the
+		// supervisor, a failed prompt or the session's end drop it, and that is reported.
+		if err == nil && len(s.foreign.steers) > 0 && !s.foreign.cancelled && s.ctx.Err() == nil {
 			text = strings.Join(s.foreign.steers, "\n\n")
 			s.foreign.steers, s.foreign.steering, s.foreign.rejected, s.foreign.granted = nil, false, false, nil
 			// The steer cancelled the turn's context (its open requests answered cancelled);
@@ -277,8 +277,21 @@ func (s *Session) promptForeign(text string) (StopReason, error) {
 		if stop == StopCancelled && s.foreign.rejected && !s.foreign.cancelled && !s.foreign.steering {
 			stop = StopRefused
 		}
+		dropped, cancelled := s.foreign.steers, s.foreign.cancelled
 		s.foreign.running, s.foreign.lastStop, s.foreign.steers, s.foreign.steering = false, stop, nil, false
 		s.mu.Unlock()
+		if len(dropped) > 0 {
+			why := "the turn was cancelled"
+			switch {
+			case err != nil:
+				why = "the prompt failed: " + err.Error()
+			case !cancelled:
+				why = "the session ended"
+			}
+			// Queued before the turn's end is reported, so a consumer that drains the events
+			// it has been given before acting on the end has seen it.
+			s.deliverLate(SteerDropped{SessionID: s.id, Texts: dropped, Reason: why})
+		}
 		return stop, err
 	}
 }

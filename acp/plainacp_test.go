@@ -227,3 +227,83 @@ func TestFSInsideWorktree(t *testing.T) {
 		t.Errorf("fs writes asked: %v", fsAsks)
 	}
 }
+
+// A steer made while a plain agent waits on a permission is queued for the turn's end. The
+// caller was told it reaches the agent, so it does: as the next prompt, even when the agent
+// ends the turn by itself after the refusal (as Codex does).
+func TestQueuedSteerIsTheNextPrompt(t *testing.T) {
+	perm := `a2c {"jsonrpc":"2.0","id":14,"method":"session/request_permission","params":{"sessionId":"` + sid + `","toolCall":{"toolCallId":"c1","kind":"execute","title":"make -v"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}}`
+	lines := append(plainHandshake(false),
+		`c2a {"id":3,"method":"session/prompt"}`,
+		perm, `c2a {"id":14}`,
+		`a2c {"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`,
+		`c2a {"id":4,"method":"session/prompt"}`,
+		`a2c {"jsonrpc":"2.0","id":4,"result":{"stopReason":"end_turn"}}`,
+	)
+	var s *Session
+	var disp string
+	var steerErr error
+	onPerm := func(ctx context.Context, req PermissionRequest) PermissionOutcome {
+		disp, steerErr = s.Steer(ctx, "PELICAN: stay in scope")
+		return req.Choose("reject")
+	}
+	s, agent, done := connectScript(t, script(lines...), ConnectConfig{Agent: agents.MustLookup(agents.Gemini)}, onPerm, t.TempDir())
+	stop, err := s.Prompt(context.Background(), "first")
+	if steerErr != nil || disp != agents.SteerQueue {
+		t.Fatalf("steer while deciding: %q %v, want it queued", disp, steerErr)
+	}
+	if err != nil || stop != StopEndTurn {
+		t.Fatalf("turn ended %q %v, want end_turn after the steer's prompt", stop, err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	seen := agent.Seen()
+	if last := seen[len(seen)-1]; last.Method != "session/prompt" || !strings.Contains(string(last.Params), "PELICAN") {
+		t.Errorf("the queued steer was not the next prompt: %s %s", last.Method, last.Params)
+	}
+}
+
+// A queued steer that a cancel by the supervisor keeps from the agent is reported as dropped.
+func TestQueuedSteerDroppedByCancelIsReported(t *testing.T) {
+	perm := `a2c {"jsonrpc":"2.0","id":14,"method":"session/request_permission","params":{"sessionId":"` + sid + `","toolCall":{"toolCallId":"c1","kind":"execute","title":"make -v"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"},{"optionId":"reject","name":"Reject","kind":"reject_once"}]}}`
+	lines := append(plainHandshake(false),
+		`c2a {"id":3,"method":"session/prompt"}`,
+		perm,
+		`c2a {"method":"session/cancel"}`,
+		`c2a {"id":14}`,
+		`a2c {"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`,
+	)
+	var s *Session
+	onPerm := func(ctx context.Context, req PermissionRequest) PermissionOutcome {
+		if d, err := s.Steer(ctx, "PELICAN"); err != nil || d != agents.SteerQueue {
+			t.Errorf("steer while deciding: %q %v", d, err)
+		}
+		if err := s.Cancel(ctx); err != nil {
+			t.Errorf("cancel: %v", err)
+		}
+		return req.Choose("reject")
+	}
+	s, _, done := connectScript(t, script(lines...), ConnectConfig{Agent: agents.MustLookup(agents.Gemini)}, onPerm, t.TempDir())
+	stop, err := s.Prompt(context.Background(), "first")
+	if err != nil || stop != StopCancelled {
+		t.Fatalf("turn ended %q %v, want cancelled", stop, err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case e := <-s.Events():
+			if d, ok := e.(SteerDropped); ok {
+				if len(d.Texts) != 1 || d.Texts[0] != "PELICAN" || !strings.Contains(d.Reason, "cancelled") {
+					t.Errorf("dropped %+v", d)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("no SteerDropped event for the steer the cancel kept from the agent")
+		}
+	}
+}

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,8 +17,9 @@ import (
 )
 
 // replayWorker connects each task to a replay of a real agent's recorded session (acp's
-// testdata/agents), with the session's cwd recorded as /WORKSPACE set to the task's worktree.
-func replayWorker(t *testing.T, fixture, worker string) WorkerLauncher {
+// testdata/agents), with the session's cwd recorded as /WORKSPACE set to the task's worktree,
+// and then the entries of then; each replay is sent to played once it has run.
+func replayWorker(t *testing.T, fixture, worker string, played chan<- *acptest.Replay, then ...acptest.ReplayEntry) WorkerLauncher {
 	b, err := os.ReadFile(filepath.Join("..", "..", "acp", "testdata", "agents", fixture, "transcript.ndjson"))
 	if err != nil {
 		t.Fatal(err)
@@ -26,12 +29,15 @@ func replayWorker(t *testing.T, fixture, worker string) WorkerLauncher {
 		if err != nil {
 			return nil, err
 		}
-		rp := &acptest.Replay{Entries: entries}
+		rp := &acptest.Replay{Entries: append(entries, then...)}
 		fromAgent, agentOut := io.Pipe()
 		agentIn, toAgent := io.Pipe()
 		go func() {
 			if err := rp.Run(agentIn, agentOut); err != nil {
 				agentOut.CloseWithError(err)
+			}
+			if played != nil {
+				played <- rp
 			}
 		}()
 		return acp.Connect(ctx, fromAgent, toAgent, acp.ConnectConfig{Agent: agents.MustLookup(worker)})
@@ -39,9 +45,15 @@ func replayWorker(t *testing.T, fixture, worker string) WorkerLauncher {
 }
 
 // Codex ends its whole turn, as cancelled, when a permission is refused: the task records a
-// refusal (paused, permission_refused), not a cancelled turn.
+// refusal, not a cancelled turn, and the policy's recovery steer, queued while Codex waited on
+// the answer, is its next prompt (the journal's steered event says what reached it).
 func TestCodexRefusalIsNotACancellation(t *testing.T) {
-	h := newHarness(t, nil, func(c *Config) { c.Worker = replayWorker(t, "codex-reject", agents.Codex) })
+	played := make(chan *acptest.Replay, 1)
+	then := []acptest.ReplayEntry{
+		{Dir: "c2a", Msg: json.RawMessage(`{"id":90,"method":"session/prompt"}`)},
+		{Dir: "a2c", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":90,"result":{"stopReason":"end_turn"}}`)},
+	}
+	h := newHarness(t, nil, func(c *Config) { c.Worker = replayWorker(t, "codex-reject", agents.Codex, played, then...) })
 	bg := 0
 	if _, err := h.delegate("refused", func(r *core.DelegateRequest) { r.WaitTimeoutSeconds = &bg }); err != nil {
 		t.Fatal(err)
@@ -52,8 +64,38 @@ func TestCodexRefusalIsNotACancellation(t *testing.T) {
 	if err != nil || timedOut {
 		t.Fatalf("the task did not settle: %v, timed out %v", err, timedOut)
 	}
-	if r.State != core.StatePaused || r.Phase != core.PhasePermissionRefused {
-		t.Fatalf("state %s phase %s (%s), want paused %s", r.State, r.Phase, r.Reason, core.PhasePermissionRefused)
+	if r.State == core.StateCancelled || r.Phase == "turn_cancelled" {
+		t.Fatalf("state %s phase %s (%s): a refusal recorded as a cancellation", r.State, r.Phase, r.Reason)
+	}
+	var steered []string
+	for _, ev := range journal(t, h, "refused") {
+		var d core.TextData
+		switch ev.Type {
+		case core.EventSteered:
+			if json.Unmarshal(ev.Data, &d) == nil {
+				steered = append(steered, d.Text)
+			}
+		case core.EventError:
+			t.Errorf("error event: %s", ev.Data)
+		}
+	}
+	if len(steered) != 1 {
+		t.Fatalf("steered %q, want the policy's recovery steer", steered)
+	}
+	var rp *acptest.Replay
+	select {
+	case rp = <-played:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the replay did not finish")
+	}
+	seen := rp.Seen()
+	last := seen[len(seen)-1]
+	var p struct {
+		Prompt []struct{ Text string } `json:"prompt"`
+	}
+	if err := json.Unmarshal(last.Params, &p); err != nil || last.Method != "session/prompt" || len(p.Prompt) != 1 ||
+		!strings.Contains(p.Prompt[0].Text, steered[0]) {
+		t.Errorf("Codex's next prompt %s %s, want the steer %q", last.Method, last.Params, steered[0])
 	}
 }
 

@@ -102,8 +102,7 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 				if what == "" {
 					what = req.Title
 				}
-				msg := deniedSteer(resp, what)
-				e.spawn(func() { t.steerQuietly(msg) })
+				t.recoverySteer(r, deniedSteer(resp, what))
 			}
 			return out
 		}
@@ -133,8 +132,7 @@ func (t *liveTask) decide(ctx context.Context, req acp.PermissionRequest) acp.Pe
 		e.pause(t.id, core.PhaseRepeatedDenial, counted.Pause)
 		e.spawn(t.cancelTurn)
 	case counted.Steer != "":
-		msg := counted.Steer
-		e.spawn(func() { t.steerQuietly(msg) })
+		t.recoverySteer(r, counted.Steer)
 	}
 	return req.Choose("reject_once")
 }
@@ -440,6 +438,18 @@ func (t *liveTask) cancelInteraction(id string, state core.State, response *core
 		return nil, nil
 	})
 	return cancelled
+}
+
+// recoverySteer steers the worker after a refusal of its request. A plain-ACP agent's steer is
+// only queued while the agent waits on the request, so it goes before the answer: the agent
+// cannot end its turn on the refusal first, and the steer is surely its next prompt. Reasonix's
+// steer extension adds to the running turn over the wire, after the answer.
+func (t *liveTask) recoverySteer(r *taskRecord, msg string) {
+	if core.ForeignWorker(r.Worker) {
+		t.steerQuietly(msg)
+		return
+	}
+	t.e.spawn(func() { t.steerQuietly(msg) })
 }
 
 // steerQuietly sends a recovery steer; a turn that already ended makes it moot.

@@ -190,6 +190,14 @@ func (t *liveTask) handle(ev acp.Event, flush *time.Timer) {
 		e.appendEvents(t.id, event(core.EventWorkerUnknown, map[string]any{
 			"method": ev.Method, "kind": ev.UpdateKind, "reason": ev.Reason, "raw": core.TruncateText(string(ev.Raw), toolOutputMax),
 		}))
+	case acp.SteerDropped:
+		// The steered event said the text went to the worker; this says it never got there.
+		var evs []newEvent
+		for _, text := range ev.Texts {
+			evs = append(evs, event(core.EventError, core.ErrorData{
+				Text: core.TruncateText("a steer did not reach the worker ("+ev.Reason+"): "+text, toolOutputMax)}))
+		}
+		e.appendEvents(t.id, evs...)
 	case acp.ErrorEvent:
 		if e.shuttingDown() || e.liveTask(t.id) != t {
 			return
