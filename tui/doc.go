@@ -3,7 +3,8 @@
 // its parts ask. It talks only to core.Service and its events.
 //
 // Run owns the terminal (alt screen) and feeds the model through one relay goroutine that reads
-// a Subscribe(all tasks) stream and calls program.Send; NewModel gives tests the same model
+// a Subscribe(all tasks) stream and sends its events in batches, at most 30 a second (one frame
+// each); NewModel gives tests the same model
 // without a terminal.
 //
 // Each tab and dialog is a component in a package of its own under tui/ — events, review,
