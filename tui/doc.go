@@ -4,8 +4,7 @@
 //
 // Run owns the terminal (alt screen) and feeds the model through one relay goroutine that reads
 // a Subscribe(all tasks) stream and sends its events in batches, at most 30 a second (one frame
-// each); NewModel gives tests the same model
-// without a terminal.
+// each); NewModel gives tests the same model without a terminal.
 //
 // Each tab and dialog is a component in a package of its own under tui/ — events, review,
 // contract, checks, replay, dialog — owning its state, with Update returning what it asks of
