@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"reasonixctl/acp/acptest/mockllm"
@@ -43,71 +37,28 @@ var agentWrite = map[string]func(ws, path, content string) mockllm.ToolCall{
 	},
 }
 
-var taskToken = regexp.MustCompile(`SCENARIO:(mcp-[a-z0-9-]+)`)
-
 // taskMock is a loopback model endpoint that answers each task with its own script, made at the
 // task's first request from the worktree the state directory holds for it (the tool calls name
 // it); requests naming no task get the side-call answers.
-type taskMock struct {
-	t     *testing.T
-	front *httptest.Server
-	aside *mockllm.Server
-	mu    sync.Mutex
-	tasks map[string]*mockTask
-}
-
-type mockTask struct {
-	state string
-	steps func(ws string) []mockllm.Step
-	srv   *mockllm.Server
-}
+type taskMock struct{ *mockllm.Router }
 
 func newTaskMock(t *testing.T) *taskMock {
-	m := &taskMock{t: t, tasks: map[string]*mockTask{}}
-	aside, err := mockllm.Start(mockllm.Script{Default: &mockllm.Step{Text: "Nothing to do."}}.WithAsides(), nil)
+	r, err := mockllm.NewRouter()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.aside = aside
-	t.Cleanup(func() { aside.Close() })
-	m.front = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.front.Close)
-	return m
+	t.Cleanup(r.Close)
+	return &taskMock{r}
 }
 
 func (m *taskMock) add(id, state string, steps func(ws string) []mockllm.Step) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.tasks[id] = &mockTask{state: state, steps: steps}
-}
-
-func (m *taskMock) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 16<<20))
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	target := m.aside
-	if all := taskToken.FindAllSubmatch(body, -1); len(all) > 0 {
-		id := string(all[len(all)-1][1])
-		m.mu.Lock()
-		if task := m.tasks[id]; task != nil {
-			if task.srv == nil {
-				found, _ := filepath.Glob(filepath.Join(task.state, "worktrees", "*", id))
-				if len(found) == 1 {
-					srv, err := mockllm.Start(mockllm.Script{Scenarios: []mockllm.Scenario{{
-						Match: "SCENARIO:" + id, Steps: task.steps(found[0]), After: &mockllm.Step{Text: "MOCK-DONE."},
-					}}}.WithAsides(), nil)
-					if err == nil {
-						task.srv = srv
-						m.t.Cleanup(func() { srv.Close() })
-					}
-				}
-			}
-			if task.srv != nil {
-				target = task.srv
-			}
+	m.Add(id, func() ([]mockllm.Step, bool) {
+		found, _ := filepath.Glob(filepath.Join(state, "worktrees", "*", id))
+		if len(found) != 1 {
+			return nil, false
 		}
-		m.mu.Unlock()
-	}
-	target.ServeHTTP(w, r)
+		return steps(found[0]), true
+	})
 }
 
 // mockUserEnv is a user's environment with every agent configured for the mock: the variables
@@ -115,7 +66,7 @@ func (m *taskMock) serve(w http.ResponseWriter, r *http.Request) {
 // folder first on PATH.
 func mockUserEnv(t *testing.T, m *taskMock, agentsDir string) []string {
 	home := t.TempDir()
-	base := m.front.URL + "/v1"
+	base := m.URL() + "/v1"
 	codex := fmt.Sprintf("model = %q\nmodel_provider = \"mock\"\n\n[model_providers.mock]\nname = \"Mock\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"MOCK_API_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n",
 		mockllm.CodexModel, base)
 	opencode, _ := json.Marshal(map[string]any{
@@ -140,8 +91,8 @@ func mockUserEnv(t *testing.T, m *taskMock, agentsDir string) []string {
 	return []string{
 		"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "CODEX_HOME=" + filepath.Join(home, ".codex"),
 		"PATH=" + agentsDir + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"ANTHROPIC_BASE_URL=" + m.front.URL, "ANTHROPIC_API_KEY=" + mockllm.MockAPIKey,
-		"GOOGLE_GEMINI_BASE_URL=" + m.front.URL, "GEMINI_API_KEY=" + mockllm.MockAPIKey,
+		"ANTHROPIC_BASE_URL=" + m.URL(), "ANTHROPIC_API_KEY=" + mockllm.MockAPIKey,
+		"GOOGLE_GEMINI_BASE_URL=" + m.URL(), "GEMINI_API_KEY=" + mockllm.MockAPIKey,
 		"OPENAI_BASE_URL=" + base, "OPENAI_API_KEY=" + mockllm.MockAPIKey, "OPENAI_MODEL=mock-model",
 		"MOCK_API_KEY=" + mockllm.MockAPIKey,
 	}

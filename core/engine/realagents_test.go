@@ -1,18 +1,14 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -91,89 +87,29 @@ func absIn(ws, path string) string {
 	return filepath.Join(ws, path)
 }
 
-// scenarioToken is what a task's prompt carries for the mock to pick its script.
-var scenarioToken = regexp.MustCompile(`SCENARIO:(agt-[a-z0-9-]+)`)
-
 // agentMock is the model endpoint every agent is pointed at: one loopback server that hands each
 // request to the script of the task its prompt names. A task's script is made at its first
 // request, when its worktree (which the tool calls name) is known.
-type agentMock struct {
-	t      *testing.T
-	front  *httptest.Server
-	mu     sync.Mutex
-	byTask map[string]*agentScript
-	aside  *mockllm.Server
-}
-
-type agentScript struct {
-	worktree func() string
-	steps    func(ws string) []mockllm.Step
-	srv      *mockllm.Server
-}
+type agentMock struct{ *mockllm.Router }
 
 func newAgentMock(t *testing.T) *agentMock {
-	m := &agentMock{t: t, byTask: map[string]*agentScript{}}
-	aside, err := mockllm.Start(mockllm.Script{Default: &mockllm.Step{Text: "Nothing to do."}}.WithAsides(), nil)
+	r, err := mockllm.NewRouter()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.aside = aside
-	t.Cleanup(func() { aside.Close() })
-	m.front = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.front.Close)
-	return m
+	t.Cleanup(r.Close)
+	return &agentMock{r}
 }
 
 // BaseURL is the mock's OpenAI-style base URL; Origin its scheme://host:port.
-func (m *agentMock) BaseURL() string { return m.front.URL + "/v1" }
-func (m *agentMock) Origin() string  { return m.front.URL }
+func (m *agentMock) BaseURL() string { return m.URL() + "/v1" }
+func (m *agentMock) Origin() string  { return m.URL() }
 
-// script registers task id's scenario: steps of its worktree.
 func (m *agentMock) script(id string, worktree func() string, steps func(ws string) []mockllm.Step) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.byTask[id] = &agentScript{worktree: worktree, steps: steps}
+	m.Add(id, func() ([]mockllm.Step, bool) { return steps(worktree()), true })
 }
 
-// requests are the model requests task id's script answered.
-func (m *agentMock) requests(id string) []mockllm.Request {
-	m.mu.Lock()
-	s := m.byTask[id]
-	m.mu.Unlock()
-	if s == nil || s.srv == nil {
-		return nil
-	}
-	return s.srv.Requests()
-}
-
-func (m *agentMock) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 16<<20))
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	target := m.aside
-	// The latest scenario token in the body is the task's: a history holds only its own.
-	if all := scenarioToken.FindAllSubmatch(body, -1); len(all) > 0 {
-		id := string(all[len(all)-1][1])
-		m.mu.Lock()
-		s := m.byTask[id]
-		if s != nil && s.srv == nil {
-			srv, err := mockllm.Start(mockllm.Script{Scenarios: []mockllm.Scenario{{
-				Match: "SCENARIO:" + id, Steps: s.steps(s.worktree()),
-				After: &mockllm.Step{Text: "MOCK-DONE."},
-			}}}.WithAsides(), nil)
-			if err != nil {
-				m.t.Errorf("mock for %s: %v", id, err)
-			} else {
-				s.srv = srv
-				m.t.Cleanup(func() { srv.Close() })
-			}
-		}
-		if s != nil && s.srv != nil {
-			target = s.srv
-		}
-		m.mu.Unlock()
-	}
-	target.ServeHTTP(w, r)
-}
+func (m *agentMock) requests(id string) []mockllm.Request { return m.Requests(id) }
 
 // agentsDir is the folder of the agents' executables, or a skip.
 func agentsDir(t *testing.T) string {
