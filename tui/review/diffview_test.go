@@ -1,6 +1,8 @@
 package review
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,65 +14,18 @@ import (
 	"reasonixctl/tui/term"
 )
 
-// reviewDiff has what a reader meets: Go and Markdown changes, a binary file, a mode change,
-// a deleted file and a generated one.
-const reviewDiff = `diff --git a/internal/auth/login.go b/internal/auth/login.go
-index 1111111..2222222 100644
---- a/internal/auth/login.go
-+++ b/internal/auth/login.go
-@@ -8,9 +8,10 @@ import "errors"
- // ErrEmptyUser is returned for an empty user name.
- var ErrEmptyUser = errors.New("empty user")
- 
- func Login(user string) error {
- 	if user == "" {
--		return nil
-+		return ErrEmptyUser
- 	}
-+	audit(user) /* before the check */
- 	return check(user, "login")
- }
-diff --git a/README.md b/README.md
-new file mode 100644
-index 0000000..3333333
---- /dev/null
-+++ b/README.md
-@@ -0,0 +1,6 @@
-+# Login
-+
-+Login **rejects** an empty user with ` + "`ErrEmptyUser`" + `.
-+
-+- audit every attempt
-+- see [the tests](login_test.go)
-diff --git a/logo.png b/logo.png
-index 88768efdf77ec78c9a995f94881793be6a41752b..f68ed8037341be54a4bad1485a8deb1be7188467 100644
-GIT binary patch
-literal 6
-NcmZQzO3KVL0ssTy0d4>Q
+// reviewDiff (tui/review/testdata/review.diff) has what a reader meets: Go and Markdown
+// changes, a binary file, a mode change, a deleted file and a generated one.
+var reviewDiff = testdataText("review.diff")
 
-literal 5
-McmZQzOv=my00M6TI{*Lx
-
-diff --git a/run.sh b/run.sh
-old mode 100644
-new mode 100755
-diff --git a/old.txt b/old.txt
-deleted file mode 100644
-index 4444444..0000000
---- a/old.txt
-+++ /dev/null
-@@ -1,2 +0,0 @@
--gone
--too
-diff --git a/go.sum b/go.sum
-index 5555555..6666666 100644
---- a/go.sum
-+++ b/go.sum
-@@ -1,2 +1,3 @@
- example.com/a v1.0.0 h1:abc=
-+example.com/b v1.2.0 h1:def=
- example.com/c v1.0.0 h1:ghi=
-`
+// testdataText is a file of testdata, for tests that read it as a constant.
+func testdataText(name string) string {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 func TestWordDiffMarksTheChangedWords(t *testing.T) {
 	for _, tc := range []struct {
